@@ -1,0 +1,259 @@
+-- CreateTable
+CREATE TABLE "Organization" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "displayName" TEXT NOT NULL DEFAULT '',
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "Developer" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "email" TEXT NOT NULL,
+    "firstName" TEXT NOT NULL DEFAULT '',
+    "lastName" TEXT NOT NULL DEFAULT '',
+    "organizationId" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Developer_organizationId_fkey" FOREIGN KEY ("organizationId") REFERENCES "Organization" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "App" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "developerId" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'approved',
+    "accessTokenLifetimeSeconds" INTEGER NOT NULL DEFAULT 3600,
+    "refreshTokenLifetimeSeconds" INTEGER NOT NULL DEFAULT 7776000,
+    "tokenResponseProfile" TEXT NOT NULL DEFAULT 'apigee',
+    "requirePkce" BOOLEAN NOT NULL DEFAULT true,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "App_developerId_fkey" FOREIGN KEY ("developerId") REFERENCES "Developer" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "CallbackUrl" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "appId" TEXT NOT NULL,
+    "url" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "CallbackUrl_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Credential" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "appId" TEXT NOT NULL,
+    "consumerKey" TEXT NOT NULL,
+    "consumerSecretHash" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'approved',
+    "expiresAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Credential_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "CredentialProduct" (
+    "credentialId" TEXT NOT NULL,
+    "apiProductId" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'approved',
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    PRIMARY KEY ("credentialId", "apiProductId"),
+    CONSTRAINT "CredentialProduct_credentialId_fkey" FOREIGN KEY ("credentialId") REFERENCES "Credential" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "CredentialProduct_apiProductId_fkey" FOREIGN KEY ("apiProductId") REFERENCES "ApiProduct" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "ApiProduct" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "displayName" TEXT NOT NULL DEFAULT '',
+    "description" TEXT NOT NULL DEFAULT '',
+    "scopes" TEXT NOT NULL DEFAULT '',
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "Api" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "upstreamUrl" TEXT NOT NULL,
+    "requiredScopes" TEXT NOT NULL DEFAULT '',
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "ApiProductApi" (
+    "apiProductId" TEXT NOT NULL,
+    "apiId" TEXT NOT NULL,
+
+    PRIMARY KEY ("apiProductId", "apiId"),
+    CONSTRAINT "ApiProductApi_apiProductId_fkey" FOREIGN KEY ("apiProductId") REFERENCES "ApiProduct" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "ApiProductApi_apiId_fkey" FOREIGN KEY ("apiId") REFERENCES "Api" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Scope" (
+    "name" TEXT NOT NULL PRIMARY KEY,
+    "description" TEXT NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "User" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "username" TEXT NOT NULL,
+    "passwordHash" TEXT NOT NULL,
+    "role" TEXT NOT NULL DEFAULT 'user',
+    "status" TEXT NOT NULL DEFAULT 'active',
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "AccessToken" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "tokenHash" TEXT NOT NULL,
+    "appId" TEXT NOT NULL,
+    "credentialId" TEXT NOT NULL,
+    "userId" TEXT,
+    "grantType" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT '',
+    "apiProducts" TEXT NOT NULL DEFAULT '',
+    "issuedAt" DATETIME NOT NULL,
+    "expiresAt" DATETIME NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'approved',
+    "refreshTokenHash" TEXT,
+    "refreshTokenIssuedAt" DATETIME,
+    "refreshTokenExpiresAt" DATETIME,
+    "refreshTokenStatus" TEXT,
+    "refreshCount" INTEGER NOT NULL DEFAULT 0,
+    "familyId" TEXT,
+    "authorizationCodeId" TEXT,
+    "revokedAt" DATETIME,
+    CONSTRAINT "AccessToken_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "AccessToken_credentialId_fkey" FOREIGN KEY ("credentialId") REFERENCES "Credential" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "AccessToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "AuthorizationCode" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "codeHash" TEXT NOT NULL,
+    "appId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "redirectUri" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT '',
+    "codeChallenge" TEXT,
+    "codeChallengeMethod" TEXT,
+    "expiresAt" DATETIME NOT NULL,
+    "usedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "AuthorizationCode_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "AuthorizationCode_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Consent" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "userId" TEXT NOT NULL,
+    "appId" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT '',
+    "revokedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Consent_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "Consent_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Interaction" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "appId" TEXT NOT NULL,
+    "redirectUri" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT '',
+    "state" TEXT,
+    "codeChallenge" TEXT,
+    "codeChallengeMethod" TEXT,
+    "prompt" TEXT,
+    "stage" TEXT NOT NULL DEFAULT 'login',
+    "userId" TEXT,
+    "expiresAt" DATETIME NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Interaction_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "Interaction_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Organization_name_key" ON "Organization"("name");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Developer_email_key" ON "Developer"("email");
+
+-- CreateIndex
+CREATE INDEX "Developer_organizationId_idx" ON "Developer"("organizationId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "App_developerId_name_key" ON "App"("developerId", "name");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "CallbackUrl_appId_url_key" ON "CallbackUrl"("appId", "url");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Credential_consumerKey_key" ON "Credential"("consumerKey");
+
+-- CreateIndex
+CREATE INDEX "Credential_appId_idx" ON "Credential"("appId");
+
+-- CreateIndex
+CREATE INDEX "CredentialProduct_apiProductId_idx" ON "CredentialProduct"("apiProductId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ApiProduct_name_key" ON "ApiProduct"("name");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Api_name_key" ON "Api"("name");
+
+-- CreateIndex
+CREATE INDEX "ApiProductApi_apiId_idx" ON "ApiProductApi"("apiId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "AccessToken_tokenHash_key" ON "AccessToken"("tokenHash");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "AccessToken_refreshTokenHash_key" ON "AccessToken"("refreshTokenHash");
+
+-- CreateIndex
+CREATE INDEX "AccessToken_appId_idx" ON "AccessToken"("appId");
+
+-- CreateIndex
+CREATE INDEX "AccessToken_userId_idx" ON "AccessToken"("userId");
+
+-- CreateIndex
+CREATE INDEX "AccessToken_familyId_idx" ON "AccessToken"("familyId");
+
+-- CreateIndex
+CREATE INDEX "AccessToken_expiresAt_idx" ON "AccessToken"("expiresAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "AuthorizationCode_codeHash_key" ON "AuthorizationCode"("codeHash");
+
+-- CreateIndex
+CREATE INDEX "AuthorizationCode_expiresAt_idx" ON "AuthorizationCode"("expiresAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Consent_userId_appId_key" ON "Consent"("userId", "appId");
+
+-- CreateIndex
+CREATE INDEX "Interaction_expiresAt_idx" ON "Interaction"("expiresAt");
+

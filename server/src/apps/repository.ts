@@ -1,0 +1,72 @@
+/**
+ * Apps and their credentials, as the OAuth endpoints see them (RFC 6749 §2 clients).
+ */
+import type { Db } from "../db/client.js";
+import { splitList } from "../oauth/scopes.js";
+
+/** Token response format of an app: the spec's Apigee format, or strict RFC 6749. */
+export type TokenResponseProfile = "apigee" | "rfc6749";
+
+/** An app's credential with everything the token endpoint needs, joined in one query. */
+export interface ClientRecord {
+  /** The consumer key (OAuth `client_id`). */
+  clientId: string;
+  credentialId: string;
+  /** SHA-256 hex of the consumer secret. */
+  consumerSecretHash: string;
+  /** approved | revoked */
+  credentialStatus: string;
+  /** End of the credential's validity (rotation grace period), if any. */
+  credentialExpiresAt: Date | null;
+  appId: string;
+  appName: string;
+  /** approved | revoked */
+  appStatus: string;
+  organizationName: string;
+  developerEmail: string;
+  tokenResponseProfile: TokenResponseProfile;
+  /** Seconds. */
+  accessTokenLifetimeSeconds: number;
+  /** Seconds. */
+  refreshTokenLifetimeSeconds: number;
+  requirePkce: boolean;
+  /** API products approved on this credential, with their scopes. */
+  products: { name: string; scopes: string[] }[];
+  /** Registered redirect URIs, matched exactly. */
+  callbackUrls: string[];
+}
+
+/**
+ * Loads a credential by consumer key with its app, developer, organization, approved
+ * products and callback URLs.
+ * @returns undefined when no credential has this key.
+ */
+export async function findClientByConsumerKey(db: Db, consumerKey: string): Promise<ClientRecord | undefined> {
+  const c = await db.credential.findUnique({
+    where: { consumerKey },
+    include: {
+      products: { where: { status: "approved" }, include: { apiProduct: true }, orderBy: { apiProduct: { name: "asc" } } },
+      app: { include: { developer: { include: { organization: true } }, callbackUrls: true } },
+    },
+  });
+  if (!c) return undefined;
+  const { app } = c;
+  return {
+    clientId: c.consumerKey,
+    credentialId: c.id,
+    consumerSecretHash: c.consumerSecretHash,
+    credentialStatus: c.status,
+    credentialExpiresAt: c.expiresAt,
+    appId: app.id,
+    appName: app.name,
+    appStatus: app.status,
+    organizationName: app.developer.organization.name,
+    developerEmail: app.developer.email,
+    tokenResponseProfile: app.tokenResponseProfile === "rfc6749" ? "rfc6749" : "apigee",
+    accessTokenLifetimeSeconds: app.accessTokenLifetimeSeconds,
+    refreshTokenLifetimeSeconds: app.refreshTokenLifetimeSeconds,
+    requirePkce: app.requirePkce,
+    products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes) })),
+    callbackUrls: app.callbackUrls.map((u) => u.url),
+  };
+}

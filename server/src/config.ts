@@ -1,0 +1,87 @@
+/**
+ * Tollgate configuration: every setting comes from one environment variable, parsed and
+ * validated here with zod. This is the only place defaults live; the README's
+ * configuration table mirrors it.
+ */
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const url = z
+  .string()
+  .url()
+  .transform((u) => u.replace(/\/+$/, ""));
+
+const schema = z.object({
+  /** TCP port of the HTTP server. Default 3000; 0 picks a free port (tests). */
+  PORT: port.default(3000),
+  /** Interface to listen on. Default 127.0.0.1; set 0.0.0.0 inside a container. */
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** Public address of the gateway and token endpoint ({base_url}). Default http://localhost:PORT. */
+  BASE_URL: url.optional(),
+  /** Public address of the authorization server ({auth_url}); the OAuth issuer. Default BASE_URL. */
+  AUTH_URL: url.optional(),
+  /** Database. Default file:./data/tollgate.db (SQLite, relative to the working directory). */
+  DATABASE_URL: z.string().min(1).default("file:./data/tollgate.db"),
+  /** pino log level: fatal, error, warn, info, debug, trace or silent. Default info. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Seed the demo organization, apps, API products and user into an empty database. Default true. */
+  SEED_DEMO: bool.default(true),
+  /** Port of the built-in demo upstream (sample accounts API). Default PORT + 1; 0 picks a free port. */
+  DEMO_UPSTREAM_PORT: port.optional(),
+  /** Realm named in WWW-Authenticate challenges (RFC 7617, RFC 6750). Default tollgate. */
+  REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((r) => !r.includes('"')).default("tollgate"),
+  /** Largest accepted form body on the OAuth endpoints, in bytes. Default 16384. */
+  FORM_BODY_LIMIT_BYTES: z.coerce.number().int().min(256).default(16384),
+  /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+});
+
+/** The parsed configuration with derived defaults filled in. */
+export interface Config {
+  port: number;
+  host: string;
+  /** {base_url}, no trailing slash. */
+  baseUrl: string;
+  /** {auth_url}, no trailing slash; also the OAuth issuer identifier (RFC 8414 §2). */
+  authUrl: string;
+  databaseUrl: string;
+  logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+  seedDemo: boolean;
+  demoUpstreamPort: number;
+  realm: string;
+  formBodyLimitBytes: number;
+  trustProxyHops: number;
+}
+
+/**
+ * Parses the environment into a {@link Config}.
+ * @param env - variables to read, `process.env` by default.
+ * @throws Error listing every invalid variable, so a misconfigured start fails at once.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    authUrl: e.AUTH_URL ?? baseUrl,
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    seedDemo: e.SEED_DEMO,
+    demoUpstreamPort: e.DEMO_UPSTREAM_PORT ?? (e.PORT === 0 ? 0 : e.PORT + 1),
+    realm: e.REALM,
+    formBodyLimitBytes: e.FORM_BODY_LIMIT_BYTES,
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * DEMO DATA: the organization, developer, API products, API, apps and end user a fresh
+ * clone starts with (issue "foundation" §6, decisions.md "Standard clients"). The demo
+ * credentials are fixed and public so the README's curl lines work as printed: turn
+ * seeding off (SEED_DEMO=false) anywhere but a laptop.
+ */
+import { hash } from "@node-rs/argon2";
+import type { Db } from "../db/client.js";
+import { hashSecret } from "../oauth/secrets.js";
+
+/** Human-readable scope descriptions, shown on the consent page. */
+const SCOPES = {
+  aisp: "Read your account details, balances and transactions",
+  extended_transaction_history: "Read your transaction history beyond the last 90 days",
+  pisp: "Initiate payments from your accounts",
+  piisp: "Confirm that funds are available on your account",
+};
+
+const PRODUCTS = [
+  { name: "PSD2-AISP-v1", displayName: "PSD2 Account Information", scopes: "aisp extended_transaction_history", apis: ["accounts"] },
+  { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: [] },
+  { name: "PSD2-PIISP-v1", displayName: "PSD2 Funds Confirmation", scopes: "piisp", apis: [] },
+];
+
+/** The demo's public identifiers and secrets, printed at start and used by the README and tests. */
+export const DEMO = {
+  organization: "Acme Fintech Ltd",
+  developerEmail: "developer@acme-fintech.example",
+  callbackUrl: "http://localhost:8080/callback",
+  /** Legacy app in the spec's format (apigee profile, PKCE optional), all three products. */
+  app: { name: "Acme Budgeting", consumerKey: "demo-budgeting-key", consumerSecret: "demo-budgeting-secret-7Qm4zX" },
+  /** Same products, rfc6749 token response profile and PKCE required, for strict OAuth clients. */
+  strictApp: { name: "Acme Budgeting (RFC 6749)", consumerKey: "demo-strict-key", consumerSecret: "demo-strict-secret-Vb82pL" },
+  /** Only PSD2-PISP-v1: its tokens are refused by the accounts API (insufficient_scope). */
+  paymentsApp: { name: "Acme Payments", consumerKey: "demo-payments-key", consumerSecret: "demo-payments-secret-Hc31nR" },
+  user: { username: "alice", password: "alice-demo-password" },
+} as const;
+
+/**
+ * Loads the demo into an empty database (no organization yet); does nothing otherwise.
+ * @param upstreamUrl - base URL of the demo upstream behind the `accounts` API.
+ * @returns true when the demo was loaded now.
+ */
+export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
+  if ((await db.organization.count()) > 0) return false;
+  const passwordHash = await hash(DEMO.user.password);
+  await db.$transaction(async (tx) => {
+    await tx.scope.createMany({ data: Object.entries(SCOPES).map(([name, description]) => ({ name, description })) });
+    const api = await tx.api.create({ data: { name: "accounts", upstreamUrl, requiredScopes: "aisp" } });
+    const products = [];
+    for (const p of PRODUCTS) {
+      products.push(
+        await tx.apiProduct.create({
+          data: {
+            name: p.name,
+            displayName: p.displayName,
+            scopes: p.scopes,
+            apis: { create: p.apis.map(() => ({ apiId: api.id })) },
+          },
+        }),
+      );
+    }
+    const org = await tx.organization.create({ data: { name: DEMO.organization, displayName: DEMO.organization } });
+    const developer = await tx.developer.create({
+      data: { email: DEMO.developerEmail, firstName: "Dana", lastName: "Developer", organizationId: org.id },
+    });
+    const apps = [
+      { ...DEMO.app, profile: "apigee", requirePkce: false, products },
+      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, products },
+      { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, products: products.filter((p) => p.name === "PSD2-PISP-v1") },
+    ];
+    for (const a of apps) {
+      await tx.app.create({
+        data: {
+          name: a.name,
+          developerId: developer.id,
+          tokenResponseProfile: a.profile,
+          requirePkce: a.requirePkce,
+          callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
+          credentials: {
+            create: [
+              {
+                consumerKey: a.consumerKey,
+                consumerSecretHash: hashSecret(a.consumerSecret),
+                products: { create: a.products.map((p) => ({ apiProductId: p.id })) },
+              },
+            ],
+          },
+        },
+      });
+    }
+    await tx.user.create({ data: { username: DEMO.user.username, passwordHash } });
+  });
+  return true;
+}

@@ -1,0 +1,85 @@
+/**
+ * The API gateway: `{base_url}/<api_name>/<rest>` is checked (bearer token, API products,
+ * scopes) and forwarded to the API's upstream as `<upstream_url>/<rest>`, without the
+ * caller's `Authorization` and cookies, with the caller's identity in `X-Client-Id`,
+ * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NextFunction, Request, Response } from "express";
+import { createProxyMiddleware } from "http-proxy-middleware";
+import type { Db } from "../db/client.js";
+import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
+import { hashSecret } from "../oauth/secrets.js";
+import { findApiByName } from "../products/repository.js";
+import { findTokenByHash } from "../tokens/repository.js";
+import { bearerToken, checkAccess } from "./access.js";
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Headers the gateway sets; any copy sent by the caller is dropped so it cannot be spoofed. */
+const IDENTITY_HEADERS = ["x-client-id", "x-app-name", "x-scopes", "x-user-id"];
+
+/** Upstream request timeout, milliseconds. */
+const UPSTREAM_TIMEOUT_MS = 30_000;
+
+/** Splits `/<api>/<rest>?q` into the API name and the path to forward; rejects dot segments. */
+function splitPath(url: string): { name: string; rest: string } {
+  const query = url.indexOf("?");
+  const path = query < 0 ? url : url.slice(0, query);
+  const segments = path.split("/");
+  for (const s of segments) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(s);
+    } catch {
+      throw new InvalidRequest("malformed percent-encoding in path");
+    }
+    if (decoded === "." || decoded === ".." || decoded.includes("/") || decoded.includes("\\")) {
+      throw new InvalidRequest("dot segments and encoded slashes are not allowed in gateway paths");
+    }
+  }
+  const name = segments[1] ?? "";
+  const rest = "/" + segments.slice(2).join("/") + (query < 0 ? "" : url.slice(query));
+  return { name, rest };
+}
+
+/** Builds the gateway middleware (mounted last: every path not served by Tollgate itself). */
+export function gateway(db: Db, realm: string) {
+  const upstreams = new WeakMap<IncomingMessage, string>();
+  const proxy = createProxyMiddleware<Request, Response>({
+    router: (req) => upstreams.get(req)!,
+    changeOrigin: true,
+    xfwd: true,
+    proxyTimeout: UPSTREAM_TIMEOUT_MS,
+    on: {
+      error: (_err, _req, res) => {
+        const out = res as ServerResponse;
+        if (typeof out.writeHead !== "function" || out.headersSent) return;
+        out.writeHead(502, { "Content-Type": "application/json" });
+        out.end(JSON.stringify({ error: "bad_gateway", error_description: "the upstream API did not answer" }));
+      },
+    },
+  });
+
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const { name, rest } = splitPath(req.url);
+    if (name === "") throw new NotFound("no API named in the path");
+    const api = await findApiByName(db, name);
+    if (!api) throw new NotFound(`no API named "${name}"`);
+    if (!METHODS.includes(req.method)) throw new MethodNotAllowed(METHODS);
+    const now = new Date();
+    const token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), now);
+    checkAccess(token, api, now, realm);
+
+    delete req.headers.authorization;
+    delete req.headers.cookie;
+    for (const h of IDENTITY_HEADERS) delete req.headers[h];
+    req.headers["x-client-id"] = token.clientId;
+    req.headers["x-app-name"] = token.appName.replace(/[^\x20-\x7e]/g, encodeURIComponent);
+    req.headers["x-scopes"] = token.scopes.join(" ");
+    if (token.userId) req.headers["x-user-id"] = token.userId;
+    req.url = rest;
+    upstreams.set(req, api.upstreamUrl);
+    await proxy(req, res, next);
+  };
+}

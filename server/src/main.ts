@@ -1,0 +1,40 @@
+/**
+ * `npm start`: runs Tollgate with the environment's configuration and prints where it
+ * listens and, with the demo on, the demo credentials and ready-to-paste curl lines.
+ */
+import { loadConfig } from "./config.js";
+import { DEMO } from "./demo/seed.js";
+import { startServer } from "./server.js";
+
+const config = loadConfig();
+const running = await startServer(config);
+
+const lines = [``, `Tollgate is listening on ${running.url}  (base_url ${config.baseUrl}, auth_url ${config.authUrl})`];
+if (config.seedDemo) {
+  const basic = Buffer.from(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`).toString("base64");
+  lines.push(
+    ``,
+    `Demo data (SEED_DEMO=true; public credentials, for local use only):`,
+    `  organization    ${DEMO.organization}, developer ${DEMO.developerEmail}`,
+    `  app             ${DEMO.app.name}`,
+    `  consumer key    ${DEMO.app.consumerKey}`,
+    `  consumer secret ${DEMO.app.consumerSecret}`,
+    `  end user        ${DEMO.user.username} / ${DEMO.user.password}`,
+    `  demo upstream   ${running.demoUpstreamUrl} (sample accounts API behind ${config.baseUrl}/accounts)`,
+    ``,
+    `Get a token (client credentials):`,
+    `  curl -s -X POST ${config.baseUrl}/oauth2/v1/token -H 'Authorization: Basic ${basic}' -d grant_type=client_credentials`,
+    ``,
+    `Call the protected API with it:`,
+    `  TOKEN=$(curl -s -X POST ${config.baseUrl}/oauth2/v1/token -u ${DEMO.app.consumerKey}:${DEMO.app.consumerSecret} -d grant_type=client_credentials | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `  curl -s ${config.baseUrl}/accounts/ -H "Authorization: Bearer $TOKEN"`,
+  );
+}
+console.log(lines.join("\n") + "\n");
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    running.logger.info({ signal }, "shutting down");
+    void running.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Every OAuth and gateway error in one place, in the shape of RFC 6749 §5.2 and RFC 6750 §3.
+ * Code throws these; only the HTTP error handler (server/src/http/error-handler.ts) turns
+ * them into responses. Anything else that escapes becomes a generic `server_error`.
+ */
+
+/** Base class: an error that is safe to show to the caller. */
+export class OAuthError extends Error {
+  /** RFC error code, e.g. `invalid_request`. */
+  readonly error: string;
+  /** HTTP status of the response. */
+  readonly status: number;
+  /** Extra response headers (e.g. `WWW-Authenticate`, `Allow`). */
+  readonly headers: Record<string, string>;
+
+  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
+    super(description);
+    this.name = new.target.name;
+    this.error = error;
+    this.status = status;
+    this.headers = headers;
+  }
+
+  /** The JSON body: `{"error": ..., "error_description": ...}`. */
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.error, error_description: this.message };
+  }
+}
+
+/** RFC 6749 §5.2: malformed request (missing, repeated or invalid parameter, wrong content type). */
+export class InvalidRequest extends OAuthError {
+  constructor(description: string, status = 400) {
+    super("invalid_request", description, status);
+  }
+}
+
+/** RFC 6749 §5.2: client authentication failed; 401 with a Basic challenge (RFC 7617). */
+export class InvalidClient extends OAuthError {
+  constructor(description: string, realm: string) {
+    super("invalid_client", description, 401, { "WWW-Authenticate": `Basic realm="${realm}", charset="UTF-8"` });
+  }
+}
+
+/** RFC 6749 §5.2: the grant (code, refresh token) is invalid, expired, revoked or not this client's. */
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super("invalid_grant", description);
+  }
+}
+
+/** RFC 6749 §5.2: this client may not use this grant type. */
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string) {
+    super("unauthorized_client", description);
+  }
+}
+
+/** RFC 6749 §5.2: the grant type is not supported by this server. */
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string) {
+    super("unsupported_grant_type", description);
+  }
+}
+
+/** RFC 6749 §5.2: a requested scope is unknown or exceeds what the client may get. */
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super("invalid_scope", description);
+  }
+}
+
+/** 405 for a method the endpoint does not serve, with `Allow`. */
+export class MethodNotAllowed extends OAuthError {
+  constructor(allow: string[]) {
+    super("invalid_request", `method not allowed; use ${allow.join(", ")}`, 405, { Allow: allow.join(", ") });
+  }
+}
+
+/** 404 for an unknown path or API. */
+export class NotFound extends OAuthError {
+  constructor(description: string) {
+    super("not_found", description, 404);
+  }
+}
+
+/** Quotes a value for an RFC 6750 §3 auth-param (no `"` or `\` survive). */
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, "")}"`;
+}
+
+/**
+ * RFC 6750 §3 error on a protected resource, with a `WWW-Authenticate: Bearer` challenge.
+ * `code` undefined means the request carried no bearer token: the challenge then names only
+ * the realm (§3.1: no error code when no authentication was attempted).
+ */
+export class BearerError extends OAuthError {
+  constructor(
+    realm: string,
+    status: 401 | 403,
+    code: "invalid_token" | "insufficient_scope" | undefined,
+    description: string,
+    scope?: string,
+  ) {
+    const params = [`realm=${quoted(realm)}`];
+    if (code) params.push(`error=${quoted(code)}`, `error_description=${quoted(description)}`);
+    if (scope) params.push(`scope=${quoted(scope)}`);
+    super(code ?? "invalid_request", description, status, { "WWW-Authenticate": `Bearer ${params.join(", ")}` });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * RFC 6749 §4.4 client credentials grant.
+ *
+ * Without `scope` the token gets every scope of the credential's approved API products;
+ * with `scope` each name must be one of those (else `invalid_scope`) and the token gets
+ * exactly those. `api_product_list` is every approved product of the credential.
+ */
+import { issueToken } from "../issue.js";
+import { grantScopes, parseScope } from "../scopes.js";
+import type { Grant } from "./grant.js";
+
+/** Distinct scopes of the given products, in product order. */
+export function productScopes(products: readonly { scopes: readonly string[] }[]): string[] {
+  return [...new Set(products.flatMap((p) => p.scopes))];
+}
+
+export const clientCredentialsGrant: Grant = {
+  type: "client_credentials",
+  async handle({ db, client, params, now }) {
+    const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
+    return issueToken(db, {
+      client,
+      grantType: "client_credentials",
+      scopes,
+      apiProducts: client.products.map((p) => p.name),
+      now,
+    });
+  },
+};

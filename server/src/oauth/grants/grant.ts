@@ -1,0 +1,25 @@
+/**
+ * The contract every grant type module implements (one file per grant under this folder,
+ * looked up by `grant_type`, as in panva/node-oidc-provider's lib/actions/grants).
+ */
+import type { Db } from "../../db/client.js";
+import type { Client } from "../client-auth.js";
+import type { FormParams } from "../form.js";
+import type { IssuedToken } from "../issue.js";
+
+/** Everything a grant handler may use; no HTTP request or response. */
+export interface GrantContext {
+  db: Db;
+  /** The authenticated client. */
+  client: Client;
+  /** The token request's form parameters (each at most once, empty ones dropped). */
+  params: FormParams;
+  now: Date;
+}
+
+export interface Grant {
+  /** The `grant_type` value this module handles. */
+  type: string;
+  /** Validates the request and issues the token. Throws OAuthError subclasses. */
+  handle(ctx: GrantContext): Promise<IssuedToken>;
+}

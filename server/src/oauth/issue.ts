@@ -1,0 +1,72 @@
+/**
+ * Issuance of access tokens (and refresh tokens for user grants): new random values,
+ * lifetimes from the app, SHA-256 hashes stored.
+ */
+import type { Db } from "../db/client.js";
+import { insertAccessToken } from "../tokens/repository.js";
+import type { Client } from "./client-auth.js";
+import { hashSecret, newSecret } from "./secrets.js";
+
+/** The result of a grant: token values in clear (returned once, never stored) and their metadata. */
+export interface IssuedToken {
+  accessToken: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  scopes: string[];
+  apiProducts: string[];
+  refresh?: { token: string; issuedAt: Date; expiresAt: Date };
+  refreshCount: number;
+}
+
+/** What a grant asks to issue. */
+export interface IssueRequest {
+  client: Client;
+  grantType: string;
+  scopes: string[];
+  apiProducts: string[];
+  now: Date;
+  userId?: string;
+  /** Issue a refresh token too (user grants), valid for the app's refresh token lifetime. */
+  withRefreshToken?: boolean;
+  refreshCount?: number;
+  familyId?: string;
+  authorizationCodeId?: string;
+}
+
+const SECOND_MS = 1000;
+
+/**
+ * Creates and stores a new access token (plus refresh token if asked).
+ * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
+ */
+export async function issueToken(db: Db, r: IssueRequest): Promise<IssuedToken> {
+  const accessToken = newSecret();
+  const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
+  const refresh = r.withRefreshToken
+    ? { token: newSecret(), issuedAt: r.now, expiresAt: new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS) }
+    : undefined;
+  await insertAccessToken(db, {
+    tokenHash: hashSecret(accessToken),
+    appId: r.client.appId,
+    credentialId: r.client.credentialId,
+    userId: r.userId,
+    grantType: r.grantType,
+    scopes: r.scopes,
+    apiProducts: r.apiProducts,
+    issuedAt: r.now,
+    expiresAt,
+    refresh: refresh && { tokenHash: hashSecret(refresh.token), issuedAt: refresh.issuedAt, expiresAt: refresh.expiresAt },
+    refreshCount: r.refreshCount,
+    familyId: r.familyId,
+    authorizationCodeId: r.authorizationCodeId,
+  });
+  return {
+    accessToken,
+    issuedAt: r.now,
+    expiresAt,
+    scopes: r.scopes,
+    apiProducts: r.apiProducts,
+    refresh,
+    refreshCount: r.refreshCount ?? 0,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Scope strings (RFC 6749 §3.3): space-delimited, case-sensitive, each token made of
+ * %x21 / %x23-5B / %x5D-7E characters.
+ */
+import { InvalidScope } from "./errors.js";
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * Parses a `scope` parameter into distinct scope names, in request order.
+ * @throws InvalidScope when a name has characters RFC 6749 §3.3 does not allow.
+ */
+export function parseScope(scope: string | undefined): string[] {
+  if (scope === undefined) return [];
+  const names = scope.split(" ").filter((s) => s !== "");
+  for (const name of names) {
+    if (!SCOPE_TOKEN.test(name)) throw new InvalidScope("scope contains characters RFC 6749 §3.3 does not allow");
+  }
+  return [...new Set(names)];
+}
+
+/** Splits a stored space-separated list (scopes, product names) into its items. */
+export function splitList(value: string): string[] {
+  return value === "" ? [] : value.split(" ");
+}
+
+/** Joins names into the space-separated form used in responses and storage. */
+export function joinList(names: readonly string[]): string {
+  return names.join(" ");
+}
+
+/**
+ * Grants the requested scopes if every one is allowed (RFC 6749 §3.3); no request means all.
+ * @param requested - names from {@link parseScope}; empty means "not requested".
+ * @param allowed - the scopes the client (or the original grant) may have.
+ * @returns the granted scope names.
+ * @throws InvalidScope naming the first scope outside `allowed`.
+ */
+export function grantScopes(requested: readonly string[], allowed: readonly string[]): string[] {
+  if (requested.length === 0) return [...allowed];
+  const allowedSet = new Set(allowed);
+  const outside = requested.find((s) => !allowedSet.has(s));
+  if (outside !== undefined) throw new InvalidScope(`scope "${outside}" is not available to this client`);
+  return [...requested];
+}

@@ -1,0 +1,26 @@
+/**
+ * Opaque secrets (access and refresh tokens, authorization codes, consumer secrets) and
+ * their storage form. Only the SHA-256 of a secret is ever stored: these values carry 256
+ * bits of entropy, so a fast hash is as strong as a slow one and keeps token checks cheap.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** A new URL-safe random secret of 256 bits (43 base64url characters). */
+export function newSecret(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** SHA-256 of `value` as 64 lowercase hex characters: the stored form of a secret. */
+export function hashSecret(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex");
+}
+
+/**
+ * Compares a presented secret with a stored SHA-256 hex digest in constant time.
+ * @returns true when `sha256(presented) == storedHash`.
+ */
+export function secretMatches(presented: string, storedHash: string): boolean {
+  const a = createHash("sha256").update(presented, "utf8").digest();
+  const b = Buffer.from(storedHash, "hex");
+  return b.length === a.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,33 @@
+/**
+ * The token endpoint (RFC 6749 §3.2), served at `POST /oauth2/v1/token` and `POST /token`:
+ * read the form, authenticate the client, run the grant named by `grant_type`, answer the
+ * token response with `Cache-Control: no-store` (RFC 6749 §5.1).
+ */
+import type { Request, Response } from "express";
+import type { Db } from "../db/client.js";
+import { authenticateClient } from "./client-auth.js";
+import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
+import { readForm } from "./form.js";
+import { grants } from "./grants/index.js";
+import { formatTokenResponse } from "./token-response.js";
+
+/** Headers of every response that carries a token or secret (RFC 6749 §5.1). */
+export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
+/** Builds the Express handler for POST token requests. */
+export function tokenEndpoint(db: Db, realm: string) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const params = readForm(req);
+    const now = new Date();
+    const client = await authenticateClient(db, req.headers.authorization, realm, now);
+    if (params.client_id !== undefined && params.client_id !== client.clientId) {
+      throw new InvalidRequest("client_id does not match the authenticated client");
+    }
+    const grantType = params.grant_type;
+    if (grantType === undefined) throw new InvalidRequest("grant_type is required");
+    const grant = grants.get(grantType);
+    if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
+    const issued = await grant.handle({ db, client, params, now });
+    res.set(NO_STORE).json(formatTokenResponse(client, issued, now));
+  };
+}

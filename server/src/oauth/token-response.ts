@@ -1,0 +1,48 @@
+/**
+ * The token endpoint's JSON body (spec "Token response"; decisions.md "Token response" and
+ * "Standard clients").
+ */
+import type { Client } from "./client-auth.js";
+import type { IssuedToken } from "./issue.js";
+import { joinList } from "./scopes.js";
+
+/** Whole seconds from `now` until `until`, rounded down, never negative. */
+function secondsUntil(until: Date, now: Date): number {
+  return Math.max(0, Math.floor((until.getTime() - now.getTime()) / 1000));
+}
+
+/**
+ * Builds the token response.
+ *
+ * `apigee` profile (default): every number a JSON string, `token_type` "BearerToken",
+ * `issued_at`/`refresh_token_issued_at` in epoch milliseconds, `expires_in` and
+ * `refresh_token_expires_in` in seconds remaining ("0" when there is no refresh token).
+ * `rfc6749` profile: the same members, except `token_type` "Bearer" and a numeric
+ * `expires_in` (RFC 6749 §5.1), so strict clients accept it.
+ */
+export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): Record<string, unknown> {
+  const strict = client.tokenResponseProfile === "rfc6749";
+  const expiresIn = secondsUntil(t.expiresAt, now);
+  const body: Record<string, unknown> = {
+    access_token: t.accessToken,
+    token_type: strict ? "Bearer" : "BearerToken",
+    expires_in: strict ? expiresIn : String(expiresIn),
+    issued_at: String(t.issuedAt.getTime()),
+  };
+  if (t.refresh) {
+    body.refresh_token = t.refresh.token;
+    body.refresh_token_issued_at = String(t.refresh.issuedAt.getTime());
+    body.refresh_token_status = "approved";
+  }
+  body.refresh_token_expires_in = t.refresh ? String(secondsUntil(t.refresh.expiresAt, now)) : "0";
+  body.refresh_count = String(t.refreshCount);
+  body.status = "approved";
+  body.scope = joinList(t.scopes);
+  body.api_product_list = `[${t.apiProducts.join(", ")}]`;
+  body.api_product_list_json = t.apiProducts;
+  body.client_id = client.clientId;
+  body.application_name = client.appName;
+  body.organization_name = client.organizationName;
+  body["developer.email"] = client.developerEmail;
+  return body;
+}

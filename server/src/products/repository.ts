@@ -1,0 +1,31 @@
+/**
+ * APIs behind the gateway and the API products that grant them.
+ */
+import type { Db } from "../db/client.js";
+import { splitList } from "../oauth/scopes.js";
+
+/** A protected API as the gateway needs it. */
+export interface ApiRoute {
+  name: string;
+  /** Absolute http(s) URL requests are forwarded to. */
+  upstreamUrl: string;
+  /** Scopes a token must all carry to call this API. */
+  requiredScopes: string[];
+  /** Names of the API products that grant this API. */
+  productNames: string[];
+}
+
+/**
+ * Finds the API served under gateway path prefix `name`.
+ * @returns undefined when no API has this name.
+ */
+export async function findApiByName(db: Db, name: string): Promise<ApiRoute | undefined> {
+  const api = await db.api.findUnique({ where: { name }, include: { products: { include: { apiProduct: true } } } });
+  if (!api) return undefined;
+  return {
+    name: api.name,
+    upstreamUrl: api.upstreamUrl,
+    requiredScopes: splitList(api.requiredScopes),
+    productNames: api.products.map((p) => p.apiProduct.name),
+  };
+}

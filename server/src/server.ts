@@ -1,0 +1,71 @@
+/**
+ * Boots Tollgate: migrate, open the database, seed the demo, start the demo upstream and
+ * the HTTP server. Used by main.ts and by the HTTP test suites.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import { createDb, type Db } from "./db/client.js";
+import { migrateSqlite } from "./db/migrate.js";
+import { seedDemo } from "./demo/seed.js";
+import { startDemoUpstream } from "./demo/upstream.js";
+import { createApp } from "./http/app.js";
+import { createLogger } from "./http/logger.js";
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+  db: Db;
+  logger: Logger;
+  /** Base URL of the demo upstream, when the demo is on. */
+  demoUpstreamUrl?: string;
+  /** True when this start loaded the demo into an empty database. */
+  seeded: boolean;
+  /** Stops accepting connections, closes the upstream and the database. */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** Starts Tollgate with `config`. @throws if migration fails or the port is taken. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const applied = migrateSqlite(config.databaseUrl);
+  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  const db = await createDb(config.databaseUrl);
+
+  let upstream: { server: Server; url: string } | undefined;
+  let seeded = false;
+  if (config.seedDemo) {
+    upstream = await startDemoUpstream(config.demoUpstreamPort);
+    seeded = await seedDemo(db, upstream.url);
+  }
+
+  const server = createServer(createApp(config, db, logger));
+  const port = await listen(server, config.port, config.host);
+  return {
+    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
+    db,
+    logger,
+    demoUpstreamUrl: upstream?.url,
+    seeded,
+    async close() {
+      await closeServer(server);
+      if (upstream) await closeServer(upstream.server);
+      await db.$disconnect();
+    },
+  };
+}

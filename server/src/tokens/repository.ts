@@ -1,0 +1,100 @@
+/**
+ * Issued access tokens (and refresh tokens of user grants). Only SHA-256 hashes of the
+ * token values are stored.
+ */
+import type { Db } from "../db/client.js";
+import { joinList, splitList } from "../oauth/scopes.js";
+
+/** What is stored for a newly issued access token. */
+export interface NewAccessToken {
+  tokenHash: string;
+  appId: string;
+  credentialId: string;
+  userId?: string;
+  grantType: string;
+  scopes: string[];
+  apiProducts: string[];
+  issuedAt: Date;
+  expiresAt: Date;
+  refresh?: { tokenHash: string; issuedAt: Date; expiresAt: Date };
+  refreshCount?: number;
+  familyId?: string;
+  authorizationCodeId?: string;
+}
+
+/** Stores a new access token row. @returns the row id. */
+export async function insertAccessToken(db: Db, t: NewAccessToken): Promise<string> {
+  const row = await db.accessToken.create({
+    data: {
+      tokenHash: t.tokenHash,
+      appId: t.appId,
+      credentialId: t.credentialId,
+      userId: t.userId ?? null,
+      grantType: t.grantType,
+      scope: joinList(t.scopes),
+      apiProducts: joinList(t.apiProducts),
+      issuedAt: t.issuedAt,
+      expiresAt: t.expiresAt,
+      refreshTokenHash: t.refresh?.tokenHash ?? null,
+      refreshTokenIssuedAt: t.refresh?.issuedAt ?? null,
+      refreshTokenExpiresAt: t.refresh?.expiresAt ?? null,
+      refreshTokenStatus: t.refresh ? "approved" : null,
+      refreshCount: t.refreshCount ?? 0,
+      familyId: t.familyId ?? null,
+      authorizationCodeId: t.authorizationCodeId ?? null,
+    },
+    select: { id: true },
+  });
+  return row.id;
+}
+
+/** An access token as the gateway checks it, with the live status of its app and credential. */
+export interface PresentedToken {
+  status: string;
+  expiresAt: Date;
+  scopes: string[];
+  /** Products recorded on the token that are still approved on its credential. */
+  apiProducts: string[];
+  clientId: string;
+  appName: string;
+  userId: string | null;
+  /** True when the app and credential are approved and the credential is not past its expiry. */
+  clientActive: boolean;
+}
+
+/**
+ * Loads the token whose SHA-256 is `tokenHash`.
+ * @param now - current time, for the credential's expiry.
+ * @returns undefined when no token has this hash.
+ */
+export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Promise<PresentedToken | undefined> {
+  const t = await db.accessToken.findUnique({
+    where: { tokenHash },
+    include: {
+      app: { select: { name: true, status: true } },
+      credential: {
+        select: {
+          consumerKey: true,
+          status: true,
+          expiresAt: true,
+          products: { where: { status: "approved" }, select: { apiProduct: { select: { name: true } } } },
+        },
+      },
+    },
+  });
+  if (!t) return undefined;
+  const approved = new Set(t.credential.products.map((p) => p.apiProduct.name));
+  return {
+    status: t.status,
+    expiresAt: t.expiresAt,
+    scopes: splitList(t.scope),
+    apiProducts: splitList(t.apiProducts).filter((p) => approved.has(p)),
+    clientId: t.credential.consumerKey,
+    appName: t.app.name,
+    userId: t.userId,
+    clientActive:
+      t.app.status === "approved" &&
+      t.credential.status === "approved" &&
+      (t.credential.expiresAt === null || t.credential.expiresAt > now),
+  };
+}
