@@ -37,6 +37,18 @@ const schema = z.object({
   REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((r) => !r.includes('"')).default("tollgate"),
   /** Largest accepted form body on the OAuth endpoints, in bytes. Default 16384. */
   FORM_BODY_LIMIT_BYTES: z.coerce.number().int().min(256).default(16384),
+  /** Secret signing the session cookie (32+ characters). Default: random per start (sessions end on restart; set it when running several instances). */
+  SESSION_SECRET: z.string().min(32).optional(),
+  /** Idle lifetime of a browser session, seconds. Default 1800. */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
+  /** Time a user has to sign in and consent after /authorize, seconds. Default 600. */
+  INTERACTION_TTL_SECONDS: z.coerce.number().int().min(30).default(600),
+  /** Failed sign-ins allowed per username per window before 429. Default 5. */
+  SIGNIN_MAX_FAILURES_PER_USER: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins allowed per client IP per window before 429. Default 20. */
+  SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
+  /** Sign-in throttling window, seconds. Default 900. */
+  SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
@@ -56,6 +68,11 @@ export interface Config {
   realm: string;
   formBodyLimitBytes: number;
   trustProxyHops: number;
+  /** Undefined: a random secret is made at start. */
+  sessionSecret: string | undefined;
+  sessionTtlSeconds: number;
+  interactionTtlSeconds: number;
+  signIn: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
 }
 
 /**
@@ -83,5 +100,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     realm: e.REALM,
     formBodyLimitBytes: e.FORM_BODY_LIMIT_BYTES,
     trustProxyHops: e.TRUST_PROXY_HOPS,
+    sessionSecret: e.SESSION_SECRET,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    interactionTtlSeconds: e.INTERACTION_TTL_SECONDS,
+    signIn: {
+      maxFailuresPerUser: e.SIGNIN_MAX_FAILURES_PER_USER,
+      maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
+      windowSeconds: e.SIGNIN_WINDOW_SECONDS,
+    },
   };
 }

@@ -135,7 +135,6 @@ CREATE TABLE "AccessToken" (
     "refreshTokenStatus" TEXT,
     "refreshCount" INTEGER NOT NULL DEFAULT 0,
     "familyId" TEXT,
-    "authorizationCodeId" TEXT,
     "revokedAt" DATETIME,
     CONSTRAINT "AccessToken_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
     CONSTRAINT "AccessToken_credentialId_fkey" FOREIGN KEY ("credentialId") REFERENCES "Credential" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
@@ -170,6 +169,13 @@ CREATE TABLE "Consent" (
     "updatedAt" DATETIME NOT NULL,
     CONSTRAINT "Consent_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
     CONSTRAINT "Consent_appId_fkey" FOREIGN KEY ("appId") REFERENCES "App" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Session" (
+    "sidHash" TEXT NOT NULL PRIMARY KEY,
+    "data" TEXT NOT NULL,
+    "expiresAt" DATETIME NOT NULL
 );
 
 -- CreateTable
@@ -253,6 +259,9 @@ CREATE INDEX "AuthorizationCode_expiresAt_idx" ON "AuthorizationCode"("expiresAt
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Consent_userId_appId_key" ON "Consent"("userId", "appId");
+
+-- CreateIndex
+CREATE INDEX "Session_expiresAt_idx" ON "Session"("expiresAt");
 
 -- CreateIndex
 CREATE INDEX "Interaction_expiresAt_idx" ON "Interaction"("expiresAt");

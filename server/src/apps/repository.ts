@@ -70,3 +70,9 @@ export async function findClientByConsumerKey(db: Db, consumerKey: string): Prom
     callbackUrls: app.callbackUrls.map((u) => u.url),
   };
 }
+
+/** An app's name, organization and status, for display and status checks. @returns undefined when unknown. */
+export async function findAppSummary(db: Db, appId: string): Promise<{ name: string; organizationName: string; status: string } | undefined> {
+  const app = await db.app.findUnique({ where: { id: appId }, include: { developer: { include: { organization: true } } } });
+  return app ? { name: app.name, organizationName: app.developer.organization.name, status: app.status } : undefined;
+}

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { gateway } from "../gateway/router.js";
+import { interactionRouter } from "../interaction/router.js";
 import { MethodNotAllowed } from "../oauth/errors.js";
 import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { errorHandler } from "./error-handler.js";
@@ -35,6 +36,7 @@ export function createApp(config: Config, db: Db, logger: Logger): Express {
     res.json({ status: "ok" });
   });
 
+  app.use(interactionRouter(config, db));
   app.use(spa());
   app.use(gateway(db, config.realm));
   app.use(errorHandler);

@@ -107,3 +107,25 @@ export class BearerError extends OAuthError {
     super(code ?? "invalid_request", description, status, { "WWW-Authenticate": `Bearer ${params.join(", ")}` });
   }
 }
+
+/**
+ * An authorization request that cannot be sent back to the client because the client is
+ * unknown or the redirect URI is not registered (RFC 6749 §4.1.2.1): shown to the user as
+ * an error page, never redirected.
+ */
+export class InvalidAuthorizationRequest extends OAuthError {
+  constructor(error: "invalid_request" | "unauthorized_client", description: string) {
+    super(error, description, 400);
+  }
+}
+
+/**
+ * An authorization error answered by redirecting the user agent back to the client's
+ * registered redirect URI with `error`, `error_description`, `state` and `iss`
+ * (RFC 6749 §4.1.2.1, RFC 9207). `location` is the complete redirect URL.
+ */
+export class AuthorizationErrorRedirect extends Error {
+  constructor(readonly location: string) {
+    super("authorization error redirect");
+  }
+}

@@ -28,9 +28,11 @@ export interface IssueRequest {
   userId?: string;
   /** Issue a refresh token too (user grants), valid for the app's refresh token lifetime. */
   withRefreshToken?: boolean;
+  /** Refresh token expiry to keep instead (rotation keeps the family's first expiry). */
+  refreshExpiresAt?: Date;
   refreshCount?: number;
+  /** Rotation family (the originating authorization code's id) for user grants. */
   familyId?: string;
-  authorizationCodeId?: string;
 }
 
 const SECOND_MS = 1000;
@@ -43,7 +45,11 @@ export async function issueToken(db: Db, r: IssueRequest): Promise<IssuedToken> 
   const accessToken = newSecret();
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
   const refresh = r.withRefreshToken
-    ? { token: newSecret(), issuedAt: r.now, expiresAt: new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS) }
+    ? {
+        token: newSecret(),
+        issuedAt: r.now,
+        expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
+      }
     : undefined;
   await insertAccessToken(db, {
     tokenHash: hashSecret(accessToken),
@@ -58,7 +64,6 @@ export async function issueToken(db: Db, r: IssueRequest): Promise<IssuedToken> 
     refresh: refresh && { tokenHash: hashSecret(refresh.token), issuedAt: refresh.issuedAt, expiresAt: refresh.expiresAt },
     refreshCount: r.refreshCount,
     familyId: r.familyId,
-    authorizationCodeId: r.authorizationCodeId,
   });
   return {
     accessToken,

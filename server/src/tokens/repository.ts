@@ -19,7 +19,6 @@ export interface NewAccessToken {
   refresh?: { tokenHash: string; issuedAt: Date; expiresAt: Date };
   refreshCount?: number;
   familyId?: string;
-  authorizationCodeId?: string;
 }
 
 /** Stores a new access token row. @returns the row id. */
@@ -41,7 +40,6 @@ export async function insertAccessToken(db: Db, t: NewAccessToken): Promise<stri
       refreshTokenStatus: t.refresh ? "approved" : null,
       refreshCount: t.refreshCount ?? 0,
       familyId: t.familyId ?? null,
-      authorizationCodeId: t.authorizationCodeId ?? null,
     },
     select: { id: true },
   });
@@ -97,4 +95,48 @@ export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Pro
       t.credential.status === "approved" &&
       (t.credential.expiresAt === null || t.credential.expiresAt > now),
   };
+}
+
+/** A refresh token's row, as the refresh grant needs it. */
+export interface RefreshTokenRecord {
+  id: string;
+  appId: string;
+  userId: string | null;
+  scopes: string[];
+  refreshTokenStatus: string | null;
+  refreshTokenExpiresAt: Date | null;
+  refreshCount: number;
+  familyId: string | null;
+}
+
+/** @returns the token row whose refresh token hashes to `refreshTokenHash`, or undefined. */
+export async function findByRefreshTokenHash(db: Db, refreshTokenHash: string): Promise<RefreshTokenRecord | undefined> {
+  const t = await db.accessToken.findUnique({
+    where: { refreshTokenHash },
+    select: { id: true, appId: true, userId: true, scope: true, refreshTokenStatus: true, refreshTokenExpiresAt: true, refreshCount: true, familyId: true },
+  });
+  if (!t) return undefined;
+  const { scope, ...rest } = t;
+  return { ...rest, scopes: splitList(scope) };
+}
+
+/**
+ * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
+ * @returns false when it was already revoked (a concurrent or repeated use).
+ */
+export async function revokeRefreshToken(db: Db, id: string): Promise<boolean> {
+  const { count } = await db.accessToken.updateMany({
+    where: { id, refreshTokenStatus: "approved" },
+    data: { refreshTokenStatus: "revoked" },
+  });
+  return count === 1;
+}
+
+/** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
+export async function revokeFamily(db: Db, familyId: string, now: Date): Promise<number> {
+  const { count } = await db.accessToken.updateMany({
+    where: { familyId, OR: [{ status: "approved" }, { refreshTokenStatus: "approved" }] },
+    data: { status: "revoked", refreshTokenStatus: "revoked", revokedAt: now },
+  });
+  return count;
 }

@@ -6,13 +6,9 @@
  * exactly those. `api_product_list` is every approved product of the credential.
  */
 import { issueToken } from "../issue.js";
+import { productScopes } from "../products.js";
 import { grantScopes, parseScope } from "../scopes.js";
 import type { Grant } from "./grant.js";
-
-/** Distinct scopes of the given products, in product order. */
-export function productScopes(products: readonly { scopes: readonly string[] }[]): string[] {
-  return [...new Set(products.flatMap((p) => p.scopes))];
-}
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",

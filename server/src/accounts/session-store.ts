@@ -1,0 +1,40 @@
+/**
+ * express-session store over the Session table. Session ids are stored as their SHA-256,
+ * so a database read does not yield usable session cookies.
+ */
+import session from "express-session";
+import type { Db } from "../db/client.js";
+import { hashSecret } from "../oauth/secrets.js";
+
+/** Fallback lifetime of a session without a cookie expiry, milliseconds. */
+const DEFAULT_TTL_MS = 30 * 60 * 1000;
+
+function expiry(data: session.SessionData): Date {
+  return data.cookie?.expires ? new Date(data.cookie.expires) : new Date(Date.now() + DEFAULT_TTL_MS);
+}
+
+export class PrismaSessionStore extends session.Store {
+  constructor(private readonly db: Db) {
+    super();
+  }
+
+  override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
+    this.db.session
+      .findUnique({ where: { sidHash: hashSecret(sid) } })
+      .then((row) => callback(null, row && row.expiresAt > new Date() ? (JSON.parse(row.data) as session.SessionData) : null), callback);
+  }
+
+  override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {
+    const sidHash = hashSecret(sid);
+    const record = { data: JSON.stringify(data), expiresAt: expiry(data) };
+    this.db.session.upsert({ where: { sidHash }, create: { sidHash, ...record }, update: record }).then(() => callback?.(), (err) => callback?.(err));
+  }
+
+  override destroy(sid: string, callback?: (err?: unknown) => void): void {
+    this.db.session.deleteMany({ where: { sidHash: hashSecret(sid) } }).then(() => callback?.(), (err) => callback?.(err));
+  }
+
+  override touch(sid: string, data: session.SessionData, callback?: () => void): void {
+    this.db.session.updateMany({ where: { sidHash: hashSecret(sid) }, data: { expiresAt: expiry(data) } }).then(() => callback?.(), () => callback?.());
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The authorization code flow's records: interactions (flow state between /authorize and
+ * the redirect back), authorization codes and remembered consents.
+ */
+import type { Db } from "../db/client.js";
+import { joinList, splitList } from "../oauth/scopes.js";
+
+/** login -> consent -> done */
+export type InteractionStage = "login" | "consent" | "done";
+
+export interface InteractionRecord {
+  id: string;
+  appId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  prompt: string | null;
+  stage: InteractionStage;
+  userId: string | null;
+  expiresAt: Date;
+}
+
+export interface NewInteraction {
+  appId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  prompt: string | null;
+  stage: InteractionStage;
+  userId: string | null;
+  expiresAt: Date;
+}
+
+type InteractionRow = Awaited<ReturnType<Db["interaction"]["create"]>>;
+
+function toInteraction(row: InteractionRow): InteractionRecord {
+  const { scope, stage, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return { ...rest, scopes: splitList(scope), stage: stage as InteractionStage };
+}
+
+export async function createInteraction(db: Db, i: NewInteraction): Promise<InteractionRecord> {
+  const { scopes, ...rest } = i;
+  return toInteraction(await db.interaction.create({ data: { ...rest, scope: joinList(scopes) } }));
+}
+
+export async function findInteraction(db: Db, id: string): Promise<InteractionRecord | undefined> {
+  const row = await db.interaction.findUnique({ where: { id } });
+  return row ? toInteraction(row) : undefined;
+}
+
+/**
+ * Moves an interaction from stage `from` to `to` (optionally binding the user), only if it
+ * is still at `from`: the guard that makes each stage answerable once.
+ * @returns false when another request moved it first.
+ */
+export async function advanceInteraction(db: Db, id: string, from: InteractionStage, to: InteractionStage, userId?: string): Promise<boolean> {
+  const { count } = await db.interaction.updateMany({ where: { id, stage: from }, data: { stage: to, ...(userId ? { userId } : {}) } });
+  return count === 1;
+}
+
+export interface AuthorizationCodeRecord {
+  id: string;
+  appId: string;
+  userId: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export interface NewAuthorizationCode {
+  codeHash: string;
+  appId: string;
+  userId: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  expiresAt: Date;
+}
+
+export async function insertAuthorizationCode(db: Db, c: NewAuthorizationCode): Promise<void> {
+  const { scopes, ...rest } = c;
+  await db.authorizationCode.create({ data: { ...rest, scope: joinList(scopes) } });
+}
+
+export async function findAuthorizationCode(db: Db, codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
+  const row = await db.authorizationCode.findUnique({ where: { codeHash } });
+  if (!row) return undefined;
+  const { scope, codeHash: _h, createdAt: _c, ...rest } = row;
+  return { ...rest, scopes: splitList(scope) };
+}
+
+/**
+ * Marks a code used, only if it was unused: the single-use guard (RFC 6749 §4.1.2).
+ * @returns false when the code had already been used.
+ */
+export async function markAuthorizationCodeUsed(db: Db, id: string, now: Date): Promise<boolean> {
+  const { count } = await db.authorizationCode.updateMany({ where: { id, usedAt: null }, data: { usedAt: now } });
+  return count === 1;
+}
+
+/** @returns the scopes the user has consented to for this app (empty if none or revoked). */
+export async function findConsentedScopes(db: Db, userId: string, appId: string): Promise<string[]> {
+  const row = await db.consent.findUnique({ where: { userId_appId: { userId, appId } } });
+  return row && row.revokedAt === null ? splitList(row.scope) : [];
+}
+
+/** Remembers the user's consent to `scopes` for the app, adding to what was consented before. */
+export async function rememberConsent(db: Db, userId: string, appId: string, scopes: string[]): Promise<void> {
+  const previous = await findConsentedScopes(db, userId, appId);
+  const scope = joinList([...new Set([...previous, ...scopes])]);
+  await db.consent.upsert({
+    where: { userId_appId: { userId, appId } },
+    create: { userId, appId, scope },
+    update: { scope, revokedAt: null },
+  });
+}
+
+/** @returns descriptions of the given scopes, in the given order (the name itself when none is stored). */
+export async function describeScopes(db: Db, names: string[]): Promise<{ name: string; description: string }[]> {
+  const rows = await db.scope.findMany({ where: { name: { in: names } } });
+  const byName = new Map(rows.map((r) => [r.name, r.description]));
+  return names.map((name) => ({ name, description: byName.get(name) ?? name }));
+}

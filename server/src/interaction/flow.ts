@@ -1,0 +1,195 @@
+/**
+ * The login/consent flow between `GET /authorize` and the redirect back to the client, in
+ * the style of ory/hydra's flow: the server owns the state (login -> consent -> done), each
+ * stage is answered once, the flow expires, and only the browser that started it may
+ * answer it. The SPA only shows the state and posts the user's answers.
+ */
+import { verify } from "@node-rs/argon2";
+import { findUserByUsername } from "../accounts/users.js";
+import { findAppSummary } from "../apps/repository.js";
+import {
+  advanceInteraction,
+  createInteraction,
+  describeScopes,
+  findConsentedScopes,
+  findInteraction,
+  rememberConsent,
+  type InteractionRecord,
+} from "../authorizations/repository.js";
+import type { Db } from "../db/client.js";
+import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
+import { OAuthError } from "../oauth/errors.js";
+import type { SignInThrottle } from "./throttle.js";
+
+/** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */
+const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzItuIWJrZ7zmU0yr52mYo1j04gsEmrHCkE3LbJM";
+
+/** Flow settings. */
+export interface FlowContext {
+  db: Db;
+  /** OAuth issuer, `iss` on redirects (RFC 9207). */
+  issuer: string;
+  /** Interaction lifetime, seconds. */
+  interactionTtlSeconds: number;
+  throttle: SignInThrottle;
+}
+
+/** What the SPA shows for an interaction (`GET /interaction/:id`). */
+export interface InteractionView {
+  id: string;
+  stage: "login" | "consent";
+  client: { name: string; organization: string };
+  scopes: { name: string; description: string }[];
+  user: { username: string } | null;
+}
+
+/** The outcome of a step: either the next stage to show, or where to send the browser. */
+export type StepResult = { stage: "consent" } | { redirectTo: string };
+
+function subset(scopes: readonly string[], of: readonly string[]): boolean {
+  return scopes.every((s) => of.includes(s));
+}
+
+/**
+ * Starts the flow for a validated authorization request.
+ * @param sessionUserId - the user already signed in in this browser, if any.
+ * @returns a redirect to the client when no page is needed (remembered consent, or
+ *   `prompt=none` errors), else the new interaction to show.
+ */
+export async function startFlow(
+  ctx: FlowContext,
+  request: AuthorizationRequest,
+  sessionUserId: string | undefined,
+  now: Date,
+): Promise<{ redirectTo: string } | { interaction: InteractionRecord }> {
+  const grant = {
+    appId: request.client.appId,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    state: request.state,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+  };
+  const userId = request.prompt === "login" ? undefined : sessionUserId;
+  const consented = userId ? subset(request.scopes, await findConsentedScopes(ctx.db, userId, request.client.appId)) : false;
+  if (request.prompt === "none") {
+    if (!userId) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
+    if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to these scopes", ctx.issuer) };
+  }
+  if (userId && consented && request.prompt !== "consent") {
+    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, userId }, ctx.issuer, now) };
+  }
+  const interaction = await createInteraction(ctx.db, {
+    ...grant,
+    prompt: request.prompt,
+    stage: userId ? "consent" : "login",
+    userId: userId ?? null,
+    expiresAt: new Date(now.getTime() + ctx.interactionTtlSeconds * 1000),
+  });
+  return { interaction };
+}
+
+/**
+ * Loads an interaction that this browser may still answer.
+ * @param browserInteractions - interaction ids recorded in this browser's session.
+ * @throws OAuthError 404 (unknown), 403 (started in another browser), 410 (expired or finished).
+ */
+export async function openInteraction(db: Db, id: string, browserInteractions: readonly string[], now: Date): Promise<InteractionRecord> {
+  const interaction = await findInteraction(db, id);
+  if (!interaction) throw new OAuthError("not_found", "this sign-in request does not exist", 404);
+  if (!browserInteractions.includes(id)) throw new OAuthError("access_denied", "this sign-in request was started in another browser", 403);
+  if (interaction.stage === "done" || interaction.expiresAt <= now) {
+    throw new OAuthError("expired", "this sign-in request has expired or was already answered; start again from the app", 410);
+  }
+  return interaction;
+}
+
+/** Builds the view of an interaction for the SPA. */
+export async function viewInteraction(db: Db, interaction: InteractionRecord, username: string | null): Promise<InteractionView> {
+  const app = await findAppSummary(db, interaction.appId);
+  return {
+    id: interaction.id,
+    stage: interaction.stage === "consent" ? "consent" : "login",
+    client: { name: app?.name ?? "", organization: app?.organizationName ?? "" },
+    scopes: await describeScopes(db, interaction.scopes),
+    user: username ? { username } : null,
+  };
+}
+
+/**
+ * Checks a username and password (argon2id). Failures are throttled per user and per IP.
+ * @returns the user's id.
+ * @throws TooManyAttempts (429) when throttled; OAuthError 401 `invalid_credentials` for an
+ *   unknown user, a wrong password or a disabled account, with one message for all three.
+ */
+export async function authenticateUser(ctx: FlowContext, username: string, password: string, ip: string): Promise<string> {
+  await ctx.throttle.check(username, ip);
+  const user = await findUserByUsername(ctx.db, username);
+  const valid = await verify(user?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
+  if (!user || !valid || user.status !== "active") {
+    await ctx.throttle.recordFailure(username, ip);
+    throw new OAuthError("invalid_credentials", "Invalid username or password", 401);
+  }
+  await ctx.throttle.recordSuccess(username);
+  return user.id;
+}
+
+/**
+ * Records the signed-in user on a login-stage interaction and moves it on: straight back
+ * to the client when the user already consented to these scopes (and `prompt` is not
+ * `consent`), else to the consent stage.
+ * @throws OAuthError 409 when the interaction is not at the login stage.
+ */
+export async function completeLogin(ctx: FlowContext, interaction: InteractionRecord, userId: string, now: Date): Promise<StepResult> {
+  const consented = subset(interaction.scopes, await findConsentedScopes(ctx.db, userId, interaction.appId));
+  if (consented && interaction.prompt !== "consent") {
+    if (!(await advanceInteraction(ctx.db, interaction.id, "login", "done", userId))) throw notAt("login");
+    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...codeGrant(interaction), userId }, ctx.issuer, now) };
+  }
+  if (!(await advanceInteraction(ctx.db, interaction.id, "login", "consent", userId))) throw notAt("login");
+  return { stage: "consent" };
+}
+
+/**
+ * Answers the consent stage. Approval remembers the consent and issues the code for the
+ * chosen scopes (a non-empty subset of those requested); denial sends `access_denied`.
+ * @returns where to send the browser (the client's redirect URI).
+ * @throws OAuthError 409 when not at the consent stage; 400 for scopes outside the request.
+ */
+export async function completeConsent(
+  ctx: FlowContext,
+  interaction: InteractionRecord,
+  answer: { approve: true; scopes: string[] } | { approve: false },
+  now: Date,
+): Promise<{ redirectTo: string }> {
+  if (interaction.stage !== "consent" || interaction.userId === null) throw notAt("consent");
+  const grant = codeGrant(interaction);
+  if (answer.approve) {
+    if (answer.scopes.length === 0 || !subset(answer.scopes, interaction.scopes)) {
+      throw new OAuthError("invalid_request", "choose at least one of the requested scopes", 400);
+    }
+    const app = await findAppSummary(ctx.db, interaction.appId);
+    if (app?.status !== "approved") throw new OAuthError("unauthorized_client", "this app has been revoked", 400);
+  }
+  if (!(await advanceInteraction(ctx.db, interaction.id, "consent", "done"))) throw notAt("consent");
+  if (!answer.approve) {
+    return { redirectTo: errorRedirect(grant, "access_denied", "the user denied the request", ctx.issuer) };
+  }
+  await rememberConsent(ctx.db, interaction.userId, interaction.appId, answer.scopes);
+  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes: answer.scopes, userId: interaction.userId }, ctx.issuer, now) };
+}
+
+function codeGrant(i: InteractionRecord) {
+  return {
+    appId: i.appId,
+    redirectUri: i.redirectUri,
+    scopes: i.scopes,
+    state: i.state,
+    codeChallenge: i.codeChallenge,
+    codeChallengeMethod: i.codeChallengeMethod,
+  };
+}
+
+function notAt(stage: string): OAuthError {
+  return new OAuthError("invalid_request", `this sign-in request is not at the ${stage} step`, 409);
+}

@@ -1,0 +1,87 @@
+/**
+ * HTTP glue of the authorization code flow: `GET /authorize` (RFC 6749 §4.1.1) and the
+ * JSON interaction API the SPA's sign-in and consent pages call. Handlers only read the
+ * request, call flow.ts and write the answer.
+ */
+import express, { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import { validateAuthorizationRequest } from "../oauth/authorize.js";
+import { InvalidRequest } from "../oauth/errors.js";
+import { findUserById } from "../accounts/users.js";
+import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
+import { csrfToken, requireCsrf, sessions, signInSession } from "./session.js";
+import { SignInThrottle } from "./throttle.js";
+
+const loginBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
+const consentBody = z.discriminatedUnion("approve", [
+  z.object({ approve: z.literal(true), scopes: z.array(z.string().max(200)).max(100) }),
+  z.object({ approve: z.literal(false) }),
+]);
+
+/** Parses a JSON body with a zod schema. @throws InvalidRequest naming the first problem. */
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidRequest(`invalid body: ${issue.path.join(".") || "body"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Builds the router for /authorize and /interaction/*. */
+export function interactionRouter(config: Config, db: Db): Router {
+  const ctx: FlowContext = {
+    db,
+    issuer: config.authUrl,
+    interactionTtlSeconds: config.interactionTtlSeconds,
+    throttle: new SignInThrottle(config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
+  };
+  const router = Router();
+  router.use(["/authorize", "/interaction"], sessions(config, db), (_req, res, next) => {
+    res.set("Cache-Control", "no-store");
+    next();
+  });
+  const json = express.json({ limit: "4kb" });
+
+  router.get("/authorize", async (req: Request, res: Response) => {
+    const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
+    const request = await validateAuthorizationRequest(db, query, ctx.issuer);
+    const started = await startFlow(ctx, request, req.session.userId, new Date());
+    if ("redirectTo" in started) {
+      res.redirect(302, started.redirectTo);
+      return;
+    }
+    const { interaction } = started;
+    req.session.interactionIds = [...(req.session.interactionIds ?? []).slice(-9), interaction.id];
+    res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
+  });
+
+  router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
+    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], new Date());
+    const user = interaction.userId ? await findUserById(db, interaction.userId) : undefined;
+    res.json({ ...(await viewInteraction(db, interaction, user?.username ?? null)), csrfToken: csrfToken(req) });
+  });
+
+  router.post("/interaction/:id/login", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
+    const { username, password } = parseBody(loginBody, req.body);
+    const now = new Date();
+    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
+    if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
+    const userId = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
+    await signInSession(req, userId);
+    const result = await completeLogin(ctx, interaction, userId, now);
+    res.json("stage" in result ? { ...result, csrfToken: csrfToken(req) } : result);
+  });
+
+  router.post("/interaction/:id/consent", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
+    const answer = parseBody(consentBody, req.body);
+    const now = new Date();
+    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
+    if (interaction.userId !== req.session.userId) throw new InvalidRequest("signed in as another user; start again from the app", 409);
+    res.json(await completeConsent(ctx, interaction, answer, now));
+  });
+
+  return router;
+}

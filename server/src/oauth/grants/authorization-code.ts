@@ -1,0 +1,53 @@
+/**
+ * RFC 6749 §4.1.3 authorization code grant, with PKCE (RFC 7636 §4.6) and the replay rule
+ * of RFC 6749 §4.1.2 / RFC 9700 §4.14: a code works once; a second use fails with
+ * `invalid_grant` and revokes every token issued from it.
+ */
+import { findUserById } from "../../accounts/users.js";
+import { findAuthorizationCode, markAuthorizationCodeUsed } from "../../authorizations/repository.js";
+import { revokeFamily } from "../../tokens/repository.js";
+import { InvalidGrant, InvalidRequest } from "../errors.js";
+import { issueToken } from "../issue.js";
+import { verifyS256 } from "../pkce.js";
+import { productsForScopes } from "../products.js";
+import { grantScopes, parseScope } from "../scopes.js";
+import { hashSecret } from "../secrets.js";
+import type { Grant } from "./grant.js";
+
+export const authorizationCodeGrant: Grant = {
+  type: "authorization_code",
+  async handle({ db, client, params, now }) {
+    const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
+    if (value === undefined) throw new InvalidRequest("code is required");
+    if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
+
+    const code = await findAuthorizationCode(db, hashSecret(value));
+    if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
+    if (code.usedAt !== null || !(await markAuthorizationCodeUsed(db, code.id, now))) {
+      await revokeFamily(db, code.id, now);
+      throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
+    }
+    if (code.expiresAt <= now) throw new InvalidGrant("the authorization code has expired");
+    if (code.redirectUri !== redirectUri) throw new InvalidGrant("redirect_uri does not match the authorization request");
+    if (code.codeChallenge !== null) {
+      if (verifier === undefined) throw new InvalidGrant("code_verifier is required (PKCE)");
+      if (!verifyS256(verifier, code.codeChallenge)) throw new InvalidGrant("code_verifier does not match the code_challenge");
+    } else if (verifier !== undefined) {
+      throw new InvalidGrant("code_verifier sent but the authorization request had no code_challenge");
+    }
+    const user = await findUserById(db, code.userId);
+    if (!user || user.status !== "active") throw new InvalidGrant("the resource owner is disabled");
+
+    const scopes = grantScopes(parseScope(params.scope), code.scopes);
+    return issueToken(db, {
+      client,
+      grantType: "authorization_code",
+      scopes,
+      apiProducts: productsForScopes(client.products, scopes),
+      userId: code.userId,
+      withRefreshToken: true,
+      familyId: code.id,
+      now,
+    });
+  },
+};
