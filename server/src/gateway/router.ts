@@ -4,7 +4,8 @@
  * caller's `Authorization` and cookies, with the caller's identity in `X-Client-Id`,
  * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import type { NextFunction, Request, Response } from "express";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Db } from "../db/client.js";
@@ -46,20 +47,25 @@ function splitPath(url: string): { name: string; rest: string } {
 /** Builds the gateway middleware (mounted last: every path not served by Tollgate itself). */
 export function gateway(db: Db, realm: string) {
   const upstreams = new WeakMap<IncomingMessage, string>();
-  const proxy = createProxyMiddleware<Request, Response>({
-    router: (req) => upstreams.get(req)!,
-    changeOrigin: true,
-    xfwd: true,
-    proxyTimeout: UPSTREAM_TIMEOUT_MS,
-    on: {
-      error: (_err, _req, res) => {
-        const out = res as ServerResponse;
-        if (typeof out.writeHead !== "function" || out.headersSent) return;
-        out.writeHead(502, { "Content-Type": "application/json" });
-        out.end(JSON.stringify({ error: "bad_gateway", error_description: "the upstream API did not answer" }));
+  // One proxy per upstream protocol, each with a keep-alive agent (connections to upstreams are reused).
+  const proxyWith = (agent: HttpAgent) =>
+    createProxyMiddleware<Request, Response>({
+      router: (req) => upstreams.get(req)!,
+      agent,
+      changeOrigin: true,
+      xfwd: true,
+      proxyTimeout: UPSTREAM_TIMEOUT_MS,
+      on: {
+        error: (_err, _req, res) => {
+          const out = res as ServerResponse;
+          if (typeof out.writeHead !== "function" || out.headersSent) return;
+          out.writeHead(502, { "Content-Type": "application/json" });
+          out.end(JSON.stringify({ error: "bad_gateway", error_description: "the upstream API did not answer" }));
+        },
       },
-    },
-  });
+    });
+  const httpProxy = proxyWith(new HttpAgent({ keepAlive: true }));
+  const httpsProxy = proxyWith(new HttpsAgent({ keepAlive: true }));
 
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { name, rest } = splitPath(req.url);
@@ -80,6 +86,6 @@ export function gateway(db: Db, realm: string) {
     if (token.userId) req.headers["x-user-id"] = token.userId;
     req.url = rest;
     upstreams.set(req, api.upstreamUrl);
-    await proxy(req, res, next);
+    await (api.upstreamUrl.startsWith("https:") ? httpsProxy : httpProxy)(req, res, next);
   };
 }
