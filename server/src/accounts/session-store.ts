@@ -19,9 +19,12 @@ export class PrismaSessionStore extends session.Store {
   }
 
   override get(sid: string, callback: (err: unknown, session?: session.SessionData | null) => void): void {
-    this.db.session
-      .findUnique({ where: { sidHash: hashSecret(sid) } })
-      .then((row) => callback(null, row && row.expiresAt > new Date() ? (JSON.parse(row.data) as session.SessionData) : null), callback);
+    this.read(sid).then((data) => callback(null, data), callback);
+  }
+
+  private async read(sid: string): Promise<session.SessionData | null> {
+    const row = await this.db.session.findUnique({ where: { sidHash: hashSecret(sid) } });
+    return row && row.expiresAt > new Date() ? (JSON.parse(row.data) as session.SessionData) : null;
   }
 
   override set(sid: string, data: session.SessionData, callback?: (err?: unknown) => void): void {

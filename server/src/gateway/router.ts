@@ -79,9 +79,13 @@ export function gateway(db: Db, realm: string) {
 
     delete req.headers.authorization;
     delete req.headers.cookie;
-    for (const h of IDENTITY_HEADERS) delete req.headers[h];
+    for (const name of Object.keys(req.headers)) {
+      // Also X_Client_Id and the like, which CGI-style upstreams read as X-Client-Id.
+      if (IDENTITY_HEADERS.includes(name.replace(/_/g, "-"))) delete req.headers[name];
+    }
     req.headers["x-client-id"] = token.clientId;
-    req.headers["x-app-name"] = token.appName.replace(/[^\x20-\x7e]/g, encodeURIComponent);
+    // Percent-encoded UTF-8 outside printable ASCII, and % itself, so the upstream can decode it unambiguously.
+    req.headers["x-app-name"] = token.appName.toWellFormed().replace(/[^\x20-\x24\x26-\x7e]/gu, encodeURIComponent);
     req.headers["x-scopes"] = token.scopes.join(" ");
     if (token.userId) req.headers["x-user-id"] = token.userId;
     req.url = rest;

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
-import { InvalidRequest } from "../oauth/errors.js";
+import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
 import { csrfToken, requireCsrf, sessions, signInSession } from "./session.js";
@@ -56,6 +56,10 @@ export function interactionRouter(config: Config, db: Db): Router {
     const { interaction } = started;
     req.session.interactionIds = [...(req.session.interactionIds ?? []).slice(-9), interaction.id];
     res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
+  });
+
+  router.all("/authorize", () => {
+    throw new MethodNotAllowed(["GET"]);
   });
 
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {

@@ -1,0 +1,525 @@
+/**
+ * HTTP suite for the API gateway (spec "Call a protected API"; decisions.md "Scopes and API
+ * products", "Errors"; RFC 6750), on a real server with the demo seed and the demo upstream,
+ * plus a test upstream of our own that echoes what it receives.
+ */
+import { createHash } from "node:crypto";
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+type Json = any;
+
+/** What the echo upstream saw for one request. */
+interface Hit {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let server: TestServer;
+let echo: Server;
+let echoUrl: string;
+/** Every request the echo upstream received, in order. */
+const hits: Hit[] = [];
+/** Every status the gateway answered in this file, to check that none was a 500. */
+const statuses: { method: string; path: string; status: number }[] = [];
+
+function sha256(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex");
+}
+
+function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`, "utf8").toString("base64")}`;
+}
+
+/** A free TCP port on 127.0.0.1 with nothing listening on it any more. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+/** Obtains a client credentials access token from the real token endpoint. */
+async function token(app: { consumerKey: string; consumerSecret: string }, scope?: string): Promise<string> {
+  const res = await fetch(`${server.url}/oauth2/v1/token`, {
+    method: "POST",
+    headers: { Authorization: basic(app.consumerKey, app.consumerSecret), "Content-Type": "application/x-www-form-urlencoded" },
+    body: `grant_type=client_credentials${scope === undefined ? "" : `&scope=${encodeURIComponent(scope)}`}`,
+  });
+  const body = (await res.json()) as Json;
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.access_token as string;
+}
+
+/** Calls the gateway with fetch and records the status. */
+async function gw(path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(`${server.url}${path}`, init);
+  statuses.push({ method: init.method ?? "GET", path, status: res.status });
+  return res;
+}
+
+/** Calls the gateway with node:http so the path goes out byte for byte (fetch would resolve dot segments). */
+function raw(path: string, method: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        statuses.push({ method, path, status: res.statusCode ?? 0 });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Checks a JSON error body `{error, error_description}`. */
+async function expectJsonError(res: Response, status: number, error?: string): Promise<Json> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
+  const body = JSON.parse(text) as Json;
+  expect(typeof body.error).toBe("string");
+  expect(typeof body.error_description).toBe("string");
+  if (error !== undefined) expect(body.error).toBe(error);
+  return body;
+}
+
+/** The auth-params of a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3). */
+function bearerChallenge(header: string | null): Record<string, string> {
+  expect(header).not.toBeNull();
+  const m = /^Bearer (.*)$/.exec(header!);
+  expect(m, header!).not.toBeNull();
+  const params: Record<string, string> = {};
+  for (const p of m![1]!.matchAll(/([a-z_]+)="([^"]*)"/g)) params[p[1]!] = p[2]!;
+  return params;
+}
+
+let appToken: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+
+  echo = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const hit: Hit = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      hits.push(hit);
+      res.writeHead(200, { "Content-Type": "application/json", "X-Echo": "yes" });
+      res.end(JSON.stringify(hit));
+    });
+  });
+  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", () => resolve()));
+  echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+
+  const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+  await server.db.api.create({
+    data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } },
+  });
+  await server.db.api.create({
+    data: { name: "down", upstreamUrl: `http://127.0.0.1:${await closedPort()}`, requiredScopes: "", products: { create: [{ apiProductId: aisp.id }] } },
+  });
+  // The same upstream under a base path.
+  await server.db.api.create({
+    data: { name: "echobase", upstreamUrl: `${echoUrl}/base/v1`, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } },
+  });
+  // An API no product grants: every token is refused with insufficient_scope.
+  await server.db.api.create({ data: { name: "orphan", upstreamUrl: echoUrl, requiredScopes: "" } });
+
+  appToken = await token(DEMO.app);
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (echo) {
+    await new Promise<void>((resolve) => {
+      echo.close(() => resolve());
+      echo.closeAllConnections();
+    });
+  }
+});
+
+describe("demo accounts API", () => {
+  it("answers GET /accounts/ with the demo upstream's JSON and the caller identity", async () => {
+    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${appToken}`, Accept: "application/json" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
+    const body = (await res.json()) as Json;
+
+    // The same data the demo upstream serves directly.
+    const direct = (await (await fetch(`${server.demoUpstreamUrl}/`)).json()) as Json;
+    expect(body.accounts).toEqual(direct.accounts);
+    expect(body.accounts.map((a: Json) => a.resourceId)).toEqual(["acc-001", "acc-002"]);
+
+    expect(body.caller.clientId).toBe(DEMO.app.consumerKey);
+    expect(body.caller.appName).toBe(DEMO.app.name);
+    expect(body.caller.scopes.split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
+    expect(body.caller.userId).toBeUndefined();
+  });
+
+  it("answers GET /accounts/acc-001/balances with that account's balances", async () => {
+    const res = await gw("/accounts/acc-001/balances", { headers: { Authorization: `Bearer ${appToken}` } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    const direct = (await (await fetch(`${server.demoUpstreamUrl}/acc-001/balances`)).json()) as Json;
+    expect(body.account).toEqual(direct.account);
+    expect(body.balances).toEqual(direct.balances);
+    expect(body.account.resourceId).toBe("acc-001");
+    expect(body.balances[0].balanceAmount).toEqual({ currency: "EUR", amount: "1523.42" });
+  });
+
+  it("serves /accounts without a trailing slash like /accounts/", async () => {
+    const res = await gw("/accounts", { headers: { Authorization: `Bearer ${appToken}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).accounts).toHaveLength(2);
+  });
+
+  it("passes the upstream's own status through (404 for an unknown account)", async () => {
+    const res = await gw("/accounts/acc-999", { headers: { Authorization: `Bearer ${appToken}` } });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Json).error).toBe("not_found");
+  });
+
+  it("accepts the token of the rfc6749 profile app and a lowercase bearer scheme", async () => {
+    const strict = await token(DEMO.strictApp);
+    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${strict}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.strictApp.consumerKey);
+    const lower = await gw("/accounts/", { headers: { Authorization: `bearer ${appToken}` } });
+    expect(lower.status).toBe(200);
+  });
+
+  it("lets one token make many calls until it expires", async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await gw("/accounts/acc-002", { headers: { Authorization: `Bearer ${appToken}` } })).status).toBe(200);
+    }
+  });
+});
+
+describe("forwarding to the upstream", () => {
+  it("forwards the path after the API name and the query string", async () => {
+    const res = await gw("/echo/a/b?x=1", { headers: { Authorization: `Bearer ${appToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-echo")).toBe("yes");
+    const hit = (await res.json()) as Hit;
+    expect(hit.method).toBe("GET");
+    expect(hit.url).toBe("/a/b?x=1");
+    expect(hits.at(-1)!.url).toBe("/a/b?x=1");
+  });
+
+  it("forwards the API root and a query with repeated and encoded parameters unchanged", async () => {
+    const root = (await (await gw("/echo", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(root.url).toBe("/");
+    const slash = (await (await gw("/echo/", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(slash.url).toBe("/");
+    const q = (await (await gw("/echo/items/%C3%A9t%C3%A9?a=1&a=2&b=x%20y", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(q.url).toBe("/items/%C3%A9t%C3%A9?a=1&a=2&b=x%20y");
+  });
+
+  it.each(["POST", "PUT", "PATCH", "DELETE"])("forwards %s with its body and content type", async (method) => {
+    const payload = JSON.stringify({ method, amount: "12.50", note: "héllo" });
+    const res = await gw(`/echo/payments/p-1?m=${method}`, {
+      method,
+      headers: { Authorization: `Bearer ${appToken}`, "Content-Type": "application/json" },
+      body: payload,
+    });
+    expect(res.status).toBe(200);
+    const hit = (await res.json()) as Hit;
+    expect(hit.method).toBe(method);
+    expect(hit.url).toBe(`/payments/p-1?m=${method}`);
+    expect(hit.body).toBe(payload);
+    expect(hit.headers["content-type"]).toBe("application/json");
+    expect(hit.headers["content-length"]).toBe(String(Buffer.byteLength(payload)));
+  });
+
+  it("forwards a form body untouched (the gateway does not parse bodies)", async () => {
+    const payload = "grant_type=client_credentials&a=1&a=2";
+    const hit = (await (
+      await gw("/echo/form", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${appToken}`, "Content-Type": "application/x-www-form-urlencoded" },
+        body: payload,
+      })
+    ).json()) as Hit;
+    expect(hit.body).toBe(payload);
+  });
+
+  it("prefixes the upstream URL's own path", async () => {
+    const hit = (await (await gw("/echobase/a/b?x=1", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(hit.url).toBe("/base/v1/a/b?x=1");
+  });
+
+  it("streams a large body (1 MiB) through intact", async () => {
+    const payload = Buffer.alloc(1024 * 1024, "0123456789abcdef").toString("utf8");
+    const res = await gw("/echo/upload", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${appToken}`, "Content-Type": "application/octet-stream" },
+      body: payload,
+    });
+    expect(res.status).toBe(200);
+    const hit = (await res.json()) as Hit;
+    expect(hit.body.length).toBe(payload.length);
+    expect(hit.body === payload).toBe(true);
+  });
+
+  it("never forwards Authorization or Cookie", async () => {
+    const res = await gw("/echo/secret", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${appToken}`, Cookie: "session=abc; tg=1", "Content-Type": "text/plain" },
+      body: "x",
+    });
+    expect(res.status).toBe(200);
+    const hit = (await res.json()) as Hit;
+    expect(hit.headers.authorization).toBeUndefined();
+    expect(hit.headers.cookie).toBeUndefined();
+    expect(JSON.stringify(hit.headers)).not.toContain(appToken);
+    expect(JSON.stringify(hit.headers)).not.toContain("session=abc");
+  });
+
+  it("sets X-Client-Id, X-App-Name and X-Scopes from the token and replaces caller-sent copies", async () => {
+    const scoped = await token(DEMO.app, "aisp piisp");
+    const res = await gw("/echo/who", {
+      headers: {
+        Authorization: `Bearer ${scoped}`,
+        "X-Client-Id": "evil-client",
+        "X-Scopes": "admin superuser",
+        "X-User-Id": "user-123",
+        "X-App-Name": "Evil App",
+      },
+    });
+    expect(res.status).toBe(200);
+    const hit = (await res.json()) as Hit;
+    expect(hit.headers["x-client-id"]).toBe(DEMO.app.consumerKey);
+    expect(hit.headers["x-app-name"]).toBe(DEMO.app.name);
+    expect(String(hit.headers["x-scopes"]).split(" ").sort()).toEqual(["aisp", "piisp"]);
+    // A client credentials token has no user: the caller's X-User-Id is dropped, not passed on.
+    expect(hit.headers["x-user-id"]).toBeUndefined();
+    expect(JSON.stringify(hit.headers)).not.toContain("evil");
+    expect(JSON.stringify(hit.headers)).not.toContain("superuser");
+  });
+
+  it("sends a non-ASCII app name in X-App-Name as percent-encoded UTF-8", async () => {
+    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    // "é" is in the Basic Multilingual Plane; "💶" (U+1F4B6) is a surrogate pair in JavaScript strings.
+    for (const [i, name] of ["Café Budget", "Café 💶 Budget"].entries()) {
+      const consumerKey = `gw-unicode-key-${i}`;
+      await server.db.app.create({
+        data: {
+          name,
+          developerId: developer.id,
+          credentials: {
+            create: [{ consumerKey, consumerSecretHash: sha256("gw-unicode-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+          },
+        },
+      });
+      const t = await token({ consumerKey, consumerSecret: "gw-unicode-secret" });
+      const res = await gw("/echo/unicode", { headers: { Authorization: `Bearer ${t}` } });
+      const text = await res.text();
+      expect(res.status, `${name}: ${text}`).toBe(200);
+      const header = String((JSON.parse(text) as Hit).headers["x-app-name"]);
+      expect(header).toMatch(/^[\x20-\x7e]+$/);
+      expect(decodeURIComponent(header)).toBe(name);
+    }
+  });
+
+  it("percent-encodes a literal % in X-App-Name too, so the header decodes back to the name (RFC 3986 §2.4)", async () => {
+    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    // Without escaping "%", "Caf%C3%A9" would reach the upstream exactly as "Café" does.
+    const name = "100% Caf%C3%A9";
+    await server.db.app.create({
+      data: {
+        name,
+        developerId: developer.id,
+        credentials: {
+          create: [{ consumerKey: "gw-percent-key", consumerSecretHash: sha256("gw-percent-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+        },
+      },
+    });
+    const t = await token({ consumerKey: "gw-percent-key", consumerSecret: "gw-percent-secret" });
+    const res = await gw("/echo/percent", { headers: { Authorization: `Bearer ${t}` } });
+    expect(res.status).toBe(200);
+    const header = String(((await res.json()) as Hit).headers["x-app-name"]);
+    expect(() => decodeURIComponent(header)).not.toThrow();
+    expect(decodeURIComponent(header)).toBe(name);
+  });
+
+  it("sets the identity headers on every forwarded request", async () => {
+    const hit = (await (await gw("/echo/plain", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(hit.headers["x-client-id"]).toBe(DEMO.app.consumerKey);
+    expect(hit.headers["x-app-name"]).toBe(DEMO.app.name);
+    expect(String(hit.headers["x-scopes"]).split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
+  });
+});
+
+describe("access errors (RFC 6750 §3)", () => {
+  it("answers a call without Authorization with 401 and a Bearer challenge without error attribute", async () => {
+    const before = hits.length;
+    for (const path of ["/echo/a", "/accounts/"]) {
+      const res = await gw(path);
+      await expectJsonError(res, 401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
+    }
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers Authorization: Basic with 401 and never forwards the request", async () => {
+    const before = hits.length;
+    for (const app of [DEMO.app, { consumerKey: "someone", consumerSecret: "else" }]) {
+      const res = await gw("/echo/a", { method: "POST", headers: { Authorization: basic(app.consumerKey, app.consumerSecret) }, body: "x" });
+      await expectJsonError(res, 401);
+      const challenge = res.headers.get("www-authenticate");
+      expect(challenge).toMatch(/^Bearer realm="tollgate"/);
+      expect(challenge).not.toContain(Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString("base64"));
+    }
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers a made-up token with 401 invalid_token", async () => {
+    const before = hits.length;
+    for (const value of ["x".repeat(43), "not-a-real-token", "a b c", "!!!"]) {
+      const res = await gw("/echo/a", { headers: { Authorization: `Bearer ${value}` } });
+      await expectJsonError(res, 401, "invalid_token");
+      const c = bearerChallenge(res.headers.get("www-authenticate"));
+      expect(c.realm).toBe("tollgate");
+      expect(c.error).toBe("invalid_token");
+    }
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers an expired token with 401 invalid_token", async () => {
+    const t = await token(DEMO.app);
+    expect((await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
+    await server.db.accessToken.update({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const before = hits.length;
+    const res = await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } });
+    await expectJsonError(res, 401, "invalid_token");
+    expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers a revoked token with 401 invalid_token", async () => {
+    const t = await token(DEMO.app);
+    expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
+    await server.db.accessToken.update({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
+    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } });
+    await expectJsonError(res, 401, "invalid_token");
+    expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
+  });
+
+  it("answers a token whose product does not grant the API with 403 insufficient_scope (DEMO.paymentsApp)", async () => {
+    const t = await token(DEMO.paymentsApp);
+    const before = hits.length;
+    for (const path of ["/accounts/", "/echo/a"]) {
+      const res = await gw(path, { headers: { Authorization: `Bearer ${t}` } });
+      await expectJsonError(res, 403, "insufficient_scope");
+      const c = bearerChallenge(res.headers.get("www-authenticate"));
+      expect(c.realm).toBe("tollgate");
+      expect(c.error).toBe("insufficient_scope");
+    }
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers a token without the API's required scope with 403 insufficient_scope", async () => {
+    const before = hits.length;
+    for (const scope of ["pisp", "extended_transaction_history"]) {
+      const t = await token(DEMO.app, scope);
+      for (const path of ["/accounts/", "/echo/a"]) {
+        const res = await gw(path, { headers: { Authorization: `Bearer ${t}` } });
+        await expectJsonError(res, 403, "insufficient_scope");
+        const c = bearerChallenge(res.headers.get("www-authenticate"));
+        expect(c.error).toBe("insufficient_scope");
+        expect(c.scope).toBe("aisp");
+      }
+    }
+    expect(hits.length).toBe(before);
+    // The same app with aisp gets through.
+    expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${await token(DEMO.app, "aisp")}` } })).status).toBe(200);
+  });
+
+  it("answers an API that no product grants with 403 insufficient_scope", async () => {
+    const before = hits.length;
+    const res = await gw("/orphan/a", { headers: { Authorization: `Bearer ${appToken}` } });
+    await expectJsonError(res, 403, "insufficient_scope");
+    expect(hits.length).toBe(before);
+  });
+
+  it("stops forwarding once the token's product is revoked on its credential", async () => {
+    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const app = await server.db.app.create({
+      data: {
+        name: "Gateway product revocation",
+        developerId: developer.id,
+        credentials: {
+          create: [{ consumerKey: "gw-product-key", consumerSecretHash: sha256("gw-product-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+        },
+      },
+      include: { credentials: true },
+    });
+    const t = await token({ consumerKey: "gw-product-key", consumerSecret: "gw-product-secret" });
+    expect((await gw("/echo/p", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
+    await server.db.credentialProduct.update({
+      where: { credentialId_apiProductId: { credentialId: app.credentials[0]!.id, apiProductId: aisp.id } },
+      data: { status: "revoked" },
+    });
+    await expectJsonError(await gw("/echo/p", { headers: { Authorization: `Bearer ${t}` } }), 403, "insufficient_scope");
+  });
+});
+
+describe("routing errors", () => {
+  it("answers an unknown API with 404 JSON", async () => {
+    const before = hits.length;
+    await expectJsonError(await gw("/no-such-api/x", { headers: { Authorization: `Bearer ${appToken}` } }), 404);
+    await expectJsonError(await gw("/no-such-api"), 404);
+    expect(hits.length).toBe(before);
+  });
+
+  it.each(["/echo/../x", "/echo/%2e%2e/x", "/echo/%2E%2E/x", "/echo/a/./b", "/echo/%2e/b", "/echo/a%2fb", "/echo/.%2e/x", "/echo/%zz"])(
+    "answers the dot segment, encoded slash or bad escape path %s with 400",
+    async (path) => {
+      const before = hits.length;
+      const res = await raw(path, "GET", { Authorization: `Bearer ${appToken}` });
+      expect(res.status, res.body).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/^application\/json\b/);
+      const body = JSON.parse(res.body) as Json;
+      expect(body.error).toBe("invalid_request");
+      expect(hits.length).toBe(before);
+    },
+  );
+
+  it.each(["HEAD", "OPTIONS"])("answers %s on an API with 405 and an Allow header", async (method) => {
+    const before = hits.length;
+    const res = await gw("/echo/a", { method, headers: { Authorization: `Bearer ${appToken}` } });
+    expect(res.status).toBe(405);
+    const allow = (res.headers.get("allow") ?? "").split(/, */);
+    expect(allow.sort()).toEqual(["DELETE", "GET", "PATCH", "POST", "PUT"]);
+    expect(hits.length).toBe(before);
+  });
+
+  it("answers 502 JSON when the upstream is down", async () => {
+    const res = await gw("/down/anything", { headers: { Authorization: `Bearer ${appToken}` } });
+    const body = await expectJsonError(res, 502);
+    expect(body.error).toBe("bad_gateway");
+    // Still checked first: no token, no upstream attempt.
+    await expectJsonError(await gw("/down/anything"), 401);
+  });
+});
+
+describe("robustness", () => {
+  it("never answered with a 500 in this suite", () => {
+    expect(statuses.length).toBeGreaterThan(40);
+    expect(statuses.filter((s) => s.status === 500)).toEqual([]);
+  });
+});
