@@ -1,0 +1,179 @@
+/**
+ * Client for the server's JSON interaction API (same origin). The SPA decides nothing about
+ * OAuth: it shows the interaction's state and posts the user's answers; the server answers
+ * with the next stage or with where to send the browser.
+ */
+
+export type InteractionStage = "login" | "consent";
+
+export interface Scope {
+  name: string;
+  description: string;
+}
+
+export interface Interaction {
+  id: string;
+  stage: InteractionStage;
+  client: { name: string; organization: string };
+  scopes: Scope[];
+  user: { username: string } | null;
+  csrfToken: string;
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** Answer to a sign-in: go on to consent (with the new session's CSRF token) or leave. */
+export type LoginResult = { stage: "consent"; csrfToken: string } | { redirectTo: string };
+
+export type ConsentDecision = { approve: true; scopes: string[] } | { approve: false };
+
+export interface Redirect {
+  redirectTo: string;
+}
+
+/** A failed call: the HTTP status (0 when there was no response) and the server's error. */
+export class InteractionApiError extends Error {
+  override readonly name = "InteractionApiError";
+  readonly status: number;
+  readonly error: string;
+  readonly errorDescription: string | undefined;
+  /** Seconds from the Retry-After header (429), when the server sent one. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, error: string, errorDescription?: string, retryAfterSeconds?: number) {
+    super(errorDescription ? `${error}: ${errorDescription}` : error);
+    this.status = status;
+    this.error = error;
+    this.errorDescription = errorDescription;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A failed GET that means the interaction cannot go on in this browser: unknown, over, or someone else's. */
+export function isTerminal(err: InteractionApiError): boolean {
+  return err.status === 404 || err.status === 410 || err.status === 403;
+}
+
+/** A failed POST because the interaction is unknown or over. */
+export function isGone(err: InteractionApiError): boolean {
+  return err.status === 404 || err.status === 410;
+}
+
+/**
+ * A POST refused because what the page holds is out of date: 403 (the CSRF token of a
+ * session that was since replaced, e.g. by a sign-in in another tab; or another browser's
+ * interaction) or 409 (the interaction moved on). Loading the interaction again settles
+ * which: it answers 403 if the interaction really is someone else's.
+ */
+export function isStale(err: InteractionApiError): boolean {
+  return err.status === 403 || err.status === 409;
+}
+
+function path(id: string, action?: "login" | "consent"): string {
+  const base = `/interaction/${encodeURIComponent(id)}`;
+  return action ? `${base}/${action}` : base;
+}
+
+/** Retry-After is either delay-seconds or an HTTP date. */
+function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === "string";
+
+function malformed(status: number): InteractionApiError {
+  return new InteractionApiError(status, "server_error", "The server sent an unexpected response.");
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  try {
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+}
+
+async function request(url: string, init: RequestInit): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, credentials: "same-origin", cache: "no-store" });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new InteractionApiError(0, "network_error", "The server could not be reached. Check your connection and try again.");
+  }
+  const body = await readJson(res);
+  if (!res.ok) {
+    const error = isRecord(body) && isString(body.error) ? body.error : "server_error";
+    const description = isRecord(body) && isString(body.error_description) ? body.error_description : undefined;
+    throw new InteractionApiError(res.status, error, description, parseRetryAfter(res.headers.get("Retry-After")));
+  }
+  if (body === undefined) throw malformed(res.status);
+  return body;
+}
+
+function post(url: string, csrfToken: string, body: unknown): Promise<unknown> {
+  return request(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken },
+    body: JSON.stringify(body),
+  });
+}
+
+function toInteraction(body: unknown, status: number): Interaction {
+  if (!isRecord(body)) throw malformed(status);
+  const { id, stage, client, scopes, user, csrfToken } = body;
+  if (
+    !isString(id) ||
+    (stage !== "login" && stage !== "consent") ||
+    !isRecord(client) ||
+    !isString(client.name) ||
+    !isString(client.organization) ||
+    !Array.isArray(scopes) ||
+    !scopes.every((s) => isRecord(s) && isString(s.name) && isString(s.description)) ||
+    !(user === null || (isRecord(user) && isString(user.username))) ||
+    !isString(csrfToken)
+  ) {
+    throw malformed(status);
+  }
+  return {
+    id,
+    stage,
+    client: { name: client.name, organization: client.organization },
+    scopes: (scopes as Scope[]).map(({ name, description }) => ({ name, description })),
+    user: user === null ? null : { username: (user as { username: string }).username },
+    csrfToken,
+  };
+}
+
+function toRedirect(body: unknown, status: number): Redirect {
+  if (isRecord(body) && isString(body.redirectTo) && body.redirectTo !== "") return { redirectTo: body.redirectTo };
+  throw malformed(status);
+}
+
+/** GET /interaction/:id */
+export async function getInteraction(id: string, signal?: AbortSignal): Promise<Interaction> {
+  const body = await request(path(id), { method: "GET", headers: { Accept: "application/json" }, signal });
+  return toInteraction(body, 200);
+}
+
+/** POST /interaction/:id/login */
+export async function submitLogin(id: string, csrfToken: string, credentials: Credentials): Promise<LoginResult> {
+  const body = await post(path(id, "login"), csrfToken, { username: credentials.username, password: credentials.password });
+  if (isRecord(body) && body.stage === "consent" && isString(body.csrfToken)) return { stage: "consent", csrfToken: body.csrfToken };
+  return toRedirect(body, 200);
+}
+
+/** POST /interaction/:id/consent */
+export async function submitConsent(id: string, csrfToken: string, decision: ConsentDecision): Promise<Redirect> {
+  const payload = decision.approve ? { approve: true, scopes: decision.scopes } : { approve: false };
+  return toRedirect(await post(path(id, "consent"), csrfToken, payload), 200);
+}

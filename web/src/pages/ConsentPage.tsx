@@ -1,0 +1,166 @@
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type Interaction } from "../api/interaction";
+import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
+import { errorPageUrl, leaveTo } from "../lib/navigation";
+import { sentence } from "../lib/text";
+import { useInteraction } from "../lib/useInteraction";
+
+const TITLE = "Allow access";
+
+/** /consent?interaction=<id>: the user grants (some of) the requested scopes, or denies. */
+export function ConsentPage() {
+  const [params] = useSearchParams();
+  const id = params.get("interaction");
+  if (!id) return <IncompleteLink heading="This consent link is incomplete" />;
+  return <ConsentInteraction key={id} id={id} />;
+}
+
+function ConsentInteraction({ id }: { id: string }) {
+  const navigate = useNavigate();
+  const { state, reload } = useInteraction(id);
+  const atLogin = state.status === "ready" && state.interaction.stage === "login";
+
+  useEffect(() => {
+    if (atLogin) navigate(`/login?interaction=${encodeURIComponent(id)}`, { replace: true });
+  }, [atLogin, id, navigate]);
+
+  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
+  if (state.status === "loading" || atLogin) return <Loading title={TITLE} />;
+  return <ConsentForm interaction={state.interaction} onStale={reload} />;
+}
+
+/** @param onStale - loads the interaction again (the session changed, e.g. a sign-in in another tab). */
+function ConsentForm({ interaction, onStale }: { interaction: Interaction; onStale: () => void }) {
+  const navigate = useNavigate();
+  const { client, scopes, user } = interaction;
+  const [granted, setGranted] = useState<ReadonlySet<string>>(() => new Set(scopes.map((s) => s.name)));
+  const [pending, setPending] = useState<"allow" | "deny" | null>(null);
+  const [leaving, setLeaving] = useState(false);
+  const [error, setError] = useState<{ message: string; after: "allow" | "deny" } | null>(null);
+  const allowRef = useRef<HTMLButtonElement>(null);
+  const denyRef = useRef<HTMLButtonElement>(null);
+
+  // The pressed button was disabled while waiting, which drops focus: give it back after a failure.
+  useEffect(() => {
+    if (error) (error.after === "allow" && !allowRef.current?.disabled ? allowRef : denyRef).current?.focus();
+  }, [error]);
+
+  function toggle(name: string, on: boolean) {
+    setGranted((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(name);
+      else next.delete(name);
+      return next;
+    });
+  }
+
+  async function decide(decision: ConsentDecision) {
+    if (pending || leaving) return;
+    const action = decision.approve ? "allow" : "deny";
+    setPending(action);
+    setError(null);
+    try {
+      const { redirectTo } = await submitConsent(interaction.id, interaction.csrfToken, decision);
+      if (leaveTo(redirectTo)) {
+        setLeaving(true);
+        return;
+      }
+      setError({ message: "The server sent an unexpected response. Please try again.", after: action });
+    } catch (err) {
+      if (err instanceof InteractionApiError && isGone(err)) {
+        navigate(errorPageUrl(err.error, err.errorDescription), { replace: true });
+        return;
+      }
+      if (err instanceof InteractionApiError && err.status === 403) {
+        // Stale CSRF token (the session changed) or another browser's interaction: load it again.
+        onStale();
+        return;
+      }
+      const message =
+        err instanceof InteractionApiError && err.errorDescription ? sentence(err.errorDescription) : "Something went wrong. Please try again.";
+      setError({ message, after: action });
+    } finally {
+      setPending(null);
+    }
+  }
+
+  function onAllow(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (granted.size === 0) return;
+    void decide({ approve: true, scopes: scopes.map((s) => s.name).filter((name) => granted.has(name)) });
+  }
+
+  const busy = pending !== null || leaving;
+  // The server grants a non-empty subset of the requested scopes, never nothing.
+  const noneChecked = granted.size === 0;
+  return (
+    <Page title={TITLE}>
+      <Heading focus>{client.name} wants access to your accounts</Heading>
+      {client.organization && <p className="muted">Operated by {client.organization}</p>}
+      {user && (
+        <p className="muted">
+          Signed in as <strong>{user.username}</strong>
+        </p>
+      )}
+      <form className="form" onSubmit={onAllow}>
+        {error && (
+          <p role="alert" className="alert">
+            {error.message}
+          </p>
+        )}
+        {scopes.length > 0 ? (
+          <fieldset className="scopes" aria-describedby={noneChecked ? "consent-none" : undefined}>
+            <legend>{client.name} will be able to:</legend>
+            <ul>
+              {scopes.map((scope, i) => (
+                <li key={`${i}:${scope.name}`} className="scope">
+                  <input
+                    id={`scope-${i}`}
+                    type="checkbox"
+                    name="scope"
+                    value={scope.name}
+                    checked={granted.has(scope.name)}
+                    disabled={busy}
+                    aria-describedby={`scope-${i}-name`}
+                    onChange={(e) => toggle(scope.name, e.target.checked)}
+                  />
+                  <label htmlFor={`scope-${i}`}>{scope.description || scope.name}</label>
+                  <code id={`scope-${i}-name`} className="scope-name">
+                    {scope.name}
+                  </code>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+        ) : (
+          <p>{client.name} did not ask for any permissions, so there is nothing to allow.</p>
+        )}
+        {noneChecked && scopes.length > 0 && (
+          <p id="consent-none" className="hint">
+            Select at least one permission to allow, or deny access.
+          </p>
+        )}
+        <p className="muted small">Only allow access if you trust {client.name}.</p>
+        <div className="actions">
+          <button ref={allowRef} type="submit" className="button primary" disabled={busy || noneChecked} aria-busy={pending === "allow" || undefined}>
+            Allow
+          </button>
+          <button
+            ref={denyRef}
+            type="button"
+            className="button secondary"
+            disabled={busy}
+            aria-busy={pending === "deny" || undefined}
+            onClick={() => void decide({ approve: false })}
+          >
+            Deny
+          </button>
+        </div>
+        <p role="status" className="status">
+          {pending === "allow" ? "Allowing access…" : pending === "deny" ? "Denying access…" : leaving ? "Redirecting…" : ""}
+        </p>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,15 @@
+import { Link } from "react-router";
+import { Heading, Page } from "../components/Page";
+
+/** Any other path served to the SPA. */
+export function NotFoundPage() {
+  return (
+    <Page title="Page not found">
+      <Heading focus>Page not found</Heading>
+      <p>There is nothing at this address.</p>
+      <p>
+        <Link to="/">Go to the Tollgate home page</Link>
+      </p>
+    </Page>
+  );
+}
