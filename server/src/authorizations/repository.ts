@@ -2,8 +2,9 @@
  * The authorization code flow's records: interactions (flow state between /authorize and
  * the redirect back), authorization codes and remembered consents.
  */
-import type { Db } from "../db/client.js";
+import type { Db, Tx } from "../db/client.js";
 import { joinList, splitList } from "../oauth/scopes.js";
+import { revokeTokensOfOwner } from "../tokens/management.js";
 
 /** login -> consent -> done */
 export type InteractionStage = "login" | "consent" | "done";
@@ -90,8 +91,8 @@ export async function insertAuthorizationCode(db: Db, c: NewAuthorizationCode): 
   await db.authorizationCode.create({ data: { ...rest, scope: joinList(scopes) } });
 }
 
-export async function findAuthorizationCode(db: Db, codeHash: string): Promise<AuthorizationCodeRecord | undefined> {
-  const row = await db.authorizationCode.findUnique({ where: { codeHash } });
+export async function findAuthorizationCode(db: Db, where: { codeHash: string } | { id: string }): Promise<AuthorizationCodeRecord | undefined> {
+  const row = await db.authorizationCode.findUnique({ where });
   if (!row) return undefined;
   const { scope, codeHash: _h, createdAt: _c, ...rest } = row;
   return { ...rest, scopes: splitList(scope) };
@@ -101,7 +102,7 @@ export async function findAuthorizationCode(db: Db, codeHash: string): Promise<A
  * Marks a code used, only if it was unused: the single-use guard (RFC 6749 §4.1.2).
  * @returns false when the code had already been used.
  */
-export async function markAuthorizationCodeUsed(db: Db, id: string, now: Date): Promise<boolean> {
+export async function markAuthorizationCodeUsed(db: Tx, id: string, now: Date): Promise<boolean> {
   const { count } = await db.authorizationCode.updateMany({ where: { id, usedAt: null }, data: { usedAt: now } });
   return count === 1;
 }
@@ -128,4 +129,31 @@ export async function describeScopes(db: Db, names: string[]): Promise<{ name: s
   const rows = await db.scope.findMany({ where: { name: { in: names } } });
   const byName = new Map(rows.map((r) => [r.name, r.description]));
   return names.map((name) => ({ name, description: byName.get(name) ?? name }));
+}
+
+/** Live (not revoked) consents, newest first, optionally of one user and/or app. */
+export async function listConsents(db: Db, f: { userId?: string | null; appId?: string | null }) {
+  return db.consent.findMany({
+    where: { revokedAt: null, ...(f.userId ? { userId: f.userId } : {}), ...(f.appId ? { appId: f.appId } : {}) },
+    orderBy: { updatedAt: "desc" },
+  });
+}
+
+export async function findConsent(db: Db, id: string) {
+  return db.consent.findUnique({ where: { id } });
+}
+
+/**
+ * Revokes a consent and, in the same transaction, every access and refresh token the user
+ * holds at that app.
+ * @returns false when the consent is unknown or already revoked.
+ */
+export async function revokeConsent(db: Db, id: string, now: Date): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const consent = await tx.consent.findUnique({ where: { id } });
+    if (!consent || consent.revokedAt !== null) return false;
+    await tx.consent.update({ where: { id }, data: { revokedAt: now } });
+    await revokeTokensOfOwner(tx, { userId: consent.userId, appId: consent.appId }, now);
+    return true;
+  });
 }

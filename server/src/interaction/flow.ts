@@ -164,8 +164,10 @@ export async function completeConsent(
 ): Promise<{ redirectTo: string }> {
   if (interaction.stage !== "consent" || interaction.userId === null) throw notAt("consent");
   const grant = codeGrant(interaction);
+  // The approved scopes in request order, each once.
+  const scopes = answer.approve ? interaction.scopes.filter((s) => answer.scopes.includes(s)) : [];
   if (answer.approve) {
-    if (answer.scopes.length === 0 || !subset(answer.scopes, interaction.scopes)) {
+    if (scopes.length === 0 || !subset(answer.scopes, interaction.scopes)) {
       throw new OAuthError("invalid_request", "choose at least one of the requested scopes", 400);
     }
     const app = await findAppSummary(ctx.db, interaction.appId);
@@ -175,8 +177,8 @@ export async function completeConsent(
   if (!answer.approve) {
     return { redirectTo: errorRedirect(grant, "access_denied", "the user denied the request", ctx.issuer) };
   }
-  await rememberConsent(ctx.db, interaction.userId, interaction.appId, answer.scopes);
-  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes: answer.scopes, userId: interaction.userId }, ctx.issuer, now) };
+  await rememberConsent(ctx.db, interaction.userId, interaction.appId, scopes);
+  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes, userId: interaction.userId }, ctx.issuer, now) };
 }
 
 function codeGrant(i: InteractionRecord) {

@@ -2,7 +2,7 @@
  * Issuance of access tokens (and refresh tokens for user grants): new random values,
  * lifetimes from the app, SHA-256 hashes stored.
  */
-import type { Db } from "../db/client.js";
+import type { Tx } from "../db/client.js";
 import { insertAccessToken } from "../tokens/repository.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "./secrets.js";
@@ -41,7 +41,7 @@ const SECOND_MS = 1000;
  * Creates and stores a new access token (plus refresh token if asked).
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
  */
-export async function issueToken(db: Db, r: IssueRequest): Promise<IssuedToken> {
+export async function issueToken(db: Tx, r: IssueRequest): Promise<IssuedToken> {
   const accessToken = newSecret();
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
   const refresh = r.withRefreshToken

@@ -5,8 +5,9 @@
  */
 import type { Request, Response } from "express";
 import type { Db } from "../db/client.js";
-import { authenticateClient } from "./client-auth.js";
-import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
+import { recordAuditEvent } from "../audit/repository.js";
+import { authenticateClient, parseBasicCredentials } from "./client-auth.js";
+import { InvalidClient, InvalidRequest, UnsupportedGrantType } from "./errors.js";
 import { readForm } from "./form.js";
 import { grants } from "./grants/index.js";
 import { formatTokenResponse } from "./token-response.js";
@@ -19,7 +20,13 @@ export function tokenEndpoint(db: Db, realm: string) {
   return async (req: Request, res: Response): Promise<void> => {
     const params = readForm(req);
     const now = new Date();
-    const client = await authenticateClient(db, req.headers.authorization, realm, now);
+    const client = await authenticateClient(db, req.headers.authorization, realm, now).catch(async (err: unknown) => {
+      if (err instanceof InvalidClient) {
+        const clientId = parseBasicCredentials(req.headers.authorization)?.id ?? "";
+        await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId.slice(0, 200), details: { reason: err.message, ip: req.ip } });
+      }
+      throw err;
+    });
     if (params.client_id !== undefined && params.client_id !== client.clientId) {
       throw new InvalidRequest("client_id does not match the authenticated client");
     }

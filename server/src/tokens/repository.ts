@@ -2,7 +2,7 @@
  * Issued access tokens (and refresh tokens of user grants). Only SHA-256 hashes of the
  * token values are stored.
  */
-import type { Db } from "../db/client.js";
+import type { Db, Tx } from "../db/client.js";
 import { joinList, splitList } from "../oauth/scopes.js";
 
 /** What is stored for a newly issued access token. */
@@ -22,7 +22,7 @@ export interface NewAccessToken {
 }
 
 /** Stores a new access token row. @returns the row id. */
-export async function insertAccessToken(db: Db, t: NewAccessToken): Promise<string> {
+export async function insertAccessToken(db: Tx, t: NewAccessToken): Promise<string> {
   const row = await db.accessToken.create({
     data: {
       tokenHash: t.tokenHash,
@@ -124,7 +124,7 @@ export async function findByRefreshTokenHash(db: Db, refreshTokenHash: string): 
  * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
  * @returns false when it was already revoked (a concurrent or repeated use).
  */
-export async function revokeRefreshToken(db: Db, id: string): Promise<boolean> {
+export async function revokeRefreshToken(db: Tx, id: string): Promise<boolean> {
   const { count } = await db.accessToken.updateMany({
     where: { id, refreshTokenStatus: "approved" },
     data: { refreshTokenStatus: "revoked" },

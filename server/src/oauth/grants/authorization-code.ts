@@ -21,12 +21,13 @@ export const authorizationCodeGrant: Grant = {
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
 
-    const code = await findAuthorizationCode(db, hashSecret(value));
+    const code = await findAuthorizationCode(db, { codeHash: hashSecret(value) });
     if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
-    if (code.usedAt !== null || !(await markAuthorizationCodeUsed(db, code.id, now))) {
+    const replayed = async (): Promise<never> => {
       await revokeFamily(db, code.id, now);
       throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
-    }
+    };
+    if (code.usedAt !== null) return replayed();
     if (code.expiresAt <= now) throw new InvalidGrant("the authorization code has expired");
     if (code.redirectUri !== redirectUri) throw new InvalidGrant("redirect_uri does not match the authorization request");
     if (code.codeChallenge !== null) {
@@ -37,17 +38,24 @@ export const authorizationCodeGrant: Grant = {
     }
     const user = await findUserById(db, code.userId);
     if (!user || user.status !== "active") throw new InvalidGrant("the resource owner is disabled");
-
     const scopes = grantScopes(parseScope(params.scope), code.scopes);
-    return issueToken(db, {
-      client,
-      grantType: "authorization_code",
-      scopes,
-      apiProducts: productsForScopes(client.products, scopes),
-      userId: code.userId,
-      withRefreshToken: true,
-      familyId: code.id,
-      now,
-    });
+
+    // Using the code and storing its tokens is one transaction, so a concurrent replay either
+    // finds the code unused or finds the tokens to revoke.
+    const issued = await db.$transaction(async (tx) =>
+      (await markAuthorizationCodeUsed(tx, code.id, now))
+        ? issueToken(tx, {
+            client,
+            grantType: "authorization_code",
+            scopes,
+            apiProducts: productsForScopes(client.products, scopes),
+            userId: code.userId,
+            withRefreshToken: true,
+            familyId: code.id,
+            now,
+          })
+        : undefined,
+    );
+    return issued ?? replayed();
   },
 };

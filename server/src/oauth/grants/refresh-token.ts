@@ -6,6 +6,7 @@
  * token, so rotation never extends the PSD2 re-authentication deadline.
  */
 import { findUserById } from "../../accounts/users.js";
+import { findAuthorizationCode } from "../../authorizations/repository.js";
 import { findByRefreshTokenHash, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
 import { issueToken } from "../issue.js";
@@ -22,28 +23,37 @@ export const refreshTokenGrant: Grant = {
     if (!previous || previous.appId !== client.appId || previous.userId === null || previous.refreshTokenExpiresAt === null) {
       throw new InvalidGrant("the refresh token is invalid");
     }
+    const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
       if (previous.familyId !== null) await revokeFamily(db, previous.familyId, now);
       throw new InvalidGrant("the refresh token was already used; the token family is revoked");
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
-    if (previous.refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");
-    const scopes = grantScopes(parseScope(params.scope), previous.scopes);
-    const user = await findUserById(db, previous.userId);
+    if (refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");
+    // RFC 6749 §6: the scope may not exceed what the resource owner originally granted
+    // (the family's authorization code); without `scope`, that original grant.
+    const original = previous.familyId === null ? undefined : await findAuthorizationCode(db, { id: previous.familyId });
+    const scopes = grantScopes(parseScope(params.scope), original?.scopes ?? previous.scopes);
+    const user = await findUserById(db, userId);
     if (!user || user.status !== "active") throw new InvalidGrant("the resource owner is disabled");
-    if (!(await revokeRefreshToken(db, previous.id))) return reused();
 
-    return issueToken(db, {
-      client,
-      grantType: "refresh_token",
-      scopes,
-      apiProducts: productsForScopes(client.products, scopes),
-      userId: previous.userId,
-      withRefreshToken: true,
-      refreshExpiresAt: previous.refreshTokenExpiresAt,
-      refreshCount: previous.refreshCount + 1,
-      familyId: previous.familyId ?? undefined,
-      now,
-    });
+    // Rotation is one transaction: revoking the presented refresh token and storing its successor.
+    const issued = await db.$transaction(async (tx) =>
+      (await revokeRefreshToken(tx, previous.id))
+        ? issueToken(tx, {
+            client,
+            grantType: "refresh_token",
+            scopes,
+            apiProducts: productsForScopes(client.products, scopes),
+            userId,
+            withRefreshToken: true,
+            refreshExpiresAt: refreshTokenExpiresAt,
+            refreshCount: previous.refreshCount + 1,
+            familyId: previous.familyId ?? undefined,
+            now,
+          })
+        : undefined,
+    );
+    return issued ?? reused();
   },
 };

@@ -1,0 +1,691 @@
+/**
+ * HTTP suite for the front channel of the authorization code flow (spec "Start
+ * authorization"; decisions.md "Authorization code flow"; RFC 6749 §4.1.1, §4.1.2.1,
+ * RFC 7636, RFC 9207): `GET /authorize` and the interaction API the SPA's sign-in and
+ * consent pages call, on a real server with the demo seed.
+ */
+import { hash } from "@node-rs/argon2";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/oauth/secrets.js";
+import {
+  authorizeParams,
+  authorizePath,
+  Browser,
+  callbackParams,
+  interactionIdFrom,
+  json,
+  parseSetCookie,
+  SESSION_COOKIE,
+  tokenRequest,
+  type DemoClient,
+  type Json,
+} from "./support/flow.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+/** The issuer (`iss`, RFC 9207) of this suite's server. */
+const ISSUER = "http://auth.tollgate.test";
+const MAX_FAILURES_PER_USER = 3;
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  aisp: "Read your account details, balances and transactions",
+  pisp: "Initiate payments from your accounts",
+  piisp: "Confirm that funds are available on your account",
+  extended_transaction_history: "Read your transaction history beyond the last 90 days",
+};
+
+let server: TestServer;
+const browsers: Browser[] = [];
+
+function newBrowser(): Browser {
+  const b = new Browser(server.url);
+  browsers.push(b);
+  return b;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({
+    AUTH_URL: ISSUER,
+    SIGNIN_MAX_FAILURES_PER_USER: String(MAX_FAILURES_PER_USER),
+    // Only the per-user limit is under test; keep the per-IP one (all calls come from 127.0.0.1) out of the way.
+    SIGNIN_MAX_FAILURES_PER_IP: "1000",
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+// Remembered consents change which stage a flow reaches; every test starts without any.
+beforeEach(async () => {
+  await server.db.consent.deleteMany();
+});
+
+/** Starts a flow in `browser`; expects a redirect to a page of the SPA and returns the interaction id. */
+async function start(browser: Browser, params: Record<string, string | string[] | undefined> = authorizeParams()): Promise<{ id: string; location: string }> {
+  const res = await browser.fetch(authorizePath(params));
+  const location = res.headers.get("location");
+  expect(res.status, `${res.status} ${location}`).toBe(302);
+  expect(location).toMatch(/^\/(login|consent)\?interaction=/);
+  return { id: interactionIdFrom(location), location: location! };
+}
+
+/** GET /interaction/:id; expects 200 and returns the view. */
+async function view(browser: Browser, id: string): Promise<Json> {
+  const res = await browser.fetch(`/interaction/${id}`);
+  const body = await json(res);
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+function login(browser: Browser, id: string, csrf: string | undefined, user: { username: string; password: string } = DEMO.user): Promise<Response> {
+  return browser.fetch(`/interaction/${id}/login`, { json: user, headers: csrf === undefined ? {} : { "X-CSRF-Token": csrf } });
+}
+
+function consent(browser: Browser, id: string, csrf: string, answer: Json): Promise<Response> {
+  return browser.fetch(`/interaction/${id}/consent`, { json: answer, headers: { "X-CSRF-Token": csrf } });
+}
+
+/** Starts a flow and signs in; expects the consent stage. @returns the interaction id and the new CSRF token. */
+async function signedIn(browser: Browser, params: Record<string, string | string[] | undefined> = authorizeParams()): Promise<{ id: string; csrf: string }> {
+  const { id } = await start(browser, params);
+  const v = await view(browser, id);
+  expect(v.stage).toBe("login");
+  const res = await login(browser, id, v.csrfToken);
+  const body = await json(res);
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+  return { id, csrf: body.csrfToken };
+}
+
+/** Runs a whole flow approving `scope` in `browser`, which ends signed in with the consent remembered. */
+async function consented(browser: Browser, scope: string): Promise<void> {
+  const { id, csrf } = await signedIn(browser, authorizeParams(DEMO.app, { scope }));
+  const res = await consent(browser, id, csrf, { approve: true, scopes: scope.split(" ") });
+  expect(res.status).toBe(200);
+  expect(callbackParams((await json(res)).redirectTo).code).toBeTruthy();
+}
+
+/** Expects an RFC 6749 §5.2-shaped JSON error: exactly error and error_description. */
+async function expectError(res: Response, status: number, error: string): Promise<Json> {
+  const body = await json(res);
+  expect(res.status, JSON.stringify(body)).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(Object.keys(body).sort()).toEqual(["error", "error_description"]);
+  expect(body.error).toBe(error);
+  expect(typeof body.error_description).toBe("string");
+  expect(body.error_description.length).toBeGreaterThan(0);
+  return body;
+}
+
+/** Expects a redirect to the demo callback with exactly error, error_description, iss and (when given) state. */
+function expectErrorRedirect(res: Response, error: string, state: string | undefined): Record<string, string> {
+  expect(res.status).toBe(302);
+  const p = callbackParams(res.headers.get("location"));
+  expect(Object.keys(p).sort()).toEqual(state === undefined ? ["error", "error_description", "iss"] : ["error", "error_description", "iss", "state"]);
+  expect(p.error).toBe(error);
+  expect(p.error_description!.length).toBeGreaterThan(0);
+  expect(p.iss).toBe(ISSUER);
+  if (state !== undefined) expect(p.state).toBe(state);
+  return p;
+}
+
+const CODE = /^[A-Za-z0-9_-]{43,}$/;
+
+/** Expects a redirect to the demo callback with exactly code, state and iss. */
+function expectCodeRedirect(location: string | null, state: string): string {
+  const p = callbackParams(location);
+  expect(Object.keys(p).sort()).toEqual(["code", "iss", "state"]);
+  expect(p.code).toMatch(CODE);
+  expect(p.state).toBe(state);
+  expect(p.iss).toBe(ISSUER);
+  return p.code!;
+}
+
+describe("GET /authorize: requests that are never redirected (error page)", () => {
+  const cb = DEMO.callbackUrl;
+  const cases: [string, Record<string, string | string[] | undefined>][] = [
+    ["client_id missing", authorizeParams(DEMO.app, { client_id: undefined })],
+    ["client_id empty", authorizeParams(DEMO.app, { client_id: "" })],
+    ["client_id unknown", authorizeParams(DEMO.app, { client_id: "no-such-client" })],
+    ["client_id unknown, even with otherwise bad parameters", authorizeParams(DEMO.app, { client_id: "no-such-client", response_type: "token", state: undefined })],
+    ["client_id repeated", authorizeParams(DEMO.app, { client_id: [DEMO.app.consumerKey, DEMO.strictApp.consumerKey] })],
+    ["redirect_uri missing", authorizeParams(DEMO.app, { redirect_uri: undefined })],
+    ["redirect_uri repeated", authorizeParams(DEMO.app, { redirect_uri: [cb, cb] })],
+    ["redirect_uri unregistered", authorizeParams(DEMO.app, { redirect_uri: "https://evil.example/callback" })],
+    ["redirect_uri open-redirect suffix (host-like)", authorizeParams(DEMO.app, { redirect_uri: `${cb}.evil.com` })],
+    ["redirect_uri with a trailing slash", authorizeParams(DEMO.app, { redirect_uri: `${cb}/` })],
+    ["redirect_uri with an extra path segment", authorizeParams(DEMO.app, { redirect_uri: `${cb}/evil` })],
+    ["redirect_uri prefix of the registered one", authorizeParams(DEMO.app, { redirect_uri: cb.slice(0, -1) })],
+    ["redirect_uri in upper case", authorizeParams(DEMO.app, { redirect_uri: cb.toUpperCase() })],
+    ["redirect_uri with a differently-cased path", authorizeParams(DEMO.app, { redirect_uri: cb.replace("callback", "Callback") })],
+    ["redirect_uri with an added query", authorizeParams(DEMO.app, { redirect_uri: `${cb}?next=https://evil.example` })],
+    ["redirect_uri with a fragment", authorizeParams(DEMO.app, { redirect_uri: `${cb}#evil` })],
+    ["redirect_uri with userinfo pointing elsewhere", authorizeParams(DEMO.app, { redirect_uri: "http://localhost:8080@evil.example/callback" })],
+    ["redirect_uri on another port", authorizeParams(DEMO.app, { redirect_uri: "http://localhost:8081/callback" })],
+    ["redirect_uri https instead of http", authorizeParams(DEMO.app, { redirect_uri: cb.replace("http:", "https:") })],
+  ];
+
+  it.each(cases)("%s -> 400 HTML page, no Location, cannot be framed", async (_name, params) => {
+    const res = await newBrowser().fetch(authorizePath(params));
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(text).toContain("invalid_request");
+    // Nothing the attacker sent is reflected into the page.
+    expect(text).not.toContain("evil");
+  });
+
+  it("a revoked app -> 400 page with unauthorized_client", async () => {
+    const developer = await server.db.developer.findFirstOrThrow();
+    await server.db.app.create({
+      data: {
+        name: "Revoked app",
+        developerId: developer.id,
+        status: "revoked",
+        requirePkce: false,
+        callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
+        credentials: { create: [{ consumerKey: "revoked-app-key", consumerSecretHash: hashSecret("revoked-app-secret") }] },
+      },
+    });
+    const res = await newBrowser().fetch(authorizePath(authorizeParams({ consumerKey: "revoked-app-key", consumerSecret: "" })));
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(await res.text()).toContain("unauthorized_client");
+  });
+});
+
+describe("GET /authorize: errors redirected to the client with error, error_description, state, iss", () => {
+  const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"; // RFC 7636 Appendix B
+  const cases: [string, string, DemoClient, Record<string, string | string[] | undefined>][] = [
+    ["response_type missing", "invalid_request", DEMO.app, { response_type: undefined }],
+    ["response_type=token", "unsupported_response_type", DEMO.app, { response_type: "token" }],
+    ["response_type=code token", "unsupported_response_type", DEMO.app, { response_type: "code token" }],
+    ["scope missing", "invalid_scope", DEMO.app, { scope: undefined }],
+    ["scope empty", "invalid_scope", DEMO.app, { scope: "" }],
+    ["scope unknown", "invalid_scope", DEMO.app, { scope: "aisp bogus" }],
+    ["scope not available to the client", "invalid_scope", DEMO.paymentsApp, { scope: "aisp", code_challenge: challenge, code_challenge_method: "S256" }],
+    ["scope with characters RFC 6749 §3.3 forbids", "invalid_scope", DEMO.app, { scope: 'ai"sp' }],
+    ["code_challenge_method=plain", "invalid_request", DEMO.app, { code_challenge: challenge, code_challenge_method: "plain" }],
+    ["code_challenge without code_challenge_method", "invalid_request", DEMO.app, { code_challenge: challenge }],
+    ["code_challenge_method without code_challenge", "invalid_request", DEMO.app, { code_challenge_method: "S256" }],
+    ["code_challenge too short", "invalid_request", DEMO.app, { code_challenge: "abc", code_challenge_method: "S256" }],
+    ["code_challenge with characters outside the PKCE alphabet", "invalid_request", DEMO.app, { code_challenge: `${challenge.slice(0, 42)}+`, code_challenge_method: "S256" }],
+    ["code_challenge too long", "invalid_request", DEMO.app, { code_challenge: "a".repeat(129), code_challenge_method: "S256" }],
+    ["PKCE missing for a client that requires it", "invalid_request", DEMO.strictApp, {}],
+    ["plain PKCE for a client that requires PKCE", "invalid_request", DEMO.strictApp, { code_challenge: challenge, code_challenge_method: "plain" }],
+    ["prompt=bogus", "invalid_request", DEMO.app, { prompt: "bogus" }],
+    ["scope repeated", "invalid_request", DEMO.app, { scope: ["aisp", "pisp"] }],
+    ["response_type repeated", "invalid_request", DEMO.app, { response_type: ["code", "code"] }],
+    ["code_challenge repeated", "invalid_request", DEMO.app, { code_challenge: [challenge, challenge], code_challenge_method: "S256" }],
+    ["prompt repeated", "invalid_request", DEMO.app, { prompt: ["login", "consent"] }],
+  ];
+
+  it.each(cases)("%s -> 302 to the callback with error=%s", async (_name, error, client, extra) => {
+    const params = authorizeParams(client, extra);
+    const res = await newBrowser().fetch(authorizePath(params));
+    expectErrorRedirect(res, error, params.state as string);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("state missing -> invalid_request redirect without state", async () => {
+    const res = await newBrowser().fetch(authorizePath(authorizeParams(DEMO.app, { state: undefined })));
+    expectErrorRedirect(res, "invalid_request", undefined);
+  });
+
+  it("state repeated -> invalid_request redirect (no single state to return)", async () => {
+    const res = await newBrowser().fetch(authorizePath(authorizeParams(DEMO.app, { state: ["a", "b"] })));
+    const p = expectErrorRedirect(res, "invalid_request", undefined);
+    expect(p.error_description).toContain("state");
+  });
+
+  it("keeps the registered redirect URI intact and percent-encodes the state it returns", async () => {
+    const state = "a b&c=d/é";
+    const res = await newBrowser().fetch(authorizePath(authorizeParams(DEMO.app, { state, response_type: "token" })));
+    const p = expectErrorRedirect(res, "unsupported_response_type", state);
+    expect(p.state).toBe(state);
+  });
+
+  it("prompt=none without a session -> login_required", async () => {
+    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    expectErrorRedirect(await newBrowser().fetch(authorizePath(params)), "login_required", params.state as string);
+  });
+
+  it("prompt=none signed in but without consent -> consent_required", async () => {
+    const browser = newBrowser();
+    await signedIn(browser);
+    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    expectErrorRedirect(await browser.fetch(authorizePath(params)), "consent_required", params.state as string);
+  });
+
+  it("prompt=none signed in with consent to fewer scopes than requested -> consent_required", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp");
+    const params = authorizeParams(DEMO.app, { prompt: "none", scope: "aisp pisp" });
+    expectErrorRedirect(await browser.fetch(authorizePath(params)), "consent_required", params.state as string);
+  });
+
+  it("prompt=none signed in with consent -> code without any page", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp");
+    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    const res = await browser.fetch(authorizePath(params));
+    expect(res.status).toBe(302);
+    expectCodeRedirect(res.headers.get("location"), params.state as string);
+  });
+});
+
+describe("GET /authorize: valid requests", () => {
+  it("-> 302 to /login?interaction=<id>, session cookie HttpOnly SameSite=Lax, no-store", async () => {
+    const browser = newBrowser();
+    const res = await browser.fetch(authorizePath(authorizeParams()));
+    expect(res.status).toBe(302);
+    const location = res.headers.get("location");
+    expect(location).toMatch(/^\/login\?interaction=[A-Za-z0-9_-]+$/);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const cookies = res.headers.getSetCookie().map(parseSetCookie);
+    const sid = cookies.find((c) => c.name === SESSION_COOKIE);
+    expect(sid, JSON.stringify(res.headers.getSetCookie())).toBeDefined();
+    expect(sid!.attributes.has("httponly")).toBe(true);
+    expect(sid!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+    expect(sid!.attributes.get("path")).toBe("/");
+    // The issuer is http in this suite, so the cookie is not Secure (it would be with https).
+    expect(sid!.attributes.has("secure")).toBe(false);
+    const id = interactionIdFrom(location);
+    expect(await server.db.interaction.findUnique({ where: { id } })).toMatchObject({ stage: "login", userId: null, scope: "aisp" });
+  });
+
+  it("with S256 PKCE for the client that requires it -> /login", async () => {
+    const res = await newBrowser().fetch(
+      authorizePath(authorizeParams(DEMO.strictApp, { code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })),
+    );
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toMatch(/^\/login\?interaction=/);
+  });
+
+  it("already signed in, no consent yet -> 302 to /consent?interaction=<id>", async () => {
+    const browser = newBrowser();
+    await signedIn(browser);
+    const { location, id } = await start(browser, authorizeParams(DEMO.app, { scope: "aisp pisp" }));
+    expect(location).toBe(`/consent?interaction=${id}`);
+    const v = await view(browser, id);
+    expect(v.stage).toBe("consent");
+    expect(v.user).toEqual({ username: DEMO.user.username });
+  });
+});
+
+describe("interaction API", () => {
+  it("GET /interaction/:id shows the stage, client, scopes with descriptions, user and a CSRF token", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser, authorizeParams(DEMO.app, { scope: "pisp aisp" }));
+    const res = await browser.fetch(`/interaction/${id}`);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(body).toEqual({
+      id,
+      stage: "login",
+      client: { name: DEMO.app.name, organization: DEMO.organization },
+      scopes: [
+        { name: "pisp", description: SCOPE_DESCRIPTIONS.pisp },
+        { name: "aisp", description: SCOPE_DESCRIPTIONS.aisp },
+      ],
+      user: null,
+      csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
+    });
+    // The CSRF token is stable within the session.
+    expect((await view(browser, id)).csrfToken).toBe(body.csrfToken);
+  });
+
+  it("GET of an unknown interaction -> 404", async () => {
+    const browser = newBrowser();
+    await start(browser);
+    await expectError(await browser.fetch("/interaction/no-such-interaction"), 404, "not_found");
+    await expectError(await newBrowser().fetch("/interaction/no-such-interaction"), 404, "not_found");
+  });
+
+  it("GET from another browser, or with no cookie -> 403", async () => {
+    const alice = newBrowser();
+    const { id } = await start(alice);
+    const other = newBrowser();
+    await start(other);
+    await expectError(await other.fetch(`/interaction/${id}`), 403, "access_denied");
+    await expectError(await newBrowser().fetch(`/interaction/${id}`), 403, "access_denied");
+    // The owner still can.
+    expect((await view(alice, id)).stage).toBe("login");
+  });
+
+  it("POST login from another browser, with that browser's own valid CSRF token -> 403", async () => {
+    const victim = newBrowser();
+    const { id } = await start(victim);
+    const attacker = newBrowser();
+    const own = await start(attacker);
+    const attackerCsrf = (await view(attacker, own.id)).csrfToken;
+    await expectError(await login(attacker, id, attackerCsrf), 403, "access_denied");
+    expect((await server.db.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
+  });
+
+  it("POST login without a CSRF header, with a wrong one, or with another session's -> 403; the flow still works after", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    const other = newBrowser();
+    const otherCsrf = (await view(other, (await start(other)).id)).csrfToken as string;
+
+    await expectError(await login(browser, id, undefined), 403, "invalid_request");
+    await expectError(await login(browser, id, "wrong"), 403, "invalid_request");
+    await expectError(await login(browser, id, `${csrf.slice(0, -1)}${csrf.endsWith("A") ? "B" : "A"}`), 403, "invalid_request");
+    await expectError(await login(browser, id, otherCsrf), 403, "invalid_request");
+    expect((await server.db.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
+
+    const ok = await login(browser, id, csrf);
+    expect(ok.status).toBe(200);
+  });
+
+  it("POST login with a non-JSON body -> 415 (even with the right CSRF token)", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    const asText = await browser.fetch(`/interaction/${id}/login`, {
+      body: JSON.stringify(DEMO.user),
+      headers: { "Content-Type": "text/plain", "X-CSRF-Token": csrf },
+    });
+    await expectError(asText, 415, "invalid_request");
+    const asForm = await browser.fetch(`/interaction/${id}/login`, {
+      body: `username=${DEMO.user.username}&password=${DEMO.user.password}`,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf },
+    });
+    await expectError(asForm, 415, "invalid_request");
+  });
+
+  it("POST login with a malformed body -> 400 invalid_request", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    await expectError(await login(browser, id, csrf, { username: DEMO.user.username } as never), 400, "invalid_request");
+    const broken = await browser.fetch(`/interaction/${id}/login`, { body: "{not json", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf } });
+    await expectError(broken, 400, "invalid_request");
+  });
+
+  it("wrong password and unknown user -> 401 with the same body", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    const wrong = await expectError(await login(browser, id, csrf, { username: DEMO.user.username, password: "not-the-password" }), 401, "invalid_credentials");
+    const unknown = await expectError(await login(browser, id, csrf, { username: `nobody-${Date.now()}`, password: "whatever-password" }), 401, "invalid_credentials");
+    expect(unknown).toEqual(wrong);
+    // Still at the login stage, still answerable.
+    expect((await view(browser, id)).stage).toBe("login");
+  });
+
+  it("successful sign-in regenerates the session (fixation defence): new cookie, new CSRF token, old ones dead", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const before = browser.sessionCookie;
+    expect(before).toBeDefined();
+    const csrfBefore = (await view(browser, id)).csrfToken as string;
+
+    const res = await login(browser, id, csrfBefore);
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+    expect(res.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
+    expect(browser.sessionCookie).toBeDefined();
+    expect(browser.sessionCookie).not.toBe(before);
+    expect(body.csrfToken).not.toBe(csrfBefore);
+
+    // A browser still holding the pre-login cookie (e.g. one planted by an attacker) has nothing.
+    const planted = newBrowser();
+    planted.cookies.set(SESSION_COOKIE, before!);
+    await expectError(await planted.fetch(`/interaction/${id}`), 403, "access_denied");
+    // The pre-login CSRF token is no longer accepted.
+    await expectError(await consent(browser, id, csrfBefore, { approve: true, scopes: ["aisp"] }), 403, "invalid_request");
+
+    const v = await view(browser, id);
+    expect(v).toMatchObject({ stage: "consent", user: { username: DEMO.user.username }, csrfToken: body.csrfToken });
+  });
+
+  it("consent before login -> 409", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] }), 409, "invalid_request");
+    await expectError(await consent(browser, id, csrf, { approve: false }), 409, "invalid_request");
+    expect((await view(browser, id)).stage).toBe("login");
+  });
+
+  it("login at the consent stage -> 409", async () => {
+    const browser = newBrowser();
+    const { id, csrf } = await signedIn(browser);
+    await expectError(await login(browser, id, csrf), 409, "invalid_request");
+  });
+
+  it("answering consent twice -> 410, and the interaction is gone", async () => {
+    const browser = newBrowser();
+    const { id, csrf } = await signedIn(browser);
+    const first = await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] });
+    expect(first.status).toBe(200);
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] }), 410, "expired");
+    await expectError(await consent(browser, id, csrf, { approve: false }), 410, "expired");
+    await expectError(await browser.fetch(`/interaction/${id}`), 410, "expired");
+  });
+
+  it("deny -> redirectTo the callback with error=access_denied, the original state and iss; nothing remembered", async () => {
+    const browser = newBrowser();
+    const params = authorizeParams();
+    const { id, csrf } = await signedIn(browser, params);
+    const codesBefore = await server.db.authorizationCode.count();
+    const res = await consent(browser, id, csrf, { approve: false });
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(Object.keys(body)).toEqual(["redirectTo"]);
+    const p = callbackParams(body.redirectTo);
+    expect(Object.keys(p).sort()).toEqual(["error", "error_description", "iss", "state"]);
+    expect(p).toMatchObject({ error: "access_denied", state: params.state, iss: ISSUER });
+    expect(await server.db.consent.count()).toBe(0);
+    expect(await server.db.authorizationCode.count()).toBe(codesBefore);
+    // The next request in this browser asks again.
+    expect((await start(browser)).location).toMatch(/^\/consent\?/);
+  });
+
+  it("approve with a scope that was not requested, or with none -> 400; the stage can still be answered", async () => {
+    const browser = newBrowser();
+    const params = authorizeParams(DEMO.app, { scope: "aisp" });
+    const { id, csrf } = await signedIn(browser, params);
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["pisp"] }), 400, "invalid_request");
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["aisp", "pisp"] }), 400, "invalid_request");
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: [] }), 400, "invalid_request");
+    await expectError(await consent(browser, id, csrf, { approve: true }), 400, "invalid_request");
+    await expectError(await consent(browser, id, csrf, { approve: "yes", scopes: ["aisp"] }), 400, "invalid_request");
+    expect(await server.db.consent.count()).toBe(0);
+
+    const ok = await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] });
+    expect(ok.status).toBe(200);
+    expectCodeRedirect((await json(ok)).redirectTo, params.state as string);
+  });
+
+  it("approve a subset of the requested scopes -> the code is bound to that subset only", async () => {
+    const browser = newBrowser();
+    const params = authorizeParams(DEMO.app, { scope: "aisp pisp" });
+    const { id, csrf } = await signedIn(browser, params);
+    const ok = await consent(browser, id, csrf, { approve: true, scopes: ["pisp"] });
+    expect(ok.status).toBe(200);
+    const code = expectCodeRedirect((await json(ok)).redirectTo, params.state as string);
+    const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+    expect(row.scope).toBe("pisp");
+    expect(row.redirectUri).toBe(DEMO.callbackUrl);
+    expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeLessThanOrEqual(61_000);
+  });
+
+  it("approving the same scope twice grants it once (or is refused): the token's scope has no duplicates", async () => {
+    const browser = newBrowser();
+    const { id, csrf } = await signedIn(browser, authorizeParams(DEMO.app, { scope: "aisp pisp" }));
+    const res = await consent(browser, id, csrf, { approve: true, scopes: ["aisp", "aisp"] });
+    if (res.status === 400) {
+      await expectError(res, 400, "invalid_request");
+      return;
+    }
+    expect(res.status).toBe(200);
+    const code = callbackParams((await json(res)).redirectTo).code!;
+    const answer = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "authorization_code", code, redirect_uri: DEMO.callbackUrl });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.scope).toBe("aisp");
+  });
+
+  it(`sign-in throttling: after ${MAX_FAILURES_PER_USER} failures -> 429 with Retry-After, even with the right password; other users unaffected`, async () => {
+    const bob = { username: `bob-${Date.now()}`, password: "bob-correct-password" };
+    await server.db.user.create({ data: { username: bob.username, passwordHash: await hash(bob.password) } });
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    for (let i = 0; i < MAX_FAILURES_PER_USER; i++) {
+      await expectError(await login(browser, id, csrf, { username: bob.username, password: `wrong-${i}` }), 401, "invalid_credentials");
+    }
+    const blocked = await login(browser, id, csrf, bob);
+    await expectError(blocked, 429, "too_many_attempts");
+    const retryAfter = blocked.headers.get("retry-after");
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(900);
+    await expectError(await login(browser, id, csrf, { username: bob.username, password: "wrong-again" }), 429, "too_many_attempts");
+    expect((await view(browser, id)).stage).toBe("login");
+
+    // Another user signs in fine from the same browser and IP.
+    const ok = await login(browser, id, csrf, DEMO.user);
+    expect(ok.status).toBe(200);
+  });
+
+  it("a successful sign-in clears the user's failure count", async () => {
+    const carol = { username: `carol-${Date.now()}`, password: "carol-correct-password" };
+    await server.db.user.create({ data: { username: carol.username, passwordHash: await hash(carol.password) } });
+    for (let round = 0; round < 2; round++) {
+      const browser = newBrowser();
+      const { id } = await start(browser);
+      const csrf = (await view(browser, id)).csrfToken as string;
+      for (let i = 0; i < MAX_FAILURES_PER_USER - 1; i++) {
+        await expectError(await login(browser, id, csrf, { ...carol, password: "wrong-password" }), 401, "invalid_credentials");
+      }
+      expect((await login(browser, id, csrf, carol)).status).toBe(200);
+    }
+  });
+
+  it("an expired interaction -> 410 on GET and on POST", async () => {
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    const csrf = (await view(browser, id)).csrfToken as string;
+    await server.db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expectError(await browser.fetch(`/interaction/${id}`), 410, "expired");
+    await expectError(await login(browser, id, csrf), 410, "expired");
+  });
+
+  it("an interaction that expires at the consent stage -> 410 on consent, no code issued", async () => {
+    const browser = newBrowser();
+    const { id, csrf } = await signedIn(browser);
+    await server.db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] }), 410, "expired");
+    expect(await server.db.consent.count()).toBe(0);
+  });
+
+  it("remembered consent: same or fewer scopes in the same browser -> straight to the callback with a code; more scopes -> consent page", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp pisp");
+
+    for (const scope of ["aisp pisp", "pisp aisp", "aisp", "pisp"]) {
+      const params = authorizeParams(DEMO.app, { scope });
+      const res = await browser.fetch(authorizePath(params));
+      expect(res.status).toBe(302);
+      const code = expectCodeRedirect(res.headers.get("location"), params.state as string);
+      const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+      expect(row.scope.split(" ").sort()).toEqual(scope.split(" ").sort());
+    }
+
+    const wider = await start(browser, authorizeParams(DEMO.app, { scope: "aisp piisp" }));
+    expect(wider.location).toMatch(/^\/consent\?/);
+    // Consent is per app: another app asks.
+    const otherApp = await start(browser, authorizeParams(DEMO.strictApp, { code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" }));
+    expect(otherApp.location).toMatch(/^\/consent\?/);
+  });
+
+  it("remembered consent in a new browser: sign-in answers redirectTo with a code, no consent stage", async () => {
+    await consented(newBrowser(), "aisp");
+    const browser = newBrowser();
+    const params = authorizeParams();
+    const { id } = await start(browser, params);
+    const res = await login(browser, id, (await view(browser, id)).csrfToken);
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(Object.keys(body)).toEqual(["redirectTo"]);
+    expectCodeRedirect(body.redirectTo, params.state as string);
+    await expectError(await browser.fetch(`/interaction/${id}`), 410, "expired");
+  });
+
+  it("prompt=consent forces the consent stage despite a remembered consent", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp");
+    const params = authorizeParams(DEMO.app, { prompt: "consent" });
+    const { id, location } = await start(browser, params);
+    expect(location).toBe(`/consent?interaction=${id}`);
+    const v = await view(browser, id);
+    expect(v.stage).toBe("consent");
+    const res = await consent(browser, id, v.csrfToken, { approve: true, scopes: ["aisp"] });
+    expectCodeRedirect((await json(res)).redirectTo, params.state as string);
+
+    // From a new browser: the sign-in is followed by the consent stage.
+    const fresh = newBrowser();
+    const second = await start(fresh, authorizeParams(DEMO.app, { prompt: "consent" }));
+    expect(second.location).toMatch(/^\/login\?/);
+    const loggedIn = await login(fresh, second.id, (await view(fresh, second.id)).csrfToken);
+    expect(await json(loggedIn)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+  });
+
+  it("prompt=login forces the login stage although signed in and consented", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp");
+    const params = authorizeParams(DEMO.app, { prompt: "login" });
+    const { id, location } = await start(browser, params);
+    expect(location).toBe(`/login?interaction=${id}`);
+    const v = await view(browser, id);
+    expect(v).toMatchObject({ stage: "login", user: null });
+    const res = await login(browser, id, v.csrfToken);
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expectCodeRedirect(body.redirectTo, params.state as string);
+  });
+});
+
+describe("GET /authorize with an https issuer behind a trusted reverse proxy", () => {
+  let tls: TestServer;
+  beforeAll(async () => {
+    tls = await startTestServer({ AUTH_URL: "https://auth.tollgate.test", TRUST_PROXY_HOPS: "1" });
+  });
+  afterAll(async () => {
+    await tls?.close();
+  });
+
+  it("the session cookie is Secure as well as HttpOnly and SameSite=Lax, and iss is the https issuer", async () => {
+    const browser = new Browser(tls.url);
+    browsers.push(browser);
+    const res = await browser.fetch(authorizePath(authorizeParams()), { headers: { "X-Forwarded-Proto": "https" } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toMatch(/^\/login\?interaction=/);
+    const sid = res.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === SESSION_COOKIE);
+    expect(sid).toBeDefined();
+    expect(sid!.attributes.has("secure")).toBe(true);
+    expect(sid!.attributes.has("httponly")).toBe(true);
+    expect(sid!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+
+    const denied = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { response_type: "token", state: "s1" })), { headers: { "X-Forwarded-Proto": "https" } });
+    expect(callbackParams(denied.headers.get("location"))).toMatchObject({ error: "unsupported_response_type", state: "s1", iss: "https://auth.tollgate.test" });
+  });
+});
+
+describe("no 5xx", () => {
+  it("no request in this file was answered with a 5xx", () => {
+    const failures = browsers.flatMap((b) => b.statuses).filter((s) => s.status >= 500);
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,480 @@
+/**
+ * HTTP suite for the back channel of the authorization code flow (spec "Exchange the
+ * authorization code for a token", "Token response"; decisions.md "Authorization code
+ * flow", "Refresh tokens", "Token response", "Standard clients", "Errors"; RFC 6749 §4.1.3,
+ * §6, RFC 7636 §4.6, RFC 9700 §4.14.2): `grant_type=authorization_code` and
+ * `grant_type=refresh_token` on both token paths, and the issued tokens on the gateway.
+ * Codes come from the real front channel (see support/flow.ts); nothing is mocked.
+ */
+import { hash } from "@node-rs/argon2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/oauth/secrets.js";
+import { basic, FORM, json, obtainCode, pkcePair, TOKEN_PATHS, tokenRequest, type CodeOptions, type DemoClient, type Json, type TokenAnswer } from "./support/flow.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+/** Every member of the authorization code token response (spec "Token response"). */
+const AUTH_CODE_KEYS = [
+  "access_token",
+  "token_type",
+  "expires_in",
+  "issued_at",
+  "refresh_token",
+  "refresh_token_issued_at",
+  "refresh_token_status",
+  "refresh_token_expires_in",
+  "refresh_count",
+  "status",
+  "scope",
+  "api_product_list",
+  "api_product_list_json",
+  "client_id",
+  "application_name",
+  "organization_name",
+  "developer.email",
+].sort();
+
+/** decisions.md: refresh token lifetime 90 days. */
+const REFRESH_LIFETIME = 7_776_000;
+const OPAQUE = /^[A-Za-z0-9_-]{43,}$/;
+
+let server: TestServer;
+let aliceId: string;
+/** Every token endpoint and gateway status of this file, to check that none was a 5xx. */
+const statuses: { what: string; status: number }[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  aliceId = (await server.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A code from the real front channel (alice, DEMO.app, scope aisp unless told). */
+async function code(o: CodeOptions = {}): Promise<string> {
+  return (await obtainCode(server.url, o)).code;
+}
+
+async function token(path: string, client: DemoClient, form: Record<string, string | undefined>): Promise<TokenAnswer> {
+  const answer = await tokenRequest(server.url, path, client, form);
+  statuses.push({ what: `${path} ${form.grant_type}`, status: answer.status });
+  return answer;
+}
+
+function exchange(path: string, value: string | undefined, extra: Record<string, string | undefined> = {}, client: DemoClient = DEMO.app): Promise<TokenAnswer> {
+  return token(path, client, { grant_type: "authorization_code", code: value, redirect_uri: DEMO.callbackUrl, ...extra });
+}
+
+function refresh(path: string, refreshToken: string | undefined, extra: Record<string, string | undefined> = {}, client: DemoClient = DEMO.app): Promise<TokenAnswer> {
+  return token(path, client, { grant_type: "refresh_token", refresh_token: refreshToken, ...extra });
+}
+
+/** Expects 200 and returns the token response. */
+function ok(answer: TokenAnswer): Json {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body;
+}
+
+/** Expects an RFC 6749 §5.2 error: `status`, exactly error and error_description, not cacheable. */
+function expectError(answer: TokenAnswer, status: number, error: string): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(Object.keys(answer.body).sort()).toEqual(["error", "error_description"]);
+  expect(answer.body.error).toBe(error);
+  expect(typeof answer.body.error_description).toBe("string");
+  expect(answer.body.error_description.length).toBeGreaterThan(0);
+  expect(answer.headers.get("cache-control")).toBe("no-store");
+}
+
+/** GET {base_url}/accounts/ with a bearer token (the demo upstream echoes the caller identity). */
+async function callAccounts(accessToken: string): Promise<{ status: number; body: Json; headers: Headers }> {
+  const res = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" } });
+  statuses.push({ what: "GET /accounts/", status: res.status });
+  return { status: res.status, body: await json(res), headers: res.headers };
+}
+
+async function expectAccepted(accessToken: string): Promise<Json> {
+  const r = await callAccounts(accessToken);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body;
+}
+
+async function expectRefused(accessToken: string): Promise<void> {
+  const r = await callAccounts(accessToken);
+  expect(r.status, JSON.stringify(r.body)).toBe(401);
+  expect(r.headers.get("www-authenticate")).toMatch(/^Bearer realm="[^"]*", error="invalid_token"/);
+}
+
+/** Checks the spec's authorization code token response for DEMO.app (apigee profile). */
+function expectApigeeResponse(body: Json, scope: string, products: string[], refreshCount: string): void {
+  expect(Object.keys(body).sort()).toEqual(AUTH_CODE_KEYS);
+  for (const key of AUTH_CODE_KEYS) if (key !== "api_product_list_json") expect(typeof body[key], key).toBe("string");
+  expect(body.access_token).toMatch(OPAQUE);
+  expect(body.refresh_token).toMatch(OPAQUE);
+  expect(body.refresh_token).not.toBe(body.access_token);
+  expect(body.token_type).toBe("BearerToken");
+  expect(["3599", "3600"]).toContain(body.expires_in);
+  expect(body.issued_at).toMatch(/^\d{13}$/);
+  expect(Math.abs(Number(body.issued_at) - Date.now())).toBeLessThan(10_000);
+  expect(body.refresh_token_issued_at).toMatch(/^\d{13}$/);
+  expect(Math.abs(Number(body.refresh_token_issued_at) - Date.now())).toBeLessThan(10_000);
+  expect(body.refresh_token_status).toBe("approved");
+  expect(body.refresh_token_expires_in).toMatch(/^[1-9]\d*$/);
+  expect(Number(body.refresh_token_expires_in)).toBeLessThanOrEqual(REFRESH_LIFETIME);
+  expect(body.refresh_count).toBe(refreshCount);
+  expect(body.status).toBe("approved");
+  expect(body.scope).toBe(scope);
+  expect(body.api_product_list).toBe(`[${products.join(", ")}]`);
+  expect(body.api_product_list_json).toEqual(products);
+  expect(body.client_id).toBe(DEMO.app.consumerKey);
+  expect(body.application_name).toBe(DEMO.app.name);
+  expect(body.organization_name).toBe(DEMO.organization);
+  expect(body["developer.email"]).toBe(DEMO.developerEmail);
+}
+
+function expectNoStore(answer: TokenAnswer): void {
+  expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(answer.headers.get("cache-control")).toBe("no-store");
+  expect(answer.headers.get("pragma")).toBe("no-cache");
+}
+
+describe.each(TOKEN_PATHS)("POST %s grant_type=authorization_code", (path) => {
+  it("exchanges a code for the spec's full token response, no-store", async () => {
+    const answer = await exchange(path, await code({ scope: "aisp" }));
+    const body = ok(answer);
+    expectNoStore(answer);
+    expectApigeeResponse(body, "aisp", ["PSD2-AISP-v1"], "0");
+    expect(body.refresh_token_issued_at).toBe(body.issued_at);
+    expect(Number(body.refresh_token_expires_in)).toBeGreaterThan(REFRESH_LIFETIME - 10);
+  });
+
+  it("api_product_list holds only the products covering the granted scopes", async () => {
+    const two = ok(await exchange(path, await code({ scope: "aisp pisp" })));
+    expectApigeeResponse(two, "aisp pisp", ["PSD2-AISP-v1", "PSD2-PISP-v1"], "0");
+    const pisp = ok(await exchange(path, await code({ scope: "pisp" })));
+    expectApigeeResponse(pisp, "pisp", ["PSD2-PISP-v1"], "0");
+    const all = ok(await exchange(path, await code({ scope: "extended_transaction_history piisp" })));
+    expectApigeeResponse(all, "extended_transaction_history piisp", ["PSD2-AISP-v1", "PSD2-PIISP-v1"], "0");
+  });
+
+  it("the scope granted at consent (a subset of the request) is the token's scope", async () => {
+    const body = ok(await exchange(path, await code({ scope: "aisp pisp", approve: ["pisp"], extra: { prompt: "consent" } })));
+    expect(body.scope).toBe("pisp");
+    expect(body.api_product_list_json).toEqual(["PSD2-PISP-v1"]);
+  });
+
+  it("the access token works on the gateway and the upstream sees the user (X-User-Id)", async () => {
+    const body = ok(await exchange(path, await code({ scope: "aisp" })));
+    const echoed = await expectAccepted(body.access_token);
+    expect(echoed.caller).toEqual({ clientId: DEMO.app.consumerKey, appName: DEMO.app.name, scopes: "aisp", userId: aliceId });
+    // The refresh token is not an access token.
+    await expectRefused(body.refresh_token);
+  });
+
+  it("a token without the API's scope is refused with 403 insufficient_scope", async () => {
+    const body = ok(await exchange(path, await code({ scope: "pisp" })));
+    const r = await callAccounts(body.access_token);
+    expect(r.status).toBe(403);
+    expect(r.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+  });
+
+  it("PKCE (S256) with the rfc6749 client: Bearer, numeric expires_in, refresh token", async () => {
+    const { verifier, challenge } = pkcePair();
+    const answer = await exchange(path, await code({ client: DEMO.strictApp, pkce: { challenge } }), { code_verifier: verifier }, DEMO.strictApp);
+    const body = ok(answer);
+    expectNoStore(answer);
+    expect(Object.keys(body).sort()).toEqual(AUTH_CODE_KEYS);
+    expect(body.token_type).toBe("Bearer");
+    expect(typeof body.expires_in).toBe("number");
+    expect([3599, 3600]).toContain(body.expires_in);
+    expect(body.refresh_token).toMatch(OPAQUE);
+    expect(body.refresh_token_status).toBe("approved");
+    expect(body.refresh_count).toBe("0");
+    expect(body.client_id).toBe(DEMO.strictApp.consumerKey);
+    expect(body.application_name).toBe(DEMO.strictApp.name);
+    expect(body.scope).toBe("aisp");
+    const echoed = await expectAccepted(body.access_token);
+    expect(echoed.caller.userId).toBe(aliceId);
+  });
+
+  it("PKCE used voluntarily by the legacy client is enforced too", async () => {
+    const { verifier, challenge } = pkcePair();
+    ok(await exchange(path, await code({ pkce: { challenge } }), { code_verifier: verifier }));
+    expectError(await exchange(path, await code({ pkce: { challenge } })), 400, "invalid_grant");
+  });
+
+  it("wrong code_verifier -> invalid_grant", async () => {
+    const { challenge } = pkcePair();
+    const other = pkcePair();
+    expectError(await exchange(path, await code({ client: DEMO.strictApp, pkce: { challenge } }), { code_verifier: other.verifier }, DEMO.strictApp), 400, "invalid_grant");
+  });
+
+  it("code_verifier equal to the challenge (plain downgrade) -> invalid_grant", async () => {
+    const { challenge } = pkcePair();
+    expectError(await exchange(path, await code({ client: DEMO.strictApp, pkce: { challenge } }), { code_verifier: challenge }, DEMO.strictApp), 400, "invalid_grant");
+  });
+
+  it("missing code_verifier -> invalid_grant", async () => {
+    const { challenge } = pkcePair();
+    expectError(await exchange(path, await code({ client: DEMO.strictApp, pkce: { challenge } }), {}, DEMO.strictApp), 400, "invalid_grant");
+  });
+
+  it("code_verifier without a code_challenge in the request -> invalid_grant", async () => {
+    expectError(await exchange(path, await code(), { code_verifier: pkcePair().verifier }), 400, "invalid_grant");
+  });
+
+  it("code replay -> invalid_grant, and the tokens of the first exchange are revoked", async () => {
+    const value = await code({ scope: "aisp" });
+    const first = ok(await exchange(path, value));
+    await expectAccepted(first.access_token);
+
+    expectError(await exchange(path, value), 400, "invalid_grant");
+    await expectRefused(first.access_token);
+    expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
+  });
+
+  it("code replay after a refresh revokes the rotated tokens too", async () => {
+    const value = await code({ scope: "aisp" });
+    const first = ok(await exchange(path, value));
+    const rotated = ok(await refresh(path, first.refresh_token));
+    await expectAccepted(rotated.access_token);
+
+    expectError(await exchange(path, value), 400, "invalid_grant");
+    await expectRefused(rotated.access_token);
+    expectError(await refresh(path, rotated.refresh_token), 400, "invalid_grant");
+  });
+
+  it("code issued to another client -> invalid_grant", async () => {
+    expectError(await exchange(path, await code(), {}, DEMO.strictApp), 400, "invalid_grant");
+    expectError(await exchange(path, await code(), {}, DEMO.paymentsApp), 400, "invalid_grant");
+  });
+
+  it("redirect_uri different from the authorization request -> invalid_grant", async () => {
+    expectError(await exchange(path, await code(), { redirect_uri: "http://localhost:8080/other" }), 400, "invalid_grant");
+    expectError(await exchange(path, await code(), { redirect_uri: `${DEMO.callbackUrl}/` }), 400, "invalid_grant");
+  });
+
+  it("missing code or redirect_uri -> invalid_request (the code stays usable)", async () => {
+    expectError(await exchange(path, undefined), 400, "invalid_request");
+    const value = await code();
+    expectError(await exchange(path, value, { redirect_uri: undefined }), 400, "invalid_request");
+    expectError(await exchange(path, value, { redirect_uri: "" }), 400, "invalid_request");
+    ok(await exchange(path, value));
+  });
+
+  it("a repeated parameter -> invalid_request", async () => {
+    const value = await code();
+    const res = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { Authorization: basic(DEMO.app), "Content-Type": FORM },
+      body: `grant_type=authorization_code&code=${value}&code=${value}&redirect_uri=${encodeURIComponent(DEMO.callbackUrl)}`,
+    });
+    const answer = { status: res.status, headers: res.headers, body: await json(res) };
+    statuses.push({ what: `${path} repeated code`, status: answer.status });
+    expectError(answer, 400, "invalid_request");
+  });
+
+  it("unknown code -> invalid_grant", async () => {
+    expectError(await exchange(path, "not-a-code-that-was-ever-issued-aaaaaaaaaaaa"), 400, "invalid_grant");
+  });
+
+  it("expired code -> invalid_grant", async () => {
+    const value = await code();
+    await server.db.authorizationCode.update({ where: { codeHash: hashSecret(value) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expectError(await exchange(path, value), 400, "invalid_grant");
+  });
+
+  it("codes live 60 seconds", async () => {
+    const value = await code();
+    const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(value) } });
+    expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeGreaterThan(55_000);
+    expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeLessThanOrEqual(61_000);
+  });
+
+  it("scope at the exchange may narrow the granted scope", async () => {
+    const body = ok(await exchange(path, await code({ scope: "aisp pisp" }), { scope: "aisp" }));
+    expectApigeeResponse(body, "aisp", ["PSD2-AISP-v1"], "0");
+    await expectAccepted(body.access_token);
+  });
+
+  it("scope at the exchange may not widen -> invalid_scope", async () => {
+    expectError(await exchange(path, await code({ scope: "aisp" }), { scope: "aisp pisp" }), 400, "invalid_scope");
+    expectError(await exchange(path, await code({ scope: "aisp" }), { scope: "bogus" }), 400, "invalid_scope");
+  });
+
+  it("wrong client secret -> 401 invalid_client with a Basic challenge", async () => {
+    const answer = await exchange(path, await code(), {}, { consumerKey: DEMO.app.consumerKey, consumerSecret: "wrong-secret" });
+    expectError(answer, 401, "invalid_client");
+    expect(answer.headers.get("www-authenticate")).toMatch(/^Basic realm="/);
+  });
+
+  it("a code of a user disabled since -> invalid_grant", async () => {
+    const user = { username: `dora-${path.length}-${Date.now()}`, password: "dora-correct-password" };
+    const row = await server.db.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const value = await code({ user });
+    await server.db.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    expectError(await exchange(path, value), 400, "invalid_grant");
+  });
+});
+
+describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
+  it("rotates: new tokens, refresh_count 1 then 2, issue times updated, expiry never grows", async () => {
+    const first = ok(await exchange(path, await code({ scope: "aisp" })));
+    await sleep(5);
+    const a1 = await refresh(path, first.refresh_token);
+    const second = ok(a1);
+    expectNoStore(a1);
+    expectApigeeResponse(second, "aisp", ["PSD2-AISP-v1"], "1");
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.access_token).not.toBe(first.access_token);
+    expect(Number(second.refresh_token_issued_at)).toBeGreaterThan(Number(first.refresh_token_issued_at));
+    expect(Number(second.issued_at)).toBeGreaterThan(Number(first.issued_at));
+    expect(Number(second.refresh_token_expires_in)).toBeLessThanOrEqual(Number(first.refresh_token_expires_in));
+    const echoed = await expectAccepted(second.access_token);
+    expect(echoed.caller.userId).toBe(aliceId);
+
+    await sleep(5);
+    const third = ok(await refresh(path, second.refresh_token));
+    expectApigeeResponse(third, "aisp", ["PSD2-AISP-v1"], "2");
+    expect(new Set([first.refresh_token, second.refresh_token, third.refresh_token]).size).toBe(3);
+    expect(Number(third.refresh_token_issued_at)).toBeGreaterThan(Number(second.refresh_token_issued_at));
+    expect(Number(third.refresh_token_expires_in)).toBeLessThanOrEqual(Number(second.refresh_token_expires_in));
+    await expectAccepted(third.access_token);
+  });
+
+  it("rotation keeps the family's refresh expiry (never extends it)", async () => {
+    const first = ok(await exchange(path, await code()));
+    const soon = new Date(Date.now() + 1000 * 1000);
+    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: soon } });
+    const second = ok(await refresh(path, first.refresh_token));
+    expect(Number(second.refresh_token_expires_in)).toBeLessThanOrEqual(1000);
+    expect(Number(second.refresh_token_expires_in)).toBeGreaterThan(990);
+    const third = ok(await refresh(path, second.refresh_token));
+    expect(Number(third.refresh_token_expires_in)).toBeLessThanOrEqual(Number(second.refresh_token_expires_in));
+  });
+
+  it("reusing a rotated refresh token -> invalid_grant and the whole family is revoked", async () => {
+    const first = ok(await exchange(path, await code()));
+    const second = ok(await refresh(path, first.refresh_token));
+    const third = ok(await refresh(path, second.refresh_token));
+    await expectAccepted(third.access_token);
+
+    expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
+    await expectRefused(third.access_token);
+    await expectRefused(second.access_token);
+    await expectRefused(first.access_token);
+    expectError(await refresh(path, third.refresh_token), 400, "invalid_grant");
+  });
+
+  it("the family is revoked only for that grant: another grant of the same user keeps working", async () => {
+    const victim = ok(await exchange(path, await code()));
+    const bystander = ok(await exchange(path, await code()));
+    ok(await refresh(path, victim.refresh_token));
+    expectError(await refresh(path, victim.refresh_token), 400, "invalid_grant");
+    await expectAccepted(bystander.access_token);
+    ok(await refresh(path, bystander.refresh_token));
+  });
+
+  it("scope may narrow", async () => {
+    const first = ok(await exchange(path, await code({ scope: "aisp pisp" })));
+    const narrowed = ok(await refresh(path, first.refresh_token, { scope: "pisp" }));
+    expectApigeeResponse(narrowed, "pisp", ["PSD2-PISP-v1"], "1");
+    const again = ok(await refresh(path, narrowed.refresh_token, { scope: "pisp" }));
+    expect(again.scope).toBe("pisp");
+  });
+
+  it("scope may not widen -> invalid_scope, and the refresh token is not consumed", async () => {
+    const first = ok(await exchange(path, await code({ scope: "aisp" })));
+    expectError(await refresh(path, first.refresh_token, { scope: "aisp pisp" }), 400, "invalid_scope");
+    expectError(await refresh(path, first.refresh_token, { scope: "bogus" }), 400, "invalid_scope");
+    const second = ok(await refresh(path, first.refresh_token));
+    expect(second.scope).toBe("aisp");
+    expect(second.refresh_count).toBe("1");
+  });
+
+  it("refresh token of another client -> invalid_grant", async () => {
+    const first = ok(await exchange(path, await code()));
+    expectError(await refresh(path, first.refresh_token, {}, DEMO.strictApp), 400, "invalid_grant");
+    expectError(await refresh(path, first.refresh_token, {}, DEMO.paymentsApp), 400, "invalid_grant");
+  });
+
+  it("missing refresh_token -> invalid_request", async () => {
+    expectError(await refresh(path, undefined), 400, "invalid_request");
+    expectError(await refresh(path, ""), 400, "invalid_request");
+  });
+
+  it("unknown refresh token, or an access token in its place -> invalid_grant", async () => {
+    expectError(await refresh(path, "not-a-refresh-token-that-was-ever-issued-aaaa"), 400, "invalid_grant");
+    const first = ok(await exchange(path, await code()));
+    expectError(await refresh(path, first.access_token), 400, "invalid_grant");
+  });
+
+  it("expired refresh token -> invalid_grant", async () => {
+    const first = ok(await exchange(path, await code()));
+    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
+  });
+
+  it("a refresh token of a user disabled since -> invalid_grant", async () => {
+    const user = { username: `erin-${path.length}-${Date.now()}`, password: "erin-correct-password" };
+    const row = await server.db.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const first = ok(await exchange(path, await code({ user })));
+    await server.db.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
+  });
+
+  it("the rfc6749 client's refresh answers in its profile", async () => {
+    const { verifier, challenge } = pkcePair();
+    const first = ok(await exchange(path, await code({ client: DEMO.strictApp, pkce: { challenge } }), { code_verifier: verifier }, DEMO.strictApp));
+    const second = ok(await refresh(path, first.refresh_token, {}, DEMO.strictApp));
+    expect(Object.keys(second).sort()).toEqual(AUTH_CODE_KEYS);
+    expect(second.token_type).toBe("Bearer");
+    expect(typeof second.expires_in).toBe("number");
+    expect(second.refresh_count).toBe("1");
+    await expectAccepted(second.access_token);
+  });
+});
+
+describe("refresh scope is bounded by the original grant, not by the last narrowing (RFC 6749 §6)", () => {
+  // RFC 6749 §6: "The requested scope MUST NOT include any scope not originally granted by
+  // the resource owner, and if omitted is treated as equal to the scope originally granted
+  // by the resource owner." Narrowing one refresh must not shrink the grant for good.
+  it("after a narrowed refresh, an omitted scope is the originally granted one and the other granted scope can be asked again", async () => {
+    const first = ok(await exchange("/token", await code({ scope: "aisp pisp" })));
+    const narrowed = ok(await refresh("/token", first.refresh_token, { scope: "pisp" }));
+    expect(narrowed.scope).toBe("pisp");
+    const omitted = ok(await refresh("/token", narrowed.refresh_token));
+    expect(omitted.scope).toBe("aisp pisp");
+    const other = ok(await refresh("/token", omitted.refresh_token, { scope: "aisp" }));
+    expect(other.scope).toBe("aisp");
+  });
+});
+
+describe("both token paths are one endpoint", () => {
+  it("a code from one path's flow is exchanged on the other and refreshed back on the first", async () => {
+    const first = ok(await exchange("/token", await code()));
+    const second = ok(await refresh("/oauth2/v1/token", first.refresh_token));
+    expect(second.refresh_count).toBe("1");
+    const third = ok(await refresh("/token", second.refresh_token));
+    expect(third.refresh_count).toBe("2");
+    expectError(await refresh("/oauth2/v1/token", first.refresh_token), 400, "invalid_grant");
+    await expectRefused(third.access_token);
+  });
+
+  it("a code replayed on the other path is still a replay", async () => {
+    const value = await code();
+    const first = ok(await exchange("/oauth2/v1/token", value));
+    expectError(await exchange("/token", value), 400, "invalid_grant");
+    await expectRefused(first.access_token);
+  });
+});
+
+describe("no 5xx", () => {
+  it("no call in this file was answered with a 5xx", () => {
+    expect(statuses.filter((s) => s.status >= 500)).toEqual([]);
+  });
+});
