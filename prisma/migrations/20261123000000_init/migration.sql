@@ -197,6 +197,16 @@ CREATE TABLE "Interaction" (
     CONSTRAINT "Interaction_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
+-- CreateTable
+CREATE TABLE "AuditEvent" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "type" TEXT NOT NULL,
+    "actor" TEXT NOT NULL DEFAULT '',
+    "subject" TEXT NOT NULL DEFAULT '',
+    "details" TEXT NOT NULL DEFAULT '{}'
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "Organization_name_key" ON "Organization"("name");
 
@@ -252,6 +262,9 @@ CREATE INDEX "AccessToken_familyId_idx" ON "AccessToken"("familyId");
 CREATE INDEX "AccessToken_expiresAt_idx" ON "AccessToken"("expiresAt");
 
 -- CreateIndex
+CREATE INDEX "AccessToken_issuedAt_idx" ON "AccessToken"("issuedAt");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "AuthorizationCode_codeHash_key" ON "AuthorizationCode"("codeHash");
 
 -- CreateIndex
@@ -265,4 +278,10 @@ CREATE INDEX "Session_expiresAt_idx" ON "Session"("expiresAt");
 
 -- CreateIndex
 CREATE INDEX "Interaction_expiresAt_idx" ON "Interaction"("expiresAt");
+
+-- CreateIndex
+CREATE INDEX "AuditEvent_type_at_idx" ON "AuditEvent"("type", "at");
+
+-- CreateIndex
+CREATE INDEX "AuditEvent_at_idx" ON "AuditEvent"("at");
 

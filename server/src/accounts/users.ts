@@ -2,6 +2,7 @@
  * End users (bank customers) and administrators.
  */
 import type { Db } from "../db/client.js";
+import { paginate } from "../db/paginate.js";
 
 export interface UserRecord {
   id: string;
@@ -22,4 +23,18 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 /** @returns the user with this id, or undefined. */
 export async function findUserById(db: Db, id: string): Promise<UserRecord | undefined> {
   return (await db.user.findUnique({ where: { id } })) ?? undefined;
+}
+
+/** Users whose username contains `search`, oldest first. */
+export async function listUsers(db: Db, search: string | null | undefined, first: number, after?: string | null) {
+  return paginate((args) => db.user.findMany({ ...args, where: search ? { username: { contains: search } } : {} }), first, after);
+}
+
+/** Creates a user. @param passwordHash - argon2id PHC string. */
+export async function createUser(db: Db, data: { username: string; passwordHash: string; role: string }) {
+  return db.user.create({ data });
+}
+
+export async function setUserStatus(db: Db, id: string, status: "active" | "disabled") {
+  return db.user.update({ where: { id }, data: { status } });
 }

@@ -3,10 +3,12 @@
  * argument; nothing else imports Prisma.
  */
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaClient } from "../generated/prisma/client.js";
+import { PrismaClient, type Prisma } from "../generated/prisma/client.js";
 import { sqliteFilePath } from "./migrate.js";
 
 export type Db = PrismaClient;
+/** The client inside `db.$transaction(async (tx) => ...)`. */
+export type Tx = Prisma.TransactionClient;
 
 /**
  * Opens the SQLite database through the better-sqlite3 driver adapter.

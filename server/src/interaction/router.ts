@@ -1,7 +1,7 @@
 /**
- * HTTP glue of the authorization code flow: `GET /authorize` (RFC 6749 §4.1.1) and the
- * JSON interaction API the SPA's sign-in and consent pages call. Handlers only read the
- * request, call flow.ts and write the answer.
+ * HTTP glue of the authorization code flow: `GET /authorize` (RFC 6749 §4.1.1), the JSON
+ * interaction API the SPA's sign-in and consent pages call, and the console's plain
+ * session sign-in (`/session`). Handlers only read the request, call flow.ts and write the answer.
  */
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
@@ -11,7 +11,7 @@ import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
-import { csrfToken, requireCsrf, sessions, signInSession } from "./session.js";
+import { SESSION_COOKIE, csrfToken, requireCsrf, sessions, signInSession } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
 const loginBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
@@ -39,7 +39,7 @@ export function interactionRouter(config: Config, db: Db): Router {
     throttle: new SignInThrottle(config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
   };
   const router = Router();
-  router.use(["/authorize", "/interaction"], sessions(config, db), (_req, res, next) => {
+  router.use(["/authorize", "/interaction", "/session"], sessions(config, db), (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();
   });
@@ -85,6 +85,25 @@ export function interactionRouter(config: Config, db: Db): Router {
     const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
     if (interaction.userId !== req.session.userId) throw new InvalidRequest("signed in as another user; start again from the app", 409);
     res.json(await completeConsent(ctx, interaction, answer, now));
+  });
+
+  // The console's own sign-in (no OAuth request behind it): same page, session and throttle.
+  router.get("/session", async (req: Request, res: Response) => {
+    const user = req.session.userId ? await findUserById(db, req.session.userId) : undefined;
+    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: csrfToken(req) });
+  });
+
+  router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {
+    const { username, password } = parseBody(loginBody, req.body);
+    const userId = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
+    await signInSession(req, userId);
+    const user = (await findUserById(db, userId))!;
+    res.json({ user: { username: user.username, role: user.role }, csrfToken: csrfToken(req) });
+  });
+
+  router.post("/session/logout", json, requireCsrf, async (req: Request, res: Response) => {
+    await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+    res.clearCookie(SESSION_COOKIE, { path: "/" }).json({ user: null });
   });
 
   return router;
