@@ -1,22 +1,30 @@
 /**
  * Browser journeys in Debian's Chromium (`npx playwright install` cannot run here): the
- * built server on a fresh SQLite file with the demo seed, driven over real HTTP.
+ * built server (run `npm run build` first) on a fresh SQLite file with the demo seed,
+ * driven over real HTTP, with a relying-party app (e2e/support/relying-party.ts) playing
+ * the third-party client.
  */
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { DATABASE_URL, DB_DIR, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
 
-const PORT = Number(process.env.E2E_PORT ?? 3100);
-export const BASE_URL = `http://127.0.0.1:${PORT}`;
+export const BASE_URL = TOLLGATE_URL;
+
+/** Removes the e2e database directory (left by the previous run) and creates it empty. */
+const resetDb = `node -e ${JSON.stringify(
+  `const fs = require("node:fs"); fs.rmSync(${JSON.stringify(DB_DIR)}, { recursive: true, force: true }); fs.mkdirSync(${JSON.stringify(DB_DIR)}, { recursive: true });`,
+)}`;
 
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   fullyParallel: false,
+  // One worker: the journeys share one server, one database and one end user (alice).
   workers: 1,
   retries: 0,
+  forbidOnly: true,
   reporter: process.env.CI ? "list" : "line",
   timeout: 30_000,
+  expect: { timeout: 10_000 },
   use: {
     baseURL: BASE_URL,
     trace: "retain-on-failure",
@@ -26,15 +34,17 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node dist/server/src/main.js",
+    command: `${resetDb} && node dist/server/src/main.js`,
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,
     env: {
-      PORT: String(PORT),
+      PORT: String(TOLLGATE_PORT),
+      HOST: "127.0.0.1",
       BASE_URL,
-      DEMO_UPSTREAM_PORT: String(PORT + 1),
-      DATABASE_URL: `file:${path.join(tmpdir(), `tollgate-e2e-${process.pid}-${Date.now()}.db`)}`,
+      DEMO_UPSTREAM_PORT: String(TOLLGATE_PORT + 1),
+      DATABASE_URL,
+      SEED_DEMO: "true",
       LOG_LEVEL: "warn",
     },
   },

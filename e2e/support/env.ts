@@ -1,0 +1,26 @@
+/**
+ * Where the browser journeys find Tollgate. Shared by playwright.config.ts (which starts
+ * the built server on these values) and the fixtures (which reach its SQLite file).
+ *
+ * The database path is deterministic so that the fixtures can open the very file the
+ * server uses; the webServer command deletes its directory before every start, so each
+ * `npx playwright test` begins with a freshly migrated and seeded database. The port is
+ * part of the directory name, so runs on different ports never share a file.
+ */
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** Tollgate's HTTP port; the demo upstream listens on the next one. */
+export const TOLLGATE_PORT = Number(process.env.E2E_PORT ?? 3100);
+
+/** Tollgate's origin ({base_url} and {auth_url}, and the OAuth issuer). */
+export const TOLLGATE_URL = `http://127.0.0.1:${TOLLGATE_PORT}`;
+
+/** Directory holding the e2e database (and its -wal/-shm files); removed before each server start. */
+export const DB_DIR = path.join(tmpdir(), `tollgate-e2e-${TOLLGATE_PORT}`);
+
+/** The e2e SQLite file. */
+export const DB_FILE = path.join(DB_DIR, "tollgate.db");
+
+/** DATABASE_URL given to the server and used by the fixtures. */
+export const DATABASE_URL = `file:${DB_FILE}`;
