@@ -20,6 +20,7 @@ if (config.seedDemo) {
     `  consumer key    ${DEMO.app.consumerKey}`,
     `  consumer secret ${DEMO.app.consumerSecret}`,
     `  end user        ${DEMO.user.username} / ${DEMO.user.password}`,
+    `  administrator   ${DEMO.admin.username} / ${DEMO.admin.password}  (console: ${config.authUrl}/admin)`,
     `  demo upstream   ${running.demoUpstreamUrl} (sample accounts API behind ${config.baseUrl}/accounts)`,
     ``,
     `Get a token (client credentials):`,

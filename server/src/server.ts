@@ -54,7 +54,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     seeded = await seedDemo(db, upstream.url);
   }
 
-  const server = createServer(createApp(config, db, logger));
+  const server = createServer(await createApp(config, db, logger));
   const port = await listen(server, config.port, config.host);
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,

@@ -14,12 +14,14 @@ const SCOPES = {
   extended_transaction_history: "Read your transaction history beyond the last 90 days",
   pisp: "Initiate payments from your accounts",
   piisp: "Confirm that funds are available on your account",
+  admin: "Manage Tollgate through its admin API",
 };
 
 const PRODUCTS = [
   { name: "PSD2-AISP-v1", displayName: "PSD2 Account Information", scopes: "aisp extended_transaction_history", apis: ["accounts"] },
   { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: [] },
   { name: "PSD2-PIISP-v1", displayName: "PSD2 Funds Confirmation", scopes: "piisp", apis: [] },
+  { name: "Tollgate-Admin", displayName: "Tollgate admin API", scopes: "admin", apis: [] },
 ];
 
 /** The demo's public identifiers and secrets, printed at start and used by the README and tests. */
@@ -33,7 +35,10 @@ export const DEMO = {
   strictApp: { name: "Acme Budgeting (RFC 6749)", consumerKey: "demo-strict-key", consumerSecret: "demo-strict-secret-Vb82pL" },
   /** Only PSD2-PISP-v1: its tokens are refused by the accounts API (insufficient_scope). */
   paymentsApp: { name: "Acme Payments", consumerKey: "demo-payments-key", consumerSecret: "demo-payments-secret-Hc31nR" },
+  /** Automation client: its client-credentials tokens carry the `admin` scope for POST /graphql. */
+  adminApp: { name: "Tollgate Automation", consumerKey: "demo-admin-key", consumerSecret: "demo-admin-secret-Jw57kT" },
   user: { username: "alice", password: "alice-demo-password" },
+  admin: { username: "admin", password: "admin-demo-password" },
 } as const;
 
 /**
@@ -43,7 +48,7 @@ export const DEMO = {
  */
 export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
   if ((await db.organization.count()) > 0) return false;
-  const passwordHash = await hash(DEMO.user.password);
+  const [passwordHash, adminPasswordHash] = await Promise.all([hash(DEMO.user.password), hash(DEMO.admin.password)]);
   await db.$transaction(async (tx) => {
     await tx.scope.createMany({ data: Object.entries(SCOPES).map(([name, description]) => ({ name, description })) });
     const api = await tx.api.create({ data: { name: "accounts", upstreamUrl, requiredScopes: "aisp" } });
@@ -64,10 +69,12 @@ export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
     const developer = await tx.developer.create({
       data: { email: DEMO.developerEmail, firstName: "Dana", lastName: "Developer", organizationId: org.id },
     });
+    const psd2 = products.filter((p) => p.name.startsWith("PSD2-"));
     const apps = [
-      { ...DEMO.app, profile: "apigee", requirePkce: false, products },
-      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, products },
+      { ...DEMO.app, profile: "apigee", requirePkce: false, products: psd2 },
+      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, products: psd2 },
       { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, products: products.filter((p) => p.name === "PSD2-PISP-v1") },
+      { ...DEMO.adminApp, profile: "apigee", requirePkce: true, products: products.filter((p) => p.name === "Tollgate-Admin") },
     ];
     for (const a of apps) {
       await tx.app.create({
@@ -90,6 +97,7 @@ export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
       });
     }
     await tx.user.create({ data: { username: DEMO.user.username, passwordHash } });
+    await tx.user.create({ data: { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" } });
   });
   return true;
 }

@@ -7,7 +7,9 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { gateway } from "../gateway/router.js";
+import { adminRouter } from "../admin/graphql.js";
 import { interactionRouter } from "../interaction/router.js";
+import { sessions } from "../interaction/session.js";
 import { MethodNotAllowed } from "../oauth/errors.js";
 import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { errorHandler } from "./error-handler.js";
@@ -15,7 +17,7 @@ import { requestLogger } from "./logger.js";
 import { spa } from "./spa.js";
 
 /** Builds the application over an open database. */
-export function createApp(config: Config, db: Db, logger: Logger): Express {
+export async function createApp(config: Config, db: Db, logger: Logger): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
@@ -36,7 +38,9 @@ export function createApp(config: Config, db: Db, logger: Logger): Express {
     res.json({ status: "ok" });
   });
 
-  app.use(interactionRouter(config, db));
+  const session = sessions(config, db);
+  app.use(interactionRouter(config, db, session));
+  app.use(await adminRouter(db, config.realm, session, logger));
   app.use(spa());
   app.use(gateway(db, config.realm));
   app.use(errorHandler);

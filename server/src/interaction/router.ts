@@ -3,7 +3,7 @@
  * interaction API the SPA's sign-in and consent pages call, and the console's plain
  * session sign-in (`/session`). Handlers only read the request, call flow.ts and write the answer.
  */
-import express, { Router, type Request, type Response } from "express";
+import express, { Router, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
@@ -11,7 +11,7 @@ import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
-import { SESSION_COOKIE, csrfToken, requireCsrf, sessions, signInSession } from "./session.js";
+import { SESSION_COOKIE, csrfToken, requireCsrf, signInSession } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
 const loginBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
@@ -30,8 +30,11 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   return parsed.data;
 }
 
-/** Builds the router for /authorize and /interaction/*. */
-export function interactionRouter(config: Config, db: Db): Router {
+/**
+ * Builds the router for /authorize, /interaction/* and /session.
+ * @param session - the session middleware (shared with the admin API).
+ */
+export function interactionRouter(config: Config, db: Db, session: RequestHandler): Router {
   const ctx: FlowContext = {
     db,
     issuer: config.authUrl,
@@ -39,7 +42,7 @@ export function interactionRouter(config: Config, db: Db): Router {
     throttle: new SignInThrottle(config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
   };
   const router = Router();
-  router.use(["/authorize", "/interaction", "/session"], sessions(config, db), (_req, res, next) => {
+  router.use(["/authorize", "/interaction", "/session"], session, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();
   });

@@ -1,0 +1,69 @@
+/**
+ * Who is calling the admin API, and the guards resolvers use. An admin is a signed-in
+ * user with role `admin` (session cookie) or a client holding a live bearer token with the
+ * `admin` scope (automation). Errors follow Apollo's codes in `extensions.code`.
+ */
+import type { Request } from "express";
+import { GraphQLError } from "graphql";
+import { findUserById } from "../accounts/users.js";
+import type { Db } from "../db/client.js";
+import { bearerToken } from "../gateway/access.js";
+import { OAuthError } from "../oauth/errors.js";
+import { hashSecret } from "../oauth/secrets.js";
+import { findTokenByHash } from "../tokens/repository.js";
+
+/** The scope that makes a bearer token an admin credential. */
+export const ADMIN_SCOPE = "admin";
+
+export type Actor =
+  | { kind: "user"; userId: string; username: string; role: string }
+  | { kind: "client"; clientId: string; scopes: string[] };
+
+export interface AdminContext {
+  db: Db;
+  actor: Actor | null;
+}
+
+/** A GraphQL error with `extensions.code`. */
+export function gqlError(code: "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT", message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+/**
+ * Resolves the caller: a bearer token when an Authorization header is sent (any other
+ * scheme, or an invalid token, is UNAUTHENTICATED), else the session's active user.
+ */
+export async function resolveActor(db: Db, req: Request, realm: string): Promise<Actor | null> {
+  if (req.headers.authorization !== undefined) {
+    let token;
+    try {
+      const now = new Date();
+      token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), now);
+      if (!token || token.status !== "approved" || token.expiresAt <= now || !token.clientActive) token = undefined;
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+    }
+    if (!token) throw gqlError("UNAUTHENTICATED", "invalid, expired or revoked bearer token");
+    return { kind: "client", clientId: token.clientId, scopes: token.scopes };
+  }
+  const userId = req.session?.userId;
+  const user = userId ? await findUserById(db, userId) : undefined;
+  return user && user.status === "active" ? { kind: "user", userId: user.id, username: user.username, role: user.role } : null;
+}
+
+export function isAdmin(actor: Actor | null): boolean {
+  return actor !== null && (actor.kind === "user" ? actor.role === "admin" : actor.scopes.includes(ADMIN_SCOPE));
+}
+
+/** @returns a label for the audit log. @throws UNAUTHENTICATED without a caller, FORBIDDEN for a non-admin. */
+export function requireAdmin(ctx: AdminContext): string {
+  if (!ctx.actor) throw gqlError("UNAUTHENTICATED", "sign in as an administrator or send an admin bearer token");
+  if (!isAdmin(ctx.actor)) throw gqlError("FORBIDDEN", "administrator rights required");
+  return ctx.actor.kind === "user" ? `admin:${ctx.actor.username}` : `client:${ctx.actor.clientId}`;
+}
+
+/** @returns the signed-in user. @throws UNAUTHENTICATED when no user is signed in. */
+export function requireUser(ctx: AdminContext): Extract<Actor, { kind: "user" }> {
+  if (ctx.actor?.kind !== "user") throw gqlError("UNAUTHENTICATED", "sign in first");
+  return ctx.actor;
+}

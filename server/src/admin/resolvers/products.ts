@@ -1,0 +1,81 @@
+/** API products and APIs. */
+import { splitList } from "../../oauth/scopes.js";
+import {
+  apisOfProduct,
+  createApi,
+  createApiProduct,
+  deleteApi,
+  deleteApiProduct,
+  listApiProducts,
+  listApis,
+  productsOfApi,
+  updateApi,
+  updateApiProduct,
+} from "../../products/management.js";
+import { check, checkOptional, v } from "../validation.js";
+import type { Resolvers } from "./types.js";
+
+interface ProductInput {
+  name?: string;
+  displayName?: string;
+  description?: string;
+  scopes?: string[];
+  apiIds?: string[];
+}
+
+interface ApiInput {
+  name?: string;
+  upstreamUrl?: string;
+  requiredScopes?: string[];
+}
+
+function productData(input: ProductInput) {
+  return {
+    name: checkOptional(v.productName, input.name, "name"),
+    displayName: checkOptional(v.name, input.displayName, "displayName"),
+    description: checkOptional(v.optionalText, input.description, "description"),
+    scopes: checkOptional(v.scopes, input.scopes, "scopes"),
+    apiIds: input.apiIds ?? undefined,
+  };
+}
+
+function apiData(input: ApiInput) {
+  return {
+    name: checkOptional(v.apiName, input.name, "name"),
+    upstreamUrl: checkOptional(v.upstreamUrl, input.upstreamUrl, "upstreamUrl"),
+    requiredScopes: checkOptional(v.scopes, input.requiredScopes, "requiredScopes"),
+  };
+}
+
+export const productResolvers: Resolvers = {
+  Query: {
+    apiProducts: (_p, _a, { db }) => listApiProducts(db),
+    apis: (_p, _a, { db }) => listApis(db),
+  },
+  Mutation: {
+    createApiProduct: (_p, { input }: { input: ProductInput & { name: string } }, { db }) => {
+      const data = productData(input);
+      return createApiProduct(db, { ...data, name: check(v.productName, input.name, "name"), displayName: data.displayName ?? input.name });
+    },
+    updateApiProduct: (_p, { id, input }: { id: string; input: ProductInput }, { db }) => updateApiProduct(db, id, productData(input)),
+    deleteApiProduct: async (_p, { id }: { id: string }, { db }) => {
+      await deleteApiProduct(db, id);
+      return id;
+    },
+    createApi: (_p, { input }: { input: ApiInput & { name: string; upstreamUrl: string } }, { db }) =>
+      createApi(db, { ...apiData(input), name: check(v.apiName, input.name, "name"), upstreamUrl: check(v.upstreamUrl, input.upstreamUrl, "upstreamUrl") }),
+    updateApi: (_p, { id, input }: { id: string; input: ApiInput }, { db }) => updateApi(db, id, apiData(input)),
+    deleteApi: async (_p, { id }: { id: string }, { db }) => {
+      await deleteApi(db, id);
+      return id;
+    },
+  },
+  ApiProduct: {
+    scopes: (p: { scopes: string }) => splitList(p.scopes),
+    apis: (p: { id: string }, _a, { db }) => apisOfProduct(db, p.id),
+  },
+  Api: {
+    requiredScopes: (a: { requiredScopes: string }) => splitList(a.requiredScopes),
+    products: (a: { id: string }, _a, { db }) => productsOfApi(db, a.id),
+  },
+};
