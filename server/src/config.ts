@@ -49,6 +49,16 @@ const schema = z.object({
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
   /** Sign-in throttling window, seconds. Default 900. */
   SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Browser origins allowed to call the token, revocation, introspection and metadata endpoints (CORS), comma-separated. Default none. */
+  CORS_ORIGINS: z.string().default(""),
+  /** Token/revocation/introspection requests per client id per minute before 429; 0 turns the limit off. Default 600. */
+  TOKEN_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(600),
+  /** Token/revocation/introspection requests per client IP per minute before 429; 0 turns the limit off. Default 1200. */
+  TOKEN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(1200),
+  /** Seconds between purges of expired codes, interactions, sessions, tokens and old audit events; 0 turns it off. Default 3600. */
+  PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /** Days the audit log is kept. Default 365. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
@@ -73,6 +83,11 @@ export interface Config {
   sessionTtlSeconds: number;
   interactionTtlSeconds: number;
   signIn: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
+  corsOrigins: string[];
+  /** Requests per minute; 0 = off. */
+  tokenRateLimit: { perClient: number; perIp: number };
+  purgeIntervalSeconds: number;
+  auditRetentionDays: number;
 }
 
 /**
@@ -108,5 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
     },
+    corsOrigins: e.CORS_ORIGINS.split(",").map((o) => o.trim()).filter((o) => o !== ""),
+    tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
+    purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
   };
 }

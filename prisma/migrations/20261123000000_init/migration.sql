@@ -29,6 +29,7 @@ CREATE TABLE "App" (
     "refreshTokenLifetimeSeconds" INTEGER NOT NULL DEFAULT 7776000,
     "tokenResponseProfile" TEXT NOT NULL DEFAULT 'apigee',
     "requirePkce" BOOLEAN NOT NULL DEFAULT true,
+    "canIntrospect" BOOLEAN NOT NULL DEFAULT false,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     CONSTRAINT "App_developerId_fkey" FOREIGN KEY ("developerId") REFERENCES "Developer" ("id") ON DELETE RESTRICT ON UPDATE CASCADE

@@ -2,14 +2,8 @@
  * Input rules of the admin API (zod). A violation is a BAD_USER_INPUT error naming the field.
  */
 import { z } from "zod";
-import { SPA_PAGES } from "../http/spa.js";
+import { TOLLGATE_SEGMENTS } from "../http/paths.js";
 import { gqlError } from "./context.js";
-
-/** First path segments served by Tollgate itself, which no API may take. */
-const RESERVED_API_NAMES = new Set([
-  ...SPA_PAGES.map((p) => p.slice(1)),
-  "assets", "oauth2", "token", "authorize", "interaction", "session", "graphql", "healthz", ".well-known",
-]);
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const isLoopback = (host: string) => host === "localhost" || host === "127.0.0.1" || host === "[::1]";
@@ -23,7 +17,7 @@ export const v = {
   apiName: z
     .string()
     .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "lowercase letters, digits, . _ -")
-    .refine((n) => !RESERVED_API_NAMES.has(n), "this path is reserved by Tollgate"),
+    .refine((n) => !TOLLGATE_SEGMENTS.has(n), "this path is reserved by Tollgate"),
   scopes: z
     .array(z.string().regex(SCOPE, "RFC 6749 §3.3 scope characters only"))
     .max(50)

@@ -30,6 +30,8 @@ export interface ClientRecord {
   /** Seconds. */
   refreshTokenLifetimeSeconds: number;
   requirePkce: boolean;
+  /** May call the introspection endpoint (RFC 7662). */
+  canIntrospect: boolean;
   /** API products approved on this credential, with their scopes. */
   products: { name: string; scopes: string[] }[];
   /** Registered redirect URIs, matched exactly. */
@@ -66,6 +68,7 @@ export async function findClientByConsumerKey(db: Db, consumerKey: string): Prom
     accessTokenLifetimeSeconds: app.accessTokenLifetimeSeconds,
     refreshTokenLifetimeSeconds: app.refreshTokenLifetimeSeconds,
     requirePkce: app.requirePkce,
+    canIntrospect: app.canIntrospect,
     products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes) })),
     callbackUrls: app.callbackUrls.map((u) => u.url),
   };

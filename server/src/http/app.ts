@@ -1,19 +1,24 @@
 /**
- * The Express application: OAuth endpoints, health check, the SPA's pages, then the
- * gateway for every other path, and the one error handler.
+ * The Express application: security headers on Tollgate's own paths, the OAuth endpoints
+ * (token, revocation, introspection, metadata), the sign-in and consent flow, the admin
+ * API, the SPA's pages, then the gateway for every other path, and the one error handler.
  */
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
+import { adminRouter } from "../admin/graphql.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { gateway } from "../gateway/router.js";
-import { adminRouter } from "../admin/graphql.js";
 import { interactionRouter } from "../interaction/router.js";
 import { sessions } from "../interaction/session.js";
 import { MethodNotAllowed } from "../oauth/errors.js";
+import { introspectionEndpoint } from "../oauth/introspection.js";
+import { metadataEndpoint } from "../oauth/metadata.js";
+import { revocationEndpoint } from "../oauth/revocation.js";
 import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
+import { oauthCors, oauthRateLimits, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
 
 /** Builds the application over an open database. */
@@ -23,16 +28,26 @@ export async function createApp(config: Config, db: Db, logger: Logger): Promise
   app.set("trust proxy", config.trustProxyHops);
   app.set("query parser", "simple");
   app.use(requestLogger(logger));
+  app.use(securityHeaders());
 
-  // Form bodies are read as text and parsed strictly by oauth/form.ts (repeated parameters are errors).
+  // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by
+  // oauth/form.ts (repeated parameters are errors).
+  const corsPolicy = oauthCors(config);
   const formText = express.text({ type: "application/x-www-form-urlencoded", limit: config.formBodyLimitBytes });
-  const token = tokenEndpoint(db, config.realm);
-  for (const path of ["/oauth2/v1/token", "/token"]) {
-    app.post(path, formText, token);
-    app.all(path, () => {
+  const limits = oauthRateLimits(config);
+  const postEndpoints: [string[], RequestHandler][] = [
+    [["/oauth2/v1/token", "/token"], tokenEndpoint(db, config.realm)],
+    [["/oauth2/v1/revoke"], revocationEndpoint(db, config.realm)],
+    [["/oauth2/v1/introspect"], introspectionEndpoint(db, config.realm, config.authUrl)],
+  ];
+  for (const [paths, handler] of postEndpoints) {
+    app.use(paths, corsPolicy);
+    app.post(paths, ...limits, formText, handler);
+    app.all(paths, () => {
       throw new MethodNotAllowed(["POST"]);
     });
   }
+  app.get("/.well-known/oauth-authorization-server", corsPolicy, metadataEndpoint(config, db));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

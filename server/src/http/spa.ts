@@ -1,7 +1,6 @@
 /**
  * Serves the React SPA built by Vite (dist/web): hashed assets under /assets (cached for a
- * year) and index.html for the SPA's own pages. The pages cannot be framed
- * (CSP frame-ancestors 'none', X-Frame-Options DENY) and load nothing from other origins.
+ * year) and index.html for the SPA's own pages.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -22,14 +21,8 @@ function webDist(): string | undefined {
   }
 }
 
-const PAGE_HEADERS = {
-  "Content-Security-Policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-  "X-Frame-Options": "DENY",
-  "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
-  "X-Content-Type-Options": "nosniff",
-};
+/** The SPA's own headers; CSP and framing rules come from securityHeaders() in security.ts. */
+const PAGE_HEADERS = { "Cache-Control": "no-store" };
 
 /** Router serving the SPA, or answering 503 on its pages when the SPA has not been built. */
 export function spa(): Router {

@@ -5,10 +5,8 @@
  */
 import type { Request, Response } from "express";
 import type { Db } from "../db/client.js";
-import { recordAuditEvent } from "../audit/repository.js";
-import { authenticateClient, parseBasicCredentials } from "./client-auth.js";
-import { InvalidClient, InvalidRequest, UnsupportedGrantType } from "./errors.js";
-import { readForm } from "./form.js";
+import { readClientRequest } from "./client-request.js";
+import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
 import { grants } from "./grants/index.js";
 import { formatTokenResponse } from "./token-response.js";
 
@@ -18,15 +16,8 @@ export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as c
 /** Builds the Express handler for POST token requests. */
 export function tokenEndpoint(db: Db, realm: string) {
   return async (req: Request, res: Response): Promise<void> => {
-    const params = readForm(req);
     const now = new Date();
-    const client = await authenticateClient(db, req.headers.authorization, realm, now).catch(async (err: unknown) => {
-      if (err instanceof InvalidClient) {
-        const clientId = parseBasicCredentials(req.headers.authorization)?.id ?? "";
-        await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId.slice(0, 200), details: { reason: err.message, ip: req.ip } });
-      }
-      throw err;
-    });
+    const { params, client } = await readClientRequest(db, req, realm, now);
     if (params.client_id !== undefined && params.client_id !== client.clientId) {
       throw new InvalidRequest("client_id does not match the authenticated client");
     }

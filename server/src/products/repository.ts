@@ -29,3 +29,8 @@ export async function findApiByName(db: Db, name: string): Promise<ApiRoute | un
     productNames: api.products.map((p) => p.apiProduct.name),
   };
 }
+
+/** Names of all described scopes, sorted. */
+export async function listScopeNames(db: Db): Promise<string[]> {
+  return (await db.scope.findMany({ orderBy: { name: "asc" }, select: { name: true } })).map((s) => s.name);
+}

@@ -140,3 +140,67 @@ export async function revokeFamily(db: Db, familyId: string, now: Date): Promise
   });
   return count;
 }
+
+/** A token row found by the value of its access token or of its refresh token. */
+export interface StoredToken {
+  /** Which of the row's two tokens the value is. */
+  type: "access_token" | "refresh_token";
+  id: string;
+  appId: string;
+  clientId: string;
+  userId: string | null;
+  username: string | null;
+  familyId: string | null;
+  scopes: string[];
+  apiProducts: string[];
+  /** Issue and expiry of the presented token (access or refresh). */
+  issuedAt: Date;
+  expiresAt: Date;
+  /** The presented token's own status is approved. */
+  approved: boolean;
+  /** The app and credential are approved and the credential is not past its expiry. */
+  clientActive: boolean;
+}
+
+/**
+ * Finds the token whose SHA-256 is `tokenHash`, trying the hinted type first (RFC 7009
+ * §2.1, RFC 7662 §2.1: the hint only orders the search).
+ * @param now - for the credential's expiry.
+ */
+export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string | undefined, now: Date): Promise<StoredToken | undefined> {
+  const order: StoredToken["type"][] = hint === "refresh_token" ? ["refresh_token", "access_token"] : ["access_token", "refresh_token"];
+  for (const type of order) {
+    const t = await db.accessToken.findUnique({
+      where: type === "access_token" ? { tokenHash } : { refreshTokenHash: tokenHash },
+      include: {
+        app: { select: { status: true } },
+        credential: { select: { consumerKey: true, status: true, expiresAt: true } },
+        user: { select: { username: true } },
+      },
+    });
+    if (!t) continue;
+    const access = type === "access_token";
+    return {
+      type,
+      id: t.id,
+      appId: t.appId,
+      clientId: t.credential.consumerKey,
+      userId: t.userId,
+      username: t.user?.username ?? null,
+      familyId: t.familyId,
+      scopes: splitList(t.scope),
+      apiProducts: splitList(t.apiProducts),
+      issuedAt: access ? t.issuedAt : t.refreshTokenIssuedAt!,
+      expiresAt: access ? t.expiresAt : t.refreshTokenExpiresAt!,
+      approved: (access ? t.status : t.refreshTokenStatus) === "approved",
+      clientActive:
+        t.app.status === "approved" && t.credential.status === "approved" && (t.credential.expiresAt === null || t.credential.expiresAt > now),
+    };
+  }
+  return undefined;
+}
+
+/** Revokes one access token (not its refresh token). */
+export async function revokeAccessToken(db: Db, id: string, now: Date): Promise<void> {
+  await db.accessToken.updateMany({ where: { id, status: "approved" }, data: { status: "revoked", revokedAt: now } });
+}

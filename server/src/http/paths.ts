@@ -1,0 +1,13 @@
+/**
+ * First path segments served by Tollgate itself. Every other first segment is an API
+ * name routed by the gateway, so no API may take one of these.
+ */
+export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
+  "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "assets",
+  "login", "consent", "error", "account", "admin",
+]);
+
+/** True when `path` is served by Tollgate rather than forwarded by the gateway. */
+export function isTollgatePath(path: string): boolean {
+  return TOLLGATE_SEGMENTS.has(path.split("/")[1] ?? "");
+}

@@ -1,0 +1,28 @@
+/**
+ * The common first steps of the token, revocation and introspection endpoints: a strict
+ * form body and HTTP Basic client authentication, with failed authentications written to
+ * the audit log.
+ */
+import type { Request } from "express";
+import { recordAuditEvent } from "../audit/repository.js";
+import type { Db } from "../db/client.js";
+import { authenticateClient, parseBasicCredentials, type Client } from "./client-auth.js";
+import { InvalidClient } from "./errors.js";
+import { readForm, type FormParams } from "./form.js";
+
+/**
+ * @returns the form parameters and the authenticated client.
+ * @throws InvalidRequest for a bad form; InvalidClient (401) for failed client authentication.
+ */
+export async function readClientRequest(db: Db, req: Request, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
+  const params = readForm(req);
+  try {
+    return { params, client: await authenticateClient(db, req.headers.authorization, realm, now) };
+  } catch (err) {
+    if (err instanceof InvalidClient) {
+      const clientId = parseBasicCredentials(req.headers.authorization)?.id ?? "";
+      await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId.slice(0, 200), details: { reason: err.message, ip: req.ip, path: req.path } });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Token introspection (RFC 7662) at `POST /oauth2/v1/introspect`, for clients whose app is
+ * allowed to introspect (resource servers). Anything unknown, expired, revoked, or whose
+ * app or credential is no longer approved is `{"active": false}` and nothing more (§2.2).
+ */
+import type { Request, Response } from "express";
+import type { Db } from "../db/client.js";
+import { findTokenByAnyHash, type StoredToken } from "../tokens/repository.js";
+import { readClientRequest } from "./client-request.js";
+import { InvalidRequest, OAuthError } from "./errors.js";
+import { joinList } from "./scopes.js";
+import { hashSecret } from "./secrets.js";
+import { NO_STORE } from "./token-endpoint.js";
+
+/**
+ * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
+ * the epoch; `api_product_list_json` carries the token's API products.
+ */
+export function introspectionResponse(token: StoredToken | undefined, issuer: string, now: Date): Record<string, unknown> {
+  if (!token || !token.approved || !token.clientActive || token.expiresAt <= now) return { active: false };
+  return {
+    active: true,
+    scope: joinList(token.scopes),
+    client_id: token.clientId,
+    ...(token.username !== null ? { username: token.username } : {}),
+    token_type: token.type === "access_token" ? "Bearer" : "refresh_token",
+    exp: Math.floor(token.expiresAt.getTime() / 1000),
+    iat: Math.floor(token.issuedAt.getTime() / 1000),
+    sub: token.userId ?? token.clientId,
+    iss: issuer,
+    api_product_list_json: token.apiProducts,
+  };
+}
+
+/** Builds the Express handler for POST introspection requests. */
+export function introspectionEndpoint(db: Db, realm: string, issuer: string) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const now = new Date();
+    const { params, client } = await readClientRequest(db, req, realm, now);
+    if (!client.canIntrospect) throw new OAuthError("unauthorized_client", "this client may not introspect tokens", 403);
+    if (params.token === undefined) throw new InvalidRequest("token is required");
+    const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
+    res.set(NO_STORE).json(introspectionResponse(token, issuer, now));
+  };
+}

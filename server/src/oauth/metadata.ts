@@ -1,0 +1,37 @@
+/**
+ * Authorization server metadata (RFC 8414) at `GET /.well-known/oauth-authorization-server`.
+ */
+import type { Request, Response } from "express";
+import type { Config } from "../config.js";
+import type { Db } from "../db/client.js";
+import { listScopeNames } from "../products/repository.js";
+import { grants } from "./grants/index.js";
+
+/** The metadata document (RFC 8414 §2) for this deployment. */
+export function metadata(config: Config, scopes: string[]): Record<string, unknown> {
+  const authMethods = ["client_secret_basic"];
+  return {
+    issuer: config.authUrl,
+    authorization_endpoint: `${config.authUrl}/authorize`,
+    token_endpoint: `${config.baseUrl}/oauth2/v1/token`,
+    revocation_endpoint: `${config.baseUrl}/oauth2/v1/revoke`,
+    introspection_endpoint: `${config.baseUrl}/oauth2/v1/introspect`,
+    scopes_supported: scopes,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: [...grants.keys()],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ["S256"],
+    authorization_response_iss_parameter_supported: true,
+    prompt_values_supported: ["none", "login", "consent"],
+  };
+}
+
+/** Builds the Express handler. */
+export function metadataEndpoint(config: Config, db: Db) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await listScopeNames(db)));
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Token revocation (RFC 7009) at `POST /oauth2/v1/revoke`.
+ *
+ * An unknown, expired or already revoked token is answered 200 like a revoked one
+ * (§2.2). A client may revoke only tokens issued to its own app (§2.1); another app's
+ * token is refused with `invalid_request`. Revoking a refresh token revokes its whole
+ * family, access tokens included (§2.1: "SHOULD also invalidate all access tokens based
+ * on the same authorization grant"); revoking an access token leaves its refresh token.
+ */
+import type { Request, Response } from "express";
+import type { Db } from "../db/client.js";
+import { findTokenByAnyHash, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
+import { revokeTokenById } from "../tokens/management.js";
+import { readClientRequest } from "./client-request.js";
+import { InvalidRequest } from "./errors.js";
+import { hashSecret } from "./secrets.js";
+import { NO_STORE } from "./token-endpoint.js";
+
+/** Builds the Express handler for POST revocation requests. */
+export function revocationEndpoint(db: Db, realm: string) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const now = new Date();
+    const { params, client } = await readClientRequest(db, req, realm, now);
+    if (params.token === undefined) throw new InvalidRequest("token is required");
+    const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
+    if (token) {
+      if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
+      if (token.type === "access_token") await revokeAccessToken(db, token.id, now);
+      else if (token.familyId !== null) await revokeFamily(db, token.familyId, now);
+      else await revokeTokenById(db, token.id, now);
+    }
+    res.status(200).set(NO_STORE).end();
+  };
+}
