@@ -12,6 +12,7 @@ import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createApp } from "./http/app.js";
 import { createLogger } from "./http/logger.js";
+import { schedulePurge } from "./maintenance/purge.js";
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -56,6 +57,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   const server = createServer(await createApp(config, db, logger));
   const port = await listen(server, config.port, config.host);
+  const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
     db,
@@ -63,6 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     demoUpstreamUrl: upstream?.url,
     seeded,
     async close() {
+      stopPurge();
       await closeServer(server);
       if (upstream) await closeServer(upstream.server);
       await db.$disconnect();

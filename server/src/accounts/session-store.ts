@@ -41,3 +41,9 @@ export class PrismaSessionStore extends session.Store {
     this.db.session.updateMany({ where: { sidHash: hashSecret(sid) }, data: { expiresAt: expiry(data) } }).then(() => callback?.(), () => callback?.());
   }
 }
+
+/** Deletes up to `limit` sessions that expired before `before`. @returns how many were deleted. */
+export async function deleteExpiredSessions(db: Db, before: Date, limit: number): Promise<number> {
+  const ids = (await db.session.findMany({ where: { expiresAt: { lt: before } }, select: { sidHash: true }, take: limit })).map((s) => s.sidHash);
+  return ids.length === 0 ? 0 : (await db.session.deleteMany({ where: { sidHash: { in: ids } } })).count;
+}

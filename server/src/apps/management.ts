@@ -54,6 +54,7 @@ export interface NewApp {
   refreshTokenLifetimeSeconds?: number;
   tokenResponseProfile?: string;
   requirePkce?: boolean;
+  canIntrospect?: boolean;
   consumerKey: string;
   /** SHA-256 hex of the consumer secret. */
   consumerSecretHash: string;
@@ -70,6 +71,7 @@ export async function createApp(db: Db, a: NewApp) {
         refreshTokenLifetimeSeconds: a.refreshTokenLifetimeSeconds,
         tokenResponseProfile: a.tokenResponseProfile,
         requirePkce: a.requirePkce,
+        canIntrospect: a.canIntrospect,
         callbackUrls: { create: a.callbackUrls.map((url) => ({ url })) },
       },
     });
@@ -96,7 +98,7 @@ export async function removeCallbackUrl(db: Db, appId: string, url: string) {
 export async function updateApp(
   db: Db,
   id: string,
-  data: { status?: string; accessTokenLifetimeSeconds?: number; refreshTokenLifetimeSeconds?: number },
+  data: { status?: string; accessTokenLifetimeSeconds?: number; refreshTokenLifetimeSeconds?: number; canIntrospect?: boolean },
 ) {
   return db.app.update({ where: { id }, data });
 }

@@ -3,9 +3,19 @@
  * purged past retention); details never contain secrets or tokens.
  */
 import type { Db } from "../db/client.js";
+import { paginate } from "../db/paginate.js";
 
-/** Event types recorded today. */
-export type AuditEventType = "client.authentication_failed" | `admin.${string}`;
+/** Event types; `admin.<mutation>` for every admin API change. */
+export type AuditEventType =
+  | "token.issued"
+  | "token.refreshed"
+  | "token.revoked"
+  | "client.authentication_failed"
+  | "signin.succeeded"
+  | "signin.failed"
+  | "consent.granted"
+  | "consent.revoked"
+  | `admin.${string}`;
 
 export interface AuditEventInput {
   type: AuditEventType;
@@ -34,4 +44,16 @@ export async function countAuditEventsPerHour(db: Db, type: AuditEventType, hour
       count: await db.auditEvent.count({ where: { type, at: { gte: hour, lt: new Date(hour.getTime() + 3_600_000) } } }),
     })),
   );
+}
+
+/** Audit events newest first, optionally of one type and/or actor. */
+export async function listAuditEvents(db: Db, f: { type?: string | null; actor?: string | null }, first: number, after?: string | null) {
+  const where = { ...(f.type ? { type: f.type } : {}), ...(f.actor ? { actor: f.actor } : {}) };
+  return paginate((args) => db.auditEvent.findMany({ ...args, where }), first, after, "desc");
+}
+
+/** Deletes up to `limit` events older than `before`. @returns how many were deleted. */
+export async function deleteAuditEventsBefore(db: Db, before: Date, limit: number): Promise<number> {
+  const ids = (await db.auditEvent.findMany({ where: { at: { lt: before } }, select: { id: true }, take: limit })).map((r) => r.id);
+  return ids.length === 0 ? 0 : (await db.auditEvent.deleteMany({ where: { id: { in: ids } } })).count;
 }

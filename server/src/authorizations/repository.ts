@@ -157,3 +157,24 @@ export async function revokeConsent(db: Db, id: string, now: Date): Promise<bool
     return true;
   });
 }
+
+/**
+ * Deletes up to `limit` authorization codes that expired before `before` and have no token
+ * family left (the refresh grant reads a family's original scopes from its code).
+ * @returns how many were deleted.
+ */
+export async function deleteSpentAuthorizationCodes(db: Db, before: Date, limit: number): Promise<number> {
+  const candidates = (await db.authorizationCode.findMany({ where: { expiresAt: { lt: before } }, select: { id: true }, take: limit })).map((c) => c.id);
+  if (candidates.length === 0) return 0;
+  const withTokens = new Set(
+    (await db.accessToken.findMany({ where: { familyId: { in: candidates } }, select: { familyId: true }, distinct: ["familyId"] })).map((t) => t.familyId),
+  );
+  const ids = candidates.filter((id) => !withTokens.has(id));
+  return ids.length === 0 ? 0 : (await db.authorizationCode.deleteMany({ where: { id: { in: ids } } })).count;
+}
+
+/** Deletes up to `limit` interactions that expired before `before`. @returns how many were deleted. */
+export async function deleteExpiredInteractions(db: Db, before: Date, limit: number): Promise<number> {
+  const ids = (await db.interaction.findMany({ where: { expiresAt: { lt: before } }, select: { id: true }, take: limit })).map((i) => i.id);
+  return ids.length === 0 ? 0 : (await db.interaction.deleteMany({ where: { id: { in: ids } } })).count;
+}

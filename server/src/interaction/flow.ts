@@ -6,6 +6,7 @@
  */
 import { verify } from "@node-rs/argon2";
 import { findUserByUsername } from "../accounts/users.js";
+import { recordAuditEvent } from "../audit/repository.js";
 import { findAppSummary } from "../apps/repository.js";
 import {
   advanceInteraction,
@@ -128,9 +129,11 @@ export async function authenticateUser(ctx: FlowContext, username: string, passw
   const valid = await verify(user?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
   if (!user || !valid || user.status !== "active") {
     await ctx.throttle.recordFailure(username, ip);
+    await recordAuditEvent(ctx.db, { type: "signin.failed", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
     throw new OAuthError("invalid_credentials", "Invalid username or password", 401);
   }
   await ctx.throttle.recordSuccess(username);
+  await recordAuditEvent(ctx.db, { type: "signin.succeeded", actor: `user:${user.id}`, details: { ip } });
   return user.id;
 }
 
@@ -178,6 +181,7 @@ export async function completeConsent(
     return { redirectTo: errorRedirect(grant, "access_denied", "the user denied the request", ctx.issuer) };
   }
   await rememberConsent(ctx.db, interaction.userId, interaction.appId, scopes);
+  await recordAuditEvent(ctx.db, { type: "consent.granted", actor: `user:${interaction.userId}`, subject: interaction.appId, details: { scopes } });
   return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes, userId: interaction.userId }, ctx.issuer, now) };
 }
 

@@ -16,6 +16,8 @@ export interface IssuedToken {
   apiProducts: string[];
   refresh?: { token: string; issuedAt: Date; expiresAt: Date };
   refreshCount: number;
+  /** The resource owner of a user grant. */
+  userId?: string;
 }
 
 /** What a grant asks to issue. */
@@ -73,5 +75,6 @@ export async function issueToken(db: Tx, r: IssueRequest): Promise<IssuedToken> 
     apiProducts: r.apiProducts,
     refresh,
     refreshCount: r.refreshCount ?? 0,
+    userId: r.userId,
   };
 }

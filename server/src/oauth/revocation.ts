@@ -8,6 +8,7 @@
  * on the same authorization grant"); revoking an access token leaves its refresh token.
  */
 import type { Request, Response } from "express";
+import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
 import { findTokenByAnyHash, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
 import { revokeTokenById } from "../tokens/management.js";
@@ -28,6 +29,7 @@ export function revocationEndpoint(db: Db, realm: string) {
       if (token.type === "access_token") await revokeAccessToken(db, token.id, now);
       else if (token.familyId !== null) await revokeFamily(db, token.familyId, now);
       else await revokeTokenById(db, token.id, now);
+      await recordAuditEvent(db, { type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
     }
     res.status(200).set(NO_STORE).end();
   };

@@ -4,6 +4,7 @@
  * token response with `Cache-Control: no-store` (RFC 6749 §5.1).
  */
 import type { Request, Response } from "express";
+import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
 import { readClientRequest } from "./client-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
@@ -26,6 +27,12 @@ export function tokenEndpoint(db: Db, realm: string) {
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
     const issued = await grant.handle({ db, client, params, now });
+    await recordAuditEvent(db, {
+      type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
+      actor: client.clientId,
+      subject: issued.userId,
+      details: { grant_type: grant.type, scope: issued.scopes.join(" ") },
+    });
     res.set(NO_STORE).json(formatTokenResponse(client, issued, now));
   };
 }

@@ -204,3 +204,18 @@ export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string
 export async function revokeAccessToken(db: Db, id: string, now: Date): Promise<void> {
   await db.accessToken.updateMany({ where: { id, status: "approved" }, data: { status: "revoked", revokedAt: now } });
 }
+
+/**
+ * Deletes up to `limit` token rows whose access token and refresh token (if any) both
+ * expired before `before`. @returns how many were deleted.
+ */
+export async function deleteExpiredTokens(db: Db, before: Date, limit: number): Promise<number> {
+  const ids = (
+    await db.accessToken.findMany({
+      where: { expiresAt: { lt: before }, OR: [{ refreshTokenExpiresAt: null }, { refreshTokenExpiresAt: { lt: before } }] },
+      select: { id: true },
+      take: limit,
+    })
+  ).map((t) => t.id);
+  return ids.length === 0 ? 0 : (await db.accessToken.deleteMany({ where: { id: { in: ids } } })).count;
+}

@@ -48,6 +48,7 @@ interface CreateAppInput {
   refreshTokenLifetimeSeconds?: number;
   tokenResponseProfile?: "apigee" | "rfc6749";
   requirePkce?: boolean;
+  canIntrospect?: boolean;
 }
 
 export const appResolvers: Resolvers = {
@@ -68,7 +69,8 @@ export const appResolvers: Resolvers = {
         accessTokenLifetimeSeconds: checkOptional(v.accessTokenLifetime, input.accessTokenLifetimeSeconds, "accessTokenLifetimeSeconds"),
         refreshTokenLifetimeSeconds: checkOptional(v.refreshTokenLifetime, input.refreshTokenLifetimeSeconds, "refreshTokenLifetimeSeconds"),
         tokenResponseProfile: input.tokenResponseProfile,
-        requirePkce: input.requirePkce,
+        requirePkce: input.requirePkce ?? undefined,
+        canIntrospect: input.canIntrospect ?? undefined,
         consumerKey,
         consumerSecretHash: hashSecret(consumerSecret),
       });
@@ -93,6 +95,10 @@ export const appResolvers: Resolvers = {
         accessTokenLifetimeSeconds: checkOptional(v.accessTokenLifetime, a.input.accessTokenLifetimeSeconds, "accessTokenLifetimeSeconds"),
         refreshTokenLifetimeSeconds: checkOptional(v.refreshTokenLifetime, a.input.refreshTokenLifetimeSeconds, "refreshTokenLifetimeSeconds"),
       });
+    },
+    setAppIntrospection: async (_p, a: { appId: string; allowed: boolean }, ctx) => {
+      await requireApp(ctx, a.appId);
+      return updateApp(ctx.db, a.appId, { canIntrospect: a.allowed });
     },
     setCredentialProductStatus: async (_p, a: { credentialId: string; apiProductId: string; status: string }, ctx) => {
       await requireCredential(ctx, a.credentialId);

@@ -1,5 +1,6 @@
 /** Remembered consents: admins see and revoke any; a signed-in user sees and revokes their own. */
 import { findApp } from "../../apps/management.js";
+import { recordAuditEvent } from "../../audit/repository.js";
 import { findUserById } from "../../accounts/users.js";
 import { findConsent, listConsents, revokeConsent } from "../../authorizations/repository.js";
 import { splitList } from "../../oauth/scopes.js";
@@ -22,6 +23,7 @@ export const consentResolvers: Resolvers = {
       if (!consent || consent.userId !== user.userId || !(await revokeConsent(ctx.db, a.id, new Date()))) {
         throw gqlError("NOT_FOUND", "no live consent of yours with this id");
       }
+      await recordAuditEvent(ctx.db, { type: "consent.revoked", actor: `user:${user.userId}`, subject: consent.appId });
       return a.id;
     },
   },

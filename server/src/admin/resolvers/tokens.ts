@@ -1,7 +1,7 @@
-/** Issued tokens (never their values) and the dashboard's hourly figures. */
+/** Issued tokens (never their values), the dashboard's hourly figures and the audit log. */
 import { findApp, findCredential } from "../../apps/management.js";
 import { findUserById } from "../../accounts/users.js";
-import { countAuditEventsPerHour } from "../../audit/repository.js";
+import { countAuditEventsPerHour, listAuditEvents } from "../../audit/repository.js";
 import { splitList } from "../../oauth/scopes.js";
 import { countTokensIssuedPerHour, findToken, listTokens, revokeTokenById, revokeTokensOf, type TokenFilter } from "../../tokens/management.js";
 import { gqlError } from "../context.js";
@@ -19,6 +19,8 @@ export function last24Hours(now: Date): Date[] {
 export const tokenResolvers: Resolvers = {
   Query: {
     tokens: (_p, a: TokenFilter & { first: number; after?: string }, { db }) => listTokens(db, a, new Date(), check(v.first, a.first, "first"), a.after),
+    auditEvents: (_p, a: { type?: string; actor?: string; first: number; after?: string }, { db }) =>
+      listAuditEvents(db, a, check(v.first, a.first, "first"), a.after),
     dashboard: async (_p, _a, { db }) => {
       const hours = last24Hours(new Date());
       const [issued, failed] = await Promise.all([countTokensIssuedPerHour(db, hours), countAuditEventsPerHour(db, "client.authentication_failed", hours)]);

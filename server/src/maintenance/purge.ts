@@ -1,0 +1,75 @@
+/**
+ * Scheduled purge of data past its use, so the tables do not grow without bound: expired
+ * interactions and sessions, authorization codes whose token family is gone, token rows
+ * past both their access and refresh expiry, and audit events past retention.
+ * Deletes run in small batches with a yield in between, so requests are not stalled.
+ */
+import { setImmediate as yieldToRequests } from "node:timers/promises";
+import type { Logger } from "pino";
+import { deleteExpiredSessions } from "../accounts/session-store.js";
+import { deleteAuditEventsBefore } from "../audit/repository.js";
+import { deleteExpiredInteractions, deleteSpentAuthorizationCodes } from "../authorizations/repository.js";
+import type { Db } from "../db/client.js";
+import { deleteExpiredTokens } from "../tokens/repository.js";
+
+/** Rows deleted per statement. */
+const BATCH = 500;
+const DAY_MS = 86_400_000;
+
+export interface PurgeCounts {
+  interactions: number;
+  sessions: number;
+  authorizationCodes: number;
+  tokens: number;
+  auditEvents: number;
+}
+
+async function drain(remove: (limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await remove(BATCH);
+    total += n;
+    if (n < BATCH) return total;
+    await yieldToRequests();
+  }
+}
+
+/**
+ * Deletes everything expired at `now`. Tokens go first, so that codes whose families
+ * expired become deletable in the same run.
+ * @param auditRetentionDays - audit events older than this many days are deleted.
+ */
+export async function purgeExpired(db: Db, now: Date, auditRetentionDays: number): Promise<PurgeCounts> {
+  const tokens = await drain((limit) => deleteExpiredTokens(db, now, limit));
+  return {
+    tokens,
+    interactions: await drain((limit) => deleteExpiredInteractions(db, now, limit)),
+    sessions: await drain((limit) => deleteExpiredSessions(db, now, limit)),
+    authorizationCodes: await drain((limit) => deleteSpentAuthorizationCodes(db, now, limit)),
+    auditEvents: await drain((limit) => deleteAuditEventsBefore(db, new Date(now.getTime() - auditRetentionDays * DAY_MS), limit)),
+  };
+}
+
+/**
+ * Runs {@link purgeExpired} now and then every `intervalSeconds` (0: never).
+ * @returns a function that stops the schedule.
+ */
+export function schedulePurge(db: Db, logger: Logger, intervalSeconds: number, auditRetentionDays: number): () => void {
+  if (intervalSeconds === 0) return () => {};
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      logger.info({ purged: await purgeExpired(db, new Date(), auditRetentionDays) }, "purged expired data");
+    } catch (err) {
+      logger.error({ err }, "purge failed");
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(run, intervalSeconds * 1000);
+  timer.unref();
+  void run();
+  return () => clearInterval(timer);
+}
