@@ -25,13 +25,16 @@ const DateTime = new GraphQLScalarType<Date, string>({
   parseLiteral: (ast) => new Date(ast.kind === Kind.STRING ? ast.value : NaN),
 });
 
+/** Arguments naming what a mutation changes, in order of preference, for the audit log. */
+const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
+
 function adminOnly(field: string, resolve: Resolver, audited: boolean): Resolver {
   return async (parent, args, ctx: AdminContext) => {
     const actor = requireAdmin(ctx);
     const result = await resolve(parent, args, ctx);
     if (audited) {
-      const subject = (args as Record<string, unknown>).id ?? (args as Record<string, unknown>).appId ?? (args as Record<string, unknown>).credentialId ?? (args as Record<string, unknown>).userId ?? "";
-      await recordAuditEvent(ctx.db, { type: `admin.${field}`, actor, subject: String(subject), details: { args: redact(args) } });
+      const subject = SUBJECT_ARGS.map((k) => (args as Record<string, unknown>)[k]).find((v) => typeof v === "string");
+      await recordAuditEvent(ctx.db, { type: `admin.${field}`, actor, subject: subject as string | undefined, details: { args: redact(args) } });
     }
     return result;
   };
