@@ -87,10 +87,10 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isString = (v: unknown): v is string => typeof v === "string";
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isString = (v: unknown): v is string => typeof v === "string";
 
-function malformed(status: number): InteractionApiError {
+export function malformed(status: number): InteractionApiError {
   return new InteractionApiError(status, "server_error", "The server sent an unexpected response.");
 }
 
@@ -102,7 +102,11 @@ async function readJson(res: Response): Promise<unknown> {
   }
 }
 
-async function request(url: string, init: RequestInit): Promise<unknown> {
+/**
+ * A JSON call to the server's browser API (the interaction API and `/session`, which answer
+ * errors as `{ error, error_description }`). @throws InteractionApiError
+ */
+export async function request(url: string, init: RequestInit): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(url, { ...init, credentials: "same-origin", cache: "no-store" });
@@ -120,7 +124,8 @@ async function request(url: string, init: RequestInit): Promise<unknown> {
   return body;
 }
 
-function post(url: string, csrfToken: string, body: unknown): Promise<unknown> {
+/** A JSON POST with the session's CSRF token. @throws InteractionApiError */
+export function post(url: string, csrfToken: string, body: unknown): Promise<unknown> {
   return request(url, {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken },

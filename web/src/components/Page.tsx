@@ -1,16 +1,16 @@
 import { useEffect, useRef, type ReactNode } from "react";
 
-/** The page frame: the product name, then the page's content in a centered card. */
-export function Page({ title, children }: { title: string; children: ReactNode }) {
+/** The page frame: the product name, then the page's content in a centered card (`wide`: a wider one). */
+export function Page({ title, wide = false, children }: { title: string; wide?: boolean; children: ReactNode }) {
   useEffect(() => {
     document.title = title === "Tollgate" ? title : `${title} · Tollgate`;
   }, [title]);
   return (
     <>
-      <header className="site-header">
+      <header className={wide ? "site-header wide" : "site-header"}>
         <p className="brand">Tollgate</p>
       </header>
-      <main className="page">
+      <main className={wide ? "page wide" : "page"}>
         <div className="card">{children}</div>
       </main>
     </>

@@ -22,3 +22,31 @@ export function leaveTo(redirectTo: string): boolean {
   window.location.assign(url.href);
   return true;
 }
+
+/**
+ * The `next` parameter of the console's sign-in: a path on this origin ("/admin/apps?x=1"),
+ * or null. Refuses anything a browser could read as another origin: "//host", "/\host"
+ * (browsers treat "\" as "/"), control characters, or a URL with a scheme.
+ */
+export function safeNextPath(raw: string | null): string | null {
+  if (!raw || !raw.startsWith("/") || raw.startsWith("//")) return null;
+  if (/[\\\u0000-\u001f\u007f]/.test(raw)) return null;
+  let url: URL;
+  try {
+    url = new URL(raw, window.location.origin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== window.location.origin) return null;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** Paths the SPA renders itself; any other same-origin path is loaded from the server. */
+export function isSpaPath(path: string): boolean {
+  return /^\/(admin|account)(?:[/?#]|$)/.test(path) || path === "/" || /^\/[?#]/.test(path);
+}
+
+/** The console's sign-in page, coming back to `next` afterwards. */
+export function loginUrl(next: string): string {
+  return `/login?${new URLSearchParams({ next }).toString()}`;
+}

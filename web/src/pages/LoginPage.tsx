@@ -1,19 +1,26 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { useNavigate, useSearchParams } from "react-router";
-import { InteractionApiError, isGone, isStale, submitLogin, type Interaction } from "../api/interaction";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useLocation, useNavigate, useSearchParams } from "react-router";
+import { InteractionApiError, isGone, isStale, submitLogin, type Credentials, type Interaction } from "../api/interaction";
+import { getSession, signIn } from "../api/session";
 import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
-import { errorPageUrl, leaveTo } from "../lib/navigation";
+import { SignInForm, signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
+import { errorPageUrl, isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
 import { sentence } from "../lib/text";
 import { useInteraction } from "../lib/useInteraction";
 
 const TITLE = "Sign in";
 
-/** /login?interaction=<id>: the sign-in form of an authorization request. */
+/**
+ * /login?interaction=<id>: the sign-in form of an authorization request.
+ * /login?next=<path>: the console's and Account page's sign-in, then on to `next`.
+ */
 export function LoginPage() {
   const [params] = useSearchParams();
   const id = params.get("interaction");
-  if (!id) return <IncompleteLink heading="This sign-in link is incomplete" />;
-  return <LoginInteraction key={id} id={id} />;
+  if (id) return <LoginInteraction key={id} id={id} />;
+  const next = safeNextPath(params.get("next"));
+  if (next) return <SessionLogin key={next} next={next} />;
+  return <IncompleteLink heading="This sign-in link is incomplete" />;
 }
 
 function LoginInteraction({ id }: { id: string }) {
@@ -30,140 +37,129 @@ function LoginInteraction({ id }: { id: string }) {
   return <LoginForm interaction={state.interaction} onStale={reload} />;
 }
 
-function describeWait(seconds: number): string {
-  if (seconds < 90) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minutes`;
-}
-
 /** @param onStale - loads the interaction again (its stage or the session changed, e.g. signed in from another tab). */
 function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale: () => void }) {
   const navigate = useNavigate();
-  const usernameRef = useRef<HTMLInputElement>(null);
-  const passwordRef = useRef<HTMLInputElement>(null);
-  const submitRef = useRef<HTMLButtonElement>(null);
-  const [username, setUsername] = useState(interaction.user?.username ?? "");
-  const [password, setPassword] = useState("");
-  const [submitting, setSubmitting] = useState(false);
   const [leaving, setLeaving] = useState(false);
-  const [error, setError] = useState<{ message: string; credentials: boolean } | null>(null);
 
-  // Focus the first field to fill in when the form appears (the password when the server
-  // already knows who is signing in).
-  const prefilled = interaction.user !== null;
-  useEffect(() => {
-    (prefilled ? passwordRef : usernameRef).current?.focus();
-  }, [prefilled]);
-
-  // After a failed attempt, put focus back where the user goes on from (the button was
-  // disabled while submitting, which drops focus): the emptied password field, else the button.
-  useEffect(() => {
-    if (error) (error.credentials ? passwordRef : submitRef).current?.focus();
-  }, [error]);
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (submitting || leaving) return;
-    setSubmitting(true);
-    setError(null);
+  async function onSignIn(credentials: Credentials): Promise<SignInError | undefined> {
     try {
-      const result = await submitLogin(interaction.id, interaction.csrfToken, { username, password });
+      const result = await submitLogin(interaction.id, interaction.csrfToken, credentials);
       if ("stage" in result) {
         // The consent page loads the interaction again, with the new session's CSRF token.
         navigate(`/consent?interaction=${encodeURIComponent(interaction.id)}`, { replace: true });
-        return;
+        return undefined;
       }
       if (leaveTo(result.redirectTo)) {
         setLeaving(true);
-        return;
+        return undefined;
       }
-      setError({ message: "The server sent an unexpected response. Please try again.", credentials: false });
+      return UNEXPECTED_RESPONSE;
     } catch (err) {
-      if (!(err instanceof InteractionApiError)) {
-        setError({ message: "Something went wrong. Please try again.", credentials: false });
-      } else if (isGone(err)) {
+      if (err instanceof InteractionApiError && isGone(err)) {
         navigate(errorPageUrl(err.error, err.errorDescription), { replace: true });
-        return;
-      } else if (isStale(err)) {
-        onStale();
-        return;
-      } else if (err.status === 401) {
-        // One message whatever was wrong: never reveal whether the account exists.
-        setError({ message: "The username or password is incorrect.", credentials: true });
-        setPassword("");
-      } else if (err.status === 429) {
-        const wait = err.retryAfterSeconds;
-        setError({
-          message:
-            wait !== undefined && wait > 0
-              ? `Too many sign-in attempts. Try again in ${describeWait(wait)}.`
-              : "Too many sign-in attempts. Please wait a moment and try again.",
-          credentials: false,
-        });
-      } else {
-        setError({ message: err.errorDescription ? sentence(err.errorDescription) : "Something went wrong. Please try again.", credentials: false });
+        return undefined;
       }
-    } finally {
-      setSubmitting(false);
+      if (err instanceof InteractionApiError && isStale(err)) {
+        onStale();
+        return undefined;
+      }
+      return signInError(err);
     }
   }
 
-  const busy = submitting || leaving;
-  const invalid = error?.credentials === true;
   return (
     <Page title={TITLE}>
       <Heading>Sign in to continue to {interaction.client.name}</Heading>
       {interaction.client.organization && <p className="muted">Operated by {interaction.client.organization}</p>}
-      <form className="form" onSubmit={onSubmit}>
-        {error && (
-          <p id="login-error" role="alert" className="alert">
-            {error.message}
-          </p>
-        )}
-        <div className="field">
-          <label htmlFor="login-username">Username</label>
-          <input
-            ref={usernameRef}
-            id="login-username"
-            name="username"
-            type="text"
-            autoComplete="username"
-            autoCapitalize="none"
-            autoCorrect="off"
-            spellCheck={false}
-            required
-            maxLength={200}
-            aria-invalid={invalid || undefined}
-            aria-describedby={invalid ? "login-error" : undefined}
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="login-password">Password</label>
-          <input
-            ref={passwordRef}
-            id="login-password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            maxLength={1000}
-            aria-invalid={invalid || undefined}
-            aria-describedby={invalid ? "login-error" : undefined}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
-        <div className="actions">
-          <button ref={submitRef} type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined}>
-            Sign in
-          </button>
-        </div>
-        <p role="status" className="status">
-          {submitting ? "Signing in…" : leaving ? "Redirecting…" : ""}
+      <SignInForm initialUsername={interaction.user?.username ?? ""} leaving={leaving} onSignIn={onSignIn} />
+    </Page>
+  );
+}
+
+type SessionState = { status: "loading" } | { status: "ready" } | { status: "failed"; message: string };
+
+/** Signed in (or already signed in): on to `next`, inside the SPA when it is one of its pages. */
+function useGoNext(next: string) {
+  const navigate = useNavigate();
+  return useCallback(() => {
+    if (isSpaPath(next)) navigate(next, { replace: true });
+    else window.location.replace(next);
+  }, [navigate, next]);
+}
+
+/** Sign-in without an OAuth request (console, Account page): POST /session/login, then `next`. */
+function SessionLogin({ next }: { next: string }) {
+  const location = useLocation();
+  const goNext = useGoNext(next);
+  const [state, setState] = useState<SessionState>({ status: "loading" });
+  const [attempt, setAttempt] = useState(0);
+  const signedOut = (location.state as { signedOut?: boolean } | null)?.signedOut === true;
+  const csrfToken = useRef("");
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ status: "loading" });
+    getSession(controller.signal).then(
+      (session) => {
+        if (controller.signal.aborted) return;
+        if (session.user) {
+          goNext();
+          return;
+        }
+        csrfToken.current = session.csrfToken;
+        setState({ status: "ready" });
+      },
+      (err: unknown) => {
+        if (controller.signal.aborted) return;
+        const message =
+          err instanceof InteractionApiError && err.errorDescription
+            ? sentence(err.errorDescription)
+            : "Something went wrong while loading this page. Please try again.";
+        setState({ status: "failed", message });
+      },
+    );
+    return () => controller.abort();
+  }, [attempt, goNext]);
+
+  const forConsole = /^\/admin(?:[/?#]|$)/.test(next);
+  const heading = forConsole ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account";
+  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={() => setAttempt((n) => n + 1)} />;
+  if (state.status === "loading") return <Loading title={TITLE} />;
+
+  async function onSignIn(credentials: Credentials): Promise<SignInError | undefined> {
+    for (let tries = 0; ; tries++) {
+      try {
+        await signIn(csrfToken.current, credentials);
+        goNext();
+        return undefined;
+      } catch (err) {
+        // 403: the CSRF token of a session that was since replaced (e.g. a sign-in or
+        // sign-out in another tab). Fetch the current one and try once more.
+        if (!(err instanceof InteractionApiError && err.status === 403 && tries === 0)) return signInError(err);
+        try {
+          const session = await getSession();
+          if (session.user) {
+            goNext();
+            return undefined;
+          }
+          csrfToken.current = session.csrfToken;
+        } catch (reloadErr) {
+          return signInError(reloadErr);
+        }
+      }
+    }
+  }
+
+  return (
+    <Page title={TITLE}>
+      <Heading>{heading}</Heading>
+      {signedOut && (
+        <p role="status" className="notice">
+          You have signed out.
         </p>
-      </form>
+      )}
+      <SignInForm initialUsername="" onSignIn={onSignIn} />
     </Page>
   );
 }

@@ -1,0 +1,436 @@
+/**
+ * The console's GraphQL documents (server/src/admin/schema.graphql) and the shapes they
+ * select. Times are ISO 8601 strings, lifetimes seconds.
+ */
+import { gql } from "./graphql";
+
+export type Status = "approved" | "revoked";
+export type ProductStatus = "approved" | "pending" | "revoked";
+export type TokenResponseProfile = "apigee" | "rfc6749";
+export type Role = "user" | "admin";
+export type UserStatus = "active" | "disabled";
+
+export interface PageInfo {
+  endCursor: string | null;
+  hasNextPage: boolean;
+}
+
+interface Connection<T> {
+  nodes: T[];
+  pageInfo: PageInfo;
+}
+
+const PAGE_INFO = "pageInfo { endCursor hasNextPage }";
+
+/* Dashboard */
+
+export interface Dashboard {
+  tokensIssuedPerHour: Array<{ hour: string; appName: string; count: number }>;
+  failedClientAuthenticationsPerHour: Array<{ hour: string; count: number }>;
+}
+
+export const DASHBOARD = gql<{ dashboard: Dashboard }>(`
+  query Dashboard {
+    dashboard {
+      tokensIssuedPerHour { hour appName count }
+      failedClientAuthenticationsPerHour { hour count }
+    }
+  }
+`);
+
+/* Organizations and developers */
+
+export interface Organization {
+  id: string;
+  name: string;
+  displayName: string;
+  createdAt: string;
+}
+
+export interface Developer {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  createdAt: string;
+}
+
+export const ORGANIZATIONS = gql<{ organizations: Connection<Organization> }, { first?: number; after?: string | null }>(`
+  query Organizations($first: Int, $after: String) {
+    organizations(first: $first, after: $after) {
+      nodes { id name displayName createdAt }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+export const CREATE_ORGANIZATION = gql<{ createOrganization: Organization }, { input: { name: string; displayName?: string } }>(`
+  mutation CreateOrganization($input: CreateOrganizationInput!) {
+    createOrganization(input: $input) { id name displayName createdAt }
+  }
+`);
+
+export const ORGANIZATION = gql<{ organization: Organization | null }, { id: string }>(`
+  query Organization($id: ID!) {
+    organization(id: $id) { id name displayName createdAt }
+  }
+`);
+
+export const DEVELOPERS = gql<
+  { developers: Connection<Developer> },
+  { organizationId: string; first?: number; after?: string | null }
+>(`
+  query Developers($organizationId: ID, $first: Int, $after: String) {
+    developers(organizationId: $organizationId, first: $first, after: $after) {
+      nodes { id email firstName lastName createdAt }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+export interface CreateDeveloperInput {
+  organizationId: string;
+  email: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+export const CREATE_DEVELOPER = gql<{ createDeveloper: Developer }, { input: CreateDeveloperInput }>(`
+  mutation CreateDeveloper($input: CreateDeveloperInput!) {
+    createDeveloper(input: $input) { id email firstName lastName createdAt }
+  }
+`);
+
+/* API products and APIs */
+
+export interface ApiProduct {
+  id: string;
+  name: string;
+  displayName: string;
+  description: string;
+  scopes: string[];
+  apis: Array<{ id: string; name: string }>;
+  createdAt: string;
+}
+
+export interface Api {
+  id: string;
+  name: string;
+  upstreamUrl: string;
+  requiredScopes: string[];
+  products: Array<{ id: string; name: string }>;
+  createdAt: string;
+}
+
+const API_PRODUCT_FIELDS = "id name displayName description scopes apis { id name } createdAt";
+const API_FIELDS = "id name upstreamUrl requiredScopes products { id name } createdAt";
+
+export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[] }>(`
+  query ProductsAndApis {
+    apiProducts { ${API_PRODUCT_FIELDS} }
+    apis { ${API_FIELDS} }
+  }
+`);
+
+export interface CreateApiProductInput {
+  name: string;
+  displayName?: string;
+  description?: string;
+  scopes?: string[];
+  apiIds?: string[];
+}
+
+export const CREATE_API_PRODUCT = gql<{ createApiProduct: ApiProduct }, { input: CreateApiProductInput }>(`
+  mutation CreateApiProduct($input: CreateApiProductInput!) {
+    createApiProduct(input: $input) { ${API_PRODUCT_FIELDS} }
+  }
+`);
+
+export interface CreateApiInput {
+  name: string;
+  upstreamUrl: string;
+  requiredScopes?: string[];
+}
+
+export const CREATE_API = gql<{ createApi: Api }, { input: CreateApiInput }>(`
+  mutation CreateApi($input: CreateApiInput!) {
+    createApi(input: $input) { ${API_FIELDS} }
+  }
+`);
+
+/* Apps and credentials */
+
+export interface AppSummary {
+  id: string;
+  name: string;
+  status: Status;
+  createdAt: string;
+  developer: { id: string; email: string; organization: { id: string; name: string } };
+}
+
+export interface CredentialProduct {
+  status: ProductStatus;
+  product: { id: string; name: string; displayName: string };
+}
+
+export interface Credential {
+  id: string;
+  consumerKey: string;
+  status: Status;
+  expiresAt: string | null;
+  createdAt: string;
+  products: CredentialProduct[];
+}
+
+export interface AppDetail extends AppSummary {
+  callbackUrls: string[];
+  accessTokenLifetimeSeconds: number;
+  refreshTokenLifetimeSeconds: number;
+  tokenResponseProfile: TokenResponseProfile;
+  requirePkce: boolean;
+  credentials: Credential[];
+}
+
+/** A consumer key and secret, returned once by createApp and rotateCredential. */
+export interface IssuedCredential {
+  consumerKey: string;
+  consumerSecret: string;
+  app: { id: string; name: string };
+  credential: { id: string };
+}
+
+const APP_SUMMARY_FIELDS = "id name status createdAt developer { id email organization { id name } }";
+const CREDENTIAL_FIELDS = "id consumerKey status expiresAt createdAt products { status product { id name displayName } }";
+const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
+  tokenResponseProfile requirePkce credentials { ${CREDENTIAL_FIELDS} }`;
+const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
+
+export interface AppFilter {
+  search?: string;
+  developerId?: string;
+  organizationId?: string;
+  status?: Status;
+}
+
+export const APPS = gql<{ apps: Connection<AppSummary> }, { filter?: AppFilter; first?: number; after?: string | null }>(`
+  query Apps($filter: AppFilter, $first: Int, $after: String) {
+    apps(filter: $filter, first: $first, after: $after) {
+      nodes { ${APP_SUMMARY_FIELDS} }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+export interface DeveloperOption {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  organization: { name: string };
+}
+
+/** What the "Create app" form offers: developers (the first 100) and API products. */
+export const CREATE_APP_OPTIONS = gql<{ developers: Connection<DeveloperOption>; apiProducts: Array<Pick<ApiProduct, "id" | "name" | "displayName" | "scopes">> }>(`
+  query CreateAppOptions {
+    developers(first: 100) {
+      nodes { id email firstName lastName organization { name } }
+      ${PAGE_INFO}
+    }
+    apiProducts { id name displayName scopes }
+  }
+`);
+
+export interface CreateAppInput {
+  developerId: string;
+  name: string;
+  callbackUrls?: string[];
+  apiProductIds?: string[];
+  tokenResponseProfile?: TokenResponseProfile;
+  requirePkce?: boolean;
+}
+
+export const CREATE_APP = gql<{ createApp: IssuedCredential }, { input: CreateAppInput }>(`
+  mutation CreateApp($input: CreateAppInput!) {
+    createApp(input: $input) { ${ISSUED_FIELDS} }
+  }
+`);
+
+export const APP = gql<{ app: AppDetail | null }, { id: string }>(`
+  query App($id: ID!) {
+    app(id: $id) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const SET_APP_STATUS = gql<{ setAppStatus: AppDetail }, { appId: string; status: Status }>(`
+  mutation SetAppStatus($appId: ID!, $status: Status!) {
+    setAppStatus(appId: $appId, status: $status) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const ADD_CALLBACK_URL = gql<{ addCallbackUrl: AppDetail }, { appId: string; url: string }>(`
+  mutation AddCallbackUrl($appId: ID!, $url: String!) {
+    addCallbackUrl(appId: $appId, url: $url) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const REMOVE_CALLBACK_URL = gql<{ removeCallbackUrl: AppDetail }, { appId: string; url: string }>(`
+  mutation RemoveCallbackUrl($appId: ID!, $url: String!) {
+    removeCallbackUrl(appId: $appId, url: $url) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const SET_TOKEN_LIFETIMES = gql<
+  { setTokenLifetimes: AppDetail },
+  { appId: string; input: { accessTokenLifetimeSeconds?: number; refreshTokenLifetimeSeconds?: number } }
+>(`
+  mutation SetTokenLifetimes($appId: ID!, $input: TokenLifetimesInput!) {
+    setTokenLifetimes(appId: $appId, input: $input) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const SET_CREDENTIAL_PRODUCT_STATUS = gql<
+  { setCredentialProductStatus: Credential },
+  { credentialId: string; apiProductId: string; status: ProductStatus }
+>(`
+  mutation SetCredentialProductStatus($credentialId: ID!, $apiProductId: ID!, $status: ProductStatus!) {
+    setCredentialProductStatus(credentialId: $credentialId, apiProductId: $apiProductId, status: $status) { ${CREDENTIAL_FIELDS} }
+  }
+`);
+
+export const ROTATE_CREDENTIAL = gql<{ rotateCredential: IssuedCredential }, { credentialId: string; graceSeconds: number }>(`
+  mutation RotateCredential($credentialId: ID!, $graceSeconds: Int) {
+    rotateCredential(credentialId: $credentialId, graceSeconds: $graceSeconds) { ${ISSUED_FIELDS} }
+  }
+`);
+
+export const REVOKE_CREDENTIAL = gql<{ revokeCredential: Credential }, { credentialId: string }>(`
+  mutation RevokeCredential($credentialId: ID!) {
+    revokeCredential(credentialId: $credentialId) { ${CREDENTIAL_FIELDS} }
+  }
+`);
+
+/* Tokens */
+
+export interface AccessToken {
+  id: string;
+  clientId: string;
+  grantType: string;
+  scopes: string[];
+  products: string[];
+  issuedAt: string;
+  expiresAt: string;
+  status: Status;
+  refreshTokenStatus: Status | null;
+  refreshTokenExpiresAt: string | null;
+  refreshCount: number;
+  app: { id: string; name: string };
+  user: { id: string; username: string } | null;
+}
+
+export const TOKENS = gql<
+  { tokens: Connection<AccessToken> },
+  { appId?: string; userId?: string; first?: number; after?: string | null }
+>(`
+  query Tokens($appId: ID, $userId: ID, $first: Int, $after: String) {
+    tokens(appId: $appId, userId: $userId, first: $first, after: $after) {
+      nodes {
+        id clientId grantType scopes products issuedAt expiresAt status
+        refreshTokenStatus refreshTokenExpiresAt refreshCount
+        app { id name } user { id username }
+      }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+export const REVOKE_TOKEN = gql<{ revokeToken: { id: string; status: Status } }, { id: string }>(`
+  mutation RevokeToken($id: ID!) {
+    revokeToken(id: $id) { id status }
+  }
+`);
+
+export const REVOKE_TOKENS = gql<{ revokeTokens: number }, { appId?: string; userId?: string }>(`
+  mutation RevokeTokens($appId: ID, $userId: ID) {
+    revokeTokens(appId: $appId, userId: $userId)
+  }
+`);
+
+/* Users and consents */
+
+export interface User {
+  id: string;
+  username: string;
+  role: Role;
+  status: UserStatus;
+  createdAt: string;
+}
+
+const USER_FIELDS = "id username role status createdAt";
+
+export const USERS = gql<{ users: Connection<User> }, { search?: string; first?: number; after?: string | null }>(`
+  query Users($search: String, $first: Int, $after: String) {
+    users(search: $search, first: $first, after: $after) {
+      nodes { ${USER_FIELDS} }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+export const CREATE_USER = gql<{ createUser: User }, { input: { username: string; password: string; role: Role } }>(`
+  mutation CreateUser($input: CreateUserInput!) {
+    createUser(input: $input) { ${USER_FIELDS} }
+  }
+`);
+
+export const SET_USER_STATUS = gql<{ setUserStatus: User }, { userId: string; status: UserStatus }>(`
+  mutation SetUserStatus($userId: ID!, $status: UserStatus!) {
+    setUserStatus(userId: $userId, status: $status) { ${USER_FIELDS} }
+  }
+`);
+
+export interface Consent {
+  id: string;
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+  app: { id: string; name: string; developer: { organization: { name: string } } };
+}
+
+export const CONSENTS = gql<{ consents: Consent[] }, { userId: string }>(`
+  query Consents($userId: ID) {
+    consents(userId: $userId) {
+      id scopes createdAt updatedAt
+      app { id name developer { organization { name } } }
+    }
+  }
+`);
+
+export const REVOKE_CONSENT = gql<{ revokeConsent: string }, { id: string }>(`
+  mutation RevokeConsent($id: ID!) {
+    revokeConsent(id: $id)
+  }
+`);
+
+/* The end user's Account page */
+
+export interface MyConsent {
+  id: string;
+  scopes: string[];
+  createdAt: string;
+  app: { name: string; developer: { organization: { name: string } } };
+}
+
+export const MY_CONSENTS = gql<{ myConsents: MyConsent[] }>(`
+  query MyConsents {
+    myConsents {
+      id scopes createdAt
+      app { name developer { organization { name } } }
+    }
+  }
+`);
+
+export const REVOKE_MY_CONSENT = gql<{ revokeMyConsent: string }, { id: string }>(`
+  mutation RevokeMyConsent($id: ID!) {
+    revokeMyConsent(id: $id)
+  }
+`);

@@ -1,0 +1,80 @@
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+
+/**
+ * A destructive action with an inline confirmation step: the button asks `question` with
+ * "confirm" and "Cancel" buttons in its place. Focus moves to the confirm button, and back to
+ * the first button when cancelled.
+ *
+ * @param context - words read by screen readers after the visible label ("consent for Acme
+ *   Budgeting"), so that each of a table's buttons has a distinct name.
+ */
+export function ConfirmButton({
+  label,
+  context,
+  question,
+  confirmLabel,
+  onConfirm,
+  disabled = false,
+  busy = false,
+  className = "button danger small",
+}: {
+  label: string;
+  context?: string;
+  question: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => unknown;
+  disabled?: boolean;
+  busy?: boolean;
+  className?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  const wasAsking = useRef(false);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const questionId = useId();
+
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+    else if (wasAsking.current) triggerRef.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+
+  if (asking) {
+    return (
+      <span className="confirm" role="group" aria-labelledby={questionId}>
+        <span id={questionId} className="confirm-question">
+          {question}
+        </span>
+        <span className="confirm-buttons">
+          <button
+            ref={confirmRef}
+            type="button"
+            className="button danger small"
+            onClick={() => {
+              setAsking(false);
+              void onConfirm();
+            }}
+          >
+            {confirmLabel}
+          </button>
+          <button type="button" className="button secondary small" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </span>
+      </span>
+    );
+  }
+  return (
+    <button
+      ref={triggerRef}
+      type="button"
+      className={className}
+      disabled={disabled || busy}
+      aria-busy={busy || undefined}
+      onClick={() => setAsking(true)}
+    >
+      {label}
+      {context && <span className="visually-hidden"> {context}</span>}
+    </button>
+  );
+}

@@ -1,0 +1,89 @@
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import type { IssuedCredential } from "../api/admin";
+
+/** "Copy" for one value; says "Copied" (or how to copy by hand) in a live region next to it. */
+function CopyButton({ value, what }: { value: string; what: string }) {
+  const [result, setResult] = useState<"" | "copied" | "failed">("");
+  useEffect(() => {
+    if (result !== "copied") return undefined;
+    const timer = window.setTimeout(() => setResult(""), 4000);
+    return () => window.clearTimeout(timer);
+  }, [result]);
+
+  async function copy() {
+    try {
+      // navigator.clipboard exists only in secure contexts (https, localhost).
+      if (!navigator.clipboard) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(value);
+      setResult("copied");
+    } catch {
+      setResult("failed");
+    }
+  }
+
+  return (
+    <span className="copy">
+      <button type="button" className="button secondary small" onClick={() => void copy()}>
+        Copy<span className="visually-hidden"> {what}</span>
+      </button>
+      <span role="status" className={result === "failed" ? "copy-status failed" : "copy-status"}>
+        {result === "copied" ? `${what[0]!.toUpperCase()}${what.slice(1)} copied` : result === "failed" ? "Copying failed: select the value and copy it by hand." : ""}
+      </span>
+    </span>
+  );
+}
+
+/**
+ * The consumer key and secret of a new credential (created app, rotation), shown once: the
+ * server keeps only a hash of the secret. Takes focus when it appears.
+ */
+export function SecretPanel({
+  issued,
+  title,
+  onDone,
+  children,
+}: {
+  issued: IssuedCredential;
+  title: string;
+  onDone: () => void;
+  /** More actions next to "I have copied the secret" (e.g. a link to the app). */
+  children?: ReactNode;
+}) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, [issued]);
+  return (
+    <section className="secret-panel" aria-labelledby="secret-panel-title">
+      <h2 id="secret-panel-title" ref={headingRef} tabIndex={-1}>
+        {title}
+      </h2>
+      <p className="secret-warning">
+        <strong>Copy the consumer secret now: it won't be shown again.</strong> Tollgate keeps only a hash of it. If it is lost,
+        rotate the credential to get a new one.
+      </p>
+      <dl className="secret-values">
+        <div>
+          <dt>Consumer key</dt>
+          <dd>
+            <code data-testid="consumer-key">{issued.consumerKey}</code>
+            <CopyButton value={issued.consumerKey} what="consumer key" />
+          </dd>
+        </div>
+        <div>
+          <dt>Consumer secret</dt>
+          <dd>
+            <code data-testid="consumer-secret">{issued.consumerSecret}</code>
+            <CopyButton value={issued.consumerSecret} what="consumer secret" />
+          </dd>
+        </div>
+      </dl>
+      <div className="actions">
+        <button type="button" className="button primary" onClick={onDone}>
+          I have copied the secret
+        </button>
+        {children}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,21 @@
+import { createContext, useContext } from "react";
+import type { SessionUser } from "../api/session";
+
+/** The signed-in user of a guarded area (/admin, /account), provided by RequireSession. */
+export interface SessionContextValue {
+  user: SessionUser;
+  /** Signs out, then goes to the sign-in page of the area. */
+  signOut: () => Promise<void>;
+  signingOut: boolean;
+  /** The sign-out failed (network or server error), shown next to the button. */
+  signOutError: string | null;
+}
+
+export const SessionContext = createContext<SessionContextValue | null>(null);
+
+/** The signed-in user; only inside RequireSession. */
+export function useSession(): SessionContextValue {
+  const value = useContext(SessionContext);
+  if (!value) throw new Error("useSession is only available inside <RequireSession>");
+  return value;
+}

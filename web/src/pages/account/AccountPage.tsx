@@ -1,0 +1,102 @@
+import { Link } from "react-router";
+import { MY_CONSENTS, REVOKE_MY_CONSENT, type MyConsent } from "../../api/admin";
+import { graphql } from "../../api/graphql";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { Chips, DateTime } from "../../components/Format";
+import { ActionNotices } from "../../components/Notices";
+import { Heading, Page } from "../../components/Page";
+import { ListState } from "../../components/Panel";
+import { RequireSession } from "../../components/RequireSession";
+import { SignOutButton } from "../../components/SignOutButton";
+import { useSession } from "../../lib/session";
+import { useAction, useQuery } from "../../lib/useGraphQL";
+
+/** /account: the signed-in end user's connected apps (their consents), which they can revoke. */
+export function AccountPage() {
+  return (
+    <RequireSession home="/account">
+      <Account />
+    </RequireSession>
+  );
+}
+
+function Account() {
+  const { user } = useSession();
+  return (
+    <Page title="Your account" wide>
+      <div className="account-head">
+        <div>
+          <Heading focus>Your account</Heading>
+          <p className="muted">
+            Signed in as <strong>{user.username}</strong>
+          </p>
+        </div>
+        <SignOutButton className="button secondary small" />
+      </div>
+      {user.role === "admin" && (
+        <p className="small">
+          <Link to="/admin">Go to the Tollgate console</Link>
+        </p>
+      )}
+      <ConnectedApps />
+    </Page>
+  );
+}
+
+function ConnectedApps() {
+  const query = useQuery(MY_CONSENTS);
+  const action = useAction();
+  const consents = query.data?.myConsents ?? [];
+
+  function revoke(consent: MyConsent) {
+    void action.run(async () => {
+      await graphql(REVOKE_MY_CONSENT, { id: consent.id });
+      query.setData((d) => ({ myConsents: d.myConsents.filter((c) => c.id !== consent.id) }));
+      return `${consent.app.name} can no longer access your accounts.`;
+    }, consent.id);
+  }
+
+  return (
+    <section aria-labelledby="connected-apps" className="connected">
+      <h2 id="connected-apps">Connected apps</h2>
+      <p className="muted small">
+        These apps can access your accounts with the permissions you allowed. Revoking an app's access also revokes the tokens it
+        holds; it will have to ask for your permission again.
+      </p>
+      <ActionNotices action={action} />
+      <ListState
+        loading={query.loading}
+        error={query.error}
+        isEmpty={consents.length === 0}
+        empty={query.data ? "No apps are connected to your account." : ""}
+        onRetry={query.reload}
+      >
+        <ul className="connected-apps">
+          {consents.map((consent) => (
+            <li key={consent.id} className="connected-app">
+              <div className="connected-app-info">
+                <h3>{consent.app.name}</h3>
+                <p className="muted small">
+                  Operated by {consent.app.developer.organization.name} · allowed <DateTime value={consent.createdAt} />
+                </p>
+                <div className="small">
+                  <span className="visually-hidden">Permissions: </span>
+                  <Chips items={consent.scopes} empty="No permissions" />
+                </div>
+              </div>
+              <ConfirmButton
+                label="Revoke"
+                context={`access for ${consent.app.name}`}
+                question={`Revoke ${consent.app.name}'s access? This also revokes the app's tokens.`}
+                confirmLabel="Yes, revoke access"
+                busy={action.pending === consent.id}
+                disabled={action.pending !== null}
+                onConfirm={() => revoke(consent)}
+              />
+            </li>
+          ))}
+        </ul>
+      </ListState>
+    </section>
+  );
+}

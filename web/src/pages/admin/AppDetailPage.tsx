@@ -1,0 +1,224 @@
+import { useState, type FormEvent } from "react";
+import { Link, useParams } from "react-router";
+import { ADD_CALLBACK_URL, APP, REMOVE_CALLBACK_URL, SET_APP_STATUS, SET_TOKEN_LIFETIMES, type AppDetail } from "../../api/admin";
+import { graphql } from "../../api/graphql";
+import { AdminPage } from "../../components/AdminPage";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { SubmitButton, TextField } from "../../components/Field";
+import { Badge, DateTime, Seconds } from "../../components/Format";
+import { ActionNotices } from "../../components/Notices";
+import { ListState, Panel } from "../../components/Panel";
+import { TokensSection } from "../../components/TokensSection";
+import { useAction, useQuery } from "../../lib/useGraphQL";
+import { AppCredentials } from "./AppCredentials";
+
+type SetApp = (app: AppDetail) => void;
+
+/** /admin/apps/:id */
+export function AppDetailPage() {
+  const { id = "" } = useParams();
+  const query = useQuery(APP, { id });
+  const app = query.data?.app;
+  const setApp: SetApp = (next) => query.setData(() => ({ app: next }));
+
+  const back = <Link to="/admin/apps">← All apps</Link>;
+  if (!app) {
+    return (
+      <AdminPage title={query.data ? "App not found" : "App"} breadcrumb={back}>
+        <ListState loading={query.loading} error={query.error} isEmpty empty="There is no app with this id." onRetry={query.reload}>
+          {null}
+        </ListState>
+      </AdminPage>
+    );
+  }
+  return (
+    <AdminPage title={app.name} breadcrumb={back}>
+      <Overview app={app} onChange={setApp} />
+      <CallbackUrls app={app} onChange={setApp} />
+      <TokenLifetimes app={app} onChange={setApp} />
+      <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
+      <TokensSection owner={{ appId: app.id }} title="Live tokens of this app" />
+    </AdminPage>
+  );
+}
+
+function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
+  const action = useAction();
+  const approved = app.status === "approved";
+
+  function setStatus(status: AppDetail["status"]) {
+    void action.run(async () => {
+      const { setAppStatus } = await graphql(SET_APP_STATUS, { appId: app.id, status });
+      onChange(setAppStatus);
+      return status === "approved" ? "App approved." : "App revoked.";
+    });
+  }
+
+  return (
+    <Panel
+      title="Overview"
+      actions={
+        approved ? (
+          <ConfirmButton
+            label="Revoke app"
+            question={`Revoke ${app.name}? Its consumer keys stop working and it gets no new tokens until approved again.`}
+            confirmLabel="Yes, revoke the app"
+            busy={action.pending !== null}
+            onConfirm={() => setStatus("revoked")}
+          />
+        ) : (
+          <button
+            type="button"
+            className="button primary small"
+            aria-disabled={action.pending !== null || undefined}
+            onClick={() => setStatus("approved")}
+          >
+            Approve app
+          </button>
+        )
+      }
+    >
+      <dl className="facts">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <Badge>{app.status}</Badge>
+          </dd>
+        </div>
+        <div>
+          <dt>Developer</dt>
+          <dd>{app.developer.email}</dd>
+        </div>
+        <div>
+          <dt>Organization</dt>
+          <dd>{app.developer.organization.name}</dd>
+        </div>
+        <div>
+          <dt>Token response</dt>
+          <dd>{app.tokenResponseProfile === "rfc6749" ? "RFC 6749" : "Apigee"}</dd>
+        </div>
+        <div>
+          <dt>PKCE</dt>
+          <dd>{app.requirePkce ? "Required" : "Optional"}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <DateTime value={app.createdAt} />
+          </dd>
+        </div>
+      </dl>
+      <ActionNotices action={action} />
+    </Panel>
+  );
+}
+
+function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
+  const action = useAction();
+  const [url, setUrl] = useState("");
+
+  function onAdd(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const value = url.trim();
+    void action.run(async () => {
+      const { addCallbackUrl } = await graphql(ADD_CALLBACK_URL, { appId: app.id, url: value });
+      onChange(addCallbackUrl);
+      setUrl("");
+      return `Callback URL ${value} added.`;
+    }, "add");
+  }
+
+  function remove(value: string) {
+    void action.run(async () => {
+      const { removeCallbackUrl } = await graphql(REMOVE_CALLBACK_URL, { appId: app.id, url: value });
+      onChange(removeCallbackUrl);
+      return `Callback URL ${value} removed.`;
+    }, value);
+  }
+
+  return (
+    <Panel title="Callback URLs">
+      {app.callbackUrls.length === 0 ? (
+        <p className="empty">No callback URLs: the app can only use the client credentials grant.</p>
+      ) : (
+        <ul className="url-list">
+          {app.callbackUrls.map((value) => (
+            <li key={value}>
+              <code>{value}</code>
+              <ConfirmButton
+                label="Remove"
+                context={`callback URL ${value}`}
+                question="Remove this callback URL?"
+                confirmLabel="Yes, remove"
+                busy={action.pending === value}
+                disabled={action.pending !== null}
+                onConfirm={() => remove(value)}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+      <form className="inline-form" onSubmit={onAdd}>
+        <TextField label="New callback URL" type="url" value={url} onChange={setUrl} required maxLength={2000} placeholder="https://app.example/callback" autoComplete="off" />
+        <SubmitButton busy={action.pending === "add"} className="button secondary">
+          Add callback URL
+        </SubmitButton>
+      </form>
+      <ActionNotices action={action} />
+    </Panel>
+  );
+}
+
+function TokenLifetimes({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
+  const action = useAction();
+  const [access, setAccess] = useState(String(app.accessTokenLifetimeSeconds));
+  const [refresh, setRefresh] = useState(String(app.refreshTokenLifetimeSeconds));
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      const input = { accessTokenLifetimeSeconds: Number(access), refreshTokenLifetimeSeconds: Number(refresh) };
+      const { setTokenLifetimes } = await graphql(SET_TOKEN_LIFETIMES, { appId: app.id, input });
+      onChange(setTokenLifetimes);
+      return "Token lifetimes saved. They apply to tokens issued from now on.";
+    });
+  }
+
+  return (
+    <Panel title="Token lifetimes">
+      <p className="muted small">
+        Now: access tokens <Seconds value={app.accessTokenLifetimeSeconds} />, refresh tokens <Seconds value={app.refreshTokenLifetimeSeconds} />.
+      </p>
+      <form className="form-grid" onSubmit={onSubmit}>
+        <TextField
+          label="Access token lifetime (seconds)"
+          hint="60 to 86400 (1 day)."
+          type="number"
+          inputMode="numeric"
+          min={60}
+          max={86_400}
+          step={1}
+          required
+          value={access}
+          onChange={setAccess}
+        />
+        <TextField
+          label="Refresh token lifetime (seconds)"
+          hint="60 to 34560000 (400 days)."
+          type="number"
+          inputMode="numeric"
+          min={60}
+          max={34_560_000}
+          step={1}
+          required
+          value={refresh}
+          onChange={setRefresh}
+        />
+        <div className="form-actions">
+          <SubmitButton busy={action.pending !== null}>Save lifetimes</SubmitButton>
+        </div>
+      </form>
+      <ActionNotices action={action} />
+    </Panel>
+  );
+}
