@@ -1,0 +1,160 @@
+/**
+ * Helpers for the oauth4webapi conformance suite: a real Tollgate server whose issuer is
+ * its own listening address (oauth4webapi compares the issuer exactly), the option that
+ * lets oauth4webapi talk plain HTTP to it, and the browser step of the authorization code
+ * flow (GET the authorization URL oauth4webapi built -> sign in -> consent) through the
+ * JSON interaction API with a cookie jar. Nothing is mocked.
+ */
+import { createServer } from "node:net";
+import * as oauth from "oauth4webapi";
+import { DEMO } from "../../src/demo/seed.js";
+import { Browser, interactionIdFrom, json } from "./flow.js";
+import { startTestServer, type TestServer } from "./server.js";
+
+/**
+ * oauth4webapi refuses non-HTTPS URLs unless told otherwise; the test server speaks plain
+ * HTTP on 127.0.0.1. Spread into every request's options.
+ */
+export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/** A TCP port that was free a moment ago (listen on 0, read it, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/**
+ * Starts a test server on a known port with `AUTH_URL` and `BASE_URL` both set to its real
+ * address `http://127.0.0.1:<port>`, so the metadata, the `iss` on redirects and the
+ * endpoints are all reachable and equal to what oauth4webapi expects. Retries a few times
+ * if the port was taken between probing and listening.
+ */
+export async function startIssuerServer(): Promise<{ server: TestServer; issuer: URL }> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const address = `http://127.0.0.1:${port}`;
+    try {
+      const server = await startTestServer({ PORT: String(port), AUTH_URL: address, BASE_URL: address });
+      if (server.url !== address) {
+        await server.close();
+        throw new Error(`server listens on ${server.url}, expected ${address}`);
+      }
+      return { server, issuer: new URL(address) };
+    } catch (err) {
+      lastError = err;
+      if (!(err instanceof Error && "code" in err && err.code === "EADDRINUSE")) throw err;
+    }
+  }
+  throw lastError;
+}
+
+/** The oauth4webapi view of a demo client: its metadata and its HTTP Basic authentication. */
+export interface StrictClient {
+  client: oauth.Client;
+  auth: oauth.ClientAuth;
+}
+
+/** oauth4webapi client metadata and `client_secret_basic` for a demo app. */
+export function clientFor(app: { consumerKey: string; consumerSecret: string }): StrictClient {
+  return {
+    client: { client_id: app.consumerKey, token_endpoint_auth_method: "client_secret_basic" },
+    auth: oauth.ClientSecretBasic(app.consumerSecret),
+  };
+}
+
+/** What the user does in the browser step. */
+export interface BrowserStep {
+  /** Approve (default) or deny at the consent page. */
+  approve?: boolean;
+  /** Scopes ticked at consent; default every requested scope. */
+  scopes?: string[];
+  user?: { username: string; password: string };
+}
+
+/**
+ * Plays the user agent for an authorization URL built by the client: GET it with a fresh
+ * cookie jar, follow the server's redirect to the sign-in page by reading the interaction
+ * through the JSON API the SPA uses, sign in, answer consent when asked, and return the
+ * redirect back to the client's callback exactly as the browser would be sent there.
+ * @throws when any step answers something other than the expected status.
+ */
+export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = {}): Promise<URL> {
+  const browser = new Browser(authorizationUrl.origin);
+  const start = await browser.fetch(authorizationUrl.href);
+  if (start.status !== 302) throw new Error(`authorization endpoint answered ${start.status}: ${await start.text()}`);
+  const location = start.headers.get("location");
+  if (!location) throw new Error("authorization endpoint redirected without Location");
+  // An error the server can send back to the client goes straight to the callback.
+  if (!location.startsWith("/")) return new URL(location);
+
+  const id = interactionIdFrom(location);
+  const viewRes = await browser.fetch(`/interaction/${encodeURIComponent(id)}`);
+  const view = await json(viewRes);
+  if (viewRes.status !== 200) throw new Error(`GET /interaction answered ${viewRes.status}: ${JSON.stringify(view)}`);
+  let csrf = view.csrfToken as string;
+  const requested = (view.scopes as { name: string }[]).map((s) => s.name);
+
+  if (view.stage === "login") {
+    const res = await browser.fetch(`/interaction/${encodeURIComponent(id)}/login`, {
+      json: step.user ?? DEMO.user,
+      headers: { "X-CSRF-Token": csrf },
+    });
+    const body = await json(res);
+    if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(body)}`);
+    if (body.redirectTo) {
+      if (step.approve === false) throw new Error("consent was remembered, so the user could not deny: use prompt=consent");
+      return new URL(body.redirectTo as string);
+    }
+    csrf = body.csrfToken as string;
+  }
+  const answer = step.approve === false ? { approve: false } : { approve: true, scopes: step.scopes ?? requested };
+  const res = await browser.fetch(`/interaction/${encodeURIComponent(id)}/consent`, { json: answer, headers: { "X-CSRF-Token": csrf } });
+  const body = await json(res);
+  if (res.status !== 200) throw new Error(`consent answered ${res.status}: ${JSON.stringify(body)}`);
+  return new URL(body.redirectTo as string);
+}
+
+/** An authorization request built with oauth4webapi's helpers (RFC 6749 §4.1.1, RFC 7636 §4). */
+export interface PreparedAuthorization {
+  url: URL;
+  state: string;
+  codeVerifier: string;
+  codeChallenge: string;
+}
+
+/**
+ * Builds the authorization URL from the discovered `authorization_endpoint` with a fresh
+ * PKCE verifier (S256) and state from oauth4webapi. `extra` adds or, with `undefined`,
+ * removes parameters.
+ */
+export async function prepareAuthorization(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  scope: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<PreparedAuthorization> {
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  const params: Record<string, string | undefined> = {
+    client_id: client.client_id,
+    redirect_uri: DEMO.callbackUrl,
+    response_type: "code",
+    scope,
+    state,
+    code_challenge: codeChallenge,
+    code_challenge_method: "S256",
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return { url, state, codeVerifier, codeChallenge };
+}
