@@ -1,6 +1,11 @@
+import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // One copy of graphql: @apollo/server, loaded by Node, gets the CommonJS build; without this
+  // alias Vite would give server/src the ESM build, and two copies of graphql in one process
+  // break schema validation and instanceof checks ("another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }] },
   test: {
     include: ["server/**/*.test.ts"],
     testTimeout: 20_000,

@@ -2,7 +2,7 @@
  * End users (bank customers) and administrators.
  */
 import type { Db } from "../db/client.js";
-import { paginate } from "../db/paginate.js";
+import { paginate, substringSearch } from "../db/paginate.js";
 
 export interface UserRecord {
   id: string;
@@ -27,7 +27,14 @@ export async function findUserById(db: Db, id: string): Promise<UserRecord | und
 
 /** Users whose username contains `search`, oldest first. */
 export async function listUsers(db: Db, search: string | null | undefined, first: number, after?: string | null) {
-  return paginate((args) => db.user.findMany({ ...args, where: search ? { username: { contains: search } } : {} }), first, after);
+  const match = search ? substringSearch(search) : undefined;
+  return paginate(
+    (args) => db.user.findMany({ ...args, where: match ? { username: match.where } : {} }),
+    first,
+    after,
+    "asc",
+    (user) => match?.matches(user.username) ?? true,
+  );
 }
 
 /** Creates a user. @param passwordHash - argon2id PHC string. */

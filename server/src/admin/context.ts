@@ -24,9 +24,16 @@ export interface AdminContext {
   actor: Actor | null;
 }
 
-/** A GraphQL error with `extensions.code`. */
-export function gqlError(code: "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT", message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code } });
+/**
+ * A GraphQL error with `extensions.code`.
+ * @param httpStatus - for errors that refuse the whole request (not one field), the HTTP status.
+ */
+export function gqlError(
+  code: "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT",
+  message: string,
+  httpStatus?: number,
+): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...(httpStatus ? { http: { status: httpStatus } } : {}) } });
 }
 
 /**

@@ -33,7 +33,7 @@ const limits: ApolloServerPlugin<AdminContext> = {
     return {
       async didResolveOperation({ request, document, schema, contextValue }) {
         if (!isAdmin(contextValue.actor) && validate(schema, document, [NoSchemaIntrospectionCustomRule]).length > 0) {
-          throw gqlError("FORBIDDEN", "schema introspection is for administrators");
+          throw gqlError("FORBIDDEN", "schema introspection is for administrators", 403);
         }
         const cost = getComplexity({
           schema,
@@ -42,7 +42,7 @@ const limits: ApolloServerPlugin<AdminContext> = {
           operationName: request.operationName,
           estimators: [listEstimator, simpleEstimator({ defaultComplexity: 1 })],
         });
-        if (cost > MAX_COST) throw gqlError("BAD_USER_INPUT", `query too costly (${cost} > ${MAX_COST}); ask for fewer items`);
+        if (cost > MAX_COST) throw gqlError("BAD_USER_INPUT", `query too costly (${cost} > ${MAX_COST}); ask for fewer items`, 400);
       },
     };
   },

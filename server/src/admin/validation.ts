@@ -27,9 +27,9 @@ export const v = {
     .string()
     .max(2000)
     .refine((u) => {
-      if (!URL.canParse(u)) return false;
+      if (!URL.canParse(u) || u.includes("#")) return false;
       const url = new URL(u);
-      return url.hash === "" && (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
+      return (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
     }, "an absolute https URL (http only on localhost), without a fragment"),
   upstreamUrl: z
     .string()

@@ -2,7 +2,7 @@
  * Apps, their callback URLs and credentials, as the admin API manages them.
  */
 import type { Db } from "../db/client.js";
-import { paginate } from "../db/paginate.js";
+import { paginate, substringSearch } from "../db/paginate.js";
 
 export interface AppFilter {
   search?: string | null;
@@ -12,13 +12,14 @@ export interface AppFilter {
 }
 
 export async function listApps(db: Db, filter: AppFilter, first: number, after?: string | null) {
+  const search = filter.search ? substringSearch(filter.search) : undefined;
   const where = {
-    ...(filter.search ? { name: { contains: filter.search } } : {}),
+    ...(search ? { name: search.where } : {}),
     ...(filter.developerId ? { developerId: filter.developerId } : {}),
     ...(filter.organizationId ? { developer: { organizationId: filter.organizationId } } : {}),
     ...(filter.status ? { status: filter.status } : {}),
   };
-  return paginate((args) => db.app.findMany({ ...args, where }), first, after);
+  return paginate((args) => db.app.findMany({ ...args, where }), first, after, "asc", (app) => search?.matches(app.name) ?? true);
 }
 
 export async function findApp(db: Db, id: string) {

@@ -18,14 +18,27 @@ export interface PageArgs {
 /**
  * Fetches `first` rows after the row with id `after`, plus one to learn whether more follow.
  * @param order - "asc" oldest first (default), "desc" newest first.
+ * @param keep - a re-check of each fetched row (see {@link substringSearch}); a page may
+ *   then hold fewer than `first` nodes, and the cursor still moves past every fetched row.
  */
 export async function paginate<T extends { id: string }>(
   fetch: (args: PageArgs) => Promise<T[]>,
   first: number,
   after: string | null | undefined,
   order: "asc" | "desc" = "asc",
+  keep: (row: T) => boolean = () => true,
 ): Promise<Page<T>> {
   const rows = await fetch({ take: first + 1, ...(after ? { cursor: { id: after }, skip: 1 } : {}), orderBy: { id: order } });
-  const nodes = rows.slice(0, first);
-  return { nodes, pageInfo: { hasNextPage: rows.length > first, endCursor: nodes.at(-1)?.id ?? null } };
+  const page = rows.slice(0, first);
+  return { nodes: page.filter(keep), pageInfo: { hasNextPage: rows.length > first, endCursor: page.at(-1)?.id ?? null } };
+}
+
+/**
+ * A case-insensitive substring search on a text column. Prisma's `contains` hands `%` and
+ * `_` to SQL LIKE as wildcards, so it can only narrow the rows; `matches` re-checks the
+ * literal substring.
+ */
+export function substringSearch(search: string) {
+  const needle = search.toLowerCase();
+  return { where: { contains: search }, matches: (value: string) => value.toLowerCase().includes(needle) };
 }

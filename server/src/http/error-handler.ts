@@ -1,29 +1,29 @@
 /**
  * The one place where errors become HTTP responses. OAuthError subclasses are shown as
- * they are; body-parser failures become `invalid_request`; anything else is logged with the
- * request id and answered with a generic `server_error` (no stack trace, no internals).
+ * they are; client errors raised by Express and its parsers (bad encodings, bodies too
+ * large, missing static files) become `invalid_request` / `not_found` with a fixed
+ * description; anything else is logged with the request id and answered with a generic
+ * `server_error` (no stack trace, no internals).
  */
 import type { ErrorRequestHandler } from "express";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "../oauth/errors.js";
+import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../oauth/errors.js";
 
-/** body-parser errors carry a `type` and a client-error `status`. */
-interface BodyParserError {
-  type: string;
-  status: number;
-}
-
-function isBodyParserError(err: unknown): err is BodyParserError {
-  return typeof err === "object" && err !== null && typeof (err as BodyParserError).type === "string" && typeof (err as BodyParserError).status === "number";
+/** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
+function clientErrorStatus(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+  const code = typeof status === "number" ? status : statusCode;
+  return typeof code === "number" && code >= 400 && code < 500 ? code : undefined;
 }
 
 function toOAuthError(err: unknown): OAuthError | undefined {
   if (err instanceof OAuthError) return err;
-  if (isBodyParserError(err) && err.status >= 400 && err.status < 500) {
-    const description =
-      err.type === "entity.too.large" ? "request body too large" : err.type === "charset.unsupported" ? "unsupported charset" : "malformed request body";
-    return new OAuthError("invalid_request", description, err.status === 413 ? 413 : 400);
-  }
-  return undefined;
+  const status = clientErrorStatus(err);
+  if (status === undefined) return undefined;
+  if (status === 404) return new NotFound("not found");
+  if (status === 413) return new OAuthError("invalid_request", "request body too large", 413);
+  const type = (err as { type?: unknown }).type;
+  return new OAuthError("invalid_request", type === "charset.unsupported" ? "unsupported charset" : "malformed request", 400);
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };

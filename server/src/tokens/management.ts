@@ -16,10 +16,12 @@ export interface TokenFilter {
 /** Tokens newest first. @param now - for `liveOnly`. */
 export async function listTokens(db: Db, f: TokenFilter, now: Date, first: number, after?: string | null) {
   const where = {
-    ...(f.appId ? { appId: f.appId } : {}),
-    ...(f.userId ? { userId: f.userId } : {}),
-    ...(f.status ? { status: f.status } : {}),
-    ...(f.liveOnly ? { status: "approved", expiresAt: { gt: now } } : {}),
+    AND: [
+      f.appId ? { appId: f.appId } : {},
+      f.userId ? { userId: f.userId } : {},
+      f.status ? { status: f.status } : {},
+      f.liveOnly ? { status: "approved", expiresAt: { gt: now } } : {},
+    ],
   };
   return paginate((args) => db.accessToken.findMany({ ...args, where }), first, after, "desc");
 }

@@ -21,6 +21,21 @@ export interface NewAccessToken {
   familyId?: string;
 }
 
+/**
+ * What a token still grants: its recorded products that are still approved on its
+ * credential, and its recorded scopes that one of those products still offers. Revoking
+ * a product on a credential thus takes effect on tokens already issued.
+ */
+function liveGrant(t: { apiProducts: string; scope: string }, approved: { apiProduct: { name: string; scopes: string } }[]) {
+  const recorded = new Set(splitList(t.apiProducts));
+  const products = approved.map((p) => p.apiProduct).filter((p) => recorded.has(p.name));
+  const offered = new Set(products.flatMap((p) => splitList(p.scopes)));
+  return { apiProducts: products.map((p) => p.name), scopes: splitList(t.scope).filter((s) => offered.has(s)) };
+}
+
+/** Prisma selection of a credential's approved products, for {@link liveGrant}. */
+const APPROVED_PRODUCTS = { where: { status: "approved" }, select: { apiProduct: { select: { name: true, scopes: true } } } } as const;
+
 /** Stores a new access token row. @returns the row id. */
 export async function insertAccessToken(db: Tx, t: NewAccessToken): Promise<string> {
   const row = await db.accessToken.create({
@@ -75,18 +90,16 @@ export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Pro
           consumerKey: true,
           status: true,
           expiresAt: true,
-          products: { where: { status: "approved" }, select: { apiProduct: { select: { name: true } } } },
+          products: APPROVED_PRODUCTS,
         },
       },
     },
   });
   if (!t) return undefined;
-  const approved = new Set(t.credential.products.map((p) => p.apiProduct.name));
   return {
     status: t.status,
     expiresAt: t.expiresAt,
-    scopes: splitList(t.scope),
-    apiProducts: splitList(t.apiProducts).filter((p) => approved.has(p)),
+    ...liveGrant(t, t.credential.products),
     clientId: t.credential.consumerKey,
     appName: t.app.name,
     userId: t.userId,
@@ -174,7 +187,14 @@ export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string
       where: type === "access_token" ? { tokenHash } : { refreshTokenHash: tokenHash },
       include: {
         app: { select: { status: true } },
-        credential: { select: { consumerKey: true, status: true, expiresAt: true } },
+        credential: {
+          select: {
+            consumerKey: true,
+            status: true,
+            expiresAt: true,
+            products: APPROVED_PRODUCTS,
+          },
+        },
         user: { select: { username: true } },
       },
     });
@@ -188,8 +208,7 @@ export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string
       userId: t.userId,
       username: t.user?.username ?? null,
       familyId: t.familyId,
-      scopes: splitList(t.scope),
-      apiProducts: splitList(t.apiProducts),
+      ...liveGrant(t, t.credential.products),
       issuedAt: access ? t.issuedAt : t.refreshTokenIssuedAt!,
       expiresAt: access ? t.expiresAt : t.refreshTokenExpiresAt!,
       approved: (access ? t.status : t.refreshTokenStatus) === "approved",

@@ -1,0 +1,555 @@
+/**
+ * HTTP suite for the admin GraphQL API's access rules (server/src/admin/context.ts,
+ * graphql.ts, resolvers/index.ts), on a real server with the demo seed: who may call which
+ * root field, bearer tokens that must be refused with HTTP 401, schema introspection,
+ * Apollo's CSRF prevention, the depth and cost limits, and error bodies without internals.
+ * The list of root fields comes from schema.graphql itself, so a new field is covered as
+ * soon as it is declared.
+ */
+import { readFileSync } from "node:fs";
+import {
+  buildSchema,
+  getIntrospectionQuery,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+} from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/oauth/secrets.js";
+import { Browser, obtainCode, tokenRequest, type Json } from "./support/flow.js";
+import {
+  adminBearer,
+  anonymous,
+  clientToken,
+  firstError,
+  responses,
+  sessionLogin,
+  signIn,
+  withAuthorization,
+  withBearer,
+  withSession,
+  type GqlAnswer,
+  type GraphQLClient,
+} from "./support/graphql.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+const schema = buildSchema(readFileSync(new URL("../src/admin/schema.graphql", import.meta.url), "utf8"));
+
+/** Root fields any caller may use (they check the signed-in user themselves). */
+const SELF_SERVICE = new Set(["me", "myConsents", "revokeMyConsent"]);
+
+/** A valid GraphQL literal for an input type: required members only, placeholder values. */
+function literal(type: GraphQLInputType): string {
+  if (isNonNullType(type)) return literal(type.ofType);
+  if (isListType(type)) return `[${literal(type.ofType)}]`;
+  if (isEnumType(type)) return type.getValues()[0]!.name;
+  if (isInputObjectType(type)) {
+    const required = Object.values(type.getFields()).filter((f) => isNonNullType(f.type) && f.defaultValue === undefined);
+    return `{ ${required.map((f) => `${f.name}: ${literal(f.type)}`).join(", ")} }`;
+  }
+  if (type.name === "Int") return "1";
+  if (type.name === "Float") return "1.5";
+  if (type.name === "Boolean") return "true";
+  return '"authz-probe"';
+}
+
+/** The smallest valid operation calling one root field: its required arguments and `__typename`. */
+function minimalOperation(kind: "query" | "mutation", field: GraphQLField<unknown, unknown>): string {
+  const args = field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
+  const argText = args.length > 0 ? `(${args.map((a) => `${a.name}: ${literal(a.type)}`).join(", ")})` : "";
+  const selection = isObjectType(getNamedType(field.type)) ? " { __typename }" : "";
+  return `${kind} { ${field.name}${argText}${selection} }`;
+}
+
+function rootOperations(kind: "query" | "mutation", type: GraphQLObjectType | null | undefined): { field: string; operation: string }[] {
+  return Object.values(type!.getFields())
+    .filter((f) => !SELF_SERVICE.has(f.name))
+    .map((f) => ({ field: f.name, operation: minimalOperation(kind, f) }));
+}
+
+const QUERIES = rootOperations("query", schema.getQueryType());
+const MUTATIONS = rootOperations("mutation", schema.getMutationType());
+const ALL = [...QUERIES.map((q) => ({ ...q, kind: "query" })), ...MUTATIONS.map((m) => ({ ...m, kind: "mutation" }))];
+
+const INTROSPECTION = "{ __schema { types { name } } }";
+/** apps -> developer -> organization -> developers -> apps -> ... : deeper than 8 levels. */
+const TOO_DEEP = "{ apps { nodes { developer { organization { developers { apps { developer { organization { developers { apps { name } } } } } } } } } } }";
+/** Exactly 8 levels below the root field (the limit), and cheap. */
+const AT_DEPTH_LIMIT = "{ organizations(first: 1) { nodes { developers { apps { developer { organization { developers { apps { id } } } } } } } } }";
+const ONE_LEVEL_TOO_DEEP = "{ organizations(first: 1) { nodes { developers { apps { developer { organization { developers { apps { developer { id } } } } } } } } } }";
+/** 200 apps times nested lists: far above the cost limit of 20 000. */
+const TOO_COSTLY = "{ apps(first: 200) { nodes { credentials { products { product { apis { products { name } } } } } } } }";
+
+let server: TestServer;
+let nobody: GraphQLClient;
+let admin: GraphQLClient;
+let adminBySession: GraphQLClient;
+let adminBrowser: Browser;
+let alice: GraphQLClient;
+/** DEMO.app's client credentials token: valid, but without the admin scope. */
+let appToken: GraphQLClient;
+/** Alice's own access token (authorization code flow at DEMO.app). */
+let aliceToken: GraphQLClient;
+
+/** Row counts of what a refused mutation could have changed. */
+async function footprint(): Promise<Record<string, number>> {
+  const db = server.db;
+  return {
+    organizations: await db.organization.count(),
+    developers: await db.developer.count(),
+    apps: await db.app.count(),
+    credentials: await db.credential.count(),
+    callbackUrls: await db.callbackUrl.count(),
+    apiProducts: await db.apiProduct.count(),
+    apis: await db.api.count(),
+    users: await db.user.count(),
+    activeUsers: await db.user.count({ where: { status: "active" } }),
+    approvedApps: await db.app.count({ where: { status: "approved" } }),
+    revokedTokens: await db.accessToken.count({ where: { status: "revoked" } }),
+    revokedConsents: await db.consent.count({ where: { revokedAt: { not: null } } }),
+    auditEvents: await db.auditEvent.count({ where: { type: { startsWith: "admin." } } }),
+  };
+}
+
+/** Asserts a whole-request refusal: the status, no data, and `code` on the only error. */
+function expectRefused(answer: GqlAnswer, status: number, code: string): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.body?.data ?? null, answer.text).toBeNull();
+  expect(answer.body.errors, answer.text).toHaveLength(1);
+  expect(answer.body.errors[0].extensions?.code, answer.text).toBe(code);
+}
+
+/** Asserts that one root field was refused with `code` (HTTP 200, error on that field). */
+function expectFieldRefused(answer: GqlAnswer, field: string, code: string): void {
+  expect(answer.status, answer.text).toBe(200);
+  expect(answer.body.errors, answer.text).toHaveLength(1);
+  expect(answer.body.errors[0].path, answer.text).toEqual([field]);
+  expect(answer.body.errors[0].extensions?.code, answer.text).toBe(code);
+  expect(answer.body.data?.[field] ?? null).toBeNull();
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  nobody = anonymous(server.url);
+  admin = await adminBearer(server.url);
+  adminBrowser = await signIn(server.url, DEMO.admin);
+  adminBySession = withSession(adminBrowser);
+  alice = withSession(await signIn(server.url, DEMO.user));
+  appToken = withBearer(server.url, await clientToken(server.url, DEMO.app));
+  const { code } = await obtainCode(server.url);
+  const exchanged = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: DEMO.callbackUrl,
+  });
+  expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+  aliceToken = withBearer(server.url, exchanged.body.access_token);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the list of root fields (from schema.graphql)", () => {
+  it("holds every Query and Mutation field except the self-service ones", () => {
+    expect(QUERIES.map((q) => q.field)).toEqual(
+      expect.arrayContaining(["organizations", "organization", "developers", "apps", "app", "apiProducts", "apis", "users", "tokens", "consents", "dashboard"]),
+    );
+    expect(MUTATIONS.map((m) => m.field)).toEqual(
+      expect.arrayContaining([
+        "createOrganization", "updateOrganization", "deleteOrganization", "createDeveloper", "updateDeveloper", "deleteDeveloper",
+        "createApiProduct", "updateApiProduct", "deleteApiProduct", "createApi", "updateApi", "deleteApi",
+        "createApp", "addCallbackUrl", "removeCallbackUrl", "setAppStatus", "setTokenLifetimes", "setCredentialProductStatus",
+        "rotateCredential", "revokeCredential", "revokeToken", "revokeTokens", "createUser", "setUserStatus", "revokeConsent",
+      ]),
+    );
+    expect(ALL.map((o) => o.field)).not.toEqual(expect.arrayContaining(["me"]));
+    expect(ALL.map((o) => o.field)).not.toEqual(expect.arrayContaining(["myConsents"]));
+    expect(ALL.map((o) => o.field)).not.toEqual(expect.arrayContaining(["revokeMyConsent"]));
+  });
+
+  it("builds operations the schema accepts (so a refusal is the resolver's, not validation's)", async () => {
+    // As an admin, every query is valid and answered without an access error.
+    for (const { field, operation } of QUERIES) {
+      const answer = await admin.post(operation);
+      expect(answer.status, `${field}: ${answer.text}`).toBe(200);
+      expect(answer.body.errors, `${field}: ${answer.text}`).toBeUndefined();
+    }
+  });
+});
+
+describe.each([
+  { who: "no credentials", client: () => nobody, code: "UNAUTHENTICATED" },
+  { who: "alice's session (role user)", client: () => alice, code: "FORBIDDEN" },
+  { who: "a client credentials token without the admin scope (DEMO.app)", client: () => appToken, code: "FORBIDDEN" },
+  { who: "alice's own access token (authorization code grant, scope aisp)", client: () => aliceToken, code: "FORBIDDEN" },
+])("every admin field with $who", ({ client, code }) => {
+  let before: Record<string, number>;
+
+  beforeAll(async () => {
+    before = await footprint();
+  });
+
+  it.each(ALL)(`refuses $kind $field with ${code}`, async ({ field, operation }) => {
+    expectFieldRefused(await client().post(operation), field, code);
+  });
+
+  it("changed nothing and recorded no admin audit event", async () => {
+    expect(await footprint()).toEqual(before);
+    expect(await server.db.organization.findUnique({ where: { name: "authz-probe" } })).toBeNull();
+  });
+});
+
+describe("the self-service fields", () => {
+  it("me: null for nobody and for a bearer client, the user for a session", async () => {
+    expect(await nobody.data("{ me { id username role } }")).toEqual({ me: null });
+    expect(await admin.data("{ me { id username role } }")).toEqual({ me: null });
+    expect((await alice.data("{ me { username role } }")).me).toEqual({ username: "alice", role: "user" });
+    expect((await adminBySession.data("{ me { username role } }")).me).toEqual({ username: "admin", role: "admin" });
+  });
+
+  it("myConsents and revokeMyConsent need a signed-in user", async () => {
+    for (const client of [nobody, admin, appToken]) {
+      expectFieldRefused(await client.post("{ myConsents { id } }"), "myConsents", "UNAUTHENTICATED");
+      expectFieldRefused(await client.post('mutation { revokeMyConsent(id: "x") }'), "revokeMyConsent", "UNAUTHENTICATED");
+    }
+    expect((await alice.data("{ myConsents { id } }")).myConsents).toEqual(expect.any(Array));
+    expectFieldRefused(await alice.post('mutation { revokeMyConsent(id: "x") }'), "revokeMyConsent", "NOT_FOUND");
+  });
+});
+
+describe("admins", () => {
+  it.each([
+    { who: "admin bearer token", client: () => admin, actor: "client:demo-admin-key" },
+    { who: "admin session", client: () => adminBySession, actor: "admin:admin" },
+  ])("with an $who may query and mutate", async ({ client, actor }) => {
+    const { apiProducts } = await client().data("{ apiProducts { name } }");
+    expect(apiProducts.map((p: Json) => p.name)).toContain("Tollgate-Admin");
+    const name = `Org of ${actor}`;
+    const { createOrganization } = await client().data("mutation($n: String!) { createOrganization(input: { name: $n }) { id name } }", { n: name });
+    expect(createOrganization.name).toBe(name);
+    expect((await client().data("query($id: ID!) { organization(id: $id) { name } }", { id: createOrganization.id })).organization.name).toBe(name);
+    const event = await server.db.auditEvent.findFirst({ where: { type: "admin.createOrganization", actor } });
+    expect(event).not.toBeNull();
+  });
+
+  it("a user created with role admin is an admin; with role user is not; disabled, her session no longer counts", async () => {
+    const password = "ops-admin-password-1";
+    await admin.data('mutation($p: String!) { createUser(input: { username: "ops-admin", password: $p, role: admin }) { id } }', { p: password });
+    const created = await admin.data('mutation { createUser(input: { username: "plain-user", password: "plain-user-password" }) { id role } }');
+    expect(created.createUser.role).toBe("user");
+
+    const ops = withSession(await signIn(server.url, { username: "ops-admin", password }));
+    expect((await ops.data("{ users(search: \"plain\") { nodes { username } } }")).users.nodes).toEqual([{ username: "plain-user" }]);
+    const plain = withSession(await signIn(server.url, { username: "plain-user", password: "plain-user-password" }));
+    expectFieldRefused(await plain.post("{ users { nodes { id } } }"), "users", "FORBIDDEN");
+
+    const id = (await ops.data("{ me { id } }")).me.id;
+    await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { status } }", { id });
+    expectFieldRefused(await ops.post("{ users { nodes { id } } }"), "users", "UNAUTHENTICATED");
+    expect(await ops.data("{ me { id } }")).toEqual({ me: null });
+  });
+});
+
+describe("a bearer token that is not valid is refused with HTTP 401", () => {
+  const MUTATION = 'mutation { createOrganization(input: { name: "bearer-probe" }) { id } }';
+
+  it.each([
+    ["an unknown token", "Bearer 9yPONCLZ4jT--UsvzhltxHmdaLNgLmDbk-RWDKLaqQA"],
+    ["a malformed token", "Bearer not a token"],
+    ["an empty Bearer", "Bearer "],
+    ["HTTP Basic with the automation app's own valid key and secret", `Basic ${Buffer.from(`${DEMO.adminApp.consumerKey}:${DEMO.adminApp.consumerSecret}`).toString("base64")}`],
+    ["HTTP Basic with the admin user's password", `Basic ${Buffer.from(`${DEMO.admin.username}:${DEMO.admin.password}`).toString("base64")}`],
+    ["another scheme", "Digest username=admin"],
+  ])("%s", async (_what, header) => {
+    const client = withAuthorization(server.url, header);
+    expectRefused(await client.post("{ apiProducts { name } }"), 401, "UNAUTHENTICATED");
+    expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
+    expectRefused(await client.post("{ me { id } }"), 401, "UNAUTHENTICATED");
+    expect(await server.db.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
+  });
+
+  it("an expired admin token", async () => {
+    const token = await clientToken(server.url, DEMO.adminApp);
+    const client = withBearer(server.url, token);
+    expect((await client.data("{ apis { name } }")).apis).toEqual([expect.objectContaining({ name: "accounts" })]);
+    await server.db.accessToken.update({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
+    expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
+  });
+
+  it("a revoked admin token (revokeToken)", async () => {
+    const token = await clientToken(server.url, DEMO.adminApp);
+    const client = withBearer(server.url, token);
+    expect((await client.data("{ me { id } }")).me).toBeNull();
+    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    expect((await admin.data("mutation($id: ID!) { revokeToken(id: $id) { status } }", { id: row.id })).revokeToken.status).toBe("revoked");
+    expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
+    expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
+  });
+
+  it("an invalid bearer wins over a valid admin session cookie", async () => {
+    const session = withSession(await signIn(server.url, DEMO.admin));
+    expectRefused(await session.post(MUTATION, undefined, { Authorization: "Bearer nope" }), 401, "UNAUTHENTICATED");
+    expect(await server.db.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
+  });
+});
+
+describe("admin rights of an automation app end with its app, credential or admin product", () => {
+  /** A new app holding the Tollgate-Admin product, and an admin token of it. */
+  async function automationApp(name: string) {
+    const { apiProducts } = await admin.data("{ apiProducts { id name } }");
+    const adminProduct = apiProducts.find((p: Json) => p.name === "Tollgate-Admin");
+    const { apps } = await admin.data('{ apps(filter: { search: "Tollgate Automation" }) { nodes { developer { id } } } }');
+    const { createApp } = await admin.data(
+      "mutation($input: CreateAppInput!) { createApp(input: $input) { app { id } credential { id } consumerKey consumerSecret } }",
+      { input: { developerId: apps.nodes[0].developer.id, name, apiProductIds: [adminProduct.id] } },
+    );
+    const token = await clientToken(server.url, createApp);
+    const client = withBearer(server.url, token);
+    expect((await client.data("{ apis { name } }")).apis.length).toBeGreaterThan(0);
+    return { ...createApp, productId: adminProduct.id as string, client };
+  }
+
+  it("setAppStatus revoked: its admin token gets 401", async () => {
+    const a = await automationApp("Automation (app revoked)");
+    await admin.data("mutation($id: ID!) { setAppStatus(appId: $id, status: revoked) { status } }", { id: a.app.id });
+    expectRefused(await a.client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
+  });
+
+  it("revokeCredential: its admin token gets 401", async () => {
+    const a = await automationApp("Automation (credential revoked)");
+    await admin.data("mutation($id: ID!) { revokeCredential(credentialId: $id) { status } }", { id: a.credential.id });
+    expectRefused(await a.client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
+  });
+
+  it("setCredentialProductStatus revoked on Tollgate-Admin: new tokens lack the admin scope", async () => {
+    const a = await automationApp("Automation (new token after product revoked)");
+    await admin.data("mutation($c: ID!, $p: ID!) { setCredentialProductStatus(credentialId: $c, apiProductId: $p, status: revoked) { id } }", {
+      c: a.credential.id,
+      p: a.productId,
+    });
+    const answer = await tokenRequest(server.url, "/oauth2/v1/token", a, { grant_type: "client_credentials" });
+    expect(answer.body.scope).toBe("");
+    expectFieldRefused(await withBearer(server.url, answer.body.access_token).post("{ apis { name } }"), "apis", "FORBIDDEN");
+  });
+
+  // BUG: resolveActor (server/src/admin/context.ts) trusts the scopes recorded on the token,
+  // while the gateway only honours products still approved on the credential.
+  it("setCredentialProductStatus revoked on Tollgate-Admin: an admin token issued before loses admin rights at once", async () => {
+    const a = await automationApp("Automation (product revoked)");
+    await admin.data("mutation($c: ID!, $p: ID!) { setCredentialProductStatus(credentialId: $c, apiProductId: $p, status: revoked) { id } }", {
+      c: a.credential.id,
+      p: a.productId,
+    });
+    const answer = await a.client.post("{ apis { name } }");
+    expect(answer.body?.data?.apis ?? null, `the old token still acts as admin: ${answer.text}`).toBeNull();
+    expect(["FORBIDDEN", "UNAUTHENTICATED"]).toContain(firstError(answer).code);
+  });
+});
+
+describe("schema introspection", () => {
+  it.each([
+    { who: "nobody", client: () => nobody },
+    { who: "alice's session", client: () => alice },
+    { who: "DEMO.app's token", client: () => appToken },
+  ])("is FORBIDDEN for $who", async ({ client }) => {
+    for (const query of [INTROSPECTION, '{ __type(name: "App") { fields { name } } }', "query { apps { __typename } __schema { queryType { name } } }"]) {
+      const answer = await client().post(query);
+      expect(answer.body?.data ?? null, answer.text).toBeNull();
+      expect(firstError(answer).code).toBe("FORBIDDEN");
+      expect(firstError(answer).message).toMatch(/introspection/);
+    }
+  });
+
+  // BUG: the FORBIDDEN error is thrown from didResolveOperation without extensions.http, so Apollo answers 500.
+  it("answers a refused introspection with HTTP 403, not 500", async () => {
+    expect((await nobody.post(INTROSPECTION)).status).toBe(403);
+    expect((await alice.post(INTROSPECTION)).status).toBe(403);
+  });
+
+  it.each([
+    { who: "admin bearer token", client: () => admin },
+    { who: "admin session", client: () => adminBySession },
+  ])("is allowed for an $who, including the standard introspection query of GraphQL tools", async ({ client }) => {
+    const names = (await client().data(INTROSPECTION)).__schema.types.map((t: Json) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["App", "AccessToken", "Credential", "Mutation", "Query"]));
+    const full = await client().data(getIntrospectionQuery());
+    expect(full.__schema.mutationType.name).toBe("Mutation");
+  });
+
+  it("__typename alone is not introspection", async () => {
+    expect(await nobody.data("{ __typename }")).toEqual({ __typename: "Query" });
+  });
+});
+
+describe("Apollo CSRF prevention (admin session cookie)", () => {
+  const mutation = (name: string) => `mutation { createOrganization(input: { name: "${name}" }) { id } }`;
+
+  it("refuses a GET with a query (status 400) and a GET mutation, performing nothing", async () => {
+    const get = await adminBySession.send({ method: "GET", path: `/graphql?query=${encodeURIComponent("{ apiProducts { name } }")}` });
+    expect(get.status, get.text).toBe(400);
+    expect(get.body.data ?? null).toBeNull();
+    expect(get.body.errors[0].message).toMatch(/CSRF/);
+
+    const before = await footprint();
+    const getMutation = await adminBySession.send({ method: "GET", path: `/graphql?query=${encodeURIComponent(mutation("csrf-get"))}` });
+    expect(getMutation.status, getMutation.text).toBe(400);
+    // Even with the preflight header, GET never runs a mutation.
+    const preflighted = await adminBySession.send({
+      method: "GET",
+      path: `/graphql?query=${encodeURIComponent(mutation("csrf-get"))}`,
+      headers: { "apollo-require-preflight": "true" },
+    });
+    expect(preflighted.status, preflighted.text).toBe(405);
+    expect(await footprint()).toEqual(before);
+    expect(await server.db.organization.findUnique({ where: { name: "csrf-get" } })).toBeNull();
+  });
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])(
+    "refuses a POST with Content-Type %s (status 400), performing nothing",
+    async (contentType) => {
+      const before = await footprint();
+      const answer = await adminBySession.send({ body: JSON.stringify({ query: mutation("csrf-post") }), headers: { "Content-Type": contentType } });
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.body?.data ?? null).toBeNull();
+      expect(await footprint()).toEqual(before);
+      expect(await server.db.organization.findUnique({ where: { name: "csrf-post" } })).toBeNull();
+    },
+  );
+
+  it("refuses a POST without Content-Type, performing nothing", async () => {
+    const before = await footprint();
+    const res = await adminBrowser.fetch("/graphql", { method: "POST", body: JSON.stringify({ query: mutation("csrf-none") }) });
+    await res.text();
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(await footprint()).toEqual(before);
+  });
+
+  it("the same mutation as application/json works (the refusals above were the CSRF rule)", async () => {
+    expect((await adminBySession.data(mutation("csrf-json"))).createOrganization.id).toEqual(expect.any(String));
+  });
+});
+
+describe("limits", () => {
+  it("refuses a query deeper than 8 levels before running it", async () => {
+    const answer = await admin.post(TOO_DEEP);
+    expectRefused(answer, 400, "GRAPHQL_VALIDATION_FAILED");
+    expect(answer.body.errors[0].message).toMatch(/exceeds maximum operation depth of 8/);
+    const next = await admin.post(ONE_LEVEL_TOO_DEEP);
+    expectRefused(next, 400, "GRAPHQL_VALIDATION_FAILED");
+  });
+
+  it("accepts a query at exactly the depth limit", async () => {
+    const { organizations } = await admin.data(AT_DEPTH_LIMIT);
+    expect(organizations.nodes).toHaveLength(1);
+  });
+
+  it("refuses a too costly query with a clear message", async () => {
+    const answer = await admin.post(TOO_COSTLY);
+    expect(answer.body?.data ?? null, answer.text).toBeNull();
+    const error = firstError(answer);
+    expect(error.code).toBe("BAD_USER_INPUT");
+    expect(error.message).toMatch(/^query too costly \(\d+ > 20000\); ask for fewer items$/);
+  });
+
+  // BUG: the cost error is thrown from didResolveOperation without extensions.http, so Apollo answers 500.
+  it("answers a too costly query with HTTP 400, not 500", async () => {
+    expect((await admin.post(TOO_COSTLY)).status).toBe(400);
+  });
+
+  it("accepts 200 apps with a flat selection, refuses first above 200 or below 1", async () => {
+    expect((await admin.data("{ apps(first: 200) { nodes { id name } } }")).apps.nodes.length).toBeGreaterThan(0);
+    for (const first of [201, 0, -1]) {
+      const error = await admin.failure(`{ apps(first: ${first}) { nodes { id } } }`);
+      expect(error.code).toBe("BAD_USER_INPUT");
+      expect(error.message).toMatch(/^first: /);
+    }
+  });
+});
+
+describe("error bodies", () => {
+  it("carry a code and never a stack trace or internals", async () => {
+    // A few more kinds of error than the tests above produce.
+    await admin.post("{ apps { nodes { nam } } }");
+    await admin.post("{ apps(first: ");
+    await admin.post("query($id: ID!) { app(id: $id) { id } }", { id: { not: "an id" } });
+    await admin.post('mutation { updateOrganization(id: "missing", input: { name: "x" }) { id } }');
+    await admin.post('mutation { createDeveloper(input: { organizationId: "missing", email: "x@example.com" }) { id } }');
+    await admin.send({ body: "{not json", headers: { "Content-Type": "application/json" } });
+    await admin.send({ body: JSON.stringify({ query: 42 }), headers: { "Content-Type": "application/json" } });
+    await admin.send({ body: JSON.stringify([{ query: "{ apis { name } }" }]), headers: { "Content-Type": "application/json" } });
+
+    const errors = responses.filter((r) => r.status !== 200 || r.text.includes('"errors"'));
+    expect(errors.length).toBeGreaterThan(100);
+    for (const r of errors) {
+      expect(r.text).not.toMatch(/stacktrace/i);
+      expect(r.text).not.toMatch(/\bat .*\(?[\w/\\.-]+:\d+:\d+\)?/);
+      expect(r.text).not.toMatch(/node_modules|\/server\/src\/|prisma\.|Invalid `/);
+      const body = JSON.parse(r.text) as Json;
+      if (Array.isArray(body.errors)) {
+        for (const e of body.errors) expect(typeof e.extensions?.code, r.text).toBe("string");
+      }
+    }
+  });
+
+  it("the schema offers no field that holds a token value, a secret hash or a password", () => {
+    const accessToken = schema.getType("AccessToken") as GraphQLObjectType;
+    expect(Object.keys(accessToken.getFields()).sort()).toEqual(
+      [
+        "id",
+        "app",
+        "clientId",
+        "user",
+        "grantType",
+        "scopes",
+        "products",
+        "issuedAt",
+        "expiresAt",
+        "status",
+        "refreshTokenStatus",
+        "refreshTokenExpiresAt",
+        "refreshCount",
+      ].sort(),
+    );
+    const secretish: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith("__") || !isObjectType(type)) continue;
+      for (const field of Object.keys(type.getFields())) {
+        if (/hash|secret|password|^token$|^(access|refresh)Token$|tokenValue|^code$/i.test(field)) secretish.push(`${type.name}.${field}`);
+      }
+    }
+    // The one exception: the secret shown once by createApp / rotateCredential.
+    expect(secretish).toEqual(["IssuedCredential.consumerSecret"]);
+  });
+});
+
+describe("signing in for the admin API", () => {
+  it("a wrong password gives no session, and the admin API stays closed", async () => {
+    const browser = new Browser(server.url);
+    const { status } = await sessionLogin(browser, { username: DEMO.admin.username, password: "wrong-password-123" });
+    expect(status).toBe(401);
+    expectFieldRefused(await withSession(browser).post("{ apis { name } }"), "apis", "UNAUTHENTICATED");
+  });
+
+  it("after /session/logout the cookie no longer opens the admin API", async () => {
+    const browser = await signIn(server.url, DEMO.admin);
+    const client = withSession(browser);
+    expect((await client.data("{ me { username } }")).me.username).toBe("admin");
+    const cookie = browser.sessionCookie!;
+    const session = (await (await browser.fetch("/session")).json()) as Json;
+    const out = await browser.fetch("/session/logout", { json: {}, headers: { "X-CSRF-Token": session.csrfToken } });
+    expect(out.status).toBe(200);
+    // Replaying the old cookie after logout.
+    browser.cookies.set("tollgate.sid", cookie);
+    expectFieldRefused(await client.post("{ apis { name } }"), "apis", "UNAUTHENTICATED");
+  });
+});

@@ -1,0 +1,517 @@
+/**
+ * HTTP suite for the standard additions of decisions.md "Hosts and paths": authorization
+ * server metadata (RFC 8414), token revocation (RFC 7009) and token introspection
+ * (RFC 7662), on a real server with the demo seed and the demo upstream. Tokens come from
+ * the real token endpoint and the real front channel (support/flow.ts); nothing is mocked.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/oauth/secrets.js";
+import { basic, FORM, formEncode, json, obtainCode, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+const AUTH_URL = "http://auth.tollgate.test:4000";
+const BASE_URL = "http://api.tollgate.test:4001";
+const REVOKE = "/oauth2/v1/revoke";
+const INTROSPECT = "/oauth2/v1/introspect";
+const ACCESS_LIFETIME = 3600;
+const REFRESH_LIFETIME = 7_776_000;
+
+let server: TestServer;
+let aliceId: string;
+/** Every status of this file, to check that none was a 5xx. */
+const statuses: { what: string; status: number }[] = [];
+
+beforeAll(async () => {
+  // AUTH_URL and BASE_URL differ from the listening address (reverse proxy set-up), so the
+  // metadata must name the configured public addresses, not the socket's.
+  server = await startTestServer({ AUTH_URL, BASE_URL });
+  aliceId = (await server.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: Json;
+}
+
+/** Encodes a form (undefined values left out). */
+function form(params: Record<string, string | undefined>): string {
+  return Object.entries(params)
+    .filter((e): e is [string, string] => e[1] !== undefined)
+    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
+    .join("&");
+}
+
+/** POSTs a form to `path`; `auth` is a client (Basic), a raw header, or nothing. */
+async function post(path: string, auth: DemoClient | string | null | undefined, params: Record<string, string | undefined>, method = "POST"): Promise<Answer> {
+  const headers: Record<string, string> = { "Content-Type": FORM };
+  if (typeof auth === "string") headers.Authorization = auth;
+  else if (auth) headers.Authorization = basic(auth);
+  const res = await fetch(new URL(path, server.url), { method, headers, body: method === "GET" || method === "HEAD" ? undefined : form(params) });
+  const text = await res.text();
+  statuses.push({ what: `${method} ${path}`, status: res.status });
+  let body: Json;
+  try {
+    body = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+const revoke = (client: DemoClient | string | null | undefined, token: string | undefined, hint?: string) => post(REVOKE, client, { token, token_type_hint: hint });
+/** Introspects as DEMO.strictApp unless told (`null`: no Authorization header). */
+const introspect = (token: string | undefined, hint?: string, client: DemoClient | string | null = DEMO.strictApp) =>
+  post(INTROSPECT, client, { token, token_type_hint: hint });
+
+/** A client credentials access token of `client`. */
+async function ccToken(client: DemoClient = DEMO.app): Promise<string> {
+  const answer = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials" });
+  statuses.push({ what: "token client_credentials", status: answer.status });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body.access_token as string;
+}
+
+/** Access and refresh token of alice at DEMO.app (scope aisp), from the real code flow. */
+async function userTokens(): Promise<{ access: string; refresh: string; body: Json }> {
+  const { code } = await obtainCode(server.url, { client: DEMO.app });
+  const answer = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "authorization_code", code, redirect_uri: DEMO.callbackUrl });
+  statuses.push({ what: "token authorization_code", status: answer.status });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return { access: answer.body.access_token, refresh: answer.body.refresh_token, body: answer.body };
+}
+
+async function refresh(refreshToken: string, client: DemoClient = DEMO.app) {
+  const answer = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "refresh_token", refresh_token: refreshToken });
+  statuses.push({ what: "token refresh_token", status: answer.status });
+  return answer;
+}
+
+/** Status of `GET /accounts/` at the gateway with `token`. */
+async function gateway(token: string): Promise<number> {
+  const res = await fetch(new URL("/accounts/", server.url), { headers: { Authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  statuses.push({ what: "gateway", status: res.status });
+  return res.status;
+}
+
+/** A fresh app (own credential, PSD2-AISP-v1 approved) created straight in the database. */
+async function extraClient(label: string): Promise<{ client: DemoClient; appId: string; credentialId: string }> {
+  const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+  const product = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+  const client = { consumerKey: `${label}-${randomBytes(4).toString("hex")}`, consumerSecret: randomBytes(32).toString("base64url") };
+  const app = await server.db.app.create({
+    data: {
+      name: client.consumerKey,
+      developerId: developer.id,
+      credentials: {
+        create: [{ consumerKey: client.consumerKey, consumerSecretHash: hashSecret(client.consumerSecret), products: { create: [{ apiProductId: product.id }] } }],
+      },
+    },
+    include: { credentials: true },
+  });
+  return { client, appId: app.id, credentialId: app.credentials[0]!.id };
+}
+
+function expectNoStore(a: { headers: Headers }): void {
+  expect(a.headers.get("cache-control")).toBe("no-store");
+}
+
+function expectOAuthError(a: Answer, status: number, error: string): void {
+  expect(a.status, a.text).toBe(status);
+  expect(a.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(a.body).toEqual({ error, error_description: expect.any(String) });
+  expectNoStore(a);
+}
+
+describe("authorization server metadata (RFC 8414)", () => {
+  it("GET /.well-known/oauth-authorization-server answers the metadata document", async () => {
+    const res = await fetch(new URL("/.well-known/oauth-authorization-server", server.url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const m = await json(res);
+    // §3.3: the issuer must be identical to the configured issuer identifier.
+    expect(m.issuer).toBe(AUTH_URL);
+    expect(m.authorization_endpoint).toBe(`${AUTH_URL}/authorize`);
+    expect(m.token_endpoint).toBe(`${BASE_URL}/oauth2/v1/token`);
+    expect(m.revocation_endpoint).toBe(`${BASE_URL}/oauth2/v1/revoke`);
+    expect(m.introspection_endpoint).toBe(`${BASE_URL}/oauth2/v1/introspect`);
+    expect(m.response_types_supported).toEqual(["code"]);
+    expect([...m.grant_types_supported].sort()).toEqual(["authorization_code", "client_credentials", "refresh_token"]);
+    expect(m.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
+    expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
+    expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
+    expect(m.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(m.scopes_supported).toEqual(expect.arrayContaining(["aisp", "pisp", "piisp", "extended_transaction_history"]));
+    expect(m.authorization_response_iss_parameter_supported).toBe(true);
+    // Every endpoint URL is absolute (https or, in this test, http) with no query or fragment (§2).
+    for (const key of ["authorization_endpoint", "token_endpoint", "revocation_endpoint", "introspection_endpoint"]) {
+      const url = new URL(m[key]);
+      expect(url.search, key).toBe("");
+      expect(url.hash, key).toBe("");
+    }
+  });
+
+  it("the issuer has no trailing slash even when AUTH_URL is configured with one", async () => {
+    const other = await startTestServer({ AUTH_URL: `${AUTH_URL}/`, PURGE_INTERVAL_SECONDS: "0" });
+    try {
+      const m = await json(await fetch(new URL("/.well-known/oauth-authorization-server", other.url)));
+      expect(m.issuer).toBe(AUTH_URL);
+      expect(m.authorization_endpoint).toBe(`${AUTH_URL}/authorize`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("POST is refused without a server error", async () => {
+    const res = await fetch(new URL("/.well-known/oauth-authorization-server", server.url), { method: "POST", headers: { "Content-Type": FORM }, body: "a=b" });
+    await res.arrayBuffer();
+    expect([404, 405]).toContain(res.status);
+  });
+});
+
+describe("token revocation (RFC 7009)", () => {
+  it("requires HTTP Basic client authentication: 401 with a Basic challenge", async () => {
+    const token = await ccToken();
+    for (const auth of [undefined, basic({ consumerKey: DEMO.app.consumerKey, consumerSecret: "wrong" }), "Bearer abc"]) {
+      const a = await revoke(auth, token);
+      expectOAuthError(a, 401, "invalid_client");
+      expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
+    }
+    // Nothing was revoked by the refused calls.
+    expect(await gateway(token)).toBe(200);
+  });
+
+  it("a request without token is 400 invalid_request", async () => {
+    expectOAuthError(await revoke(DEMO.app, undefined), 400, "invalid_request");
+    expectOAuthError(await revoke(DEMO.app, ""), 400, "invalid_request");
+  });
+
+  it("an unknown token is answered 200 with an empty body (§2.2)", async () => {
+    const a = await revoke(DEMO.app, randomBytes(32).toString("base64url"));
+    expect(a.status).toBe(200);
+    expect(a.text).toBe("");
+    expectNoStore(a);
+  });
+
+  it("revoking an access token stops it at the gateway and in introspection; its refresh token still works", async () => {
+    const { access, refresh: refreshToken } = await userTokens();
+    expect(await gateway(access)).toBe(200);
+    const a = await revoke(DEMO.app, access);
+    expect(a.status).toBe(200);
+    expect(a.text).toBe("");
+    expectNoStore(a);
+    expect(await gateway(access)).toBe(401);
+    expect((await introspect(access)).body).toEqual({ active: false });
+    // Revoking again is still 200 (already revoked is like unknown).
+    expect((await revoke(DEMO.app, access)).status).toBe(200);
+
+    expect((await introspect(refreshToken)).body.active).toBe(true);
+    const next = await refresh(refreshToken);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(await gateway(next.body.access_token)).toBe(200);
+  });
+
+  it("revoking a client credentials access token works", async () => {
+    const token = await ccToken();
+    expect((await revoke(DEMO.app, token)).status).toBe(200);
+    expect(await gateway(token)).toBe(401);
+    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    expect(row.status).toBe("revoked");
+    expect(row.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it("revoking a refresh token revokes the family: invalid_grant on refresh, the access token refused", async () => {
+    const { access, refresh: refreshToken } = await userTokens();
+    expect(await gateway(access)).toBe(200);
+    const a = await revoke(DEMO.app, refreshToken);
+    expect(a.status).toBe(200);
+    expect(a.text).toBe("");
+    const again = await refresh(refreshToken);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe("invalid_grant");
+    expect(await gateway(access)).toBe(401);
+    expect((await introspect(access)).body).toEqual({ active: false });
+    expect((await introspect(refreshToken)).body).toEqual({ active: false });
+  });
+
+  it("revoking a rotated family's newest refresh token also refuses the older rotation's access token", async () => {
+    const first = await userTokens();
+    const second = await refresh(first.refresh);
+    expect(second.status).toBe(200);
+    expect(await gateway(second.body.access_token)).toBe(200);
+    expect((await revoke(DEMO.app, second.body.refresh_token, "refresh_token")).status).toBe(200);
+    expect(await gateway(second.body.access_token)).toBe(401);
+    expect(await gateway(first.access)).toBe(401);
+    expect((await refresh(second.body.refresh_token)).body.error).toBe("invalid_grant");
+  });
+
+  it.each([
+    ["access_token", "access"],
+    ["refresh_token", "access"],
+    ["bogus", "access"],
+    ["access_token", "refresh"],
+    ["refresh_token", "refresh"],
+    ["bogus", "refresh"],
+  ] as const)("token_type_hint=%s only orders the search (revoking the %s token)", async (hint, which) => {
+    const tokens = await userTokens();
+    const a = await revoke(DEMO.app, which === "access" ? tokens.access : tokens.refresh, hint);
+    expect(a.status, a.text).toBe(200);
+    expect(a.text).toBe("");
+    expect(await gateway(tokens.access)).toBe(401);
+    const next = await refresh(tokens.refresh);
+    if (which === "access") expect(next.status, JSON.stringify(next.body)).toBe(200);
+    else expect(next.body.error).toBe("invalid_grant");
+  });
+
+  it("another client's token is refused with 400 invalid_request and is not revoked", async () => {
+    const cc = await ccToken(DEMO.app);
+    const user = await userTokens();
+    for (const token of [cc, user.access, user.refresh]) {
+      expectOAuthError(await revoke(DEMO.strictApp, token), 400, "invalid_request");
+      expectOAuthError(await revoke(DEMO.paymentsApp, token, "refresh_token"), 400, "invalid_request");
+    }
+    expect(await gateway(cc)).toBe(200);
+    expect(await gateway(user.access)).toBe(200);
+    expect((await introspect(cc)).body.active).toBe(true);
+    expect((await introspect(user.refresh)).body.active).toBe(true);
+    const next = await refresh(user.refresh);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+  });
+
+  it("other methods are 405 with Allow: POST", async () => {
+    for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
+      const a = await post(REVOKE, DEMO.app, { token: "x" }, method);
+      expect(a.status, method).toBe(405);
+      expect(a.headers.get("allow")).toBe("POST");
+      expectNoStore(a);
+    }
+  });
+
+  it("a form that is not form-urlencoded or repeats a parameter is 400 invalid_request", async () => {
+    const res = await fetch(new URL(REVOKE, server.url), {
+      method: "POST",
+      headers: { Authorization: basic(DEMO.app), "Content-Type": "application/json" },
+      body: JSON.stringify({ token: "x" }),
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toBe("invalid_request");
+    const rep = await fetch(new URL(REVOKE, server.url), {
+      method: "POST",
+      headers: { Authorization: basic(DEMO.app), "Content-Type": FORM },
+      body: "token=a&token=b",
+    });
+    expect(rep.status).toBe(400);
+    expect((await json(rep)).error).toBe("invalid_request");
+  });
+
+  it("writes a token.revoked audit event naming the client and the token row, without the token", async () => {
+    const token = await ccToken();
+    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    expect((await revoke(DEMO.app, token)).status).toBe(200);
+    const events = await server.db.auditEvent.findMany({ where: { type: "token.revoked", subject: row.id } });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.actor).toBe(DEMO.app.consumerKey);
+    expect(JSON.parse(events[0]!.details)).toEqual({ token_type: "access_token" });
+    expect(JSON.stringify(events[0])).not.toContain(token);
+  });
+
+  it("no event is written for an unknown token or another client's token", async () => {
+    const before = await server.db.auditEvent.count({ where: { type: "token.revoked" } });
+    await revoke(DEMO.app, randomBytes(32).toString("base64url"));
+    await revoke(DEMO.strictApp, await ccToken(DEMO.app));
+    expect(await server.db.auditEvent.count({ where: { type: "token.revoked" } })).toBe(before);
+  });
+});
+
+describe("token introspection (RFC 7662)", () => {
+  it("only an app allowed to introspect may call it: DEMO.app is 403 unauthorized_client", async () => {
+    const token = await ccToken();
+    for (const client of [DEMO.app, DEMO.paymentsApp, DEMO.adminApp]) {
+      const a = await introspect(token, undefined, client);
+      expectOAuthError(a, 403, "unauthorized_client");
+    }
+  });
+
+  it("wrong or missing client credentials are 401 with a Basic challenge", async () => {
+    const token = await ccToken();
+    for (const auth of [null, basic({ consumerKey: DEMO.strictApp.consumerKey, consumerSecret: DEMO.app.consumerSecret }), basic({ consumerKey: "nobody", consumerSecret: "x" })]) {
+      const a = await introspect(token, undefined, auth);
+      expectOAuthError(a, 401, "invalid_client");
+      expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
+    }
+  });
+
+  it("a request without token is 400 invalid_request", async () => {
+    expectOAuthError(await introspect(undefined), 400, "invalid_request");
+  });
+
+  it("an active client credentials access token: active, scope, client_id, Bearer, exp/iat in seconds, sub, iss, products", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const token = await ccToken(DEMO.app);
+    const after = Math.ceil(Date.now() / 1000);
+    const a = await introspect(token);
+    expect(a.status).toBe(200);
+    expect(a.headers.get("content-type")).toMatch(/^application\/json/);
+    expectNoStore(a);
+    const b = a.body;
+    expect(Object.keys(b).sort()).toEqual(["active", "api_product_list_json", "client_id", "exp", "iat", "iss", "scope", "sub", "token_type"]);
+    expect(b.active).toBe(true);
+    expect(b.client_id).toBe(DEMO.app.consumerKey);
+    expect(b.token_type).toBe("Bearer");
+    expect(b.scope.split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
+    expect(b.sub).toBe(DEMO.app.consumerKey);
+    expect(b.iss).toBe(AUTH_URL);
+    expect([...b.api_product_list_json].sort()).toEqual(["PSD2-AISP-v1", "PSD2-PIISP-v1", "PSD2-PISP-v1"]);
+    expect(Number.isInteger(b.iat)).toBe(true);
+    expect(Number.isInteger(b.exp)).toBe(true);
+    expect(b.iat).toBeGreaterThanOrEqual(before);
+    expect(b.iat).toBeLessThanOrEqual(after);
+    expect(b.exp - b.iat).toBe(ACCESS_LIFETIME);
+    // Matches the stored row.
+    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    expect(b.exp).toBe(Math.floor(row.expiresAt.getTime() / 1000));
+  });
+
+  it("a narrowed client credentials token shows exactly the granted scope", async () => {
+    const answer = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "client_credentials", scope: "aisp" });
+    expect(answer.status).toBe(200);
+    const b = (await introspect(answer.body.access_token)).body;
+    expect(b.active).toBe(true);
+    expect(b.scope).toBe("aisp");
+  });
+
+  it("a user access token carries username alice and sub = the user", async () => {
+    const { access, body } = await userTokens();
+    const b = (await introspect(access)).body;
+    expect(b.active).toBe(true);
+    expect(b.username).toBe(DEMO.user.username);
+    expect(b.sub).toBe(aliceId);
+    expect(b.client_id).toBe(DEMO.app.consumerKey);
+    expect(b.scope).toBe("aisp");
+    expect(b.token_type).toBe("Bearer");
+    expect(b.exp - b.iat).toBe(ACCESS_LIFETIME);
+    // iat matches issued_at of the token response (ms there, s here).
+    expect(b.iat).toBe(Math.floor(Number(body.issued_at) / 1000));
+    expect(b.api_product_list_json).toEqual(body.api_product_list_json);
+  });
+
+  it("a refresh token introspects active with token_type refresh_token and the refresh lifetime", async () => {
+    const { refresh: refreshToken, body } = await userTokens();
+    for (const hint of [undefined, "refresh_token", "access_token", "bogus"]) {
+      const a = await introspect(refreshToken, hint);
+      expect(a.status).toBe(200);
+      const b = a.body;
+      expect(b.active, String(hint)).toBe(true);
+      expect(b.token_type).toBe("refresh_token");
+      expect(b.username).toBe(DEMO.user.username);
+      expect(b.client_id).toBe(DEMO.app.consumerKey);
+      expect(b.iss).toBe(AUTH_URL);
+      expect(Number.isInteger(b.exp) && Number.isInteger(b.iat)).toBe(true);
+      expect(b.exp - b.iat).toBe(REFRESH_LIFETIME);
+      expect(b.iat).toBe(Math.floor(Number(body.refresh_token_issued_at) / 1000));
+    }
+  });
+
+  it("strictApp may introspect another app's tokens (resource server)", async () => {
+    const token = await ccToken(DEMO.paymentsApp);
+    const b = (await introspect(token)).body;
+    expect(b.active).toBe(true);
+    expect(b.client_id).toBe(DEMO.paymentsApp.consumerKey);
+    expect(b.api_product_list_json).toEqual(["PSD2-PISP-v1"]);
+  });
+
+  it("an expired access token is exactly {active: false}", async () => {
+    const token = await ccToken();
+    await server.db.accessToken.update({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const a = await introspect(token);
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual({ active: false });
+    expectNoStore(a);
+  });
+
+  it("an expired refresh token is exactly {active: false}", async () => {
+    const { refresh: refreshToken } = await userTokens();
+    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(refreshToken) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    expect((await introspect(refreshToken)).body).toEqual({ active: false });
+  });
+
+  it("a revoked token and an unknown token are exactly {active: false}", async () => {
+    const token = await ccToken();
+    await revoke(DEMO.app, token);
+    expect((await introspect(token)).body).toEqual({ active: false });
+    expect((await introspect(randomBytes(32).toString("base64url"))).body).toEqual({ active: false });
+    expect((await introspect("not a token at all")).body).toEqual({ active: false });
+  });
+
+  it("a rotated (used) refresh token is exactly {active: false}", async () => {
+    const { refresh: refreshToken } = await userTokens();
+    expect((await refresh(refreshToken)).status).toBe(200);
+    expect((await introspect(refreshToken)).body).toEqual({ active: false });
+  });
+
+  it("a token of a revoked app is exactly {active: false}", async () => {
+    const extra = await extraClient("revoked-app");
+    const token = await ccToken(extra.client);
+    expect((await introspect(token)).body.active).toBe(true);
+    await server.db.app.update({ where: { id: extra.appId }, data: { status: "revoked" } });
+    expect((await introspect(token)).body).toEqual({ active: false });
+    expect(await gateway(token)).toBe(401);
+  });
+
+  it("a token of a revoked or expired credential is exactly {active: false}", async () => {
+    const revoked = await extraClient("revoked-cred");
+    const t1 = await ccToken(revoked.client);
+    await server.db.credential.update({ where: { id: revoked.credentialId }, data: { status: "revoked" } });
+    expect((await introspect(t1)).body).toEqual({ active: false });
+
+    const expired = await extraClient("expired-cred");
+    const t2 = await ccToken(expired.client);
+    expect((await introspect(t2)).body.active).toBe(true);
+    await server.db.credential.update({ where: { id: expired.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await introspect(t2)).body).toEqual({ active: false });
+  });
+
+  it("api_product_list_json leaves out a product no longer approved on the credential, as the gateway does", async () => {
+    // The gateway reads a token's products live (tokens/repository.ts findTokenByHash: "products
+    // recorded on the token that are still approved on its credential"), so revoking a product
+    // on a credential takes effect at once. A resource server deciding from introspection must
+    // see the same list, or it grants what the gateway refuses.
+    const extra = await extraClient("product-revoked");
+    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.db.credentialProduct.create({ data: { credentialId: extra.credentialId, apiProductId: pisp.id } });
+    const token = await ccToken(extra.client);
+    expect([...(await introspect(token)).body.api_product_list_json].sort()).toEqual(["PSD2-AISP-v1", "PSD2-PISP-v1"]);
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await server.db.credentialProduct.update({
+      where: { credentialId_apiProductId: { credentialId: extra.credentialId, apiProductId: aisp.id } },
+      data: { status: "revoked" },
+    });
+    // The gateway refuses the accounts API (PSD2-AISP-v1) at once...
+    expect(await gateway(token)).toBe(403);
+    // ...so introspection must not report PSD2-AISP-v1 any more.
+    const b = (await introspect(token)).body;
+    expect(b.active).toBe(true);
+    expect(b.api_product_list_json).toEqual(["PSD2-PISP-v1"]);
+  });
+
+  it("other methods are 405 with Allow: POST", async () => {
+    const a = await post(INTROSPECT, DEMO.strictApp, {}, "GET");
+    expect(a.status).toBe(405);
+    expect(a.headers.get("allow")).toBe("POST");
+    expectNoStore(a);
+  });
+});
+
+describe("the whole file", () => {
+  it("never answered a 5xx", () => {
+    expect(statuses.filter((s) => s.status >= 500)).toEqual([]);
+  });
+});
