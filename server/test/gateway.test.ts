@@ -386,6 +386,19 @@ describe("access errors (RFC 6750 §3)", () => {
     expect(hits.length).toBe(before);
   });
 
+  it("never takes an access token from the query string or a form body (RFC 9700 §4.3.2)", async () => {
+    const valid = await token(DEMO.app);
+    const before = hits.length;
+    for (const res of [
+      await gw(`/echo/a?access_token=${valid}`),
+      await gw("/echo/a", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `access_token=${valid}` }),
+    ]) {
+      await expectJsonError(res, 401);
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
+    }
+    expect(hits.length).toBe(before);
+  });
+
   it("answers a made-up token with 401 invalid_token", async () => {
     const before = hits.length;
     for (const value of ["x".repeat(43), "not-a-real-token", "a b c", "!!!"]) {
