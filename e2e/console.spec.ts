@@ -1,0 +1,246 @@
+/**
+ * Management console journeys (/admin), in Chromium against the built server:
+ *
+ * 1. an admin creates an app, copies its one-time key and secret, a client uses them
+ *    (token, gateway), and revoking the credential in the console stops both the token
+ *    already issued and the credential;
+ * 3. a signed-in end user who is not an admin gets no console and no admin data;
+ * 4. the dashboard's charts (and their table alternative) reflect tokens issued and a
+ *    failed client authentication.
+ *
+ * Journey 2 (end user's Account page) is in account.spec.ts.
+ */
+import type { Page } from "@playwright/test";
+import { DEMO } from "../server/src/demo/seed.js";
+import {
+  AISP_PRODUCT,
+  callAccounts,
+  clientCredentialsToken,
+  columnSum,
+  consoleNav,
+  createAppInConsole,
+  expectInvalidToken,
+  expectSampleAccounts,
+  openConsolePage,
+  panel,
+  readTable,
+  signInAt,
+  signInToConsole,
+  uniqueName,
+  type HttpResult,
+} from "./support/console.js";
+import { expect, test } from "./support/fixtures.js";
+import { ALICE, type Json } from "./support/journey.js";
+
+test.describe("an admin creates an app and revokes its credential", () => {
+  test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+  test("create app, copy the one-time secret, use it, revoke the credential", async ({ page }) => {
+    const name = uniqueName("E2E Console App");
+    const callbackUrl = "https://e2e-console.example/callback";
+
+    await signInToConsole(page);
+    await openConsolePage(page, "Apps");
+    const credential = await createAppInConsole(page, { name, callbackUrls: [callbackUrl], productLabels: [AISP_PRODUCT.label] });
+
+    // "Copy" puts each value on the clipboard and says so.
+    const secretPanel = page.getByRole("region", { name: `App ${name} created` });
+    await secretPanel.getByRole("button", { name: "Copy consumer key" }).click();
+    await expect(secretPanel.getByRole("status").filter({ hasText: "Consumer key copied" })).toBeVisible();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(credential.consumerKey);
+    await secretPanel.getByRole("button", { name: "Copy consumer secret" }).click();
+    await expect(secretPanel.getByRole("status").filter({ hasText: "Consumer secret copied" })).toBeVisible();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(credential.consumerSecret);
+
+    // The client uses the key and secret: a client credentials token, then the accounts API.
+    const token = await clientCredentialsToken(credential);
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.access_token).toEqual(expect.any(String));
+    expect(token.body.client_id).toBe(credential.consumerKey);
+    expect(token.body.application_name).toBe(name);
+    expect(token.body.api_product_list_json).toEqual([AISP_PRODUCT.name]);
+    const accessToken: string = token.body.access_token;
+    const before = await callAccounts(accessToken);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expectSampleAccounts(before.body);
+    expect(before.body.caller.clientId).toBe(credential.consumerKey);
+    expect(before.body.caller.appName).toBe(name);
+
+    // The new app is listed (found by name), and its page shows what was chosen on the form.
+    await page.getByRole("searchbox", { name: "Search by name" }).fill(name);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const row = panel(page, "All apps").getByRole("row").filter({ has: page.getByRole("link", { name, exact: true }) });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByRole("cell").nth(0)).toHaveText(DEMO.developerEmail);
+    await expect(row.getByRole("cell").nth(1)).toHaveText(DEMO.organization);
+    await expect(row.getByRole("cell").nth(2)).toHaveText("approved");
+    await row.getByRole("link", { name, exact: true }).click();
+    await expect(page).toHaveURL((url) => /^\/admin\/apps\/[^/]+$/.test(url.pathname));
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+    const detailUrl = page.url();
+    await expect(page.getByTestId("consumer-secret")).toHaveCount(0);
+    await expect(panel(page, "Callback URLs").getByText(callbackUrl, { exact: true })).toBeVisible();
+
+    const credentials = panel(page, "Credentials");
+    const card = credentials.getByRole("article", { name: `Consumer key ${credential.consumerKey}` });
+    await expect(card).toBeVisible();
+    await expect(card.getByRole("definition").first()).toHaveText("approved");
+    const products = await readTable(card.getByRole("table", { name: `API products of consumer key ${credential.consumerKey}` }));
+    expect(products.map((p) => [p["API product"]?.startsWith(AISP_PRODUCT.name), p.Status])).toEqual([[true, "approved"]]);
+    // The token just issued is listed as the app's own (client credentials) token.
+    const tokens = await readTable(panel(page, "Live tokens of this app").getByRole("table"));
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]!.User).toBe("app (client credentials)");
+    expect(tokens[0]!.Grant).toBe("client_credentials");
+
+    // The inline confirmation: "Cancel" changes nothing ...
+    const revokeButton = card.getByRole("button", { name: `Revoke credential ${credential.consumerKey}` });
+    await revokeButton.click();
+    const confirm = card.getByRole("group", { name: "Revoke this credential? Its key and secret stop working now." });
+    await expect(confirm).toBeVisible();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirm).toHaveCount(0);
+    await expect(revokeButton).toBeFocused();
+    expect((await callAccounts(accessToken)).status, "still valid after Cancel").toBe(200);
+
+    // ... "Yes, revoke the credential" revokes it.
+    await revokeButton.click();
+    await confirm.getByRole("button", { name: "Yes, revoke the credential" }).click();
+    await expect(card.getByRole("status").filter({ hasText: "Credential revoked." })).toBeVisible();
+    await expect(card.getByRole("definition").first()).toHaveText("revoked");
+    await expect(revokeButton).toHaveCount(0);
+
+    // The very same access token is refused by the gateway on the next call ...
+    expectInvalidToken(await callAccounts(accessToken));
+    // ... and the token endpoint refuses the credential.
+    const refused = await clientCredentialsToken(credential);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(401);
+    expect(refused.body.error).toBe("invalid_client");
+    expect(refused.body.access_token).toBeUndefined();
+
+    // The secret was shown once: not on a reload of the app's page, nor back on the list.
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+    expect(page.url()).toBe(detailUrl);
+    await expect(card.getByRole("definition").first()).toHaveText("revoked");
+    await expect(page.getByTestId("consumer-secret")).toHaveCount(0);
+    expect(await page.content()).not.toContain(credential.consumerSecret);
+    await page.getByRole("link", { name: "← All apps" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Apps");
+    await expect(panel(page, "All apps").getByRole("link", { name, exact: true })).toBeVisible();
+    await expect(page.getByTestId("consumer-secret")).toHaveCount(0);
+    expect(await page.content()).not.toContain(credential.consumerSecret);
+  });
+});
+
+test("an end user who is not an admin gets no console and no admin data", async ({ page }) => {
+  const graphqlAnswers: { status: number; body: Json }[] = [];
+  page.on("response", async (response) => {
+    if (new URL(response.url()).pathname !== "/graphql") return;
+    graphqlAnswers.push({ status: response.status(), body: await response.json().catch(() => null) });
+  });
+
+  await signInAt(page, "/admin", ALICE);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("You need an administrator account");
+  await expect(page.getByText(`You are signed in as ${ALICE.username}, who cannot use the Tollgate console.`)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Go to your account" })).toHaveAttribute("href", "/account");
+  await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+  // None of the console: no navigation, no dashboard, no admin data.
+  await expect(consoleNav(page)).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toHaveCount(0);
+  await expect(page.getByText("Tokens issued")).toHaveCount(0);
+  await expect(page.getByText(DEMO.app.name)).toHaveCount(0);
+
+  // A deeper console page is refused the same way.
+  await page.goto("/admin/apps");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("You need an administrator account");
+  await expect(page.getByText(DEMO.app.name)).toHaveCount(0);
+  await expect(page.getByRole("table")).toHaveCount(0);
+
+  // Whatever the SPA asked for, no admin data came back.
+  for (const answer of graphqlAnswers) {
+    expect(JSON.stringify(answer.body)).not.toContain(DEMO.app.name);
+    expect(JSON.stringify(answer.body)).not.toContain(DEMO.developerEmail);
+  }
+
+  // alice's session cannot read admin data from the API directly either.
+  const direct = await page.request.post("/graphql", {
+    data: { query: "{ apps(first: 10) { nodes { name } } dashboard { failedClientAuthenticationsPerHour { count } } }" },
+  });
+  const body = await direct.json();
+  expect(body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+  expect(body.data?.apps ?? null).toBeNull();
+  expect(body.data?.dashboard ?? null).toBeNull();
+  expect(JSON.stringify(body)).not.toContain(DEMO.app.name);
+});
+
+/** The dashboard's two figures as the admin session reads them from the admin API. */
+async function dashboardFigures(page: Page): Promise<{ tokens: number; failures: number }> {
+  const res = await page.request.post("/graphql", {
+    data: { query: "{ dashboard { tokensIssuedPerHour { count } failedClientAuthenticationsPerHour { count } } }" },
+  });
+  expect(res.status()).toBe(200);
+  const { data } = await res.json();
+  const sum = (buckets: { count: number }[]) => buckets.reduce((s, b) => s + b.count, 0);
+  return { tokens: sum(data.dashboard.tokensIssuedPerHour), failures: sum(data.dashboard.failedClientAuthenticationsPerHour) };
+}
+
+test("the dashboard charts tokens issued and failed client authentications", async ({ page }) => {
+  const name = uniqueName("E2E Dashboard App");
+  await signInToConsole(page);
+  await openConsolePage(page, "Apps");
+  const credential = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
+  const baseline = await dashboardFigures(page);
+
+  // Three tokens for the new app and one failed client authentication (its key, a wrong secret).
+  const issued: HttpResult[] = [];
+  for (let i = 0; i < 3; i++) issued.push(await clientCredentialsToken(credential));
+  expect(issued.map((r) => r.status)).toEqual([200, 200, 200]);
+  const failed = await clientCredentialsToken({ ...credential, consumerSecret: `${credential.consumerSecret}-wrong` });
+  expect(failed.status).toBe(401);
+  expect(failed.body.error).toBe("invalid_client");
+
+  await openConsolePage(page, "Dashboard");
+  await expect(page.getByText("The last 24 hours, per hour, in your time zone.")).toBeVisible();
+  const tokensPanel = panel(page, "Tokens issued");
+  const failuresPanel = panel(page, "Failed client authentications");
+  // Refresh (the figures are loaded once per visit) shows the latest numbers.
+  await tokensPanel.getByRole("button", { name: "Refresh" }).click();
+  await expect(tokensPanel.getByRole("button", { name: "Refresh" })).toBeEnabled();
+
+  // Two charts, each a figure with a drawn bar chart.
+  const charts = [
+    { panel: tokensPanel, label: "Tokens issued per hour, per app" },
+    { panel: failuresPanel, label: "Failed client authentications per hour" },
+  ];
+  for (const chart of charts) {
+    await expect(chart.panel.getByRole("figure")).toHaveCount(1);
+    await expect(chart.panel.getByRole("application", { name: chart.label })).toBeVisible();
+    await expect(chart.panel.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  }
+
+  // The headline figures: every token and failure of the last 24 hours, ours included.
+  const expectedTokens = baseline.tokens + 3;
+  const expectedFailures = baseline.failures + 1;
+  await expect(tokensPanel.locator(".stat")).toHaveText(new RegExp(`^${expectedTokens} tokens issued to \\d+ apps?$`));
+  await expect(failuresPanel.locator(".stat")).toHaveText(
+    `${expectedFailures} failed client authentications (wrong or unknown consumer key or secret)`,
+  );
+
+  // The accessible alternative: the same data as tables.
+  await tokensPanel.getByText("Show the data as a table").click();
+  const tokenRows = await readTable(tokensPanel.getByRole("table", { name: "Tokens issued per hour, per app" }));
+  expect(tokenRows.length).toBeGreaterThan(0);
+  expect(columnSum(tokenRows, name), `tokens of ${name}`).toBe(3);
+  const appColumns = Object.keys(tokenRows[0]!).filter((h) => h !== "Hour" && h !== "Total");
+  const totalOfApps = appColumns.reduce((s, app) => s + columnSum(tokenRows, app), 0);
+  expect(totalOfApps).toBe(expectedTokens);
+  if (appColumns.length > 1) expect(columnSum(tokenRows, "Total")).toBe(expectedTokens);
+
+  await failuresPanel.getByText("Show the data as a table").click();
+  const failureRows = await readTable(failuresPanel.getByRole("table", { name: "Failed client authentications per hour" }));
+  expect(columnSum(failureRows, "Failed authentications")).toBe(expectedFailures);
+
+  // And the dashboard shows what the admin API says (nothing else happened meanwhile).
+  expect(await dashboardFigures(page)).toEqual({ tokens: expectedTokens, failures: expectedFailures });
+});

@@ -1,0 +1,182 @@
+/**
+ * Steps of the management console (/admin) and Account page (/account) journeys, written
+ * against what a user sees, plus the calls a client makes with what the console gave it
+ * (token endpoint, gateway) over real HTTP with fetch.
+ */
+import { randomBytes } from "node:crypto";
+import { expect, type Locator, type Page } from "@playwright/test";
+import { DEMO } from "../../server/src/demo/seed.js";
+import { TOLLGATE_URL } from "./env.js";
+import { signIn, type Json } from "./journey.js";
+
+export const ADMIN = DEMO.admin;
+
+/** The demo developer as the "Create an app" form lists it. */
+export const DEMO_DEVELOPER_OPTION = `${DEMO.developerEmail} (Dana Developer) · ${DEMO.organization}`;
+
+/** The seeded API product behind the `accounts` API, as its checkbox is labelled on the form. */
+export const AISP_PRODUCT = { name: "PSD2-AISP-v1", label: "PSD2 Account Information (PSD2-AISP-v1)" } as const;
+
+/** A name no other journey (or earlier run on the same database) uses. */
+export function uniqueName(prefix: string): string {
+  return `${prefix} ${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Opens `path` (an /admin or /account page) without a session, checks the redirect to
+ * `/login?next=<path>` and signs in with the form. Ends on `path`.
+ */
+export async function signInAt(page: Page, path: string, user: { username: string; password: string }): Promise<void> {
+  await page.goto(path);
+  await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === "/login" && url.searchParams.get("next") === path);
+  const forConsole = path.startsWith("/admin");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(forConsole ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account");
+  await signIn(page, user.username, user.password);
+  await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === path);
+}
+
+/** Signs the admin in at /admin and waits for the console (its navigation and dashboard). */
+export async function signInToConsole(page: Page): Promise<void> {
+  await signInAt(page, "/admin", ADMIN);
+  await expect(consoleNav(page)).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
+  await expect(page.getByText(`Signed in as ${ADMIN.username}`)).toBeVisible();
+}
+
+/** The console's navigation. */
+export function consoleNav(page: Page): Locator {
+  return page.getByRole("navigation", { name: "Console" });
+}
+
+/** Goes to a console page with its navigation link and waits for its heading. */
+export async function openConsolePage(page: Page, link: "Dashboard" | "Organizations" | "Apps" | "API products" | "Users", heading: string = link): Promise<void> {
+  await consoleNav(page).getByRole("link", { name: link, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+}
+
+/** A titled panel (`<section aria-labelledby=h2>`) of a console page. */
+export function panel(page: Page, title: string): Locator {
+  return page.getByRole("region", { name: title, exact: true });
+}
+
+export interface NewApp {
+  name: string;
+  callbackUrls?: string[];
+  /** Labels of the API product checkboxes to tick. */
+  productLabels?: string[];
+}
+
+export interface IssuedCredential {
+  consumerKey: string;
+  consumerSecret: string;
+}
+
+/**
+ * Fills and submits "Create an app" on /admin/apps (the demo developer), and reads the
+ * consumer key and secret from the one-time panel, which it leaves open.
+ */
+export async function createAppInConsole(page: Page, app: NewApp): Promise<IssuedCredential> {
+  await expect(page).toHaveURL((url) => url.pathname === "/admin/apps");
+  const form = panel(page, "Create an app");
+  await form.getByLabel("Developer").selectOption({ label: DEMO_DEVELOPER_OPTION });
+  await form.getByLabel("Name", { exact: true }).fill(app.name);
+  await form.getByLabel("Callback URLs").fill((app.callbackUrls ?? []).join("\n"));
+  for (const label of app.productLabels ?? []) await form.getByRole("checkbox", { name: label, exact: true }).check();
+  await form.getByRole("button", { name: "Create app" }).click();
+
+  const secretPanel = page.getByRole("region", { name: `App ${app.name} created` });
+  await expect(secretPanel).toBeVisible();
+  await expect(secretPanel.getByText("Copy the consumer secret now: it won't be shown again.")).toBeVisible();
+  const consumerKey = (await secretPanel.getByTestId("consumer-key").textContent()) ?? "";
+  const consumerSecret = (await secretPanel.getByTestId("consumer-secret").textContent()) ?? "";
+  expect(consumerKey, "a consumer key is shown").not.toBe("");
+  expect(consumerSecret, "a consumer secret is shown").not.toBe("");
+  expect(consumerSecret).not.toBe(consumerKey);
+  return { consumerKey, consumerSecret };
+}
+
+/** Reads a table into one record per body row, keyed by the column headers' text. */
+export async function readTable(table: Locator): Promise<Record<string, string>[]> {
+  await expect(table).toBeVisible();
+  const headers = (await table.locator("thead th").allTextContents()).map((h) => h.trim());
+  const rows: Record<string, string>[] = [];
+  for (const tr of await table.locator("tbody tr").all()) {
+    const cells = (await tr.locator(":scope > th, :scope > td").allTextContents()).map((c) => c.trim());
+    rows.push(Object.fromEntries(cells.map((cell, i) => [headers[i] ?? String(i), cell])));
+  }
+  return rows;
+}
+
+/** The sum of a numeric column over a table's rows (0 when the column is absent). */
+export function columnSum(rows: Record<string, string>[], column: string): number {
+  return rows.reduce((sum, row) => sum + (row[column] === undefined ? 0 : Number(row[column])), 0);
+}
+
+// --- Calls a client makes with the values the console gave it -----------------------------
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  body: Json;
+}
+
+async function result(res: Response): Promise<HttpResult> {
+  const text = await res.text();
+  let body: Json;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { non_json_body: text };
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** HTTP Basic credentials, each part form-urlencoded first (RFC 6749 §2.3.1). */
+export function basicAuth(clientId: string, clientSecret: string): string {
+  const encode = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString("base64")}`;
+}
+
+/** POST /oauth2/v1/token with HTTP Basic client authentication. */
+export async function tokenRequest(client: IssuedCredential, form: Record<string, string>): Promise<HttpResult> {
+  return result(
+    await fetch(`${TOLLGATE_URL}/oauth2/v1/token`, {
+      method: "POST",
+      headers: {
+        Authorization: basicAuth(client.consumerKey, client.consumerSecret),
+        "Content-Type": "application/x-www-form-urlencoded",
+        Accept: "application/json",
+      },
+      body: new URLSearchParams(form).toString(),
+      redirect: "manual",
+    }),
+  );
+}
+
+/** A client credentials token request. */
+export function clientCredentialsToken(client: IssuedCredential): Promise<HttpResult> {
+  return tokenRequest(client, { grant_type: "client_credentials" });
+}
+
+/** GET /accounts/ through the gateway with a bearer access token. */
+export async function callAccounts(accessToken: string): Promise<HttpResult> {
+  return result(
+    await fetch(`${TOLLGATE_URL}/accounts/`, {
+      headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
+      redirect: "manual",
+    }),
+  );
+}
+
+/** The demo upstream's sample accounts, as the gateway returns them. */
+export function expectSampleAccounts(body: Json): void {
+  expect(body.accounts.map((a: Json) => a.resourceId)).toEqual(["acc-001", "acc-002"]);
+  expect(body.accounts[0].iban).toBe("DE89370400440532013000");
+}
+
+/** The gateway's refusal of a token that is no longer valid (RFC 6750 §3.1). */
+export function expectInvalidToken(res: HttpResult): void {
+  expect(res.status).toBe(401);
+  expect(res.body.error).toBe("invalid_token");
+  expect(res.headers.get("www-authenticate") ?? "").toContain('error="invalid_token"');
+}
