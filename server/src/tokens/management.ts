@@ -39,20 +39,30 @@ export async function revokeTokenById(db: Db, id: string, now: Date) {
   });
 }
 
+/** Whose tokens: an app's, a user's, a credential's, or a combination (all must match). */
+export interface TokenOwner {
+  appId?: string;
+  userId?: string;
+  credentialId?: string;
+}
+
 /**
- * Revokes every live access and refresh token of an app, of a user, or of a user at an
- * app, inside the caller's transaction.
+ * Revokes every live access and refresh token of an owner, inside the caller's transaction.
  * @returns how many access tokens were revoked.
  */
-export async function revokeTokensOfOwner(tx: Tx, owner: { appId?: string; userId?: string }, now: Date): Promise<number> {
-  const base = { ...(owner.appId ? { appId: owner.appId } : {}), ...(owner.userId ? { userId: owner.userId } : {}) };
+export async function revokeTokensOfOwner(tx: Tx, owner: TokenOwner, now: Date): Promise<number> {
+  const base = {
+    ...(owner.appId ? { appId: owner.appId } : {}),
+    ...(owner.userId ? { userId: owner.userId } : {}),
+    ...(owner.credentialId ? { credentialId: owner.credentialId } : {}),
+  };
   const access = await tx.accessToken.updateMany({ where: { ...base, status: "approved" }, data: { status: "revoked", revokedAt: now } });
   await tx.accessToken.updateMany({ where: { ...base, refreshTokenStatus: "approved" }, data: { refreshTokenStatus: "revoked" } });
   return access.count;
 }
 
 /** {@link revokeTokensOfOwner} in its own transaction. */
-export async function revokeTokensOf(db: Db, owner: { appId?: string; userId?: string }, now: Date): Promise<number> {
+export async function revokeTokensOf(db: Db, owner: TokenOwner, now: Date): Promise<number> {
   return db.$transaction((tx) => revokeTokensOfOwner(tx, owner, now));
 }
 

@@ -17,6 +17,7 @@ import {
   type AppFilter,
 } from "../../apps/management.js";
 import { hashSecret, newSecret } from "../../oauth/secrets.js";
+import { revokeTokensOf } from "../../tokens/management.js";
 import { gqlError, type AdminContext } from "../context.js";
 import { check, checkOptional, v } from "../validation.js";
 import { requireDeveloper } from "./organizations.js";
@@ -85,9 +86,12 @@ export const appResolvers: Resolvers = {
       await removeCallbackUrl(ctx.db, a.appId, a.url);
       return requireApp(ctx, a.appId);
     },
+    /** Revoking an app also revokes its tokens, so they stay dead if it is approved again. */
     setAppStatus: async (_p, a: { appId: string; status: string }, ctx) => {
       await requireApp(ctx, a.appId);
-      return updateApp(ctx.db, a.appId, { status: a.status });
+      const app = await updateApp(ctx.db, a.appId, { status: a.status });
+      if (a.status === "revoked") await revokeTokensOf(ctx.db, { appId: a.appId }, new Date());
+      return app;
     },
     setTokenLifetimes: async (_p, a: { appId: string; input: { accessTokenLifetimeSeconds?: number; refreshTokenLifetimeSeconds?: number } }, ctx) => {
       await requireApp(ctx, a.appId);
@@ -112,11 +116,16 @@ export const appResolvers: Resolvers = {
       const consumerKey = newConsumerKey();
       const consumerSecret = newSecret();
       const credential = await rotateCredential(ctx.db, old.id, consumerKey, hashSecret(consumerSecret), grace > 0 ? new Date(Date.now() + grace * 1000) : null);
+      // Without a grace period the old credential is revoked now, and so are its tokens.
+      if (grace === 0) await revokeTokensOf(ctx.db, { credentialId: old.id }, new Date());
       return { app: await requireApp(ctx, old.appId), credential, consumerKey, consumerSecret };
     },
+    /** Revokes the credential and the tokens issued to it. */
     revokeCredential: async (_p, a: { credentialId: string }, ctx) => {
       await requireCredential(ctx, a.credentialId);
-      return setCredentialStatus(ctx.db, a.credentialId, "revoked");
+      const credential = await setCredentialStatus(ctx.db, a.credentialId, "revoked");
+      await revokeTokensOf(ctx.db, { credentialId: a.credentialId }, new Date());
+      return credential;
     },
   },
   App: {
