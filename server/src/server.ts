@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
-import { migrateSqlite } from "./db/migrate.js";
+import { migrate } from "./db/migrate.js";
 import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createApp } from "./http/app.js";
@@ -44,7 +44,7 @@ function closeServer(server: Server): Promise<void> {
 /** Starts Tollgate with `config`. @throws if migration fails or the port is taken. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const applied = migrateSqlite(config.databaseUrl);
+  const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
   const db = await createDb(config.databaseUrl);
 

@@ -27,7 +27,7 @@ export async function findUserById(db: Db, id: string): Promise<UserRecord | und
 
 /** Users whose username contains `search`, oldest first. */
 export async function listUsers(db: Db, search: string | null | undefined, first: number, after?: string | null) {
-  const match = search ? substringSearch(search) : undefined;
+  const match = search ? substringSearch(db, search) : undefined;
   return paginate(
     (args) => db.user.findMany({ ...args, where: match ? { username: match.where } : {} }),
     first,

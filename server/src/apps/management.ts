@@ -12,7 +12,7 @@ export interface AppFilter {
 }
 
 export async function listApps(db: Db, filter: AppFilter, first: number, after?: string | null) {
-  const search = filter.search ? substringSearch(filter.search) : undefined;
+  const search = filter.search ? substringSearch(db, filter.search) : undefined;
   const where = {
     ...(search ? { name: search.where } : {}),
     ...(filter.developerId ? { developerId: filter.developerId } : {}),

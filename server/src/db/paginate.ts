@@ -1,6 +1,7 @@
 /**
  * Cursor pagination over rows with string ids (cuid, which sort by creation time).
  */
+import { providerOfDb, type Db } from "./client.js";
 
 export interface Page<T> {
   nodes: T[];
@@ -36,9 +37,10 @@ export async function paginate<T extends { id: string }>(
 /**
  * A case-insensitive substring search on a text column. Prisma's `contains` hands `%` and
  * `_` to SQL LIKE as wildcards, so it can only narrow the rows; `matches` re-checks the
- * literal substring.
+ * literal substring. SQLite's LIKE ignores ASCII case already; PostgreSQL needs ILIKE.
  */
-export function substringSearch(search: string) {
+export function substringSearch(db: Db, search: string) {
   const needle = search.toLowerCase();
-  return { where: { contains: search }, matches: (value: string) => value.toLowerCase().includes(needle) };
+  const where = providerOfDb(db) === "postgresql" ? { contains: search, mode: "insensitive" as const } : { contains: search };
+  return { where, matches: (value: string) => value.toLowerCase().includes(needle) };
 }

@@ -11,7 +11,7 @@ import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
-import { SESSION_COOKIE, csrfToken, requireCsrf, signInSession } from "./session.js";
+import { SESSION_COOKIE, csrfToken, requireCsrf, saveSession, signInSession } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
 const loginBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
@@ -58,6 +58,7 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
     }
     const { interaction } = started;
     req.session.interactionIds = [...(req.session.interactionIds ?? []).slice(-9), interaction.id];
+    await saveSession(req);
     res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
   });
 
@@ -68,7 +69,10 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
     const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], new Date());
     const user = interaction.userId ? await findUserById(db, interaction.userId) : undefined;
-    res.json({ ...(await viewInteraction(db, interaction, user?.username ?? null)), csrfToken: csrfToken(req) });
+    const view = await viewInteraction(db, interaction, user?.username ?? null);
+    const token = csrfToken(req);
+    await saveSession(req);
+    res.json({ ...view, csrfToken: token });
   });
 
   router.post("/interaction/:id/login", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
@@ -93,7 +97,9 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
   // The console's own sign-in (no OAuth request behind it): same page, session and throttle.
   router.get("/session", async (req: Request, res: Response) => {
     const user = req.session.userId ? await findUserById(db, req.session.userId) : undefined;
-    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: csrfToken(req) });
+    const token = csrfToken(req);
+    await saveSession(req);
+    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: token });
   });
 
   router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {

@@ -64,6 +64,15 @@ export function requireCsrf(req: Request, _res: Response, next: NextFunction): v
 }
 
 /**
+ * Stores the session now. Handlers call it before answering when they changed the session:
+ * express-session's own save at the end of a response may let the headers out first, and
+ * the browser's next request, on another database connection, could then read the old state.
+ */
+export function saveSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+}
+
+/**
  * Issues a new session id (session fixation defence) keeping the browser's interactions,
  * then binds the user and a fresh CSRF token.
  */
@@ -75,7 +84,7 @@ export function signInSession(req: Request, userId: string): Promise<void> {
       req.session.userId = userId;
       req.session.interactionIds = interactionIds;
       csrfToken(req);
-      req.session.save((saveErr) => (saveErr ? reject(saveErr) : resolve()));
+      saveSession(req).then(resolve, reject);
     });
   });
 }
