@@ -59,6 +59,10 @@ const schema = z.object({
   PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Days the audit log is kept. Default 365. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
+  /** Redis shared by all instances for rate-limit and sign-in counters, e.g. redis://127.0.0.1:6379. Default none: counters per process (one instance). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//).optional(),
+  /** Prefix of Tollgate's keys in Redis. Default tollgate: */
+  REDIS_KEY_PREFIX: z.string().default("tollgate:"),
   /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
@@ -88,6 +92,8 @@ export interface Config {
   tokenRateLimit: { perClient: number; perIp: number };
   purgeIntervalSeconds: number;
   auditRetentionDays: number;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
 }
 
 /**
@@ -127,5 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createDb, type Db } from "./db/client.js";
@@ -11,6 +12,7 @@ import { migrate } from "./db/migrate.js";
 import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createApp } from "./http/app.js";
+import { limiterFactory } from "./http/limiter.js";
 import { createLogger } from "./http/logger.js";
 import { schedulePurge } from "./maintenance/purge.js";
 
@@ -55,7 +57,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     seeded = await seedDemo(db, upstream.url);
   }
 
-  const server = createServer(await createApp(config, db, logger));
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
+  redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
+  const server = createServer(await createApp(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
   const port = await listen(server, config.port, config.host);
   const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
   return {
@@ -69,6 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await closeServer(server);
       if (upstream) await closeServer(upstream.server);
       await db.$disconnect();
+      redis?.disconnect();
     },
   };
 }

@@ -18,11 +18,15 @@ import { revocationEndpoint } from "../oauth/revocation.js";
 import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
+import type { LimiterFactory } from "./limiter.js";
 import { oauthCors, oauthRateLimits, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
 
-/** Builds the application over an open database. */
-export async function createApp(config: Config, db: Db, logger: Logger): Promise<Express> {
+/**
+ * Builds the application over an open database.
+ * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
+ */
+export async function createApp(config: Config, db: Db, logger: Logger, limiters: LimiterFactory): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
@@ -34,7 +38,7 @@ export async function createApp(config: Config, db: Db, logger: Logger): Promise
   // oauth/form.ts (repeated parameters are errors).
   const corsPolicy = oauthCors(config);
   const formText = express.text({ type: "application/x-www-form-urlencoded", limit: config.formBodyLimitBytes });
-  const limits = oauthRateLimits(config);
+  const limits = oauthRateLimits(config, limiters);
   const postEndpoints: [string[], RequestHandler][] = [
     [["/oauth2/v1/token", "/token"], tokenEndpoint(db, config.realm)],
     [["/oauth2/v1/revoke"], revocationEndpoint(db, config.realm)],
@@ -54,7 +58,7 @@ export async function createApp(config: Config, db: Db, logger: Logger): Promise
   });
 
   const session = sessions(config, db);
-  app.use(interactionRouter(config, db, session));
+  app.use(interactionRouter(config, db, session, limiters));
   app.use(await adminRouter(db, config.realm, session, logger));
   app.use(spa());
   app.use(gateway(db, config.realm));

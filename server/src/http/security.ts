@@ -5,11 +5,12 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import cors from "cors";
-import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import helmet from "helmet";
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { parseBasicCredentials } from "../oauth/client-auth.js";
 import { OAuthError } from "../oauth/errors.js";
+import type { LimiterFactory } from "./limiter.js";
 import { isTollgatePath } from "./paths.js";
 
 /** helmet with a CSP that allows only same-origin scripts, styles and calls, and no framing. */
@@ -40,11 +41,20 @@ export function oauthCors(config: Config): RequestHandler {
   return cors({ origin: config.corsOrigins.length > 0 ? config.corsOrigins : false, methods: ["GET", "POST"], maxAge: 600 });
 }
 
-/** 429 with Retry-After (seconds), in the RFC 6749 error format. */
-function tooManyRequests(req: Request): OAuthError {
-  const reset = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-  const retryAfter = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : 60;
-  return new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
+/** Middleware counting one event per request under `key(req)` (skipped when undefined); over the limit, 429 with Retry-After. */
+function limitBy(limiter: RateLimiterAbstract, key: (req: Request) => string | undefined): RequestHandler {
+  return async (req, _res, next) => {
+    const k = key(req);
+    if (k === undefined) return next();
+    try {
+      await limiter.consume(k);
+      next();
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) return next(err);
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      next(new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) }));
+    }
+  };
 }
 
 /**
@@ -52,24 +62,10 @@ function tooManyRequests(req: Request): OAuthError {
  * the Basic header, counted whether or not it authenticates) and per client IP, each in
  * requests per minute; a limit of 0 is off.
  */
-export function oauthRateLimits(config: Config): RequestHandler[] {
-  const limiter = (limit: number, key: (req: Request) => string | undefined) =>
-    rateLimit({
-      windowMs: 60_000,
-      limit,
-      standardHeaders: "draft-8",
-      legacyHeaders: false,
-      skip: (req) => key(req) === undefined,
-      keyGenerator: (req) => key(req)!,
-      handler: (req, _res, next) => next(tooManyRequests(req)),
-    });
+export function oauthRateLimits(config: Config, limiters: LimiterFactory): RequestHandler[] {
   const limits: RequestHandler[] = [];
-  if (config.tokenRateLimit.perClient > 0) {
-    limits.push(limiter(config.tokenRateLimit.perClient, (req) => {
-      const id = parseBasicCredentials(req.headers.authorization)?.id;
-      return id === undefined ? undefined : `client:${id}`;
-    }));
-  }
-  if (config.tokenRateLimit.perIp > 0) limits.push(limiter(config.tokenRateLimit.perIp, (req) => `ip:${ipKeyGenerator(req.ip ?? "unknown")}`));
+  const { perClient, perIp } = config.tokenRateLimit;
+  if (perClient > 0) limits.push(limitBy(limiters("oauth-client", perClient, 60), (req) => parseBasicCredentials(req.headers.authorization)?.id));
+  if (perIp > 0) limits.push(limitBy(limiters("oauth-ip", perIp, 60), (req) => req.ip ?? "unknown"));
   return limits;
 }

@@ -7,6 +7,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
+import type { LimiterFactory } from "../http/limiter.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { findUserById } from "../accounts/users.js";
@@ -33,13 +34,14 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 /**
  * Builds the router for /authorize, /interaction/* and /session.
  * @param session - the session middleware (shared with the admin API).
+ * @param limiters - makes the sign-in throttle's counters.
  */
-export function interactionRouter(config: Config, db: Db, session: RequestHandler): Router {
+export function interactionRouter(config: Config, db: Db, session: RequestHandler, limiters: LimiterFactory): Router {
   const ctx: FlowContext = {
     db,
     issuer: config.authUrl,
     interactionTtlSeconds: config.interactionTtlSeconds,
-    throttle: new SignInThrottle(config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
+    throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
   };
   const router = Router();
   router.use(["/authorize", "/interaction", "/session"], session, (_req, res, next) => {

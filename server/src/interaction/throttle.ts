@@ -1,8 +1,10 @@
 /**
- * Throttling of failed sign-ins per username and per client IP (rate-limiter-flexible).
- * Only failures count; a success clears the username's counter.
+ * Throttling of failed sign-ins per username and per client IP. Only failures count; a
+ * success clears the username's counter. Counters are shared across instances with Redis
+ * (see http/limiter.ts).
  */
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
+import type { LimiterFactory } from "../http/limiter.js";
 import { OAuthError } from "../oauth/errors.js";
 
 export class TooManyAttempts extends OAuthError {
@@ -12,28 +14,26 @@ export class TooManyAttempts extends OAuthError {
 }
 
 export class SignInThrottle {
-  private readonly perUser: RateLimiterMemory;
-  private readonly perIp: RateLimiterMemory;
+  private readonly perUser: RateLimiterAbstract;
+  private readonly perIp: RateLimiterAbstract;
 
   /** @param windowSeconds - length of the counting window, seconds. */
-  constructor(maxPerUser: number, maxPerIp: number, windowSeconds: number) {
-    this.perUser = new RateLimiterMemory({ keyPrefix: "signin-user", points: maxPerUser, duration: windowSeconds });
-    this.perIp = new RateLimiterMemory({ keyPrefix: "signin-ip", points: maxPerIp, duration: windowSeconds });
+  constructor(limiters: LimiterFactory, maxPerUser: number, maxPerIp: number, windowSeconds: number) {
+    this.perUser = limiters("signin-user", maxPerUser, windowSeconds);
+    this.perIp = limiters("signin-ip", maxPerIp, windowSeconds);
   }
 
   /** @throws TooManyAttempts (429 with Retry-After) when the user or the IP has no attempts left. */
   async check(username: string, ip: string): Promise<void> {
     for (const [limiter, key] of [[this.perUser, username.toLowerCase()], [this.perIp, ip]] as const) {
       const state = await limiter.get(key);
-      if (state && state.remainingPoints <= 0) throw new TooManyAttempts(Math.ceil(state.msBeforeNext / 1000));
+      if (state && state.remainingPoints <= 0) throw new TooManyAttempts(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
     }
   }
 
-  /** Counts a failed attempt against the user and the IP. */
+  /** Counts a failed attempt against the user and the IP (an exhausted counter is not an error here). */
   async recordFailure(username: string, ip: string): Promise<void> {
-    await Promise.allSettled([this.perUser.consume(username.toLowerCase()), this.perIp.consume(ip)]).then((results) => {
-      for (const r of results) if (r.status === "rejected" && !(r.reason instanceof RateLimiterRes)) throw r.reason;
-    });
+    await Promise.all([this.perUser.penalty(username.toLowerCase(), 1), this.perIp.penalty(ip, 1)]);
   }
 
   /** Clears the user's failures after a successful sign-in. */

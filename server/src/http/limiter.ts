@@ -1,0 +1,22 @@
+/**
+ * Counters for rate limits and sign-in throttling (rate-limiter-flexible). With REDIS_URL
+ * they live in Redis, shared by every instance (an in-memory copy takes over while Redis
+ * is unreachable, so an outage never blocks sign-ins or tokens); without it, in this process.
+ */
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Redis } from "ioredis";
+
+/** Makes a limiter allowing `points` events per `durationSeconds` per key. */
+export type LimiterFactory = (name: string, points: number, durationSeconds: number) => RateLimiterAbstract;
+
+/**
+ * @param redis - shared store, or undefined for per-process counters.
+ * @param prefix - namespace of the keys in Redis (REDIS_KEY_PREFIX).
+ */
+export function limiterFactory(redis: Redis | undefined, prefix: string): LimiterFactory {
+  return (name, points, duration) => {
+    const memory = new RateLimiterMemory({ keyPrefix: name, points, duration });
+    if (!redis) return memory;
+    return new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}${name}`, points, duration, insuranceLimiter: memory });
+  };
+}
