@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -15,6 +16,9 @@ import { createApp } from "./http/app.js";
 import { limiterFactory } from "./http/limiter.js";
 import { createLogger } from "./http/logger.js";
 import { schedulePurge } from "./maintenance/purge.js";
+
+/** Longest wait for the database pool to close on shutdown, milliseconds. */
+const DISCONNECT_TIMEOUT_MS = 2000;
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -72,7 +76,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       stopPurge();
       await closeServer(server);
       if (upstream) await closeServer(upstream.server);
-      await db.$disconnect();
+      // Work a response left behind (express-session's touch after the answer) gets a moment to
+      // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
+      await sleep(50);
+      await Promise.race([db.$disconnect(), sleep(DISCONNECT_TIMEOUT_MS)]);
       redis?.disconnect();
     },
   };

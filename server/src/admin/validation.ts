@@ -3,14 +3,18 @@
  */
 import { z } from "zod";
 import { TOLLGATE_SEGMENTS } from "../http/paths.js";
+import { isCleanText } from "../oauth/form.js";
 import { gqlError } from "./context.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const isLoopback = (host: string) => host === "localhost" || host === "127.0.0.1" || host === "[::1]";
 
+/** Text a database stores as given (no lone surrogates, no NUL). */
+const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
+
 export const v = {
-  name: z.string().trim().min(1).max(100),
-  optionalText: z.string().trim().max(500).optional(),
+  name: text(100).pipe(z.string().min(1)),
+  optionalText: text(500).optional(),
   email: z.email().max(200),
   /** API product names are stored space-separated in tokens, so no spaces. */
   productName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "letters, digits, . _ - (no spaces)"),
@@ -42,7 +46,7 @@ export const v = {
   /** Seconds. */
   graceSeconds: z.number().int().min(0).max(2_592_000),
   username: z.string().regex(/^[A-Za-z0-9._@-]{3,100}$/, "3-100 letters, digits, . _ @ -"),
-  password: z.string().min(12).max(1000),
+  password: z.string().min(12).max(1000).refine(isCleanText, "must be well-formed text without NUL"),
   first: z.number().int().min(1).max(200),
 };
 

@@ -26,10 +26,15 @@ export interface AuditEventInput {
   details?: Record<string, unknown>;
 }
 
+/** Text fit to store: well-formed, no NUL, at most 200 code points (actors and subjects may echo input). */
+function storable(value: string | undefined): string {
+  return [...(value ?? "").toWellFormed().replace(/\0/g, "")].slice(0, 200).join("");
+}
+
 /** Appends one event. */
 export async function recordAuditEvent(db: Db, e: AuditEventInput): Promise<void> {
   await db.auditEvent.create({
-    data: { type: e.type, actor: e.actor ?? "", subject: e.subject ?? "", details: JSON.stringify(e.details ?? {}) },
+    data: { type: e.type, actor: storable(e.actor), subject: storable(e.subject), details: JSON.stringify(e.details ?? {}) },
   });
 }
 

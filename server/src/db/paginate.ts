@@ -39,7 +39,8 @@ export async function paginate<T extends { id: string }>(
  * `_` to SQL LIKE as wildcards, so it can only narrow the rows; `matches` re-checks the
  * literal substring. SQLite's LIKE ignores ASCII case already; PostgreSQL needs ILIKE.
  */
-export function substringSearch(db: Db, search: string) {
+export function substringSearch(db: Db, raw: string) {
+  const search = raw.toWellFormed().replace(/\0/g, "");
   const needle = search.toLowerCase();
   const where = providerOfDb(db) === "postgresql" ? { contains: search, mode: "insensitive" as const } : { contains: search };
   return { where, matches: (value: string) => value.toLowerCase().includes(needle) };

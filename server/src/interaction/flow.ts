@@ -25,6 +25,9 @@ import type { SignInThrottle } from "./throttle.js";
 /** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzItuIWJrZ7zmU0yr52mYo1j04gsEmrHCkE3LbJM";
 
+/** Interaction ids are cuids; anything else is unknown without a lookup. */
+const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
+
 /** Flow settings. */
 export interface FlowContext {
   db: Db;
@@ -96,7 +99,7 @@ export async function startFlow(
  * @throws OAuthError 404 (unknown), 403 (started in another browser), 410 (expired or finished).
  */
 export async function openInteraction(db: Db, id: string, browserInteractions: readonly string[], now: Date): Promise<InteractionRecord> {
-  const interaction = await findInteraction(db, id);
+  const interaction = INTERACTION_ID.test(id) ? await findInteraction(db, id) : undefined;
   if (!interaction) throw new OAuthError("not_found", "this sign-in request does not exist", 404);
   if (!browserInteractions.includes(id)) throw new OAuthError("access_denied", "this sign-in request was started in another browser", 403);
   if (interaction.stage === "done" || interaction.expiresAt <= now) {

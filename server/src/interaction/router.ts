@@ -10,14 +10,16 @@ import type { Db } from "../db/client.js";
 import type { LimiterFactory } from "../http/limiter.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
+import { isCleanText } from "../oauth/form.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
 import { SESSION_COOKIE, csrfToken, requireCsrf, saveSession, signInSession } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
-const loginBody = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
+const cleanText = (max: number) => z.string().min(1).max(max).refine(isCleanText, "must be well-formed text without NUL");
+const loginBody = z.object({ username: cleanText(200), password: cleanText(1000) });
 const consentBody = z.discriminatedUnion("approve", [
-  z.object({ approve: z.literal(true), scopes: z.array(z.string().max(200)).max(100) }),
+  z.object({ approve: z.literal(true), scopes: z.array(cleanText(200)).max(100) }),
   z.object({ approve: z.literal(false) }),
 ]);
 

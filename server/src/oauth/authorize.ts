@@ -7,6 +7,7 @@ import { insertAuthorizationCode } from "../authorizations/repository.js";
 import type { Db } from "../db/client.js";
 import type { Client } from "./client-auth.js";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "./errors.js";
+import { isCleanText } from "./form.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
 import { redirectWith } from "./redirect.js";
@@ -45,7 +46,7 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
   const params = new URLSearchParams(query);
   const one = (name: string): string | undefined => {
     const values = params.getAll(name);
-    return values.length === 1 && values[0] !== "" ? values[0] : undefined;
+    return values.length === 1 && values[0] !== "" && isCleanText(values[0]!) ? values[0] : undefined;
   };
   const repeated = SINGLE.find((n) => params.getAll(n).length > 1);
 
@@ -75,16 +76,15 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
   if (responseType !== "code") fail("unsupported_response_type", "only response_type=code is supported");
   if (!state) fail("invalid_request", "state is required");
 
-  const scopeParam = one("scope");
-  if (!scopeParam) fail("invalid_scope", "scope is required");
   let scopes: string[] = [];
   try {
-    scopes = grantScopes(parseScope(scopeParam), productScopes(client.products));
+    const requested = parseScope(one("scope"));
+    if (requested.length === 0) fail("invalid_scope", "scope is required");
+    scopes = grantScopes(requested, productScopes(client.products));
   } catch (err) {
     if (err instanceof OAuthError) fail(err.error, err.message);
     throw err;
   }
-  if (scopes.length === 0) fail("invalid_scope", "scope is required");
 
   const codeChallenge = one("code_challenge") ?? null;
   const method = one("code_challenge_method") ?? null;

@@ -5,6 +5,7 @@
 import { findClientByConsumerKey, type ClientRecord } from "../apps/repository.js";
 import type { Db } from "../db/client.js";
 import { InvalidClient } from "./errors.js";
+import { isCleanText } from "./form.js";
 import { hashSecret, secretMatches } from "./secrets.js";
 
 /** An authenticated client: its record without the secret hash. */
@@ -29,7 +30,9 @@ export function parseBasicCredentials(header: string | undefined): { id: string;
   if (colon <= 0) return undefined;
   try {
     const formDecode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
-    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+    const id = formDecode(decoded.slice(0, colon));
+    const secret = formDecode(decoded.slice(colon + 1));
+    return isCleanText(id) && isCleanText(secret) ? { id, secret } : undefined;
   } catch {
     return undefined;
   }

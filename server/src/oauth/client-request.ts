@@ -21,7 +21,7 @@ export async function readClientRequest(db: Db, req: Request, realm: string, now
   } catch (err) {
     if (err instanceof InvalidClient) {
       const clientId = parseBasicCredentials(req.headers.authorization)?.id ?? "";
-      await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId.slice(0, 200), details: { reason: err.message, ip: req.ip, path: req.path } });
+      await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId, details: { reason: err.message, ip: req.ip, path: req.path } });
     }
     throw err;
   }

@@ -13,8 +13,19 @@ export class OAuthError extends Error {
   /** Extra response headers (e.g. `WWW-Authenticate`, `Allow`). */
   readonly headers: Record<string, string>;
 
+  /**
+   * @param description - made to fit RFC 6749 §5.2 (%x20-21 / %x23-5B / %x5D-7E, so `"` and
+   *   `\` become `'` and `/`, anything else `?`), at most 200 characters: it may echo input.
+   */
   constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
-    super(description);
+    super(
+      [...description]
+        .slice(0, 200)
+        .join("")
+        .replace(/"/g, "'")
+        .replace(/\\/g, "/")
+        .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "?"),
+    );
     this.name = new.target.name;
     this.error = error;
     this.status = status;

@@ -4,6 +4,15 @@
 import type { Request } from "express";
 import { InvalidRequest } from "./errors.js";
 
+/**
+ * True for text a database can store and compare as given: well-formed UTF-16 (no lone
+ * surrogates) without NUL (PostgreSQL refuses U+0000 in text). Identifiers failing it can
+ * match nothing, so callers treat them as malformed instead of querying.
+ */
+export function isCleanText(value: string): boolean {
+  return value.isWellFormed() && !value.includes("\0");
+}
+
 /** Form parameters, each present at most once; empty values are treated as omitted. */
 export type FormParams = Record<string, string>;
 
@@ -11,7 +20,8 @@ export type FormParams = Record<string, string>;
  * Parses the form body text that `express.text` left on `req.body`.
  * RFC 6749 §3.1/§3.2: parameters without a value are treated as omitted, and a parameter
  * may not appear more than once.
- * @throws InvalidRequest when the content type is not form-urlencoded or a parameter repeats.
+ * @throws InvalidRequest when the content type is not form-urlencoded, a parameter repeats,
+ *   or a name or value is not clean text ({@link isCleanText}).
  */
 export function readForm(req: Request): FormParams {
   if (!req.is("application/x-www-form-urlencoded")) {
@@ -20,7 +30,8 @@ export function readForm(req: Request): FormParams {
   const params: FormParams = Object.create(null);
   const seen = new Set<string>();
   for (const [key, value] of new URLSearchParams(typeof req.body === "string" ? req.body : "")) {
-    if (seen.has(key)) throw new InvalidRequest(`parameter "${key}" is repeated`);
+    if (seen.has(key)) throw new InvalidRequest(`parameter ${key} is repeated`);
+    if (!isCleanText(key) || !isCleanText(value)) throw new InvalidRequest("parameters must be well-formed UTF-8 without NUL");
     seen.add(key);
     if (value !== "") params[key] = value;
   }
