@@ -30,9 +30,7 @@ export function parseBasicCredentials(header: string | undefined): { id: string;
   if (colon <= 0) return undefined;
   try {
     const formDecode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
-    const id = formDecode(decoded.slice(0, colon));
-    const secret = formDecode(decoded.slice(colon + 1));
-    return isCleanText(id) && isCleanText(secret) ? { id, secret } : undefined;
+    return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     return undefined;
   }
@@ -48,7 +46,7 @@ export function parseBasicCredentials(header: string | undefined): { id: string;
  */
 export async function authenticateClient(db: Db, authorization: string | undefined, realm: string, now: Date): Promise<Client> {
   const credentials = parseBasicCredentials(authorization);
-  if (!credentials) {
+  if (!credentials || !isCleanText(credentials.id) || !isCleanText(credentials.secret)) {
     throw new InvalidClient(
       authorization ? "malformed HTTP Basic credentials" : "client authentication required: HTTP Basic with the consumer key and secret",
       realm,

@@ -1,0 +1,1476 @@
+/**
+ * Property-based hostile-input suite (fast-check) against a real Tollgate server: the token
+ * endpoint (both paths), /authorize, revocation, introspection, the interaction API, the
+ * console sign-in and the gateway receive malformed and adversarial requests over raw TCP
+ * (server/test/support/hostile.ts), and every answer is checked:
+ *
+ * - never a 5xx, never a stack trace or internal path;
+ * - OAuth/JSON errors are JSON with string `error` and `error_description` (the /authorize
+ *   error page is HTML with status 400);
+ * - the status is the one the request deserves (a small model per endpoint, from
+ *   decisions.md "Errors" and the RFCs), or at least a 4xx where the model is loose;
+ * - a 302 from /authorize goes only to the exact registered callback or to /login, /consent;
+ * - 401 on the token, revocation and introspection endpoints carries `WWW-Authenticate:
+ *   Basic`; gateway 401/403 carry `WWW-Authenticate: Bearer`;
+ * - rejected requests do not write: every table is fingerprinted through `server.db` before
+ *   and after each request; only the audit log (exactly one row per failed client
+ *   authentication or sign-in), sessions and, for /authorize, one new interaction per
+ *   redirect to /login may change.
+ *
+ * Rate limits and sign-in throttling are turned off (or raised) on the main server so 429s
+ * do not mask other answers; a second server with small limits checks the 429s.
+ *
+ * The seed is random per run and printed; HOSTILE_SEED=<n> replays a run, HOSTILE_SCALE=<k>
+ * multiplies the number of runs of every property.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import { Browser, authorizeParams, authorizePath, interactionIdFrom, json, obtainCode, pkcePair, tokenRequest, type DemoClient } from "./support/flow.js";
+import * as H from "./support/hostile.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+const SEED = process.env.HOSTILE_SEED !== undefined ? Number(process.env.HOSTILE_SEED) : Math.floor(Math.random() * 2 ** 31);
+const SCALE = Number(process.env.HOSTILE_SCALE ?? "1");
+const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)), seed: SEED, reporter: H.shortReporter });
+/** Per-test timeout: generous, because a failing property shrinks by sending more requests. */
+const T = 120_000;
+
+/** The main server: rate limits off, sign-in throttling out of reach, no purge. */
+const ENV = {
+  TOKEN_RATE_LIMIT_PER_CLIENT: "0",
+  TOKEN_RATE_LIMIT_PER_IP: "0",
+  SIGNIN_MAX_FAILURES_PER_USER: "1000000",
+  SIGNIN_MAX_FAILURES_PER_IP: "1000000",
+  PURGE_INTERVAL_SECONDS: "0",
+};
+const FORM_LIMIT = 16_384;
+const JSON_LIMIT = 4_096;
+const REALM = "tollgate";
+const FORM = "application/x-www-form-urlencoded";
+const TOKEN_PATHS = ["/oauth2/v1/token", "/token", "/token/", "/TOKEN", "/oauth2/v1/token/"];
+const SUPPORTED_GRANTS = new Set(H.GRANT_TYPES);
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+const CALLBACK = H.CALLBACK;
+const DEMO_KEYS = H.DEMO_CLIENTS.map((c) => c.consumerKey);
+
+let server: TestServer;
+let watch: H.DbWatch;
+let issuer: string;
+const tally = new H.Tally();
+const started = Date.now();
+
+/** Secrets and browsers made during setup. */
+const real = {
+  /** client_credentials, DEMO.app, scope aisp: may call /accounts. */
+  aisp: "",
+  /** DEMO.app with scope pisp only: its products cover /accounts but not the scope. */
+  pispOnly: "",
+  payments: "",
+  admin: "",
+  revoked: "",
+  /** refresh token of alice's authorization (DEMO.app, aisp); never used as a grant in the no-write properties. */
+  refresh: "",
+};
+let A: Browser; // not signed in; interaction IA at the login stage
+let B: Browser; // alice signed in, consented DEMO.app aisp; interaction IB at the consent stage
+let C: Browser; // session with a CSRF token, nothing else
+let IA = "";
+let IB = "";
+let IDONE = ""; // B's denied (finished) interaction
+const csrf = { A: "", B: "", C: "" };
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/** Sends a request, counts it, and applies the rules every answer must meet. */
+async function hit(group: string, req: H.RawRequest, strict = true): Promise<H.RawResponse> {
+  let res: H.RawResponse;
+  try {
+    res = await H.send(server.url, req);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${H.describeExchange(req)}`);
+  }
+  tally.count(group, res.status);
+  H.checkCommon(req, res);
+  const host = new URL(server.url).host;
+  // Requests that Node's HTTP parser accepts must reach the application (else the generator is only testing Node).
+  if (strict && H.headSize(req, host) < 16_000 && /^[\x21-\x7e]+$/.test(req.target) && !(req.headers ?? []).some(([n, v]) => n === "" || /[\x00-\x08\x0a-\x1f\x7f]/.test(n + v) || /[\s:]/.test(n))) {
+    H.check(res.byApp, "a well-formed HTTP request was not answered by the application", req, res);
+  }
+  return res;
+}
+
+interface WriteRules {
+  /** Exact number of audit events this request must add (default 0). */
+  audit?: number;
+  /** Types those audit events may have. */
+  auditTypes?: string[];
+  /** Interactions this request may add (default 0). */
+  interactions?: number;
+}
+
+/** Rejected requests write nothing but the allowed audit events, sessions and interactions. */
+async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.RawResponse, rules: WriteRules = {}): Promise<void> {
+  const after = await watch.fingerprint();
+  const allowed = ["AuditEvent", "Session", ...(rules.interactions ? ["Interaction"] : [])];
+  const changed = H.DbWatch.changed(before, after, allowed);
+  H.check(changed.length === 0, `the request changed table(s) ${changed.join(", ")}`, req, res);
+  const newInteractions = after.interactions - before.interactions;
+  H.check(newInteractions >= 0 && newInteractions <= (rules.interactions ?? 0), `the request added ${newInteractions} interaction(s)`, req, res);
+  const audits = after.auditCount - before.auditCount;
+  H.check(audits === (rules.audit ?? 0), `expected ${rules.audit ?? 0} audit event(s), the request wrote ${audits}`, req, res);
+  if (audits > 0) {
+    const types = await watch.auditTypesSince(before, after);
+    H.check(types.every((t) => (rules.auditTypes ?? []).includes(t)), `unexpected audit event types ${types.join(", ")}`, req, res);
+  }
+}
+
+/** 405 with Allow (and a JSON error unless HEAD). */
+function expectMethodNotAllowed(req: H.RawRequest, res: H.RawResponse, allow: string): void {
+  H.check(res.status === 405, `${req.method} must answer 405`, req, res);
+  H.check(H.header(res, "allow") === allow, `405 must carry Allow: ${allow}`, req, res);
+  if (req.method !== "HEAD") H.check(H.oauthError(req, res).error === "invalid_request", "405 error code", req, res);
+}
+
+/** 401 invalid_client with a Basic challenge (RFC 6749 §5.2, RFC 7617). */
+function expectInvalidClient(req: H.RawRequest, res: H.RawResponse): void {
+  H.check(res.status === 401, "a request without valid client authentication must answer 401", req, res);
+  H.check((H.header(res, "www-authenticate") ?? "").startsWith(`Basic realm="${REALM}"`), "401 must carry WWW-Authenticate: Basic realm=...", req, res);
+  H.check(H.oauthError(req, res).error === "invalid_client", "401 error must be invalid_client", req, res);
+}
+
+function methodArb(main: string, others: string[] = ["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE", "PROPFIND"]): fc.Arbitrary<string> {
+  return fc.oneof({ weight: 12, arbitrary: fc.constant(main) }, { weight: 1, arbitrary: fc.constantFrom(...others) });
+}
+
+/** Harmless-for-HTTP but semantically hostile extra headers. */
+const extraHeadersArb: fc.Arbitrary<[string, string][]> = fc.array(
+  fc.oneof(
+    fc.constantFrom<[string, string]>(
+      ["Origin", "http://evil.example"], ["X-Forwarded-For", "127.0.0.1, 10.0.0.1"], ["X-Forwarded-Host", "evil.example"], ["X-Forwarded-Proto", "https"],
+      ["X-HTTP-Method-Override", "GET"], ["X-Method-Override", "DELETE"], ["Accept", "application/xml"], ["Accept", "*/*;q=0"], ["X-Client-Id", "spoofed"],
+      ["X-Original-URL", "/admin"], ["X-Rewrite-URL", "/admin"], ["Referer", "http://evil.example/"], ["Accept-Encoding", "gzip, br"], ["Range", "bytes=0-1"],
+      ["Expect", "100-continue"], ["Accept-Charset", "utf-7"], ["Forwarded", "for=1.2.3.4;host=evil.example;proto=https"], ["Content-Language", "de"],
+    ),
+    fc.tuple(fc.constantFrom("X-Request-Id", "X-Fuzz", "User-Agent", "Accept-Language"), H.shortHostile).map(([n, v]): [string, string] => [n, H.headerSafe(v)]),
+  ),
+  { maxLength: 3 },
+);
+
+/** A form body: parameters, an optional duplicate, a separator and framing; `text` is the wire text before framing. */
+function formText(params: H.Param[], dup: number | undefined, sep: string): string {
+  const list = dup !== undefined && params.length > 0 ? [...params, params[dup % params.length]!] : params;
+  return H.joinParams(list, sep);
+}
+
+/**
+ * What the server reads from a framed form body: a form is readable when its content type
+ * and charset are, and no parameter name or value is malformed text (NUL or a lone
+ * surrogate, which readForm refuses with invalid_request before authenticating the client).
+ */
+function readable(body: H.FormBody) {
+  const parsed = H.parsedParams(body.plain.toString(body.charset ?? "utf8"));
+  const clean = (t: string) => t.isWellFormed() && !t.includes("\0");
+  const formOk = body.charset !== undefined && [...parsed.all].every(([k, values]) => clean(k) && values.every(clean));
+  return { formOk, tooBig: body.plain.length > FORM_LIMIT, parsed };
+}
+
+/** The one non-empty value of a form parameter as the OAuth endpoints read it (readForm drops empty values). */
+function formValue(p: ReturnType<typeof H.parsedParams>, name: string): string | undefined {
+  const v = p.all.get(name);
+  return v && v.length === 1 && v[0] !== "" ? v[0] : undefined;
+}
+
+/** parseScope + grantScopes (RFC 6749 §3.3): undefined when the scope is acceptable. */
+function scopeError(scope: string | undefined, allowed: readonly string[]): string | undefined {
+  if (scope === undefined) return undefined;
+  const names = scope.split(" ").filter((s) => s !== "");
+  if (names.some((n) => !SCOPE_TOKEN.test(n) || !allowed.includes(n))) return "invalid_scope";
+  return undefined;
+}
+
+function cookie(jar: string): [string, string][] {
+  switch (jar) {
+    case "A":
+      return [["Cookie", `tollgate.sid=${A.sessionCookie}`]];
+    case "B":
+      return [["Cookie", `tollgate.sid=${B.sessionCookie}`]];
+    case "C":
+      return [["Cookie", `tollgate.sid=${C.sessionCookie}`]];
+    case "garbage":
+      return [["Cookie", "tollgate.sid=garbage; other=1"]];
+    case "forged":
+      return [["Cookie", `tollgate.sid=s%3Aforged-session-id.${"A".repeat(43)}`]];
+    case "tampered":
+      return [["Cookie", `tollgate.sid=${(B.sessionCookie ?? "").slice(0, -2)}AA`]];
+    default:
+      return [];
+  }
+}
+
+function csrfFor(choice: string): [string, string][] {
+  switch (choice) {
+    case "A":
+    case "B":
+    case "C":
+      return [["X-CSRF-Token", csrf[choice]]];
+    case "B+x":
+      return [["X-CSRF-Token", `${csrf.B}x`]];
+    case "B-upper":
+      return [["X-CSRF-Token", csrf.B.toUpperCase()]];
+    case "wrong":
+      return [["X-CSRF-Token", "A".repeat(43)]];
+    case "empty":
+      return [["X-CSRF-Token", ""]];
+    default:
+      return [];
+  }
+}
+
+const jarArb = (main: string) => fc.oneof({ weight: 6, arbitrary: fc.constant(main) }, { weight: 2, arbitrary: fc.constantFrom("none", "A", "B", "C", "garbage", "forged", "tampered") });
+const csrfArb = (main: string) => fc.oneof({ weight: 6, arbitrary: fc.constant(main) }, { weight: 2, arbitrary: fc.constantFrom("none", "A", "B", "C", "B+x", "B-upper", "wrong", "empty") });
+
+/** The interaction id a path segment names, or undefined when Express would not route it to /interaction/:id. */
+function routedId(segment: string): string | undefined {
+  const s = segment.split("?")[0]!.replace(/\/$/, "");
+  if (s === "" || s.includes("/")) return undefined;
+  return decodeURIComponent(s);
+}
+
+const idArb: fc.Arbitrary<{ id: string; raw: boolean }> = fc.record({
+  id: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom("<IA>", "<IB>", "<IDONE>") },
+    { weight: 3, arbitrary: H.shortHostile },
+    { weight: 1, arbitrary: fc.constantFrom("<IA>x", "<IA-upper>", "<IB> ", "c".repeat(25), "0", "-1", "undefined", "null", "%2e%2e", "..") },
+  ),
+  raw: fc.boolean(),
+});
+
+function resolveId(id: string): string {
+  return id.replace("<IA-upper>", IA.toUpperCase()).replace("<IA>", IA).replace("<IB>", IB).replace("<IDONE>", IDONE);
+}
+
+/** Login bodies that never hold valid credentials (the real password only with usernames that are not alice). */
+const loginBodyArb: fc.Arbitrary<{ text: string; garbage?: Buffer; at: number }> = fc.record({
+  text: fc.oneof(
+    {
+      weight: 10,
+      arbitrary: fc
+        .record({
+          username: fc.oneof(fc.constantFrom("alice", "admin", "Alice", "ALICE", "alice ", " alice", "nobody"), H.shortHostile, fc.integer({ min: 190, max: 260 }).map((n) => "a".repeat(n))),
+          password: fc.oneof(fc.constantFrom(`${DEMO.user.password}x`, DEMO.user.password.toUpperCase(), DEMO.user.password.slice(0, -1), `${DEMO.admin.password} `, ""), H.shortHostile, fc.integer({ min: 990, max: 1100 }).map((n) => "p".repeat(n))),
+        })
+        .filter((o) => !(o.password === DEMO.user.password || o.password === DEMO.admin.password))
+        .map((o) => JSON.stringify(o)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...H.SQL_INJECTION, "alice\u0000", "alice%00", "alice\t", "ali\u200bce").map((u) => JSON.stringify({ username: u, password: DEMO.user.password })),
+    },
+    { weight: 2, arbitrary: fc.record({ username: fc.jsonValue(), password: fc.jsonValue(), extra: fc.jsonValue() }, { requiredKeys: [] }).map((o) => JSON.stringify(o)) },
+    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "", "{", "}", "null", "[]", "\"alice\"", "{'username':'alice'}", "{\"username\":\"alice\",}", "\ufeff{}", "{\"username\":\"alice\",\"password\":\"x\"}garbage",
+        "{\"__proto__\":{\"username\":\"alice\",\"password\":\"alice-demo-password\"}}", "{\"constructor\":{\"prototype\":{\"admin\":true}},\"username\":\"a\",\"password\":\"b\"}",
+"{\"username\":[\"alice\"],\"password\":[\"alice-demo-password\"]}", "{\"username\":{\"$ne\":null},\"password\":{\"$ne\":null}}",
+        "username=alice&password=alice-demo-password", `{"username":"alice","password":"${"x".repeat(5000)}"}`,
+      ),
+    },
+  ),
+  garbage: fc.option(H.invalidUtf8, { nil: undefined, freq: 6 }),
+  at: fc.nat(),
+  // Lone surrogates in JSON strings have their own property below.
+}).filter((b) => !H.LONE_SURROGATE_ESCAPE.test(b.text));
+
+const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON"];
+const NOT_JSON_TYPES = ["text/plain", FORM, "multipart/form-data; boundary=x", "application/vnd.api+json", "text/json", "application/json-patch", ""];
+/** Content types for the interaction API: kind json (parsed), bad-charset (json but refused), other (415), none. */
+const jsonTypeArb = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES).map((t) => ({ kind: "json" as const, type: t as string | undefined })) },
+  { weight: 1, arbitrary: fc.constantFrom("application/json; charset=latin1", "application/json; charset=foo").map((t) => ({ kind: "bad-charset" as const, type: t as string | undefined })) },
+  { weight: 2, arbitrary: fc.constantFrom(...NOT_JSON_TYPES, undefined).map((t) => ({ kind: "other" as const, type: t })) },
+);
+
+function jsonBody(text: string, garbage: Buffer | undefined, at: number): Buffer {
+  return H.bodyBytes(text, garbage, at, 0);
+}
+
+function jsonHeaders(t: { type: string | undefined }): [string, string][] {
+  return t.type === undefined ? [] : [["Content-Type", t.type]];
+}
+
+/** Is this JSON body a valid answer to the consent step (so it must not be in a "rejected" batch)? Conservative. */
+function consentValid(body: Buffer): boolean {
+  let v: unknown;
+  try {
+    v = JSON.parse(body.toString("utf8").replace(/^\ufeff/, ""));
+  } catch {
+    return false;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const o = v as { approve?: unknown; scopes?: unknown };
+  if (o.approve === false) return true;
+  return o.approve === true && Array.isArray(o.scopes) && o.scopes.length > 0 && o.scopes.every((s) => s === "aisp");
+}
+
+// ---------------------------------------------------------------------------------------
+// Setup
+// ---------------------------------------------------------------------------------------
+
+async function clientCredentials(client: DemoClient, scope?: string): Promise<string> {
+  const t = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials", scope });
+  expect(t.status, JSON.stringify(t.body)).toBe(200);
+  return t.body.access_token as string;
+}
+
+beforeAll(async () => {
+  server = await startTestServer(ENV);
+  watch = await H.DbWatch.create(server.db);
+  issuer = ((await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer;
+
+  real.aisp = await clientCredentials(DEMO.app, "aisp");
+  real.pispOnly = await clientCredentials(DEMO.app, "pisp");
+  real.payments = await clientCredentials(DEMO.paymentsApp);
+  real.admin = await clientCredentials(DEMO.adminApp);
+  real.revoked = await clientCredentials(DEMO.app, "aisp");
+  const revoked = await fetch(`${server.url}/oauth2/v1/revoke`, {
+    method: "POST",
+    headers: { Authorization: `Basic ${H.b64(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`)}`, "Content-Type": FORM },
+    body: `token=${real.revoked}`,
+  });
+  expect(revoked.status).toBe(200);
+
+  // alice signs in in browser B and consents to DEMO.app (aisp); the code gives a refresh token.
+  const first = await obtainCode(server.url, { scope: "aisp" });
+  B = first.browser;
+  const exchanged = await tokenRequest(server.url, "/token", DEMO.app, { grant_type: "authorization_code", code: first.code, redirect_uri: CALLBACK });
+  expect(exchanged.status).toBe(200);
+  real.refresh = exchanged.body.refresh_token as string;
+
+  const consentStage = async (): Promise<string> => {
+    const res = await B.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "consent" })));
+    expect(res.status).toBe(302);
+    return interactionIdFrom(res.headers.get("location"));
+  };
+  IB = await consentStage();
+  csrf.B = (await json(await B.fetch(`/interaction/${IB}`))).csrfToken as string;
+  IDONE = await consentStage();
+  const denied = await B.fetch(`/interaction/${IDONE}/consent`, { json: { approve: false }, headers: { "X-CSRF-Token": csrf.B } });
+  expect(denied.status).toBe(200);
+
+  A = new Browser(server.url);
+  const started = await A.fetch(authorizePath(authorizeParams(DEMO.app)));
+  expect(started.headers.get("location")).toMatch(/^\/login\?interaction=/);
+  IA = interactionIdFrom(started.headers.get("location"));
+  csrf.A = (await json(await A.fetch(`/interaction/${IA}`))).csrfToken as string;
+
+  C = new Browser(server.url);
+  csrf.C = (await json(await C.fetch("/session"))).csrfToken as string;
+  console.log(`hostile input: fast-check seed ${SEED} (replay with HOSTILE_SEED=${SEED})`);
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`${tally.summary()} in ${((Date.now() - started) / 1000).toFixed(1)} s, seed ${SEED}\nstatuses:\n${tally.statusSummary()}`);
+  await server?.close();
+});
+
+// ---------------------------------------------------------------------------------------
+// Token endpoint
+// ---------------------------------------------------------------------------------------
+
+const TOKEN_NAMES = ["grant_type", "scope", "code", "redirect_uri", "code_verifier", "refresh_token", "client_id", "client_secret", "state", "username", "password", "token", "assertion"];
+const tokenNameArb = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...TOKEN_NAMES) }, { weight: 1, arbitrary: H.shortHostile });
+const tokenValueArb = fc.oneof(H.grantTypeArb, H.scopeArb, H.secretArb, H.redirectVariant, fc.constantFrom(CALLBACK, ...DEMO_KEYS), H.hostileText);
+
+const bodyShape = {
+  params: fc.array(H.paramArb(tokenNameArb, tokenValueArb), { maxLength: 8 }),
+  dup: fc.option(fc.nat(), { nil: undefined, freq: 5 }),
+  sep: fc.constantFrom("&", "&", "&", "&", ";", "&&", "&amp;"),
+  framing: H.framingArb,
+};
+
+function tokenRequestOf(c: { path: string; method: string; auth: H.Auth; body: H.FormBody; extra: [string, string][] }): H.RawRequest {
+  const headers: [string, string][] = [...H.bodyHeaders(c.body), ...c.extra];
+  if (c.auth.header !== undefined) headers.push(["Authorization", c.auth.header]);
+  return { method: c.method, target: c.path, headers, body: c.method === "GET" || c.method === "HEAD" ? undefined : c.body.wire };
+}
+
+describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
+  it("without valid client authentication: 401 Basic when the form is readable, else 400/413 invalid_request; writes only the audit event", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ path: fc.constantFrom(...TOKEN_PATHS), method: methodArb("POST"), auth: H.badAuthArb, extra: extraHeadersArb, ...bodyShape }),
+        async (c) => {
+          const body = H.frame(formText(c.params, c.dup, c.sep), c.framing);
+          const req = tokenRequestOf({ ...c, body });
+          const before = await watch.fingerprint();
+          const res = await hit("token", req);
+          const { formOk, tooBig, parsed } = readable(body);
+          if (c.method !== "POST") {
+            expectMethodNotAllowed(req, res, "POST");
+          } else if (formOk && tooBig) {
+            H.check(res.status === 413 && H.oauthError(req, res).error === "invalid_request", "a form over 16 KiB must answer 413 invalid_request", req, res);
+          } else if (formOk && parsed.repeated.length === 0) {
+            expectInvalidClient(req, res);
+          } else {
+            // A repeated parameter is 400; a body that is not a readable form is 400, or 413 when it is also over the limit.
+            const statuses = formOk ? [400] : [400, 413];
+            H.check(statuses.includes(res.status) && H.oauthError(req, res).error === "invalid_request", "an unreadable form or a repeated parameter must answer 400 invalid_request", req, res);
+          }
+          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
+        },
+      ),
+      runs(300),
+    );
+  }, T);
+
+  /** The token endpoint's expected error codes for an authenticated request (undefined: the request is valid). */
+  function tokenModel(client: DemoClient, body: H.FormBody): { status: number; errors: string[] } | undefined {
+    const { formOk, tooBig, parsed } = readable(body);
+    if (!formOk) return { status: tooBig ? 413 : 400, errors: ["invalid_request"] };
+    if (tooBig) return { status: 413, errors: ["invalid_request"] };
+    if (parsed.repeated.length > 0) return { status: 400, errors: ["invalid_request"] };
+    const errors = new Set<string>();
+    const clientId = formValue(parsed, "client_id");
+    if (clientId !== undefined && clientId !== client.consumerKey) errors.add("invalid_request");
+    const grant = formValue(parsed, "grant_type");
+    let grantError: string | undefined;
+    if (grant === undefined) grantError = "invalid_request";
+    else if (!SUPPORTED_GRANTS.has(grant)) grantError = "unsupported_grant_type";
+    else if (grant === "client_credentials") grantError = scopeError(formValue(parsed, "scope"), H.CLIENT_SCOPES.get(client.consumerKey)!);
+    else if (grant === "authorization_code") grantError = formValue(parsed, "code") === undefined || formValue(parsed, "redirect_uri") === undefined ? "invalid_request" : "invalid_grant";
+    else grantError = formValue(parsed, "refresh_token") === undefined ? "invalid_request" : "invalid_grant";
+    if (grantError) errors.add(grantError);
+    return errors.size === 0 ? undefined : { status: 400, errors: [...errors] };
+  }
+
+  const authedArb = fc
+    .record({
+      path: fc.constantFrom(...TOKEN_PATHS),
+      auth: H.goodAuthArb(),
+      extra: extraHeadersArb,
+      grant: fc.option(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...H.GRANT_TYPES) }, { weight: 1, arbitrary: H.grantTypeArb }), { nil: undefined, freq: 8 }),
+      ...bodyShape,
+    })
+    .map((c) => {
+      const params = c.grant === undefined ? c.params : [H.exact("grant_type", c.grant), ...c.params];
+      return { ...c, body: H.frame(formText(params, c.dup, c.sep), c.framing) };
+    })
+    .filter((c) => tokenModel(c.auth.client!, c.body) !== undefined);
+
+  it("with valid client authentication but an invalid grant: the error the request deserves, no write at all", async () => {
+    await fc.assert(
+      fc.asyncProperty(authedArb, async (c) => {
+        const req = tokenRequestOf({ ...c, method: "POST" });
+        const before = await watch.fingerprint();
+        const res = await hit("token", req);
+        const expected = tokenModel(c.auth.client!, c.body)!;
+        const body = H.oauthError(req, res);
+        H.check(res.status === expected.status || (!readable(c.body).formOk && [400, 413].includes(res.status)), `expected status ${expected.status}`, req, res);
+        H.check(expected.errors.includes(body.error), `expected error ${expected.errors.join(" or ")}`, req, res);
+        H.check(H.header(res, "cache-control") === "no-store", "token endpoint errors must not be cached", req, res);
+        await expectWrites(before, req, res);
+      }),
+      runs(250),
+    );
+  }, T);
+
+  it("near misses on real codes and refresh tokens (wrong redirect_uri, verifier, client, scope, mutated value) are rejected and burn nothing", async () => {
+    // A pool of live codes: DEMO.app without PKCE (consent remembered in B), DEMO.strictApp with PKCE.
+    const codeFromB = async (client: DemoClient, extra: Record<string, string> = {}): Promise<string> => {
+      const res = await B.fetch(authorizePath(authorizeParams(client, extra)));
+      const location = res.headers.get("location") ?? "";
+      const code = location.startsWith(CALLBACK) ? new URL(location).searchParams.get("code") : null;
+      if (!code) throw new Error(`no code from /authorize: ${res.status} ${location}`);
+      return code;
+    };
+    const plain = [await codeFromB(DEMO.app), await codeFromB(DEMO.app), await codeFromB(DEMO.app)];
+    const firstPkce = pkcePair();
+    const strictFirst = await obtainCode(server.url, { client: DEMO.strictApp, browser: B, pkce: firstPkce });
+    const pkce: { code: string; verifier: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = pkcePair();
+      pkce.push({ code: await codeFromB(DEMO.strictApp, { code_challenge: p.challenge, code_challenge_method: "S256" }), verifier: p.verifier });
+    }
+    const strictTokens = await tokenRequest(server.url, "/token", DEMO.strictApp, { grant_type: "authorization_code", code: strictFirst.code, redirect_uri: CALLBACK, code_verifier: firstPkce.verifier });
+    expect(strictTokens.status).toBe(200);
+    const refresh = { [DEMO.app.consumerKey]: real.refresh, [DEMO.strictApp.consumerKey]: strictTokens.body.refresh_token as string };
+
+    const mutate = (v: string, how: string): string => {
+      switch (how) {
+        case "append":
+          return `${v}A`;
+        case "drop":
+          return v.slice(0, -1);
+        case "flip": {
+          const i = v.search(/[A-Za-z]/);
+          return v.slice(0, i) + (v[i] === v[i]!.toUpperCase() ? v[i]!.toLowerCase() : v[i]!.toUpperCase()) + v.slice(i + 1);
+        }
+        case "space":
+          return ` ${v}`;
+        default:
+          return `${v}\u0000`;
+      }
+    };
+    const mutationArb = fc.constantFrom("append", "drop", "flip", "space", "nul");
+    const widening = H.scopeArb.filter((s) => {
+      const names = s.split(" ").filter((n) => n !== "");
+      return names.some((n) => n !== "aisp");
+    });
+    const caseArb = fc.oneof(
+      fc
+        .record({
+          kind: fc.constant("code" as const),
+          pkce: fc.boolean(),
+          index: fc.nat(2),
+          who: fc.oneof({ weight: 4, arbitrary: fc.constant("same") }, { weight: 1, arbitrary: fc.constantFrom("other", "wrong-secret") }),
+          redirect: fc.option(fc.oneof({ weight: 5, arbitrary: H.redirectVariant }, { weight: 1, arbitrary: fc.constant("<missing>") }), { nil: undefined, freq: 2 }),
+          codeMut: fc.option(mutationArb, { nil: undefined, freq: 3 }),
+          verifier: fc.option(fc.oneof(fc.constantFrom("<missing>", "<other>", "<truncated>", "<plain-challenge>"), H.secretArb.map((s) => s.slice(0, 200))), { nil: undefined, freq: 2 }),
+          scope: fc.option(H.scopeArb, { nil: undefined, freq: 3 }),
+          path: fc.constantFrom(...TOKEN_PATHS),
+        })
+        .filter((c) => c.who !== "same" || c.redirect !== undefined || c.codeMut !== undefined || (c.verifier !== undefined && (c.pkce || (c.verifier !== "<missing>" && c.verifier !== "")))),
+      fc
+        .record({
+          kind: fc.constant("refresh" as const),
+          strict: fc.boolean(),
+          who: fc.oneof({ weight: 3, arbitrary: fc.constant("same") }, { weight: 1, arbitrary: fc.constantFrom("other", "wrong-secret") }),
+          tokenMut: fc.option(mutationArb, { nil: undefined, freq: 2 }),
+          scope: fc.option(widening, { nil: undefined, freq: 2 }),
+          path: fc.constantFrom(...TOKEN_PATHS),
+        })
+        .filter((c) => c.who !== "same" || c.tokenMut !== undefined || c.scope !== undefined),
+    );
+
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (c) => {
+        const owner = c.kind === "code" ? (c.pkce ? DEMO.strictApp : DEMO.app) : c.strict ? DEMO.strictApp : DEMO.app;
+        const other = owner === DEMO.app ? DEMO.strictApp : DEMO.app;
+        const authClient = c.who === "other" ? other : owner;
+        const secret = c.who === "wrong-secret" ? `${owner.consumerSecret}x` : authClient.consumerSecret;
+        const form: [string, string][] = [];
+        if (c.kind === "code") {
+          const entry = c.pkce ? pkce[c.index]! : { code: plain[c.index]!, verifier: undefined };
+          form.push(["grant_type", "authorization_code"], ["code", c.codeMut ? mutate(entry.code, c.codeMut) : entry.code]);
+          if (c.redirect !== "<missing>") form.push(["redirect_uri", c.redirect ?? CALLBACK]);
+          // The verifier sent: the right one unless mutated; for a code without PKCE any verifier is wrong.
+          const verifiers: Record<string, string | undefined> = {
+            "<missing>": undefined,
+            "<other>": pkce[(c.index + 1) % 3]!.verifier,
+            "<truncated>": (entry.verifier ?? pkce[0]!.verifier).slice(0, 42),
+            "<plain-challenge>": "x".repeat(43),
+          };
+          const verifier = c.verifier === undefined ? entry.verifier : Object.hasOwn(verifiers, c.verifier) ? verifiers[c.verifier] : c.verifier;
+          if (verifier !== undefined) form.push(["code_verifier", verifier]);
+        } else {
+          const value = refresh[owner.consumerKey]!;
+          form.push(["grant_type", "refresh_token"], ["refresh_token", c.tokenMut ? mutate(value, c.tokenMut) : value]);
+        }
+        if (c.scope !== undefined) form.push(["scope", c.scope]);
+        const body = Buffer.from(form.map(([k, v]) => `${H.pct(k, true)}=${H.pct(v, true)}`).join("&"));
+        const req: H.RawRequest = {
+          method: "POST",
+          target: c.path,
+          headers: [["Content-Type", FORM], ["Authorization", `Basic ${H.b64(`${authClient.consumerKey}:${secret}`)}`]],
+          body,
+        };
+        const before = await watch.fingerprint();
+        const res = await hit("token", req);
+        // A malformed value (NUL) makes the form unreadable: 400 before client authentication.
+        const malformed = form.some(([, v]) => !v.isWellFormed() || v.includes("\0"));
+        if (c.who === "wrong-secret" && !malformed) expectInvalidClient(req, res);
+        else {
+          H.check(res.status === 400, "a near-miss grant must answer 400", req, res);
+          H.check(["invalid_grant", "invalid_request", "invalid_scope"].includes(H.oauthError(req, res).error), "error must be invalid_grant, invalid_request or invalid_scope", req, res);
+        }
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
+      }),
+      runs(120),
+    );
+
+    // Nothing was burnt: the real code and refresh token still work when presented correctly.
+    const ok = await tokenRequest(server.url, "/token", DEMO.app, { grant_type: "authorization_code", code: plain[0], redirect_uri: CALLBACK });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const okPkce = await tokenRequest(server.url, "/token", DEMO.strictApp, { grant_type: "authorization_code", code: pkce[0]!.code, redirect_uri: CALLBACK, code_verifier: pkce[0]!.verifier });
+    expect(okPkce.status, JSON.stringify(okPkce.body)).toBe(200);
+    const okRefresh = await tokenRequest(server.url, "/token", DEMO.strictApp, { grant_type: "refresh_token", refresh_token: refresh[DEMO.strictApp.consumerKey] });
+    expect(okRefresh.status, JSON.stringify(okRefresh.body)).toBe(200);
+  }, T);
+
+  it("a failed client authentication answers 401 Basic and is audited, whatever the length and characters of the client id", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          path: fc.constantFrom("/oauth2/v1/token", "/token", "/oauth2/v1/revoke", "/oauth2/v1/introspect"),
+          // Mostly ids whose 200th UTF-16 unit is near a character outside the BMP (the audit actor is cut at 200), some fully random.
+          id: fc.oneof(
+            {
+              weight: 3,
+              arbitrary: fc
+                .tuple(fc.integer({ min: 185, max: 200 }), fc.array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom("\u{1F600}", "\u{1D49C}", "\u{10FFFF}") }, { weight: 1, arbitrary: fc.constantFrom("a", "\u00e9", "\u4e2d") }), { minLength: 1, maxLength: 12 }))
+                .map(([n, tail]) => `z${"z".repeat(n)}${tail.join("")}`),
+            },
+            { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 300 }).map((s) => `z${s}`) },
+          ),
+        }),
+        async (c) => {
+          const id = c.id;
+          const req: H.RawRequest = {
+            method: "POST",
+            target: c.path,
+            headers: [["Content-Type", FORM], ["Authorization", `Basic ${H.b64(`${H.pct(id, true)}:wrong-secret`)}`]],
+            body: Buffer.from("grant_type=client_credentials&token=abc"),
+          };
+          const before = await watch.fingerprint();
+          const res = await hit("token", req);
+          expectInvalidClient(req, res);
+          await expectWrites(before, req, res, { audit: 1, auditTypes: ["client.authentication_failed"] });
+        },
+      ),
+      runs(60),
+    );
+  }, T);
+
+  it("error_description stays within the RFC 6749 §5.2 character set (%x20-21 / %x23-5B / %x5D-7E)", async () => {
+    await fc.assert(
+      fc.asyncProperty(authedArb, async (c) => {
+        const req = tokenRequestOf({ ...c, method: "POST" });
+        const res = await hit("token", req);
+        const body = H.oauthError(req, res);
+        H.check(H.RFC6749_DESCRIPTION.test(body.error_description), "error_description has characters RFC 6749 §5.2 forbids (e.g. a double quote, or echoed input)", req, res);
+      }),
+      runs(100),
+    );
+  }, T);
+
+  it("a Content-Encoding body that does not decompress answers 400 invalid_request, not 500", async () => {
+    const targets = [
+      { target: "/token", type: FORM },
+      { target: "/oauth2/v1/revoke", type: FORM },
+      { target: "/oauth2/v1/introspect", type: FORM },
+      { target: "/session/login", type: "application/json" },
+      { target: "/interaction/x/login", type: "application/json" },
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          to: fc.constantFrom(...targets),
+          encoding: fc.constantFrom("gzip", "deflate", "br", "GZIP"),
+          body: fc.oneof(
+            fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+            fc.constantFrom(Buffer.from("grant_type=client_credentials"), Buffer.from("{}"), H.gzip(Buffer.from("grant_type=client_credentials")).subarray(0, 12)),
+          ),
+        }),
+        async (c) => {
+          const req: H.RawRequest = { method: "POST", target: c.to.target, headers: [["Content-Type", c.to.type], ["Content-Encoding", c.encoding]], body: c.body };
+          const res = await hit("token", req);
+          H.check(res.status >= 400 && res.status < 500, "a body that cannot be decompressed must answer 4xx", req, res);
+          H.oauthError(req, res);
+        },
+      ),
+      runs(40),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// /authorize
+// ---------------------------------------------------------------------------------------
+
+const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt"];
+const AUTHORIZE_ERRORS = ["invalid_request", "unsupported_response_type", "invalid_scope", "login_required", "consent_required", "unauthorized_client", "access_denied"];
+const pkceValue = fc.string({ unit: fc.constantFrom(..."ABCDEFabcdef0123456789-._~".split("")), minLength: 43, maxLength: 128 });
+
+const authorizeFields = {
+  clientId: fc.option(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant(DEMO.app.consumerKey) },
+      { weight: 2, arbitrary: fc.constantFrom(...DEMO_KEYS) },
+      { weight: 2, arbitrary: H.shortHostile },
+      { weight: 1, arbitrary: fc.mixedCase(fc.constant(DEMO.app.consumerKey)) },
+    ),
+    { nil: undefined, freq: 12 },
+  ),
+  redirect: fc.option(fc.oneof({ weight: 5, arbitrary: fc.constant(CALLBACK) }, { weight: 5, arbitrary: H.redirectVariant }), { nil: undefined, freq: 12 }),
+  responseType: fc.option(fc.oneof({ weight: 6, arbitrary: fc.constant("code") }, { weight: 2, arbitrary: fc.constantFrom("token", "code id_token", "CODE", "code ", "id_token", "none", "code,token") }, { weight: 1, arbitrary: H.shortHostile }), { nil: undefined, freq: 8 }),
+  scope: fc.option(fc.oneof({ weight: 3, arbitrary: fc.constant("aisp") }, { weight: 3, arbitrary: H.scopeArb }), { nil: undefined, freq: 8 }),
+  state: fc.option(H.hostileText, { nil: undefined, freq: 6 }),
+  codeChallenge: fc.option(fc.oneof(pkceValue, H.shortHostile), { nil: undefined, freq: 2 }),
+  challengeMethod: fc.option(fc.oneof(fc.constantFrom("S256", "plain", "s256", "S512", ""), H.shortHostile), { nil: undefined, freq: 2 }),
+  prompt: fc.option(fc.oneof(fc.constantFrom("none", "login", "consent", "select_account", "none login", "NONE"), H.shortHostile), { nil: undefined, freq: 3 }),
+  encs: fc.array(H.encArb, { minLength: 8, maxLength: 8 }),
+  frags: fc.array(fc.tuple(fc.constantFrom(...H.BAD_PERCENT), fc.nat()), { minLength: 8, maxLength: 8 }),
+  noise: fc.array(H.paramArb(fc.oneof(fc.constantFrom(...SINGLE, "nonce", "request", "request_uri", "response_mode", "claims"), H.shortHostile), fc.oneof(H.hostileText, H.redirectVariant, fc.constant(CALLBACK))), { maxLength: 3 }),
+};
+
+function authorizeQuery(c: { [K in keyof typeof authorizeFields]: typeof authorizeFields[K] extends fc.Arbitrary<infer V> ? V : never }): string {
+  const values: [string, string | undefined][] = [
+    ["client_id", c.clientId], ["redirect_uri", c.redirect], ["response_type", c.responseType], ["scope", c.scope], ["state", c.state],
+    ["code_challenge", c.codeChallenge], ["code_challenge_method", c.challengeMethod], ["prompt", c.prompt],
+  ];
+  const params: H.Param[] = values
+    .map(([name, value], i): H.Param | undefined => (value === undefined ? undefined : { name, value, enc: c.encs[i]!, frag: c.frags[i]![0], at: c.frags[i]![1] }))
+    .filter((p): p is H.Param => p !== undefined);
+  return H.targetSafe(H.joinParams([...params, ...c.noise]));
+}
+
+/** A parameter as /authorize reads it: its one non-empty value, unless malformed text (NUL, lone surrogate), which counts as absent. */
+function authorizeValue(p: ReturnType<typeof H.parsedParams>, name: string): string | undefined {
+  const v = formValue(p, name);
+  return v !== undefined && v.isWellFormed() && !v.includes("\0") ? v : undefined;
+}
+
+/** Rules for every /authorize answer; returns the kind of answer. */
+function checkAuthorize(req: H.RawRequest, res: H.RawResponse, query: string): "page" | "callback" | "login" | "other" {
+  const p = H.parsedParams(query);
+  const clientIds = p.all.get("client_id") ?? [];
+  const redirects = p.all.get("redirect_uri") ?? [];
+  const clientOk = clientIds.length === 1 && DEMO_KEYS.includes(clientIds[0]!);
+  const redirectOk = redirects.length === 1 && redirects[0] === CALLBACK;
+  if (H.refusedBySize(req, res, new URL(server.url).host)) return "other";
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    expectMethodNotAllowed(req, res, "GET");
+    return "other";
+  }
+  if (res.status === 302) {
+    const location = H.header(res, "location") ?? "";
+    H.check(clientOk && redirectOk, "/authorize redirected although client_id or redirect_uri is not exactly registered", req, res);
+    const url = new URL(location, server.url);
+    if (url.origin === new URL(server.url).origin && location.startsWith("/")) {
+      H.check(/^\/(login|consent)\?interaction=[A-Za-z0-9_-]+$/.test(location), "a redirect to Tollgate must go to /login or /consent with an interaction id", req, res);
+      // A page is only started for a valid request.
+      H.check(authorizeValue(p, "response_type") === "code" && authorizeValue(p, "state") !== undefined && !SINGLE.some((n) => (p.all.get(n) ?? []).length > 1), "an invalid request started the sign-in flow", req, res);
+      return "login";
+    }
+    H.check(`${url.origin}${url.pathname}` === CALLBACK && location.startsWith(`${CALLBACK}?`), "a 302 from /authorize must go to the exact registered callback", req, res);
+    const error = url.searchParams.get("error");
+    H.check(error !== null && AUTHORIZE_ERRORS.includes(error), "a redirect to the callback here must carry an OAuth error", req, res);
+    H.check(typeof url.searchParams.get("error_description") === "string", "error redirect without error_description", req, res);
+    H.check(url.searchParams.get("iss") === issuer, "error redirect without iss (RFC 9207)", req, res);
+    H.check(url.searchParams.get("state") === (authorizeValue(p, "state") ?? null), "the error redirect returns the request's one state, and invents none", req, res);
+    return "callback";
+  }
+  H.check(res.status === 400, "/authorize must answer 302 or 400", req, res);
+  H.check(!(clientOk && redirectOk), "a request with a registered client_id and redirect_uri must be answered by a redirect, not the error page", req, res);
+  H.check((res.headers["content-type"]?.[0] ?? "").startsWith("text/html"), "the /authorize error page is HTML", req, res);
+  H.check(res.headers.location === undefined, "the error page must not redirect", req, res);
+  H.check(H.header(res, "x-frame-options") === "DENY", "the error page cannot be framed", req, res);
+  if (req.method === "GET") H.check(res.text.includes("Authorization error") && !/<script|onerror=/i.test(res.text), "the error page must be the fixed page, with no script", req, res);
+  return "page";
+}
+
+describe("GET /authorize", () => {
+  it("without a session: 400 page unless client_id and redirect_uri are exactly registered; a 302 goes only to the callback or /login", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.record({ method: methodArb("GET", ["HEAD", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]), extra: extraHeadersArb, ...authorizeFields }), async (c) => {
+        const query = authorizeQuery(c);
+        const req: H.RawRequest = { method: c.method, target: `/authorize?${query}`, headers: c.extra };
+        const before = await watch.fingerprint();
+        const res = await hit("authorize", req);
+        const kind = checkAuthorize(req, res, query);
+        await expectWrites(before, req, res, { interactions: kind === "login" ? 1 : 0 });
+      }),
+      runs(300),
+    );
+  }, T);
+
+  it("signed in with remembered consent: a redirect_uri that is not exactly registered is never redirected to, and nothing is written", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .record({ ...authorizeFields, redirect: fc.option(H.redirectVariant, { nil: undefined, freq: 10 }), dupRedirect: fc.boolean() })
+          .map((c) => ({ ...c, noise: c.dupRedirect ? [...c.noise, H.exact("redirect_uri", CALLBACK)] : c.noise }))
+          .filter((c) => {
+            const r = H.parsedParams(authorizeQuery(c)).all.get("redirect_uri") ?? [];
+            return !(r.length === 1 && r[0] === CALLBACK);
+          }),
+        async (c) => {
+          const query = authorizeQuery(c);
+          const req: H.RawRequest = { method: "GET", target: `/authorize?${query}`, headers: cookie("B") };
+          const before = await watch.fingerprint();
+          const res = await hit("authorize", req);
+          H.check(res.status === 400 || !res.byApp, "an unregistered redirect_uri must get the error page", req, res);
+          checkAuthorize(req, res, query);
+          await expectWrites(before, req, res);
+        },
+      ),
+      runs(150),
+    );
+  }, T);
+
+  it("signed in with remembered consent: any invalid request with the exact callback redirects an error, never a code", async () => {
+    const breaker = fc.oneof(
+      fc.oneof(fc.constantFrom("token", "CODE", "code id_token", "", " code"), H.shortHostile).filter((v) => v !== "code").map((v) => ({ response_type: v as string | undefined })),
+      fc.constant({ response_type: undefined as string | undefined }),
+      fc.constantFrom("", undefined).map((v) => ({ state: v })),
+      fc.oneof(H.scopeArb, fc.constantFrom("", "admin", "aisp admin")).filter((s) => s === "" || scopeError(s, ["aisp", "extended_transaction_history", "pisp", "piisp"]) !== undefined).map((v) => ({ scope: v as string | undefined })),
+      fc.constant({ scope: undefined as string | undefined }),
+      pkceValue.map((v) => ({ code_challenge: v, code_challenge_method: "plain" })),
+      pkceValue.map((v) => ({ code_challenge: v, code_challenge_method: undefined as string | undefined })),
+      H.shortHostile.filter((v) => v !== "" && !/^[A-Za-z0-9\-._~]{43,128}$/.test(v)).map((v) => ({ code_challenge: v, code_challenge_method: "S256" })),
+      fc.constantFrom("S256", "plain").map((m) => ({ code_challenge_method: m })),
+      H.shortHostile.filter((v) => v !== "" && !["none", "login", "consent"].includes(v)).map((v) => ({ prompt: v })),
+    );
+    const dup = fc.constantFrom("response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          state: H.hostileText.filter((s) => s !== "" && s.length < 4000),
+          // Breakers touch distinct parameters, so that a second one cannot repair the first.
+          breakers: fc.array(breaker, { minLength: 0, maxLength: 2 }).filter((bs) => new Set(bs.flatMap((b) => Object.keys(b))).size === bs.reduce((n, b) => n + Object.keys(b).length, 0)),
+          dups: fc.array(fc.tuple(dup, fc.constantFrom("code", "", "aisp", "x", "S256")), { maxLength: 2 }),
+          noise: fc.array(H.paramArb(fc.constantFrom("nonce", "login_hint", "resource", "claims", "x", "foo[]", "Client_ID", "REDIRECT_URI"), H.shortHostile, fc.constantFrom<H.Enc>("form", "pct")), { maxLength: 3 }),
+          enc: fc.constantFrom<"form" | "pct">("form", "pct"),
+        }).filter((c) => c.breakers.length + c.dups.length > 0),
+        async (c) => {
+          const values: Record<string, string | undefined> = { client_id: DEMO.app.consumerKey, redirect_uri: CALLBACK, response_type: "code", scope: "aisp", state: c.state };
+          for (const b of c.breakers) Object.assign(values, b);
+          const params: H.Param[] = Object.entries(values)
+            .filter((e): e is [string, string] => e[1] !== undefined)
+            .map(([k, v]) => H.exact(k, v, c.enc));
+          for (const [name, value] of c.dups) params.push(H.exact(name, value), H.exact(name, value));
+          const query = H.joinParams([...params, ...c.noise]);
+          const req: H.RawRequest = { method: "GET", target: `/authorize?${query}`, headers: cookie("B") };
+          const before = await watch.fingerprint();
+          const res = await hit("authorize", req);
+          const kind = checkAuthorize(req, res, query);
+          H.check(kind === "callback" || !res.byApp, "an invalid request must be answered with an error redirect", req, res);
+          if (kind === "callback") H.check(!new URL(H.header(res, "location")!).searchParams.has("code"), "an invalid request got a code", req, res);
+          await expectWrites(before, req, res);
+        },
+      ),
+      runs(150),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Revocation and introspection
+// ---------------------------------------------------------------------------------------
+
+const tokenParamArb = fc.option(fc.oneof({ weight: 4, arbitrary: H.secretArb }, { weight: 1, arbitrary: fc.constantFrom("<ADMIN>", "") }), { nil: undefined, freq: 8 });
+
+function revocationLikeArb(clients: DemoClient[]) {
+  return fc.record({
+    method: methodArb("POST"),
+    auth: fc.oneof(H.badAuthArb, H.goodAuthArb(fc.constantFrom(...clients))),
+    token: tokenParamArb,
+    tokenEnc: fc.constantFrom<"form" | "pct">("form", "pct"),
+    hint: fc.option(fc.oneof(fc.constantFrom("access_token", "refresh_token", "", "id_token", "ACCESS_TOKEN"), H.shortHostile), { nil: undefined, freq: 2 }),
+    extra: extraHeadersArb,
+    ...bodyShape,
+    params: fc.array(H.paramArb(fc.oneof(fc.constantFrom("token_type_hint", "client_id", "x", "token_type"), H.shortHostile), H.hostileText), { maxLength: 3 }),
+  });
+}
+
+function revocationBody(c: { token: string | undefined; tokenEnc: "form" | "pct"; hint: string | undefined; params: H.Param[]; dup: number | undefined; sep: string; framing: H.Framing }): H.FormBody {
+  const params: H.Param[] = [...c.params];
+  if (c.token !== undefined) params.unshift(H.exact("token", c.token === "<ADMIN>" ? real.admin : c.token, c.tokenEnc));
+  if (c.hint !== undefined) params.push(H.exact("token_type_hint", c.hint));
+  return H.frame(formText(params, c.dup, c.sep), c.framing);
+}
+
+/** Common model part of the three client-authenticated endpoints; returns true when the request gets past form reading and client authentication. */
+function checkClientRequest(req: H.RawRequest, res: H.RawResponse, body: H.FormBody, auth: H.Auth): boolean {
+  const { formOk, tooBig, parsed } = readable(body);
+  if (req.method !== "POST") {
+    expectMethodNotAllowed(req, res, "POST");
+    return false;
+  }
+  if (formOk && tooBig) {
+    H.check(res.status === 413 && H.oauthError(req, res).error === "invalid_request", "a form over 16 KiB must answer 413", req, res);
+    return false;
+  }
+  if (!formOk || parsed.repeated.length > 0) {
+    const statuses = formOk ? [400] : [400, 413];
+    H.check(statuses.includes(res.status) && H.oauthError(req, res).error === "invalid_request", "an unreadable form or a repeated parameter must answer 400 invalid_request", req, res);
+    return false;
+  }
+  if (!auth.client) {
+    expectInvalidClient(req, res);
+    return false;
+  }
+  return true;
+}
+
+describe("POST /oauth2/v1/revoke and /oauth2/v1/introspect", () => {
+  it("revocation: 401 Basic, 400 invalid_request, or 200 with an empty body for a token that is not the caller's to revoke; no write", async () => {
+    await fc.assert(
+      fc.asyncProperty(revocationLikeArb([DEMO.app, DEMO.strictApp, DEMO.paymentsApp]), async (c) => {
+        const body = revocationBody(c);
+        const req = tokenRequestOf({ path: "/oauth2/v1/revoke", method: c.method, auth: c.auth, body, extra: c.extra });
+        const before = await watch.fingerprint();
+        const res = await hit("revoke", req);
+        if (checkClientRequest(req, res, body, c.auth)) {
+          const token = formValue(readable(body).parsed, "token");
+          if (token === undefined || token === real.admin) {
+            H.check(res.status === 400 && H.oauthError(req, res).error === "invalid_request", "a missing token or another client's token must answer 400 invalid_request", req, res);
+          } else {
+            H.check(res.status === 200 && res.body.length === 0, "revoking an unknown token answers 200 with an empty body (RFC 7009 §2.2)", req, res);
+            H.check(H.header(res, "cache-control") === "no-store", "revocation answers are not cached", req, res);
+          }
+        }
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
+      }),
+      runs(200),
+    );
+  }, T);
+
+  it("introspection: 401 Basic, 403 for clients that may not introspect, 400, or 200 {active:false} for unknown tokens; no write", async () => {
+    await fc.assert(
+      fc.asyncProperty(revocationLikeArb([DEMO.strictApp, DEMO.strictApp, DEMO.app, DEMO.paymentsApp]), async (c) => {
+        const body = revocationBody(c);
+        const req = tokenRequestOf({ path: "/oauth2/v1/introspect", method: c.method, auth: c.auth, body, extra: c.extra });
+        const before = await watch.fingerprint();
+        const res = await hit("introspect", req);
+        if (checkClientRequest(req, res, body, c.auth)) {
+          const token = formValue(readable(body).parsed, "token");
+          if (c.auth.client !== DEMO.strictApp) {
+            H.check(res.status === 403 && H.oauthError(req, res).error === "unauthorized_client", "a client that may not introspect gets 403 unauthorized_client", req, res);
+          } else if (token === undefined) {
+            H.check(res.status === 400 && H.oauthError(req, res).error === "invalid_request", "a missing token must answer 400 invalid_request", req, res);
+          } else {
+            H.check(res.status === 200, "introspection of a token answers 200", req, res);
+            const answer = JSON.parse(res.text) as { active: unknown };
+            if (token === real.admin) H.check(answer.active === true, "a live token is active", req, res);
+            else H.check(JSON.stringify(answer) === '{"active":false}', "an unknown token is {\"active\":false} and nothing more (RFC 7662 §2.2)", req, res);
+          }
+        }
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
+      }),
+      runs(200),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Interaction API and console sign-in
+// ---------------------------------------------------------------------------------------
+
+function interactionSegment(c: { id: string; raw: boolean }): string {
+  const id = resolveId(c.id);
+  return c.raw ? H.targetSafe(id) : H.pct(id);
+}
+
+describe("interaction API and POST /session/login", () => {
+  it("GET /interaction/:id: 200 only for this browser's open interaction, else 403/404/410; no write", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ id: idArb, jar: jarArb("A"), method: methodArb("GET", ["HEAD", "POST", "PUT", "DELETE"]) }).filter((c) => H.uriDecodable(interactionSegment(c.id).split("?")[0]!)),
+        async (c) => {
+          const segment = interactionSegment(c.id);
+          const req: H.RawRequest = { method: c.method, target: `/interaction/${segment}`, headers: cookie(c.jar) };
+          const before = await watch.fingerprint();
+          const res = await hit("interaction", req);
+          const id = routedId(segment);
+          if (id === undefined || (c.method !== "GET" && c.method !== "HEAD")) {
+            H.check([400, 404, 405].includes(res.status), "an unrouted interaction path must answer 400/404/405", req, res);
+          } else {
+            const owner = id === IA ? "A" : id === IB || id === IDONE ? "B" : undefined;
+            const expected = owner === undefined ? 404 : owner !== c.jar ? 403 : id === IDONE ? 410 : 200;
+            H.check(res.status === expected, `expected ${expected}`, req, res);
+            if (c.method === "GET" && expected === 200) {
+              const view = JSON.parse(res.text) as { id: string; stage: string; csrfToken: unknown };
+              H.check(view.id === id && view.stage === (owner === "A" ? "login" : "consent") && typeof view.csrfToken === "string", "the interaction view", req, res);
+            }
+          }
+          if (c.method === "GET" && res.status >= 400) H.oauthError(req, res);
+          await expectWrites(before, req, res);
+        },
+      ),
+      runs(150),
+    );
+  }, T);
+
+  it("POST /interaction/:id/login with wrong credentials, CSRF, content type or body: never 200; exactly one audit event per failed sign-in", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .record({ id: fc.oneof({ weight: 4, arbitrary: fc.constant({ id: "<IA>", raw: false }) }, { weight: 1, arbitrary: idArb }), jar: jarArb("A"), token: csrfArb("A"), type: jsonTypeArb, body: loginBodyArb, method: methodArb("POST", ["GET", "PUT", "DELETE"]) })
+          .filter((c) => H.uriDecodable(interactionSegment(c.id).split("?")[0]!)),
+        async (c) => {
+          const body = jsonBody(c.body.text, c.body.garbage, c.body.at);
+          const req: H.RawRequest = {
+            method: c.method,
+            target: `/interaction/${interactionSegment(c.id)}/login`,
+            headers: [...cookie(c.jar), ...csrfFor(c.token), ...jsonHeaders(c.type)],
+            body: c.method === "GET" ? undefined : body,
+          };
+          const before = await watch.fingerprint();
+          const res = await hit("interaction", req);
+          H.check(res.status !== 200, "a sign-in without valid credentials succeeded", req, res);
+          H.check([400, 401, 403, 404, 405, 409, 410, 413, 415].includes(res.status), "unexpected status", req, res);
+          const routed = c.method === "POST" && /^[^/?]+$/.test(interactionSegment(c.id));
+          if (routed && c.type.kind === "other") H.check(res.status === 415, "a non-JSON sign-in must answer 415", req, res);
+          if (routed && c.type.kind === "json" && body.length > JSON_LIMIT) H.check(res.status === 413, "a JSON body over 4 KiB must answer 413", req, res);
+          if (res.status === 401) H.check(H.oauthError(req, res).error === "invalid_credentials", "401 error", req, res);
+          if (res.status >= 400 && res.body.length > 0) H.oauthError(req, res);
+          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
+        },
+      ),
+      runs(150),
+    );
+    // The interactions are where they were.
+    expect((await json(await A.fetch(`/interaction/${IA}`))).stage).toBe("login");
+  }, T);
+
+  it("POST /interaction/:id/consent with invalid answers, CSRF or session: never 200, no consent, code or interaction change", async () => {
+    const consentBodyArb = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ approve: fc.constant(true), scopes: fc.array(fc.oneof(fc.constantFrom("aisp", "pisp", "admin", "AISP", "aisp ", ""), H.shortHostile), { maxLength: 5 }) }).map((o) => JSON.stringify(o)) },
+      { weight: 2, arbitrary: fc.record({ approve: fc.oneof(fc.constantFrom<unknown>("true", "false", 1, 0, null, "yes", [true]), fc.jsonValue()), scopes: fc.jsonValue() }, { requiredKeys: [] }).map((o) => JSON.stringify(o)) },
+      { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+      { weight: 1, arbitrary: fc.integer({ min: 101, max: 130 }).map((n) => JSON.stringify({ approve: true, scopes: Array.from({ length: n }, () => "aisp") })) },
+      { weight: 1, arbitrary: fc.constant(JSON.stringify({ approve: true, scopes: ["a".repeat(201)] })) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          "", "{", "{\"approve\":true}", "{\"approve\":\"false\"}", "{\"__proto__\":{\"approve\":false}}", "{\"constructor\":{\"approve\":false}}",
+          "{\"approve\":true,\"scopes\":\"aisp\"}", "{\"approve\":true,\"scopes\":[[\"aisp\"]]}", "{\"approve\":true,\"scopes\":[\"aisp\",\"pisp\"]}", "[{\"approve\":false}]", "approve=false",
+        ),
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .record({ id: fc.oneof({ weight: 4, arbitrary: fc.constant({ id: "<IB>", raw: false }) }, { weight: 1, arbitrary: idArb }), jar: jarArb("B"), token: csrfArb("B"), type: jsonTypeArb, text: consentBodyArb, garbage: fc.option(H.invalidUtf8, { nil: undefined, freq: 8 }), at: fc.nat() })
+          .map((c) => ({ ...c, body: jsonBody(c.text, c.garbage, c.at) }))
+          .filter((c) => !consentValid(c.body) && H.uriDecodable(interactionSegment(c.id).split("?")[0]!)),
+        async (c) => {
+          const req: H.RawRequest = { method: "POST", target: `/interaction/${interactionSegment(c.id)}/consent`, headers: [...cookie(c.jar), ...csrfFor(c.token), ...jsonHeaders(c.type)], body: c.body };
+          const before = await watch.fingerprint();
+          const res = await hit("interaction", req);
+          H.check([400, 403, 404, 409, 410, 413, 415].includes(res.status), "an invalid consent answer must be refused with 4xx", req, res);
+          if (res.body.length > 0) H.oauthError(req, res);
+          await expectWrites(before, req, res);
+        },
+      ),
+      runs(120),
+    );
+    expect((await json(await B.fetch(`/interaction/${IB}`))).stage).toBe("consent");
+  }, T);
+
+  it("POST /session/login with wrong credentials, CSRF, content type or body: never 200; exactly one audit event per failed sign-in", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.record({ jar: jarArb("C"), token: csrfArb("C"), type: jsonTypeArb, body: loginBodyArb, method: methodArb("POST", ["GET", "PUT", "DELETE"]) }), async (c) => {
+        const body = jsonBody(c.body.text, c.body.garbage, c.body.at);
+        const req: H.RawRequest = { method: c.method, target: "/session/login", headers: [...cookie(c.jar), ...csrfFor(c.token), ...jsonHeaders(c.type)], body: c.method === "GET" ? undefined : body };
+        const before = await watch.fingerprint();
+        const res = await hit("session", req);
+        H.check(res.status !== 200, "a sign-in without valid credentials succeeded", req, res);
+        H.check([400, 401, 403, 404, 405, 413, 415].includes(res.status), "unexpected status", req, res);
+        if (c.method === "POST" && c.type.kind === "other") H.check(res.status === 415, "a non-JSON sign-in must answer 415", req, res);
+        const csrfMatches = (c.jar === "A" && c.token === "A") || (c.jar === "B" && c.token === "B") || (c.jar === "C" && c.token === "C");
+        if (c.method === "POST" && c.type.kind === "json" && body.length <= JSON_LIMIT && !csrfMatches && res.status !== 400) {
+          H.check(res.status === 403, "a sign-in without this session's CSRF token must answer 403", req, res);
+        }
+        if (res.status >= 400 && res.body.length > 0) H.oauthError(req, res);
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
+      }),
+      runs(120),
+    );
+  }, T);
+
+  it("ill-formed UTF-16 (lone surrogates) in a JSON sign-in body answers 400/401, not 500", async () => {
+    const lone = fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff");
+    const withLone = fc.tuple(fc.string({ maxLength: 8 }), lone, fc.string({ maxLength: 8 })).map(([a, l, b]) => a + l + b);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          to: fc.constantFrom("session", "interaction"),
+          username: fc.oneof(withLone, fc.constantFrom("alice", "nobody")),
+          password: fc.oneof(withLone, fc.constantFrom("x", `${DEMO.user.password}x`)),
+        }).filter((c) => !(c.username.isWellFormed() && c.password.isWellFormed())),
+        async (c) => {
+          const [target, jar] = c.to === "session" ? ["/session/login", "C"] : [`/interaction/${IA}/login`, "A"];
+          const req: H.RawRequest = {
+            method: "POST",
+            target,
+            headers: [...cookie(jar), ...csrfFor(jar), ["Content-Type", "application/json"]],
+            body: Buffer.from(JSON.stringify({ username: c.username, password: c.password })),
+          };
+          const before = await watch.fingerprint();
+          const res = await hit(c.to === "session" ? "session" : "interaction", req);
+          H.check(res.status === 400 || res.status === 401, "an ill-formed username or password must answer 400 or 401", req, res);
+          H.oauthError(req, res);
+          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
+        },
+      ),
+      runs(30),
+    );
+  }, T);
+
+  it("malformed percent-encoding in a route parameter answers 4xx, not 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          route: fc.constantFrom("GET /interaction/%s", "POST /interaction/%s/login", "POST /interaction/%s/consent", "GET /login/%s", "GET /consent/%s", "GET /account/%s", "GET /admin/%s"),
+          value: H.shortHostile,
+          frag: fc.constantFrom(...H.BAD_PERCENT),
+          at: fc.nat(),
+        }).filter((c) => !H.uriDecodable(H.encode(c.value, "bad", c.frag, c.at))),
+        async (c) => {
+          const segment = H.encode(c.value, "bad", c.frag, c.at);
+          const [method, path] = c.route.split(" ") as [string, string];
+          const req: H.RawRequest = { method, target: path.replace("%s", segment), headers: method === "POST" ? [["Content-Type", "application/json"]] : [], body: method === "POST" ? Buffer.from("{}") : undefined };
+          const res = await hit("paths", req);
+          H.check(res.status >= 400 && res.status < 500, "must answer 4xx", req, res);
+          H.oauthError(req, res);
+        },
+      ),
+      runs(40),
+    );
+  }, T);
+
+  it("a missing static asset answers 404, not 500 (a directory may redirect, but only within /assets/)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(H.shortHostile.map((s) => H.pct(s)), fc.constantFrom("", "nope.js", "index.html", "..%2findex.html", "%2e%2e/%2e%2e/package.json", ".vite/manifest.json", "/evil.example", "%2f%2fevil.example", "\\evil.example", ".", "%2e")), async (name) => {
+        const req: H.RawRequest = { method: "GET", target: `/assets/${name}` };
+        const res = await hit("paths", req);
+        if (res.status === 301) H.check(/^\/assets\/[^/\\]/.test(H.header(res, "location") ?? ""), "a directory redirect must stay under /assets/", req, res);
+        else H.check(res.status >= 400 && res.status < 500, "a missing asset must answer 4xx", req, res);
+      }),
+      runs(20),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Identifiers that reach the database
+// ---------------------------------------------------------------------------------------
+
+describe("identifiers that reach the database (PostgreSQL refuses NUL in text)", () => {
+  it("NUL and control characters in a client id, client_id, interaction id or username answer 4xx, not 500", async () => {
+    const withControl = fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom("\u0000", "\u0000\u0000", "\u0001", "\u001f", "\u007f"), fc.string({ maxLength: 8 })).map(([a, c, b]) => a + c + b);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          where: fc.constantFrom("/oauth2/v1/token", "/oauth2/v1/revoke", "/oauth2/v1/introspect", "/authorize", "/interaction/:id", "/session/login", "/interaction/:id/login"),
+          value: fc.oneof(withControl, withControl.map((v) => `${DEMO.app.consumerKey}${v}`)),
+          enc: fc.constantFrom<"form" | "pct">("form", "pct"),
+        }),
+        async (c) => {
+          let req: H.RawRequest;
+          let expected: number[];
+          if (c.where.startsWith("/oauth2/")) {
+            req = { method: "POST", target: c.where, headers: [["Content-Type", FORM], ["Authorization", `Basic ${H.b64(`${H.pct(c.value, c.enc === "form")}:x`)}`]], body: Buffer.from("grant_type=client_credentials&token=abc") };
+            expected = [401];
+          } else if (c.where === "/authorize") {
+            req = { method: "GET", target: `/authorize?client_id=${H.pct(c.value, c.enc === "form")}&redirect_uri=${H.pct(CALLBACK)}&response_type=code&state=s&scope=aisp` };
+            expected = [400];
+          } else if (c.where === "/interaction/:id") {
+            req = { method: "GET", target: `/interaction/${H.pct(c.value)}`, headers: cookie("A") };
+            expected = [400, 404];
+          } else {
+            const [target, jar] = c.where === "/session/login" ? ["/session/login", "C"] : [`/interaction/${IA}/login`, "A"];
+            req = { method: "POST", target, headers: [...cookie(jar), ...csrfFor(jar), ["Content-Type", "application/json"]], body: Buffer.from(JSON.stringify({ username: c.value, password: "x" })) };
+            expected = [400, 401];
+          }
+          const before = await watch.fingerprint();
+          const res = await hit("identifiers", req);
+          H.check(expected.includes(res.status), `expected ${expected.join(" or ")}`, req, res);
+          if (c.where === "/authorize") H.check((res.headers["content-type"]?.[0] ?? "").startsWith("text/html"), "the /authorize error page", req, res);
+          else H.oauthError(req, res);
+          if (c.where.startsWith("/oauth2/")) expectInvalidClient(req, res);
+          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed", "signin.failed"] });
+        },
+      ),
+      runs(40),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Gateway
+// ---------------------------------------------------------------------------------------
+
+const GATEWAY_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+type BearerKind = "none" | "invalid" | "insufficient" | "valid";
+
+const bearerArb: fc.Arbitrary<{ header: string | undefined; kind: BearerKind }> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({ header: undefined, kind: "none" as BearerKind }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      `Basic ${H.b64(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`)}`, "Basic Zm9vOmJhcg==", "Digest x", "Negotiate abc", "Token abc", "<aisp-tab>", "",
+    ).map((header) => ({ header, kind: "none" as BearerKind })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      fc.constantFrom("Bearer", "bearer", "Bearer =", "Bearer <aisp>x", "Bearer <aisp> x", "Bearer <revoked>", "Bearer <refresh>", "Bearer <aisp>,Bearer <aisp>"),
+      H.secretArb.map((s) => `Bearer ${H.headerSafe(s)}`),
+      fc.string({ unit: fc.constantFrom(..."ABCabc019-._~+/".split("")), minLength: 1, maxLength: 80 }).map((s) => `Bearer ${s}`),
+    ).map((header) => ({ header, kind: "invalid" as BearerKind })),
+  },
+  { weight: 2, arbitrary: fc.constantFrom("Bearer <payments>", "Bearer <admin>", "Bearer <pisp-only>", "bearer <admin>").map((header) => ({ header, kind: "insufficient" as BearerKind })) },
+  { weight: 2, arbitrary: fc.constantFrom("Bearer <aisp>", "bearer <aisp>", "BEARER <aisp>", "Bearer  <aisp>", "Bearer <aisp> ").map((header) => ({ header, kind: "valid" as BearerKind })) },
+);
+
+function resolveBearer(h: string): string {
+  return h
+    .replace("<aisp-tab>", `Bearer\t${real.aisp}`)
+    .replaceAll("<aisp>", real.aisp)
+    .replace("<revoked>", real.revoked)
+    .replace("<refresh>", real.refresh)
+    .replace("<payments>", real.payments)
+    .replace("<admin>", real.admin)
+    .replace("<pisp-only>", real.pispOnly);
+}
+
+/** The gateway's path rules (decisions.md "Errors"; server/src/gateway/router.ts splitPath). */
+function gatewayPath(target: string): { bad: boolean; name: string } {
+  const path = target.split("?")[0]!;
+  const segments = path.split("/");
+  const bad = segments.some((s) => {
+    if (!H.uriDecodable(s)) return true;
+    const d = decodeURIComponent(s);
+    return d === "." || d === ".." || d.includes("/") || d.includes("\\");
+  });
+  return { bad, name: segments[1] ?? "" };
+}
+
+describe("gateway (/accounts/...)", () => {
+  it("400 for dot segments and bad encodings, 404 unknown API, 405, 401/403 with a Bearer challenge; only a valid token reaches the upstream", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          method: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...GATEWAY_METHODS) }, { weight: 1, arbitrary: fc.constantFrom("HEAD", "OPTIONS", "TRACE", "PROPFIND") }),
+          prefix: fc.oneof(
+            { weight: 8, arbitrary: fc.constant("/accounts") },
+            { weight: 1, arbitrary: fc.constantFrom("/ACCOUNTS", "/Accounts", "/accounts%2F", "//accounts", "/./accounts", "/accounts;x", "/%61ccounts", "/accounts%00", "/accounts.json", "/accountsx", "/accounts-v2", "/accounts/..", "/accounts/%2e%2e", "/accounts/.%2e") },
+          ),
+          segments: fc.array(
+            fc.oneof(
+              { weight: 3, arbitrary: fc.constantFrom("acc-001", "acc-002", "balances", "", "acc-001/balances") },
+              { weight: 2, arbitrary: H.shortHostile.map((s) => H.pct(s)) },
+              { weight: 2, arbitrary: fc.constantFrom(...H.PATH_TRAVERSAL) },
+              { weight: 1, arbitrary: fc.constantFrom(...H.BAD_PERCENT) },
+              { weight: 1, arbitrary: H.shortHostile.map((s) => H.targetSafe(s)) },
+            ),
+            { maxLength: 4 },
+          ),
+          query: fc.option(H.shortHostile.map((s) => H.targetSafe(s)), { nil: undefined, freq: 3 }),
+          auth: bearerArb,
+          spoof: fc.subarray<[string, string]>([["X-Client-Id", "spoofed"], ["X_Client_Id", "spoofed"], ["X-User-Id", "spoofed"], ["X-Scopes", "admin"], ["Cookie", "tollgate.sid=x"]]),
+          body: fc.option(H.hostileText.map((s) => Buffer.from(s.slice(0, 2000))), { nil: undefined, freq: 3 }),
+        }),
+        async (c) => {
+          const target = `${c.prefix}${c.segments.map((s) => `/${s}`).join("")}${c.query === undefined ? "" : `?${c.query}`}`;
+          const headers: [string, string][] = [...c.spoof];
+          if (c.auth.header !== undefined) headers.push(["Authorization", resolveBearer(c.auth.header)]);
+          const withBody = c.body !== undefined && c.method !== "GET" && c.method !== "HEAD";
+          if (withBody) headers.push(["Content-Type", "application/json"]);
+          const req: H.RawRequest = { method: c.method, target, headers, body: withBody ? c.body : undefined };
+          const before = await watch.fingerprint();
+          const res = await hit("gateway", req);
+          const { bad, name } = gatewayPath(target);
+          const challenge = H.header(res, "www-authenticate") ?? "";
+          const head = c.method === "HEAD";
+          if (H.refusedBySize(req, res, new URL(server.url).host)) {
+            // An over-long Authorization header: Node answers 431 before the gateway.
+          } else if (bad) {
+            H.check(res.status === 400 && (head || H.oauthError(req, res).error === "invalid_request"), "dot segments, encoded slashes and bad encodings must answer 400", req, res);
+          } else if (name !== "accounts") {
+            H.check(res.status === 404, "an unknown API must answer 404", req, res);
+          } else if (!GATEWAY_METHODS.includes(c.method)) {
+            H.check(res.status === 405 && H.header(res, "allow") === GATEWAY_METHODS.join(", "), "another method must answer 405 with Allow", req, res);
+          } else if (c.auth.kind === "none") {
+            H.check(res.status === 401 && challenge === `Bearer realm="${REALM}"`, "no bearer token: 401 with a bare Bearer challenge (RFC 6750 §3.1)", req, res);
+          } else if (c.auth.kind === "invalid") {
+            H.check(res.status === 401 && challenge.startsWith(`Bearer realm="${REALM}"`) && challenge.includes('error="invalid_token"'), "a bad token: 401 invalid_token with a Bearer challenge", req, res);
+          } else if (c.auth.kind === "insufficient") {
+            H.check(res.status === 403 && challenge.startsWith(`Bearer realm="${REALM}"`) && challenge.includes('error="insufficient_scope"'), "a token without the API: 403 insufficient_scope with a Bearer challenge", req, res);
+          } else {
+            H.check(res.status === 200 || res.status === 404, "a valid call is answered by the upstream", req, res);
+            const echoed = JSON.parse(res.text) as { caller?: { clientId?: string; userId?: string; scopes?: string } };
+            H.check(echoed.caller?.clientId === DEMO.app.consumerKey && echoed.caller.userId === undefined && echoed.caller.scopes === "aisp", "the upstream must see the token's identity, not the caller's headers", req, res);
+          }
+          if (res.status === 401 || res.status === 403) {
+            H.check(challenge.startsWith("Bearer "), "gateway 401/403 must carry WWW-Authenticate: Bearer", req, res);
+            if (c.method !== "HEAD") H.oauthError(req, res);
+          }
+          H.check(!res.text.includes(DEMO.app.consumerSecret) && !/Basic [A-Za-z0-9+/=]{8,}/.test(res.text), "Basic credentials must never be echoed", req, res);
+          await expectWrites(before, req, res);
+        },
+      ),
+      runs(300),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Raw protocol abuse: CR/LF and NUL in headers, broken framing, odd request lines
+// ---------------------------------------------------------------------------------------
+
+describe("raw HTTP (node:net): header injection, framing, request lines", () => {
+  it("every request is answered with a 4xx, and nothing injected comes back in the response headers", async () => {
+    const bases: H.RawRequest[] = [
+      { method: "POST", target: "/token", headers: [["Content-Type", FORM]], body: Buffer.from("grant_type=client_credentials") },
+      { method: "POST", target: "/oauth2/v1/revoke", headers: [["Content-Type", FORM]], body: Buffer.from("token=abc") },
+      { method: "POST", target: "/oauth2/v1/introspect", headers: [["Content-Type", FORM]], body: Buffer.from("token=abc") },
+      { method: "GET", target: "/authorize?client_id=nobody&redirect_uri=http%3A%2F%2Fevil.example&response_type=code&state=s&scope=aisp" },
+      { method: "GET", target: "/accounts/acc-001" },
+      { method: "POST", target: "/session/login", headers: [["Content-Type", "application/json"]], body: Buffer.from('{"username":"alice","password":"x"}') },
+      { method: "GET", target: "/interaction/nope" },
+    ];
+    type Mutation = (r: H.RawRequest) => H.RawRequest;
+    const injectedHeader = fc
+      .tuple(
+        fc.constantFrom("X-Request-Id", "X-Fuzz", "Authorization", "Cookie", "Content-Type", "Host", "X-Forwarded-For", "Origin"),
+        fc.constantFrom("\r\n", "\n", "\r", "\r\n ", "\r\n\t", "\u0000", "\r\n\r\n", "\u0085", "\u2028"),
+        fc.constantFrom("Set-Cookie: INJECTED=1", "X-Injected: INJECTED", "Location: http://INJECTED.example", "Content-Length: 0", "Transfer-Encoding: chunked", "GET /healthz HTTP/1.1", "Access-Control-Allow-Origin: INJECTED"),
+      )
+      .map(([name, sep, payload]): Mutation => (r) => ({ ...r, headers: [...(r.headers ?? []), [name, `ok${H.utf8Latin1(sep)}${payload}`]] }));
+    const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+      { weight: 4, arbitrary: injectedHeader },
+      { weight: 1, arbitrary: fc.constantFrom("INJECTED<script>", "a".repeat(65), "../../x", "valid-id_1.2", "id with space", "%0d%0aSet-Cookie:INJECTED").map((v): Mutation => (r) => ({ ...r, headers: [...(r.headers ?? []), ["X-Request-Id", v]] })) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<Mutation>(
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Content-Length", "0"], ["Content-Length", "5"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Transfer-Encoding", "chunked"]] }),
+          (r) => ({ ...r, contentLength: false, headers: [...(r.headers ?? []), ["Transfer-Encoding", "chunked"]], body: Buffer.from(`${(r.body ?? Buffer.alloc(0)).length.toString(16)}\r\n${(r.body ?? Buffer.alloc(0)).toString("latin1")}\r\n0\r\n\r\n`, "latin1") }),
+          (r) => ({ ...r, contentLength: false, headers: [...(r.headers ?? []), ["Transfer-Encoding", "chunked"]], body: Buffer.from("zz\r\nabc\r\n0\r\n\r\n") }),
+          (r) => ({ ...r, contentLength: false, headers: [...(r.headers ?? []), ["Transfer-Encoding", "gzip, chunked"]], body: Buffer.from("0\r\n\r\n") }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Transfer-Encoding", "gzip"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Transfer-Encoding", " chunked"]] }),
+          (r) => ({ ...r, host: false }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Host", "evil.example"]] }),
+          (r) => ({ ...r, host: false, headers: [...(r.headers ?? []), ["Host", "evil.example"]] }),
+          (r) => ({ ...r, target: `http://evil.example${r.target}` }),
+          (r) => ({ ...r, target: `${r.target}\xff\xfe` }),
+          (r) => ({ ...r, target: `${r.target} extra` }),
+          (r) => ({ ...r, target: `${r.target}\t` }),
+          (r) => ({ ...r, target: "*" }),
+          (r) => ({ ...r, version: "HTTP/1.0" }),
+          (r) => ({ ...r, version: "HTTP/1.2" }),
+          (r) => ({ ...r, version: "http/1.1" }),
+          (r) => ({ ...r, version: "HTTP/1.1 junk" }),
+          (r) => ({ ...r, method: r.method.toLowerCase() }),
+          (r) => ({ ...r, method: "FOO" }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["X-Big", "b".repeat(17_000)]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ...Array.from({ length: 120 }, (_, i): [string, string] => [`X-Many-${i}`, "v".repeat(100)])] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["X Space", "v"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["", "v"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["X-Colon:", "v"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["X-Obs", "a\r\n folded"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["X-Nul\u0000", "v"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Authorization", "Basic \u0000"]] }),
+          (r) => ({ ...r, headers: [...(r.headers ?? []), ["Authorization", "Bearer a\r\nAuthorization: Basic ZGVtby1idWRnZXRpbmcta2V5OmRlbW8tYnVkZ2V0aW5nLXNlY3JldC03UW00elg="]] }),
+        ),
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.record({ base: fc.constantFrom(...bases), mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }) }), async (c) => {
+        const req = c.mutations.reduce((r, m) => m(r), c.base);
+        const before = await watch.fingerprint();
+        const res = await hit("raw", req, false);
+        H.check(res.status >= 400 && res.status < 500, "a rejected request must stay rejected, with a 4xx", req, res);
+        for (const [name, values] of Object.entries(res.headers)) {
+          if (name === "x-request-id") continue;
+          H.check(!values.some((v) => /injected/i.test(v)), `injected text came back in response header ${name}`, req, res);
+        }
+        if (res.byApp) {
+          H.check(/^[A-Za-z0-9._-]{1,64}$/.test(H.header(res, "x-request-id") ?? ""), "X-Request-Id must be well-formed", req, res);
+          if (req.method !== "HEAD" && !(res.headers["content-type"]?.[0] ?? "").startsWith("text/html")) H.oauthError(req, res);
+        }
+        const after = await watch.fingerprint();
+        const changed = H.DbWatch.changed(before, after, ["AuditEvent", "Session"]);
+        H.check(changed.length === 0, `the request changed ${changed.join(", ")}`, req, res);
+        H.check(after.auditCount - before.auditCount <= 1, "at most one audit event per rejected request", req, res);
+      }),
+      runs(200),
+    );
+  }, T);
+});
+
+// ---------------------------------------------------------------------------------------
+// Rate limits on
+// ---------------------------------------------------------------------------------------
+
+describe("rate limits (second server with small limits)", () => {
+  let limited: TestServer;
+  let limitedBrowser: Browser;
+  let limitedCsrf = "";
+  let serial = 0;
+
+  beforeAll(async () => {
+    limited = await startTestServer({ TOKEN_RATE_LIMIT_PER_CLIENT: "3", TOKEN_RATE_LIMIT_PER_IP: "1000000", SIGNIN_MAX_FAILURES_PER_USER: "2", SIGNIN_MAX_FAILURES_PER_IP: "1000000", PURGE_INTERVAL_SECONDS: "0" });
+    limitedBrowser = new Browser(limited.url);
+    limitedCsrf = (await json(await limitedBrowser.fetch("/session"))).csrfToken as string;
+  }, 60_000);
+
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  async function limitedHit(req: H.RawRequest): Promise<H.RawResponse> {
+    const res = await H.send(limited.url, req);
+    tally.count("ratelimit", res.status);
+    H.checkCommon(req, res);
+    return res;
+  }
+
+  function expect429(req: H.RawRequest, res: H.RawResponse, error: string): void {
+    H.check(res.status === 429, "the request over the limit must answer 429", req, res);
+    const retryAfter = H.header(res, "retry-after") ?? "";
+    H.check(/^\d+$/.test(retryAfter) && Number(retryAfter) >= 1, "429 must carry Retry-After in seconds", req, res);
+    H.check(H.oauthError(req, res).error === error, `429 error must be ${error}`, req, res);
+  }
+
+  it("the 4th token/revoke/introspect request of a client id within a minute answers 429 with Retry-After, whatever its body", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          id: H.shortHostile,
+          secret: H.shortHostile,
+          calls: fc.array(fc.record({ path: fc.constantFrom("/oauth2/v1/token", "/token", "/oauth2/v1/revoke", "/oauth2/v1/introspect"), ...bodyShape }), { minLength: 4, maxLength: 4 }),
+        }),
+        async (c) => {
+          const id = `rl${serial++}-${c.id}`;
+          const auth = `Basic ${H.b64(`${H.pct(id, true)}:${H.pct(c.secret, true)}`)}`;
+          for (const [i, call] of c.calls.entries()) {
+            const body = H.frame(formText(call.params, call.dup, call.sep), call.framing);
+            const req: H.RawRequest = { method: "POST", target: call.path, headers: [...H.bodyHeaders(body), ["Authorization", auth]], body: body.wire };
+            const res = await limitedHit(req);
+            if (i < 3) H.check(res.status !== 429 && res.status >= 400 && res.status < 500, "requests under the limit are not throttled", req, res);
+            else expect429(req, res, "too_many_requests");
+          }
+        },
+      ),
+      runs(15),
+    );
+  }, T);
+
+  it("the 3rd failed sign-in for a username answers 429 with Retry-After", async () => {
+    // Well-formed text: a NUL or lone surrogate is refused as malformed (400) before it can count as a failure.
+    const clean = (t: string) => t.isWellFormed() && !t.includes("\0");
+    await fc.assert(
+      fc.asyncProperty(fc.record({ user: H.shortHostile.filter(clean), password: H.shortHostile.filter((p) => p !== "" && clean(p)) }), async (c) => {
+        const username = `th${serial++}-${c.user}`.slice(0, 200);
+        for (let i = 0; i < 3; i++) {
+          const req: H.RawRequest = {
+            method: "POST",
+            target: "/session/login",
+            headers: [["Cookie", `tollgate.sid=${limitedBrowser.sessionCookie}`], ["X-CSRF-Token", limitedCsrf], ["Content-Type", "application/json"]],
+            body: Buffer.from(JSON.stringify({ username, password: c.password })),
+          };
+          const res = await limitedHit(req);
+          if (i < 2) H.check(res.status === 401, "failures under the limit answer 401", req, res);
+          else expect429(req, res, "too_many_attempts");
+        }
+      }),
+      runs(8),
+    );
+  }, T);
+});
+
+it("generated at least 2,000 requests", () => {
+  expect(tally.total).toBeGreaterThanOrEqual(2000);
+});
