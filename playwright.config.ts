@@ -1,17 +1,23 @@
 /**
  * Browser journeys in Debian's Chromium (`npx playwright install` cannot run here): the
- * built server (run `npm run build` first) on a fresh SQLite file with the demo seed,
+ * built server (run `npm run build` first) on a fresh database (SQLite, or PostgreSQL with
+ * E2E_DATABASE=postgresql) with the demo seed,
  * driven over real HTTP, with a relying-party app (e2e/support/relying-party.ts) playing
  * the third-party client.
  */
 import { defineConfig } from "@playwright/test";
-import { DATABASE_URL, DB_DIR, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
+import { DATABASE_URL, DB_DIR, POSTGRES_ADMIN_URL, POSTGRES_DB, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
 
 export const BASE_URL = TOLLGATE_URL;
 
-/** Removes the e2e database directory (left by the previous run) and creates it empty. */
+/**
+ * Starts from an empty database: removes the e2e SQLite directory (left by the previous
+ * run) and creates it empty, or drops and creates the e2e PostgreSQL database.
+ */
 const resetDb = `node -e ${JSON.stringify(
-  `const fs = require("node:fs"); fs.rmSync(${JSON.stringify(DB_DIR)}, { recursive: true, force: true }); fs.mkdirSync(${JSON.stringify(DB_DIR)}, { recursive: true });`,
+  DATABASE_URL.startsWith("file:")
+    ? `const fs = require("node:fs"); fs.rmSync(${JSON.stringify(DB_DIR)}, { recursive: true, force: true }); fs.mkdirSync(${JSON.stringify(DB_DIR)}, { recursive: true });`
+    : `const pg = require("pg"); const c = new pg.Client({ connectionString: ${JSON.stringify(POSTGRES_ADMIN_URL)} }); c.connect().then(() => c.query("DROP DATABASE IF EXISTS ${POSTGRES_DB} WITH (FORCE)")).then(() => c.query("CREATE DATABASE ${POSTGRES_DB}")).then(() => c.end(), (e) => { console.error(e); process.exit(1); });`,
 )}`;
 
 export default defineConfig({

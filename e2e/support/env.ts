@@ -1,6 +1,7 @@
 /**
  * Where the browser journeys find Tollgate. Shared by playwright.config.ts (which starts
- * the built server on these values) and the fixtures (which reach its SQLite file).
+ * the built server on these values) and the fixtures (which reach its database): a SQLite
+ * file, or with E2E_DATABASE=postgresql a PostgreSQL database on E2E_POSTGRES_URL's server.
  *
  * The database path is deterministic so that the fixtures can open the very file the
  * server uses; the webServer command deletes its directory before every start, so each
@@ -22,5 +23,14 @@ export const DB_DIR = path.join(tmpdir(), `tollgate-e2e-${TOLLGATE_PORT}`);
 /** The e2e SQLite file. */
 export const DB_FILE = path.join(DB_DIR, "tollgate.db");
 
+/** The PostgreSQL server's maintenance database, when E2E_DATABASE=postgresql. */
+export const POSTGRES_ADMIN_URL = process.env.E2E_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+
+/** The e2e PostgreSQL database, dropped and created again before each server start. */
+export const POSTGRES_DB = `tollgate_e2e_${TOLLGATE_PORT}`;
+
 /** DATABASE_URL given to the server and used by the fixtures. */
-export const DATABASE_URL = `file:${DB_FILE}`;
+export const DATABASE_URL =
+  process.env.E2E_DATABASE === "postgresql"
+    ? Object.assign(new URL(POSTGRES_ADMIN_URL), { pathname: `/${POSTGRES_DB}` }).toString()
+    : `file:${DB_FILE}`;

@@ -1,7 +1,7 @@
 /**
  * Playwright fixtures of the authorization code journeys.
  *
- * - `db` (worker): the project's own Prisma client (`createDb`) on the SQLite file the
+ * - `db` (worker): the project's own Prisma client (`createDb`) on the database the
  *   webServer runs on (e2e/support/env.ts); SQLite is in WAL mode, so this second
  *   connection and the server's coexist.
  * - `relyingParty` (worker): the relying party of relying-party.ts on its own free port,
