@@ -23,18 +23,8 @@ export interface InteractionRecord {
   expiresAt: Date;
 }
 
-export interface NewInteraction {
-  appId: string;
-  redirectUri: string;
-  scopes: string[];
-  state: string | null;
-  codeChallenge: string | null;
-  codeChallengeMethod: string | null;
-  prompt: string | null;
-  stage: InteractionStage;
-  userId: string | null;
-  expiresAt: Date;
-}
+/** A new interaction: everything but the id. */
+export type NewInteraction = Omit<InteractionRecord, "id">;
 
 type InteractionRow = Awaited<ReturnType<Db["interaction"]["create"]>>;
 
