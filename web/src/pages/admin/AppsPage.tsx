@@ -1,7 +1,8 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { APPS, type IssuedCredential } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
+import { SearchForm } from "../../components/SearchForm";
 import { Badge, DateTime } from "../../components/Format";
 import { ListState, LoadMore, Panel } from "../../components/Panel";
 import { SecretPanel } from "../../components/SecretPanel";
@@ -39,6 +40,10 @@ export function AppsPage() {
         }
       >
         <SearchForm
+          id="app-search"
+          label="Search by name"
+          name="Apps"
+          maxLength={200}
           initial={search}
           onSearch={(value) => setParams(value ? { search: value } : {}, { replace: true })}
         />
@@ -91,37 +96,5 @@ export function AppsPage() {
         }}
       />
     </AdminPage>
-  );
-}
-
-function SearchForm({ initial, onSearch }: { initial: string; onSearch: (value: string) => void }) {
-  const [value, setValue] = useState(initial);
-  useEffect(() => setValue(initial), [initial]);
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    onSearch(value.trim());
-  }
-
-  return (
-    <form className="search" role="search" aria-label="Apps" onSubmit={onSubmit}>
-      <label htmlFor="app-search">Search by name</label>
-      <input id="app-search" type="search" value={value} onChange={(e) => setValue(e.target.value)} maxLength={200} autoComplete="off" />
-      <button type="submit" className="button secondary small">
-        Search
-      </button>
-      {initial && (
-        <button
-          type="button"
-          className="button secondary small"
-          onClick={() => {
-            setValue("");
-            onSearch("");
-          }}
-        >
-          Clear search
-        </button>
-      )}
-    </form>
   );
 }

@@ -1,8 +1,9 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { useSearchParams } from "react-router";
 import { CREATE_USER, SET_USER_STATUS, USERS, type Role, type User } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
+import { SearchForm } from "../../components/SearchForm";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { SelectField, SubmitButton, TextField } from "../../components/Field";
 import { Badge, DateTime } from "../../components/Format";
@@ -42,7 +43,7 @@ export function UsersPage() {
   return (
     <AdminPage title="Users" intro="End users and administrators who sign in to Tollgate.">
       <Panel title="All users">
-        <SearchUsers initial={search} onSearch={(value) => navigate({ search: value, user: null })} />
+        <SearchForm id="user-search" label="Search by username" name="Users" maxLength={100} initial={search} onSearch={(value) => navigate({ search: value, user: null })} />
         <ActionNotices action={action} />
         <ListState
           loading={users.loading}
@@ -116,36 +117,6 @@ export function UsersPage() {
       )}
       <CreateUser onCreated={() => users.reload()} />
     </AdminPage>
-  );
-}
-
-function SearchUsers({ initial, onSearch }: { initial: string; onSearch: (value: string) => void }) {
-  const [value, setValue] = useState(initial);
-  useEffect(() => setValue(initial), [initial]);
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    onSearch(value.trim());
-  }
-  return (
-    <form className="search" role="search" aria-label="Users" onSubmit={onSubmit}>
-      <label htmlFor="user-search">Search by username</label>
-      <input id="user-search" type="search" value={value} onChange={(e) => setValue(e.target.value)} maxLength={100} autoComplete="off" />
-      <button type="submit" className="button secondary small">
-        Search
-      </button>
-      {initial && (
-        <button
-          type="button"
-          className="button secondary small"
-          onClick={() => {
-            setValue("");
-            onSearch("");
-          }}
-        >
-          Clear search
-        </button>
-      )}
-    </form>
   );
 }
 
