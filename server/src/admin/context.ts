@@ -44,13 +44,11 @@ export async function resolveActor(db: Db, req: Request, realm: string): Promise
   if (req.headers.authorization !== undefined) {
     let token;
     try {
-      const now = new Date();
-      token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), now);
-      if (!token || token.status !== "approved" || token.expiresAt <= now || !token.clientActive) token = undefined;
+      token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), new Date());
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
     }
-    if (!token) throw gqlError("UNAUTHENTICATED", "invalid, expired or revoked bearer token");
+    if (!token?.active) throw gqlError("UNAUTHENTICATED", "invalid, expired or revoked bearer token");
     return { kind: "client", clientId: token.clientId, scopes: token.scopes };
   }
   const userId = req.session?.userId;

@@ -1,10 +1,12 @@
+import { SPA_PAGES } from "./spa.js";
+
 /**
  * First path segments served by Tollgate itself. Every other first segment is an API
  * name routed by the gateway, so no API may take one of these.
  */
 export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
   "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "assets",
-  "login", "consent", "error", "account", "admin",
+  ...SPA_PAGES.map((page) => page.slice(1)),
 ]);
 
 /** True when `path` is served by Tollgate rather than forwarded by the gateway. */

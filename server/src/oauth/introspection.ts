@@ -16,8 +16,8 @@ import { NO_STORE } from "./token-endpoint.js";
  * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
  * the epoch; `api_product_list_json` carries the token's API products.
  */
-export function introspectionResponse(token: StoredToken | undefined, issuer: string, now: Date): Record<string, unknown> {
-  if (!token || !token.approved || !token.clientActive || token.expiresAt <= now) return { active: false };
+export function introspectionResponse(token: StoredToken | undefined, issuer: string): Record<string, unknown> {
+  if (!token?.active) return { active: false };
   return {
     active: true,
     scope: joinList(token.scopes),
@@ -40,6 +40,6 @@ export function introspectionEndpoint(db: Db, realm: string, issuer: string) {
     if (!client.canIntrospect) throw new OAuthError("unauthorized_client", "this client may not introspect tokens", 403);
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
-    res.set(NO_STORE).json(introspectionResponse(token, issuer, now));
+    res.set(NO_STORE).json(introspectionResponse(token, issuer));
   };
 }

@@ -33,6 +33,11 @@ function liveGrant(t: { apiProducts: string; scope: string }, approved: { apiPro
   return { apiProducts: products.map((p) => p.name), scopes: splitList(t.scope).filter((s) => offered.has(s)) };
 }
 
+/** The app and credential are approved and the credential is not past its expiry (rotation grace). */
+function clientActive(app: { status: string }, credential: { status: string; expiresAt: Date | null }, now: Date): boolean {
+  return app.status === "approved" && credential.status === "approved" && (credential.expiresAt === null || credential.expiresAt > now);
+}
+
 /** Prisma selection of a credential's approved products, for {@link liveGrant}. */
 const APPROVED_PRODUCTS = { where: { status: "approved" }, select: { apiProduct: { select: { name: true, scopes: true } } } } as const;
 
@@ -63,16 +68,14 @@ export async function insertAccessToken(db: Tx, t: NewAccessToken): Promise<stri
 
 /** An access token as the gateway checks it, with the live status of its app and credential. */
 export interface PresentedToken {
-  status: string;
-  expiresAt: Date;
+  /** Approved, not expired, and its app and credential still approved and unexpired. */
+  active: boolean;
   scopes: string[];
   /** Products recorded on the token that are still approved on its credential. */
   apiProducts: string[];
   clientId: string;
   appName: string;
   userId: string | null;
-  /** True when the app and credential are approved and the credential is not past its expiry. */
-  clientActive: boolean;
 }
 
 /**
@@ -97,16 +100,11 @@ export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Pro
   });
   if (!t) return undefined;
   return {
-    status: t.status,
-    expiresAt: t.expiresAt,
+    active: t.status === "approved" && t.expiresAt > now && clientActive(t.app, t.credential, now),
     ...liveGrant(t, t.credential.products),
     clientId: t.credential.consumerKey,
     appName: t.app.name,
     userId: t.userId,
-    clientActive:
-      t.app.status === "approved" &&
-      t.credential.status === "approved" &&
-      (t.credential.expiresAt === null || t.credential.expiresAt > now),
   };
 }
 
@@ -169,10 +167,8 @@ export interface StoredToken {
   /** Issue and expiry of the presented token (access or refresh). */
   issuedAt: Date;
   expiresAt: Date;
-  /** The presented token's own status is approved. */
-  approved: boolean;
-  /** The app and credential are approved and the credential is not past its expiry. */
-  clientActive: boolean;
+  /** The presented token is approved and not expired, and its app and credential still approved and unexpired. */
+  active: boolean;
 }
 
 /**
@@ -200,6 +196,7 @@ export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string
     });
     if (!t) continue;
     const access = type === "access_token";
+    const expiresAt = access ? t.expiresAt : t.refreshTokenExpiresAt!;
     return {
       type,
       id: t.id,
@@ -210,10 +207,8 @@ export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string
       familyId: t.familyId,
       ...liveGrant(t, t.credential.products),
       issuedAt: access ? t.issuedAt : t.refreshTokenIssuedAt!,
-      expiresAt: access ? t.expiresAt : t.refreshTokenExpiresAt!,
-      approved: (access ? t.status : t.refreshTokenStatus) === "approved",
-      clientActive:
-        t.app.status === "approved" && t.credential.status === "approved" && (t.credential.expiresAt === null || t.credential.expiresAt > now),
+      expiresAt,
+      active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(t.app, t.credential, now),
     };
   }
   return undefined;
