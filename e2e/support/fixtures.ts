@@ -12,7 +12,7 @@
  *   journey starts from "alice never consented", whatever ran before it.
  */
 import { test as base } from "@playwright/test";
-import { createDb, type Db } from "../../server/src/db/client.js";
+import { closeDb, createDb, type Db } from "../../server/src/db/client.js";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { DATABASE_URL, TOLLGATE_URL } from "./env.js";
 import { startRelyingParty, type RelyingParty } from "./relying-party.js";
@@ -46,7 +46,7 @@ export const test = base.extend<{ rp: RelyingParty; freshConsents: void }, { db:
     async ({}, use) => {
       const db = await createDb(DATABASE_URL);
       await use(db);
-      await db.$disconnect();
+      await closeDb(db);
     },
     { scope: "worker" },
   ],

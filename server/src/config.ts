@@ -59,6 +59,10 @@ const schema = z.object({
   PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Days the audit log is kept. Default 365. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
+  /** How long a cached catalog lookup (client, credential, API) is used, milliseconds; an admin change on another instance shows here within this time (changes in this process at once). 0 turns the cache off. Default 1000. */
+  CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** SQLite `PRAGMA synchronous`: NORMAL (commits survive a process crash; a power loss may drop the last ones) or FULL (they survive a power loss too, at an fsync per commit). Default NORMAL. */
+  SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
   /** Redis shared by all instances for rate-limit and sign-in counters, e.g. redis://127.0.0.1:6379. Default none: counters per process (one instance). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//).optional(),
   /** Prefix of Tollgate's keys in Redis. Default tollgate: */
@@ -94,6 +98,9 @@ export interface Config {
   auditRetentionDays: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** Milliseconds. */
+  catalogCacheTtlMs: number;
+  sqliteSynchronous: "NORMAL" | "FULL";
 }
 
 /**
@@ -134,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
+    catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
   };
 }

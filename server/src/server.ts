@@ -8,11 +8,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { createDb, type Db } from "./db/client.js";
+import { closeDb, createDb, type Db } from "./db/client.js";
 import { migrate } from "./db/migrate.js";
 import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
-import { createApp } from "./http/app.js";
+import { createRequestListener } from "./http/dispatch.js";
 import { limiterFactory } from "./http/limiter.js";
 import { createLogger } from "./http/logger.js";
 import { schedulePurge } from "./maintenance/purge.js";
@@ -52,7 +52,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-  const db = await createDb(config.databaseUrl);
+  const db = await createDb(config.databaseUrl, { catalogTtlMs: config.catalogCacheTtlMs, sqliteSynchronous: config.sqliteSynchronous });
 
   let upstream: { server: Server; url: string } | undefined;
   let seeded = false;
@@ -63,7 +63,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
-  const server = createServer(await createApp(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
+  const server = createServer(await createRequestListener(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
   const port = await listen(server, config.port, config.host);
   const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
   return {
@@ -79,7 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // Work a response left behind (express-session's touch after the answer) gets a moment to
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
-      await Promise.race([db.$disconnect(), sleep(DISCONNECT_TIMEOUT_MS)]);
+      await Promise.race([closeDb(db), sleep(DISCONNECT_TIMEOUT_MS)]);
       redis?.disconnect();
     },
   };

@@ -2,6 +2,7 @@
  * End users (bank customers) and administrators.
  */
 import type { Db } from "../db/client.js";
+import type { Sql } from "../db/sql.js";
 import { paginate, substringSearch } from "../db/paginate.js";
 
 export interface UserRecord {
@@ -23,6 +24,11 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 /** @returns the user with this id, or undefined. */
 export async function findUserById(db: Db, id: string): Promise<UserRecord | undefined> {
   return (await db.user.findUnique({ where: { id } })) ?? undefined;
+}
+
+/** True when the user exists and is active (direct SQL: the code and refresh grants). */
+export async function isActiveUser(sql: Sql, id: string): Promise<boolean> {
+  return (await sql.get(`SELECT 1 AS "active" FROM "User" WHERE "id" = ? AND "status" = 'active'`, [id])) !== undefined;
 }
 
 /** Users whose username contains `search`, oldest first. */

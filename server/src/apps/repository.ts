@@ -38,14 +38,10 @@ export interface ClientRecord {
   callbackUrls: string[];
 }
 
-/**
- * Loads a credential by consumer key with its app, developer, organization, approved
- * products and callback URLs.
- * @returns undefined when no credential has this key.
- */
-export async function findClientByConsumerKey(db: Db, consumerKey: string): Promise<ClientRecord | undefined> {
+/** Loads a credential by id or consumer key, joined in one Prisma query. */
+async function loadClient(db: Db, where: { consumerKey: string } | { id: string }): Promise<ClientRecord | undefined> {
   const c = await db.credential.findUnique({
-    where: { consumerKey },
+    where,
     include: {
       products: { where: { status: "approved" }, include: { apiProduct: true }, orderBy: { apiProduct: { name: "asc" } } },
       app: { include: { developer: { include: { organization: true } }, callbackUrls: true } },
@@ -72,6 +68,20 @@ export async function findClientByConsumerKey(db: Db, consumerKey: string): Prom
     products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes) })),
     callbackUrls: app.callbackUrls.map((u) => u.url),
   };
+}
+
+/**
+ * Finds a credential by consumer key with its app, developer, organization, approved
+ * products and callback URLs (catalog cache, db/catalog-cache.ts).
+ * @returns undefined when no credential has this key.
+ */
+export function findClientByConsumerKey(db: Db, consumerKey: string): Promise<ClientRecord | undefined> {
+  return db.catalog.get(`client:${consumerKey}`, () => loadClient(db, { consumerKey }));
+}
+
+/** Like {@link findClientByConsumerKey}, by credential id (a token's credential). */
+export function findClientByCredentialId(db: Db, credentialId: string): Promise<ClientRecord | undefined> {
+  return db.catalog.get(`credential:${credentialId}`, () => loadClient(db, { id: credentialId }));
 }
 
 /** An app's name, organization and status, for display and status checks. @returns undefined when unknown. */

@@ -3,6 +3,7 @@
  * purged past retention); details never contain secrets or tokens.
  */
 import type { Db } from "../db/client.js";
+import { newId } from "../db/ids.js";
 import { paginate } from "../db/paginate.js";
 
 /** Event types; `admin.<mutation>` for every admin API change. */
@@ -31,11 +32,16 @@ function storable(value: string | undefined): string {
   return [...(value ?? "").toWellFormed().replace(/\0/g, "")].slice(0, 200).join("");
 }
 
-/** Appends one event. */
+/** Appends one event (direct SQL: token issuance writes one per token). */
 export async function recordAuditEvent(db: Db, e: AuditEventInput): Promise<void> {
-  await db.auditEvent.create({
-    data: { type: e.type, actor: storable(e.actor), subject: storable(e.subject), details: JSON.stringify(e.details ?? {}) },
-  });
+  await db.sql.run(`INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details") VALUES (?, ?, ?, ?, ?, ?)`, [
+    newId(),
+    new Date(),
+    e.type,
+    storable(e.actor),
+    storable(e.subject),
+    JSON.stringify(e.details ?? {}),
+  ]);
 }
 
 /**

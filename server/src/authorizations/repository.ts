@@ -2,7 +2,8 @@
  * The authorization code flow's records: interactions (flow state between /authorize and
  * the redirect back), authorization codes and remembered consents.
  */
-import type { Db, Tx } from "../db/client.js";
+import type { Db } from "../db/client.js";
+import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
 import { revokeTokensOfOwner } from "../tokens/management.js";
 
@@ -81,20 +82,34 @@ export async function insertAuthorizationCode(db: Db, c: NewAuthorizationCode): 
   await db.authorizationCode.create({ data: { ...rest, scope: joinList(scopes) } });
 }
 
-export async function findAuthorizationCode(db: Db, where: { codeHash: string } | { id: string }): Promise<AuthorizationCodeRecord | undefined> {
-  const row = await db.authorizationCode.findUnique({ where });
+/** Finds a code by the SHA-256 of its value or by id (direct SQL: the code and refresh grants). */
+export async function findAuthorizationCode(sql: Sql, where: { codeHash: string } | { id: string }): Promise<AuthorizationCodeRecord | undefined> {
+  const [column, value] = "id" in where ? ["id", where.id] : ["codeHash", where.codeHash];
+  const row = await sql.get<Record<string, unknown>>(
+    `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "expiresAt", "usedAt"
+     FROM "AuthorizationCode" WHERE "${column}" = ?`,
+    [value],
+  );
   if (!row) return undefined;
-  const { scope, codeHash: _h, createdAt: _c, ...rest } = row;
-  return { ...rest, scopes: splitList(scope) };
+  return {
+    id: String(row.id),
+    appId: String(row.appId),
+    userId: String(row.userId),
+    redirectUri: String(row.redirectUri),
+    scopes: splitList(String(row.scope)),
+    codeChallenge: (row.codeChallenge as string | null) ?? null,
+    codeChallengeMethod: (row.codeChallengeMethod as string | null) ?? null,
+    expiresAt: dateOf(row.expiresAt),
+    usedAt: nullableDateOf(row.usedAt),
+  };
 }
 
 /**
  * Marks a code used, only if it was unused: the single-use guard (RFC 6749 §4.1.2).
  * @returns false when the code had already been used.
  */
-export async function markAuthorizationCodeUsed(db: Tx, id: string, now: Date): Promise<boolean> {
-  const { count } = await db.authorizationCode.updateMany({ where: { id, usedAt: null }, data: { usedAt: now } });
-  return count === 1;
+export async function markAuthorizationCodeUsed(sql: Sql, id: string, now: Date): Promise<boolean> {
+  return (await sql.run(`UPDATE "AuthorizationCode" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL`, [now, id])) === 1;
 }
 
 /** @returns the scopes the user has consented to for this app (empty if none or revoked). */

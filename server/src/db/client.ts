@@ -3,42 +3,94 @@
  * argument; nothing else imports Prisma. The provider follows DATABASE_URL: SQLite through
  * better-sqlite3, PostgreSQL through node-postgres, each with its own generated client
  * (prisma/schema.prisma and its derived prisma/postgresql/schema.prisma: the same models).
+ *
+ * Next to Prisma, each database carries `sql` (direct prepared statements for the hot
+ * paths, db/sql.ts) and `catalog` (the per-process catalog cache, db/catalog-cache.ts).
  */
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
+import type BetterSqlite3 from "better-sqlite3";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.js";
 import { PrismaClient as PostgresqlPrismaClient } from "../generated/prisma-postgresql/client.js";
+import { CatalogCache } from "./catalog-cache.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
+import { observedAdapter } from "./observed-adapter.js";
+import { postgresqlSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
 
-export type Db = PrismaClient;
+export type Db = PrismaClient & {
+  /** Direct SQL for the hot paths. */
+  readonly sql: Sql;
+  /** Catalog lookups cached in this process. */
+  readonly catalog: CatalogCache;
+};
 /** The client inside `db.$transaction(async (tx) => ...)`. */
 export type Tx = Prisma.TransactionClient;
+
+/** SQLite `PRAGMA synchronous` levels offered (the README weighs them). */
+export type SqliteSynchronous = "NORMAL" | "FULL";
+
+export interface DbOptions {
+  /** PostgreSQL pool size, for Prisma and for the direct statements each. */
+  poolSize?: number;
+  /** Time to live of catalog cache entries, milliseconds. */
+  catalogTtlMs?: number;
+  sqliteSynchronous?: SqliteSynchronous;
+}
 
 /**
  * Opens the database of `databaseUrl`.
  *
- * SQLite settings: WAL journal (readers never block the writer), `synchronous = NORMAL`
- * (a commit survives a crash of the process; only an OS crash or power loss may drop the
- * last commits, and never corrupts the file), 5 s busy timeout.
- * PostgreSQL: a pool of `poolSize` connections.
+ * SQLite settings: WAL journal (readers never block the writer), `synchronous` NORMAL by
+ * default (a commit survives a crash of the process, as the kill -9 check shows; only an
+ * OS crash or power loss may drop the last commits, and never corrupts the file) or FULL,
+ * 5 s busy timeout (other processes on the same file).
+ * PostgreSQL: pools of `poolSize` connections.
  */
-export async function createDb(databaseUrl: string, poolSize = 10): Promise<Db> {
+export async function createDb(databaseUrl: string, options: DbOptions = {}): Promise<Db> {
+  const { poolSize = 10, catalogTtlMs = 1000, sqliteSynchronous = "NORMAL" } = options;
+  const catalog = new CatalogCache(catalogTtlMs);
+  const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
-    const db = new PostgresqlPrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) }) as unknown as Db;
-    providers.set(db, "postgresql");
-    return db;
+    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite });
+    const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
+    return open(prisma, "postgresql", postgresqlSql(databaseUrl, poolSize), catalog);
   }
-  const adapter = new PrismaBetterSQLite3({ url: `file:${sqliteFilePath(databaseUrl)}`, timeout: 5000 });
-  const db = new PrismaClient({ adapter });
-  await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
-  await db.$executeRawUnsafe("PRAGMA synchronous = NORMAL");
-  await db.$executeRawUnsafe("PRAGMA foreign_keys = ON");
-  providers.set(db, "sqlite");
-  return db;
+  const gate = new SqliteGate();
+  let connection: BetterSqlite3.Database | undefined;
+  const adapter = observedAdapter(new PrismaBetterSQLite3({ url: `file:${sqliteFilePath(databaseUrl)}`, timeout: 5000 }), {
+    onCatalogWrite,
+    gate,
+    onConnect: (a) => (connection = sqliteConnectionOf(a)),
+  });
+  const prisma = new PrismaClient({ adapter });
+  await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  await prisma.$executeRawUnsafe(`PRAGMA synchronous = ${sqliteSynchronous}`);
+  await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  if (!connection) throw new Error("the SQLite adapter did not connect");
+  return open(prisma, "sqlite", sqliteSql(connection, gate), catalog);
 }
 
-const providers = new WeakMap<Db, Provider>();
+/** The better-sqlite3 connection inside Prisma's adapter (its public `client`, @prisma/adapter-better-sqlite3 6.19). */
+function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
+  const client = (adapter as unknown as { client?: BetterSqlite3.Database }).client;
+  if (!client || typeof client.prepare !== "function") throw new Error("unexpected @prisma/adapter-better-sqlite3: no client connection");
+  return client;
+}
+
+const providers = new WeakMap<PrismaClient, Provider>();
+
+function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: CatalogCache): Db {
+  providers.set(prisma, provider);
+  return Object.assign(prisma, { sql, catalog });
+}
+
+/** Closes Prisma's connections and the direct statements' pool. */
+export async function closeDb(db: Db): Promise<void> {
+  await db.$disconnect();
+  await db.sql.close();
+}
 
 /** The provider a client was opened on, for the few query options that differ (e.g. case-insensitive search). */
 export function providerOfDb(db: Db): Provider {

@@ -6,8 +6,8 @@
  */
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import type { NextFunction, Request, Response } from "express";
-import { createProxyMiddleware } from "http-proxy-middleware";
+import httpProxy from "http-proxy";
+import { sendJson } from "../http/node.js";
 import type { Db } from "../db/client.js";
 import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
 import { hashSecret } from "../oauth/secrets.js";
@@ -44,35 +44,23 @@ function splitPath(url: string): { name: string; rest: string } {
   return { name, rest };
 }
 
-/** Builds the gateway middleware (mounted last: every path not served by Tollgate itself). */
+/** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
 export function gateway(db: Db, realm: string) {
-  const upstreams = new WeakMap<IncomingMessage, string>();
-  // One proxy per upstream protocol, each with a keep-alive agent (connections to upstreams are reused).
-  const proxyWith = (agent: HttpAgent) =>
-    createProxyMiddleware<Request, Response>({
-      router: (req) => upstreams.get(req)!,
-      agent,
-      changeOrigin: true,
-      xfwd: true,
-      proxyTimeout: UPSTREAM_TIMEOUT_MS,
-      on: {
-        error: (_err, _req, res) => {
-          const out = res as ServerResponse;
-          if (typeof out.writeHead !== "function" || out.headersSent) return;
-          out.writeHead(502, { "Content-Type": "application/json" });
-          out.end(JSON.stringify({ error: "bad_gateway", error_description: "the upstream API did not answer" }));
-        },
-      },
-    });
-  const httpProxy = proxyWith(new HttpAgent({ keepAlive: true }));
-  const httpsProxy = proxyWith(new HttpsAgent({ keepAlive: true }));
+  // Connections to upstreams are kept alive and reused.
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const proxy = httpProxy.createProxyServer({ changeOrigin: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
+  proxy.on("error", (_err, _req, res) => {
+    const out = res as ServerResponse;
+    if (typeof out.writeHead !== "function" || out.headersSent) return void out.destroy();
+    sendJson(out, 502, { error: "bad_gateway", error_description: "the upstream API did not answer" });
+  });
 
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { name, rest } = splitPath(req.url);
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { name, rest } = splitPath(req.url ?? "/");
     if (name === "") throw new NotFound("no API named in the path");
     const api = await findApiByName(db, name);
     if (!api) throw new NotFound(`no API named "${name}"`);
-    if (!METHODS.includes(req.method)) throw new MethodNotAllowed(METHODS);
+    if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
     const token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), new Date());
     checkAccess(token, api, realm);
 
@@ -88,7 +76,7 @@ export function gateway(db: Db, realm: string) {
     req.headers["x-scopes"] = token.scopes.join(" ");
     if (token.userId) req.headers["x-user-id"] = token.userId;
     req.url = rest;
-    upstreams.set(req, api.upstreamUrl);
-    await (api.upstreamUrl.startsWith("https:") ? httpsProxy : httpProxy)(req, res, next);
+    const secure = api.upstreamUrl.startsWith("https:");
+    proxy.web(req, res, { target: api.upstreamUrl, agent: secure ? agents.https : agents.http });
   };
 }

@@ -5,7 +5,9 @@
  * description; anything else is logged with the request id and answered with a generic
  * `server_error` (no stack trace, no internals).
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
+import type { Logger } from "pino";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../oauth/errors.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
@@ -42,23 +44,33 @@ const PAGE_HEADERS = {
   "Referrer-Policy": "no-referrer",
 };
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+/**
+ * Answers `err` on `res` in plain node:http terms, so both the Express app and the
+ * node:http endpoints (http/node.ts) use it. A response already under way is cut off.
+ */
+export function sendError(err: unknown, req: IncomingMessage & { id?: unknown; log?: Logger }, res: ServerResponse): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.set("Cache-Control", "no-store");
   if (err instanceof AuthorizationErrorRedirect) {
-    res.redirect(302, err.location);
+    res.writeHead(302, { "Cache-Control": "no-store", Location: err.location }).end();
     return;
   }
   const known = toOAuthError(err);
-  if (!known) req.log.error({ err }, "unhandled error");
+  if (!known) req.log?.error({ err }, "unhandled error");
   const error = known ?? new OAuthError("server_error", `internal error (request id ${String(req.id)})`, 500);
-  res.status(error.status).set(error.headers);
+  const headers = { ...error.headers, "Cache-Control": "no-store" };
   if (error instanceof InvalidAuthorizationRequest) {
-    res.set(PAGE_HEADERS).type("html").send(errorPage(error));
+    const page = errorPage(error);
+    res.writeHead(error.status, { ...headers, ...PAGE_HEADERS, "Content-Type": "text/html; charset=utf-8", "Content-Length": Buffer.byteLength(page) });
+    res.end(page);
     return;
   }
-  res.json(error.toJSON());
-};
+  const body = JSON.stringify(error.toJSON());
+  res.writeHead(error.status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The Express app's error handler: {@link sendError}. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => sendError(err, req, res);

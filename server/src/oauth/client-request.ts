@@ -3,18 +3,21 @@
  * form body and HTTP Basic client authentication, with failed authentications written to
  * the audit log.
  */
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
 import { authenticateClient, parseBasicCredentials, type Client } from "./client-auth.js";
 import { InvalidClient } from "./errors.js";
 import { readForm, type FormParams } from "./form.js";
 
+/** A request to the token, revocation or introspection endpoint, with its form body text, client IP and path. */
+export type ClientRequest = IncomingMessage & { body?: unknown; ip: string; path: string };
+
 /**
  * @returns the form parameters and the authenticated client.
  * @throws InvalidRequest for a bad form; InvalidClient (401) for failed client authentication.
  */
-export async function readClientRequest(db: Db, req: Request, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
+export async function readClientRequest(db: Db, req: ClientRequest, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
   try {
     return { params, client: await authenticateClient(db, req.headers.authorization, realm, now) };

@@ -1,7 +1,8 @@
 /**
  * Strict reading of `application/x-www-form-urlencoded` bodies for the OAuth endpoints.
  */
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
+import typeis from "type-is";
 import { InvalidRequest } from "./errors.js";
 
 /**
@@ -17,14 +18,14 @@ export function isCleanText(value: string): boolean {
 export type FormParams = Record<string, string>;
 
 /**
- * Parses the form body text that `express.text` left on `req.body`.
+ * Parses the form body text that body-parser's `text` left on `req.body`.
  * RFC 6749 §3.1/§3.2: parameters without a value are treated as omitted, and a parameter
  * may not appear more than once.
  * @throws InvalidRequest when the content type is not form-urlencoded, a parameter repeats,
  *   or a name or value is not clean text ({@link isCleanText}).
  */
-export function readForm(req: Request): FormParams {
-  if (!req.is("application/x-www-form-urlencoded")) {
+export function readForm(req: IncomingMessage & { body?: unknown }): FormParams {
+  if (!typeis(req, ["application/x-www-form-urlencoded"])) {
     throw new InvalidRequest("Content-Type must be application/x-www-form-urlencoded");
   }
   const params: FormParams = Object.create(null);

@@ -3,10 +3,11 @@
  * allowed to introspect (resource servers). Anything unknown, expired, revoked, or whose
  * app or credential is no longer approved is `{"active": false}` and nothing more (§2.2).
  */
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
 import { findTokenByAnyHash, type StoredToken } from "../tokens/repository.js";
-import { readClientRequest } from "./client-request.js";
+import { sendJson } from "../http/node.js";
+import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, OAuthError } from "./errors.js";
 import { joinList } from "./scopes.js";
 import { hashSecret } from "./secrets.js";
@@ -32,14 +33,14 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
   };
 }
 
-/** Builds the Express handler for POST introspection requests. */
+/** Builds the handler of POST introspection requests (after http/dispatch.ts read the form). */
 export function introspectionEndpoint(db: Db, realm: string, issuer: string) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
     if (!client.canIntrospect) throw new OAuthError("unauthorized_client", "this client may not introspect tokens", 403);
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
-    res.set(NO_STORE).json(introspectionResponse(token, issuer));
+    sendJson(res, 200, introspectionResponse(token, issuer), NO_STORE);
   };
 }

@@ -2,7 +2,7 @@
  * Issuance of access tokens (and refresh tokens for user grants): new random values,
  * lifetimes from the app, SHA-256 hashes stored.
  */
-import type { Tx } from "../db/client.js";
+import type { Sql } from "../db/sql.js";
 import { insertAccessToken } from "../tokens/repository.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "./secrets.js";
@@ -43,7 +43,7 @@ const SECOND_MS = 1000;
  * Creates and stores a new access token (plus refresh token if asked).
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
  */
-export async function issueToken(db: Tx, r: IssueRequest): Promise<IssuedToken> {
+export async function issueToken(sql: Sql, r: IssueRequest): Promise<IssuedToken> {
   const accessToken = newSecret();
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
   const refresh = r.withRefreshToken
@@ -53,7 +53,7 @@ export async function issueToken(db: Tx, r: IssueRequest): Promise<IssuedToken> 
         expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
       }
     : undefined;
-  await insertAccessToken(db, {
+  await insertAccessToken(sql, {
     tokenHash: hashSecret(accessToken),
     appId: r.client.appId,
     credentialId: r.client.credentialId,

@@ -7,30 +7,30 @@
  * family, access tokens included (§2.1: "SHOULD also invalidate all access tokens based
  * on the same authorization grant"); revoking an access token leaves its refresh token.
  */
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
 import { findTokenByAnyHash, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
 import { revokeTokenById } from "../tokens/management.js";
-import { readClientRequest } from "./client-request.js";
+import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest } from "./errors.js";
 import { hashSecret } from "./secrets.js";
 import { NO_STORE } from "./token-endpoint.js";
 
-/** Builds the Express handler for POST revocation requests. */
+/** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */
 export function revocationEndpoint(db: Db, realm: string) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
     if (token) {
       if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
-      if (token.type === "access_token") await revokeAccessToken(db, token.id, now);
-      else if (token.familyId !== null) await revokeFamily(db, token.familyId, now);
+      if (token.type === "access_token") await revokeAccessToken(db.sql, token.id, now);
+      else if (token.familyId !== null) await revokeFamily(db.sql, token.familyId, now);
       else await revokeTokenById(db, token.id, now);
       await recordAuditEvent(db, { type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
     }
-    res.status(200).set(NO_STORE).end();
+    res.writeHead(200, NO_STORE).end();
   };
 }

@@ -3,10 +3,11 @@
  * read the form, authenticate the client, run the grant named by `grant_type`, answer the
  * token response with `Cache-Control: no-store` (RFC 6749 §5.1).
  */
-import type { Request, Response } from "express";
+import type { ServerResponse } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
-import { readClientRequest } from "./client-request.js";
+import { sendJson } from "../http/node.js";
+import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
 import { grants } from "./grants/index.js";
 import { formatTokenResponse } from "./token-response.js";
@@ -14,9 +15,9 @@ import { formatTokenResponse } from "./token-response.js";
 /** Headers of every response that carries a token or secret (RFC 6749 §5.1). */
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
-/** Builds the Express handler for POST token requests. */
+/** Builds the handler of POST token requests (after http/dispatch.ts read the form). */
 export function tokenEndpoint(db: Db, realm: string) {
-  return async (req: Request, res: Response): Promise<void> => {
+  return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
     if (params.client_id !== undefined && params.client_id !== client.clientId) {
@@ -33,6 +34,6 @@ export function tokenEndpoint(db: Db, realm: string) {
       subject: issued.userId,
       details: { grant_type: grant.type, scope: issued.scopes.join(" ") },
     });
-    res.set(NO_STORE).json(formatTokenResponse(client, issued, now));
+    sendJson(res, 200, formatTokenResponse(client, issued, now), NO_STORE);
   };
 }

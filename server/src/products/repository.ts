@@ -16,18 +16,20 @@ export interface ApiRoute {
 }
 
 /**
- * Finds the API served under gateway path prefix `name`.
+ * Finds the API served under gateway path prefix `name` (catalog cache, db/catalog-cache.ts).
  * @returns undefined when no API has this name.
  */
-export async function findApiByName(db: Db, name: string): Promise<ApiRoute | undefined> {
-  const api = await db.api.findUnique({ where: { name }, include: { products: { include: { apiProduct: true } } } });
-  if (!api) return undefined;
-  return {
-    name: api.name,
-    upstreamUrl: api.upstreamUrl,
-    requiredScopes: splitList(api.requiredScopes),
-    productNames: api.products.map((p) => p.apiProduct.name),
-  };
+export function findApiByName(db: Db, name: string): Promise<ApiRoute | undefined> {
+  return db.catalog.get(`api:${name}`, async () => {
+    const api = await db.api.findUnique({ where: { name }, include: { products: { include: { apiProduct: true } } } });
+    if (!api) return undefined;
+    return {
+      name: api.name,
+      upstreamUrl: api.upstreamUrl,
+      requiredScopes: splitList(api.requiredScopes),
+      productNames: api.products.map((p) => p.apiProduct.name),
+    };
+  });
 }
 
 /** Names of all described scopes, sorted. */

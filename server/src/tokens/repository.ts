@@ -1,8 +1,13 @@
 /**
  * Issued access tokens (and refresh tokens of user grants). Only SHA-256 hashes of the
- * token values are stored.
+ * token values are stored. Every function here is on a hot path and runs as direct SQL
+ * (db/sql.ts); the catalog side of a token (its app, credential and products) comes from
+ * the catalog cache.
  */
-import type { Db, Tx } from "../db/client.js";
+import { findClientByCredentialId, type ClientRecord } from "../apps/repository.js";
+import type { Db } from "../db/client.js";
+import { newId } from "../db/ids.js";
+import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
 
 /** What is stored for a newly issued access token. */
@@ -26,44 +31,45 @@ export interface NewAccessToken {
  * credential, and its recorded scopes that one of those products still offers. Revoking
  * a product on a credential thus takes effect on tokens already issued.
  */
-function liveGrant(t: { apiProducts: string; scope: string }, approved: { apiProduct: { name: string; scopes: string } }[]) {
+function liveGrant(t: { apiProducts: string; scope: string }, approved: ClientRecord["products"]) {
   const recorded = new Set(splitList(t.apiProducts));
-  const products = approved.map((p) => p.apiProduct).filter((p) => recorded.has(p.name));
-  const offered = new Set(products.flatMap((p) => splitList(p.scopes)));
+  const products = approved.filter((p) => recorded.has(p.name));
+  const offered = new Set(products.flatMap((p) => p.scopes));
   return { apiProducts: products.map((p) => p.name), scopes: splitList(t.scope).filter((s) => offered.has(s)) };
 }
 
 /** The app and credential are approved and the credential is not past its expiry (rotation grace). */
-function clientActive(app: { status: string }, credential: { status: string; expiresAt: Date | null }, now: Date): boolean {
-  return app.status === "approved" && credential.status === "approved" && (credential.expiresAt === null || credential.expiresAt > now);
+function clientActive(c: ClientRecord, now: Date): boolean {
+  return c.appStatus === "approved" && c.credentialStatus === "approved" && (c.credentialExpiresAt === null || c.credentialExpiresAt > now);
 }
 
-/** Prisma selection of a credential's approved products, for {@link liveGrant}. */
-const APPROVED_PRODUCTS = { where: { status: "approved" }, select: { apiProduct: { select: { name: true, scopes: true } } } } as const;
-
 /** Stores a new access token row. @returns the row id. */
-export async function insertAccessToken(db: Tx, t: NewAccessToken): Promise<string> {
-  const row = await db.accessToken.create({
-    data: {
-      tokenHash: t.tokenHash,
-      appId: t.appId,
-      credentialId: t.credentialId,
-      userId: t.userId ?? null,
-      grantType: t.grantType,
-      scope: joinList(t.scopes),
-      apiProducts: joinList(t.apiProducts),
-      issuedAt: t.issuedAt,
-      expiresAt: t.expiresAt,
-      refreshTokenHash: t.refresh?.tokenHash ?? null,
-      refreshTokenIssuedAt: t.refresh?.issuedAt ?? null,
-      refreshTokenExpiresAt: t.refresh?.expiresAt ?? null,
-      refreshTokenStatus: t.refresh ? "approved" : null,
-      refreshCount: t.refreshCount ?? 0,
-      familyId: t.familyId ?? null,
-    },
-    select: { id: true },
-  });
-  return row.id;
+export async function insertAccessToken(sql: Sql, t: NewAccessToken): Promise<string> {
+  const id = newId();
+  await sql.run(
+    `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
+       "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?)`,
+    [
+      id,
+      t.tokenHash,
+      t.appId,
+      t.credentialId,
+      t.userId ?? null,
+      t.grantType,
+      joinList(t.scopes),
+      joinList(t.apiProducts),
+      t.issuedAt,
+      t.expiresAt,
+      t.refresh?.tokenHash ?? null,
+      t.refresh?.issuedAt ?? null,
+      t.refresh?.expiresAt ?? null,
+      t.refresh ? "approved" : null,
+      t.refreshCount ?? 0,
+      t.familyId ?? null,
+    ],
+  );
+  return id;
 }
 
 /** An access token as the gateway checks it, with the live status of its app and credential. */
@@ -78,32 +84,46 @@ export interface PresentedToken {
   userId: string | null;
 }
 
+/** The columns of a token row the lookups below read. */
+interface TokenRow extends Record<string, unknown> {
+  id: string;
+  appId: string;
+  credentialId: string;
+  userId: string | null;
+  username: string | null;
+  scope: string;
+  apiProducts: string;
+  status: string;
+  issuedAt: unknown;
+  expiresAt: unknown;
+  refreshTokenStatus: string | null;
+  refreshTokenIssuedAt: unknown;
+  refreshTokenExpiresAt: unknown;
+  refreshCount: number;
+  familyId: string | null;
+}
+
+const SELECT_TOKEN = `SELECT t."id", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
+  FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId"`;
+
+const BY_ACCESS_HASH = `${SELECT_TOKEN} WHERE t."tokenHash" = ?`;
+const BY_REFRESH_HASH = `${SELECT_TOKEN} WHERE t."refreshTokenHash" = ?`;
+
 /**
  * Loads the token whose SHA-256 is `tokenHash`.
- * @param now - current time, for the credential's expiry.
+ * @param now - current time, for expiries.
  * @returns undefined when no token has this hash.
  */
 export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Promise<PresentedToken | undefined> {
-  const t = await db.accessToken.findUnique({
-    where: { tokenHash },
-    include: {
-      app: { select: { name: true, status: true } },
-      credential: {
-        select: {
-          consumerKey: true,
-          status: true,
-          expiresAt: true,
-          products: APPROVED_PRODUCTS,
-        },
-      },
-    },
-  });
-  if (!t) return undefined;
+  const t = await db.sql.get<TokenRow>(BY_ACCESS_HASH, [tokenHash]);
+  const client = t && (await findClientByCredentialId(db, t.credentialId));
+  if (!t || !client) return undefined;
   return {
-    active: t.status === "approved" && t.expiresAt > now && clientActive(t.app, t.credential, now),
-    ...liveGrant(t, t.credential.products),
-    clientId: t.credential.consumerKey,
-    appName: t.app.name,
+    active: t.status === "approved" && dateOf(t.expiresAt) > now && clientActive(client, now),
+    ...liveGrant(t, client.products),
+    clientId: client.clientId,
+    appName: client.appName,
     userId: t.userId,
   };
 }
@@ -121,35 +141,36 @@ export interface RefreshTokenRecord {
 }
 
 /** @returns the token row whose refresh token hashes to `refreshTokenHash`, or undefined. */
-export async function findByRefreshTokenHash(db: Db, refreshTokenHash: string): Promise<RefreshTokenRecord | undefined> {
-  const t = await db.accessToken.findUnique({
-    where: { refreshTokenHash },
-    select: { id: true, appId: true, userId: true, scope: true, refreshTokenStatus: true, refreshTokenExpiresAt: true, refreshCount: true, familyId: true },
-  });
+export async function findByRefreshTokenHash(sql: Sql, refreshTokenHash: string): Promise<RefreshTokenRecord | undefined> {
+  const t = await sql.get<TokenRow>(BY_REFRESH_HASH, [refreshTokenHash]);
   if (!t) return undefined;
-  const { scope, ...rest } = t;
-  return { ...rest, scopes: splitList(scope) };
+  return {
+    id: t.id,
+    appId: t.appId,
+    userId: t.userId,
+    scopes: splitList(t.scope),
+    refreshTokenStatus: t.refreshTokenStatus,
+    refreshTokenExpiresAt: nullableDateOf(t.refreshTokenExpiresAt),
+    refreshCount: Number(t.refreshCount),
+    familyId: t.familyId,
+  };
 }
 
 /**
  * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
  * @returns false when it was already revoked (a concurrent or repeated use).
  */
-export async function revokeRefreshToken(db: Tx, id: string): Promise<boolean> {
-  const { count } = await db.accessToken.updateMany({
-    where: { id, refreshTokenStatus: "approved" },
-    data: { refreshTokenStatus: "revoked" },
-  });
-  return count === 1;
+export async function revokeRefreshToken(sql: Sql, id: string): Promise<boolean> {
+  return (await sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id])) === 1;
 }
 
 /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
-export async function revokeFamily(db: Db, familyId: string, now: Date): Promise<number> {
-  const { count } = await db.accessToken.updateMany({
-    where: { familyId, OR: [{ status: "approved" }, { refreshTokenStatus: "approved" }] },
-    data: { status: "revoked", refreshTokenStatus: "revoked", revokedAt: now },
-  });
-  return count;
+export function revokeFamily(sql: Sql, familyId: string, now: Date): Promise<number> {
+  return sql.run(
+    `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
+     WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
+    [now, familyId],
+  );
 }
 
 /** A token row found by the value of its access token or of its refresh token. */
@@ -174,49 +195,36 @@ export interface StoredToken {
 /**
  * Finds the token whose SHA-256 is `tokenHash`, trying the hinted type first (RFC 7009
  * §2.1, RFC 7662 §2.1: the hint only orders the search).
- * @param now - for the credential's expiry.
+ * @param now - for expiries.
  */
 export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string | undefined, now: Date): Promise<StoredToken | undefined> {
   const order: StoredToken["type"][] = hint === "refresh_token" ? ["refresh_token", "access_token"] : ["access_token", "refresh_token"];
   for (const type of order) {
-    const t = await db.accessToken.findUnique({
-      where: type === "access_token" ? { tokenHash } : { refreshTokenHash: tokenHash },
-      include: {
-        app: { select: { status: true } },
-        credential: {
-          select: {
-            consumerKey: true,
-            status: true,
-            expiresAt: true,
-            products: APPROVED_PRODUCTS,
-          },
-        },
-        user: { select: { username: true } },
-      },
-    });
-    if (!t) continue;
     const access = type === "access_token";
-    const expiresAt = access ? t.expiresAt : t.refreshTokenExpiresAt!;
+    const t = await db.sql.get<TokenRow>(access ? BY_ACCESS_HASH : BY_REFRESH_HASH, [tokenHash]);
+    const client = t && (await findClientByCredentialId(db, t.credentialId));
+    if (!t || !client) continue;
+    const expiresAt = dateOf(access ? t.expiresAt : t.refreshTokenExpiresAt);
     return {
       type,
       id: t.id,
       appId: t.appId,
-      clientId: t.credential.consumerKey,
+      clientId: client.clientId,
       userId: t.userId,
-      username: t.user?.username ?? null,
+      username: t.username,
       familyId: t.familyId,
-      ...liveGrant(t, t.credential.products),
-      issuedAt: access ? t.issuedAt : t.refreshTokenIssuedAt!,
+      ...liveGrant(t, client.products),
+      issuedAt: dateOf(access ? t.issuedAt : t.refreshTokenIssuedAt),
       expiresAt,
-      active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(t.app, t.credential, now),
+      active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
     };
   }
   return undefined;
 }
 
 /** Revokes one access token (not its refresh token). */
-export async function revokeAccessToken(db: Db, id: string, now: Date): Promise<void> {
-  await db.accessToken.updateMany({ where: { id, status: "approved" }, data: { status: "revoked", revokedAt: now } });
+export async function revokeAccessToken(sql: Sql, id: string, now: Date): Promise<void> {
+  await sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]);
 }
 
 /**

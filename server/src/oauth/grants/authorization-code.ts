@@ -3,7 +3,7 @@
  * of RFC 6749 §4.1.2 / RFC 9700 §4.14: a code works once; a second use fails with
  * `invalid_grant` and revokes every token issued from it.
  */
-import { findUserById } from "../../accounts/users.js";
+import { isActiveUser } from "../../accounts/users.js";
 import { findAuthorizationCode, markAuthorizationCodeUsed } from "../../authorizations/repository.js";
 import { revokeFamily } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
@@ -21,10 +21,10 @@ export const authorizationCodeGrant: Grant = {
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
 
-    const code = await findAuthorizationCode(db, { codeHash: hashSecret(value) });
+    const code = await findAuthorizationCode(db.sql, { codeHash: hashSecret(value) });
     if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
     const replayed = async (): Promise<never> => {
-      await revokeFamily(db, code.id, now);
+      await revokeFamily(db.sql, code.id, now);
       throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
     };
     if (code.usedAt !== null) return replayed();
@@ -36,13 +36,12 @@ export const authorizationCodeGrant: Grant = {
     } else if (verifier !== undefined) {
       throw new InvalidGrant("code_verifier sent but the authorization request had no code_challenge");
     }
-    const user = await findUserById(db, code.userId);
-    if (!user || user.status !== "active") throw new InvalidGrant("the resource owner is disabled");
+    if (!(await isActiveUser(db.sql, code.userId))) throw new InvalidGrant("the resource owner is disabled");
     const scopes = grantScopes(parseScope(params.scope), code.scopes);
 
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
-    const issued = await db.$transaction(async (tx) =>
+    const issued = await db.sql.transaction(async (tx) =>
       (await markAuthorizationCodeUsed(tx, code.id, now))
         ? issueToken(tx, {
             client,

@@ -14,7 +14,7 @@ export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
   async handle({ db, client, params, now }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
-    return issueToken(db, {
+    return issueToken(db.sql, {
       client,
       grantType: "client_credentials",
       scopes,

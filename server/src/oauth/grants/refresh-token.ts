@@ -5,7 +5,7 @@
  * theft and revokes the whole family. The family keeps the refresh expiry of its first
  * token, so rotation never extends the PSD2 re-authentication deadline.
  */
-import { findUserById } from "../../accounts/users.js";
+import { isActiveUser } from "../../accounts/users.js";
 import { findAuthorizationCode } from "../../authorizations/repository.js";
 import { findByRefreshTokenHash, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
@@ -19,26 +19,25 @@ export const refreshTokenGrant: Grant = {
   type: "refresh_token",
   async handle({ db, client, params, now }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
-    const previous = await findByRefreshTokenHash(db, hashSecret(params.refresh_token));
+    const previous = await findByRefreshTokenHash(db.sql, hashSecret(params.refresh_token));
     if (!previous || previous.appId !== client.appId || previous.userId === null || previous.refreshTokenExpiresAt === null) {
       throw new InvalidGrant("the refresh token is invalid");
     }
     const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
-      if (previous.familyId !== null) await revokeFamily(db, previous.familyId, now);
+      if (previous.familyId !== null) await revokeFamily(db.sql, previous.familyId, now);
       throw new InvalidGrant("the refresh token was already used; the token family is revoked");
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
     if (refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");
     // RFC 6749 §6: the scope may not exceed what the resource owner originally granted
     // (the family's authorization code); without `scope`, that original grant.
-    const original = previous.familyId === null ? undefined : await findAuthorizationCode(db, { id: previous.familyId });
+    const original = previous.familyId === null ? undefined : await findAuthorizationCode(db.sql, { id: previous.familyId });
     const scopes = grantScopes(parseScope(params.scope), original?.scopes ?? previous.scopes);
-    const user = await findUserById(db, userId);
-    if (!user || user.status !== "active") throw new InvalidGrant("the resource owner is disabled");
+    if (!(await isActiveUser(db.sql, userId))) throw new InvalidGrant("the resource owner is disabled");
 
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
-    const issued = await db.$transaction(async (tx) =>
+    const issued = await db.sql.transaction(async (tx) =>
       (await revokeRefreshToken(tx, previous.id))
         ? issueToken(tx, {
             client,

@@ -1,0 +1,49 @@
+/**
+ * A per-process cache of catalog lookups (clients by consumer key or credential id, APIs
+ * by name): the rows every token request and gateway call needs, which change only
+ * through the admin API.
+ *
+ * Freshness:
+ * - In this process, every write Prisma makes to a catalog table (apps, credentials, API
+ *   products, APIs, developers, organizations, callback URLs) empties the cache (see
+ *   db/client.ts), so admin changes and revocations take effect on the next request.
+ * - A change made by another instance is seen here once the entry's time to live has
+ *   passed (`CATALOG_CACHE_TTL_MS`, default 1000 ms).
+ * Tokens are never cached: their status is read from the database on every use.
+ */
+export class CatalogCache {
+  readonly #entries = new Map<string, { value: Promise<unknown>; until: number }>();
+
+  /**
+   * @param ttlMs - how long an entry is used, milliseconds (0: no caching).
+   * @param maxEntries - bound on the number of entries; past it the cache starts afresh.
+   */
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /**
+   * The cached value of `key`, else the value `load` resolves to (cached, an undefined
+   * result too). Concurrent misses of one key share one load.
+   */
+  get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = this.#entries.get(key);
+    if (hit && hit.until > now) return hit.value as Promise<T>;
+    if (this.ttlMs === 0) return load();
+    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
+    const value = load();
+    const entry = { value, until: now + this.ttlMs };
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return value;
+  }
+
+  /** Forgets every entry (a catalog table was written). */
+  invalidate(): void {
+    this.#entries.clear();
+  }
+}

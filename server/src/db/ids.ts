@@ -1,0 +1,15 @@
+/**
+ * Row ids for rows inserted by direct SQL (db/sql.ts), shaped like the cuid() ids Prisma
+ * generates for the same tables: 25 characters, "c" then the creation time in base 36, so
+ * ids still sort by creation time (db/paginate.ts relies on it).
+ */
+import { randomBytes } from "node:crypto";
+
+let counter = 0;
+
+/** @returns "c" + 8 base-36 digits of Date.now() + 4 of a counter + 12 random ones. */
+export function newId(): string {
+  counter = (counter + 1) % 36 ** 4;
+  const random = randomBytes(8).readBigUInt64BE().toString(36).padStart(13, "0").slice(-12);
+  return `c${Date.now().toString(36).padStart(8, "0")}${counter.toString(36).padStart(4, "0")}${random}`;
+}

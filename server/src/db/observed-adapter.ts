@@ -1,0 +1,102 @@
+/**
+ * A Prisma driver adapter factory wrapped to (1) report writes to catalog tables, so the
+ * catalog cache can be emptied, and (2) on SQLite, keep Prisma's interactive transactions
+ * and the direct statements of db/sql.ts from interleaving on their shared connection.
+ */
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
+import type { SqliteGate } from "./sql.js";
+
+/** Tables whose rows the catalog cache never holds: writes to them leave it alone. */
+const UNCACHED_TABLES = new Set(["AccessToken", "AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "User", "Scope", "_prisma_migrations"]);
+
+/** The table an INSERT, UPDATE or DELETE statement writes (Prisma quotes with ` on SQLite, " on PostgreSQL). */
+const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`"](\w+)[`"]/i;
+
+/** True when `sql` may change a cached catalog row (any write not known to spare the catalog). */
+export function writesCatalog(sql: string): boolean {
+  const match = WRITE.exec(sql);
+  if (match) return !UNCACHED_TABLES.has(match[1]!);
+  return /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql);
+}
+
+export interface Observers {
+  /** Called after a statement that may change catalog rows, and again when its transaction commits. */
+  onCatalogWrite(): void;
+  /** SQLite only: serializes transactions with db/sql.ts. */
+  gate?: SqliteGate;
+  /** Receives each connected adapter (db/client.ts takes the SQLite connection from it). */
+  onConnect?(adapter: SqlDriverAdapter): void;
+}
+
+/** Wraps `factory` as described in this module's header. */
+export function observedAdapter(factory: SqlDriverAdapterFactory, o: Observers): SqlDriverAdapterFactory {
+  const watch = async <T>(query: SqlQuery, run: (q: SqlQuery) => Promise<T>, written: () => void): Promise<T> => {
+    const result = await run(query);
+    if (writesCatalog(query.sql)) written();
+    return result;
+  };
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const adapter = await factory.connect();
+      o.onConnect?.(adapter);
+      return {
+        provider: adapter.provider,
+        adapterName: adapter.adapterName,
+        async queryRaw(query) {
+          while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
+          return watch(query, (q) => adapter.queryRaw(q), o.onCatalogWrite);
+        },
+        async executeRaw(query) {
+          while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
+          return watch(query, (q) => adapter.executeRaw(q), o.onCatalogWrite);
+        },
+        async executeScript(script) {
+          while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
+          await adapter.executeScript(script);
+          o.onCatalogWrite();
+        },
+        async startTransaction(isolationLevel): Promise<Transaction> {
+          const release = (await o.gate?.enter()) ?? (() => {});
+          let tx: Transaction;
+          try {
+            tx = await adapter.startTransaction(isolationLevel);
+          } catch (err) {
+            release();
+            throw err;
+          }
+          let wroteCatalog = false;
+          const written = () => {
+            wroteCatalog = true;
+            o.onCatalogWrite();
+          };
+          return {
+            provider: tx.provider,
+            adapterName: tx.adapterName,
+            options: tx.options,
+            queryRaw: (query) => watch(query, (q) => tx.queryRaw(q), written),
+            executeRaw: (query) => watch(query, (q) => tx.executeRaw(q), written),
+            async commit() {
+              try {
+                await tx.commit();
+              } finally {
+                release();
+                if (wroteCatalog) o.onCatalogWrite();
+              }
+            },
+            async rollback() {
+              try {
+                await tx.rollback();
+              } finally {
+                release();
+              }
+            },
+          };
+        },
+        ...(adapter.getConnectionInfo ? { getConnectionInfo: () => adapter.getConnectionInfo!() } : {}),
+        dispose: () => adapter.dispose(),
+      };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Plain node:http plumbing for the machine-to-machine endpoints (http/dispatch.ts): chains
+ * of connect-style middleware (helmet, cors, body-parser, pino-http all are), JSON
+ * responses and the client's address. No Express here: its routing and response helpers
+ * cost more CPU than a whole token issuance (see README, Performance).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import proxyaddr from "proxy-addr";
+import { sendError } from "./error-handler.js";
+
+/** A request after the chain's steps: `body` from body-parser, `id` and `log` from pino-http. */
+export type NodeRequest = IncomingMessage & { body?: unknown; id?: unknown };
+
+export type Middleware = (req: NodeRequest, res: ServerResponse, next: (err?: unknown) => void) => void;
+export type Handler = (req: NodeRequest, res: ServerResponse) => Promise<void>;
+
+/**
+ * Runs `steps` in order, then `handler`. An error passed to `next`, thrown, or rejected
+ * by the handler becomes the error response of http/error-handler.ts.
+ */
+export function chain(steps: readonly Middleware[], handler: Handler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    let i = 0;
+    const fail = (err: unknown) => sendError(err, req, res);
+    const next = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return fail(err);
+      const step = steps[i++];
+      try {
+        if (step) step(req, res, next);
+        else handler(req, res).catch(fail);
+      } catch (thrown) {
+        fail(thrown);
+      }
+    };
+    next();
+  };
+}
+
+/** Answers `status` with `body` as JSON (the same Content-Type Express's res.json sets). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * The client's IP address, trusting `trustedHops` reverse proxies' X-Forwarded-For (what
+ * Express's `req.ip` gives with "trust proxy" set to that number).
+ */
+export function clientIp(req: IncomingMessage, trustedHops: number): string {
+  return proxyaddr(req, (_address, hop) => hop < trustedHops);
+}
+
+/** The path of a request URL, without its query. */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
