@@ -8,8 +8,9 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }] },
   test: {
     include: ["server/**/*.test.ts"],
-    // The cluster test needs PostgreSQL and Redis: it runs in the PostgreSQL pass only.
-    exclude: process.env.TEST_DATABASE === "postgresql" ? [] : ["server/test/cluster.test.ts"],
+    // The cluster test needs PostgreSQL and Redis: it runs in the PostgreSQL pass only. The
+    // durability test is about the SQLite file: it runs in the SQLite pass only.
+    exclude: process.env.TEST_DATABASE === "postgresql" ? ["server/test/durability.test.ts"] : ["server/test/cluster.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

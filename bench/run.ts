@@ -1,26 +1,169 @@
 /**
- * `npm run bench`: throughput and latency of Tollgate's two hot paths on a fresh SQLite
- * file, printed as a table with the server's peak RSS:
- *   1. client-credentials issuance: POST /oauth2/v1/token, Basic auth of the demo app;
- *   2. gateway calls: GET /accounts/ with one bearer token (including the hop to the demo
- *      upstream, which runs inside the server process).
- * Env: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50).
+ * `npm run bench`: Tollgate against peers on its hot paths (issue 6). Each server runs in
+ * its own process on this machine:
+ *   - ours: the built server (dist/) on a fresh SQLite file in a temp dir;
+ *   - oidc-provider 9.13 (bench/peers/oidc-provider.ts: in-memory adapter, one
+ *     client-credentials client, opaque tokens);
+ *   - a bare node:http upstream (bench/peers/upstream.ts) and a bare node:http proxy to it
+ *     (bench/peers/proxy.ts). Our gateway reaches the same upstream through API `bench`,
+ *     registered with the admin GraphQL API and added to the demo app's PSD2-AISP-v1 product.
+ * Scenarios, each run ours / peer alternately (A, B, A, B, ...):
+ *   1. client-credentials issuance: POST /oauth2/v1/token vs oidc-provider's token endpoint;
+ *   2. gateway call with a valid bearer token: GET /bench/ vs the bare proxy's GET /bench/;
+ *   3. introspection of a live token: POST /oauth2/v1/introspect (as the demo strict app)
+ *      vs oidc-provider's introspection endpoint;
+ *   4. refresh with rotation (ours alone): every request spends a fresh refresh token,
+ *      obtained through the authorization code flow (alice signs in and consents).
+ * Prints one table (req/s mean over rounds, p50/p99 worst over rounds, failures summed,
+ * peak RSS = VmHWM of the server process after the scenario, ours/peer req/s), then each
+ * target of issue 6 as met / NOT met. Asserts nothing; fails only if a probe does not
+ * answer 200 (or an introspection probe finds the token inactive).
+ * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_ROUNDS (runs per scenario and server, default 2).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { connections, duration, gatewayTarget, load, peakRssMb, startInstance, stopInstance, tokenTarget } from "./support.js";
+import { DEMO } from "../server/src/demo/seed.js";
+import {
+  PEER_CLIENT,
+  accessToken,
+  connections,
+  duration,
+  exitOnSignals,
+  formPost,
+  gatewayTarget,
+  introspectionTarget,
+  load,
+  makeTempDir,
+  memoryMb,
+  refreshTarget,
+  refreshTokens,
+  registerApi,
+  removeTempDir,
+  startInstance,
+  startPeer,
+  stopAll,
+  tokenTarget,
+  verdict,
+  type Figures,
+  type Instance,
+  type Target,
+} from "./support.js";
 
-const dir = mkdtempSync(path.join(tmpdir(), "tollgate-bench-"));
-const instance = await startInstance({ DATABASE_URL: `file:${path.join(dir, "bench.db")}` });
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+
+/** One server's side of a scenario: `prepare` builds the request afresh before each run. */
+interface Side {
+  server: string;
+  instance: Instance;
+  prepare: () => Promise<Target>;
+}
+
+interface Scenario {
+  name: string;
+  ours: Side;
+  peer?: Side;
+}
+
+/** A table row: the figures of one server in one scenario over all rounds. */
+type Row = Figures & { "peak RSS MB": number; "ours/peer"?: number };
+
+/** Folds the rounds: req/s mean, p50/p99 worst, failures summed. */
+function combine(runs: Figures[]): Figures {
+  return {
+    "req/s": Math.round(runs.reduce((sum, r) => sum + r["req/s"], 0) / runs.length),
+    "p50 ms": Math.max(...runs.map((r) => r["p50 ms"])),
+    "p99 ms": Math.max(...runs.map((r) => r["p99 ms"])),
+    "non-2xx": runs.reduce((sum, r) => sum + r["non-2xx"], 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+exitOnSignals();
+const dir = makeTempDir("tollgate-bench-");
+let ours: Instance | undefined;
+let oidc: Instance | undefined;
+let upstream: Instance | undefined;
+let proxy: Instance | undefined;
 try {
-  console.log(`Tollgate at ${instance.url} (SQLite): ${connections} connections, ${duration} s per scenario\n`);
-  console.table({
-    "POST /oauth2/v1/token (client_credentials)": await load([tokenTarget(instance.url)]),
-    "GET /accounts/ (bearer, via gateway)": await load([await gatewayTarget(instance.url)]),
-  });
-  console.log(`Peak RSS of the server process (VmHWM): ${peakRssMb(instance.child.pid!)}`);
+  upstream = await startPeer("upstream.ts");
+  proxy = await startPeer("proxy.ts", { UPSTREAM_URL: upstream.url });
+  oidc = await startPeer("oidc-provider.ts");
+  ours = await startInstance({ DATABASE_URL: `file:${path.join(dir, "bench.db")}` });
+  const apiPath = await registerApi(ours.url, "bench", upstream.url);
+  const metadata = (await (await fetch(`${oidc.url}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+  const peerToken = formPost(metadata.token_endpoint!, PEER_CLIENT, `grant_type=client_credentials&scope=${encodeURIComponent(PEER_CLIENT.scope)}`);
+  const o = ours;
+  const scenarios: Scenario[] = [
+    {
+      name: "issuance",
+      ours: { server: "Tollgate", instance: o, prepare: async () => tokenTarget(o.url) },
+      peer: { server: "oidc-provider", instance: oidc, prepare: async () => peerToken },
+    },
+    {
+      name: "gateway",
+      ours: { server: "Tollgate", instance: o, prepare: () => gatewayTarget(o.url, apiPath) },
+      // The same request bytes as ours (the proxy forwards the Authorization header unread).
+      peer: { server: "bare proxy", instance: proxy, prepare: async () => ({ ...(await gatewayTarget(o.url, apiPath)), url: `${proxy!.url}${apiPath}` }) },
+    },
+    {
+      name: "introspection",
+      ours: {
+        server: "Tollgate",
+        instance: o,
+        prepare: async () => introspectionTarget(`${o.url}/oauth2/v1/introspect`, DEMO.strictApp, await accessToken(tokenTarget(o.url))),
+      },
+      peer: {
+        server: "oidc-provider",
+        instance: oidc,
+        prepare: async () => introspectionTarget(metadata.introspection_endpoint!, PEER_CLIENT, await accessToken(peerToken)),
+      },
+    },
+    {
+      name: "refresh",
+      ours: { server: "Tollgate", instance: o, prepare: async () => refreshTarget(o.url, await refreshTokens(o.url, connections + 1)) },
+    },
+  ];
+
+  console.log(`${connections} connections, ${duration} s per run, ${rounds} round(s) per scenario and server\n`);
+  const table: Record<string, Row> = {};
+  const figures = new Map<string, { ours: Figures; peer?: Figures }>();
+  for (const s of scenarios) {
+    const sides = s.peer ? [s.ours, s.peer] : [s.ours];
+    const runs = sides.map((): Figures[] => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, side] of sides.entries()) {
+        const result = await load([await side.prepare()]);
+        runs[i]!.push(result);
+        console.log(`${s.name}, ${side.server}, round ${round + 1}: ${result["req/s"]} req/s, p99 ${result["p99 ms"]} ms`);
+      }
+    }
+    const [oursFigures, peerFigures] = runs.map(combine);
+    figures.set(s.name, { ours: oursFigures!, peer: peerFigures });
+    for (const [i, side] of sides.entries()) {
+      const f = i === 0 ? oursFigures! : peerFigures!;
+      table[`${s.name}: ${side.server}`] = {
+        ...f,
+        "peak RSS MB": memoryMb(side.instance.child.pid!, "VmHWM"),
+        ...(i === 0 && peerFigures ? { "ours/peer": Math.round((oursFigures!["req/s"] / peerFigures["req/s"]) * 100) / 100 } : {}),
+      };
+    }
+  }
+  console.log();
+  console.table(table);
+
+  const ratio = (name: string) => figures.get(name)!.ours["req/s"] / figures.get(name)!.peer!["req/s"];
+  const p99s = [...figures].map(([name, f]) => `${name} ${f.ours["p99 ms"]} ms`).join(", ");
+  const worstP99 = Math.max(...[...figures.values()].map((f) => f.ours["p99 ms"]));
+  const rss = memoryMb(o.child.pid!, "VmHWM");
+  const refresh = figures.get("refresh")!.ours;
+  console.log("\nTargets (issue 6):");
+  console.log(verdict("  issuance ≥ 1.5× oidc-provider", `${ratio("issuance").toFixed(2)}×`, ratio("issuance") >= 1.5));
+  console.log(verdict("  gateway ≥ 70% of the bare proxy", `${(ratio("gateway") * 100).toFixed(0)}%`, ratio("gateway") >= 0.7));
+  console.log(verdict("  introspection ≥ 2× oidc-provider", `${ratio("introspection").toFixed(2)}×`, ratio("introspection") >= 2));
+  console.log(verdict("  p99 ≤ 25 ms in every scenario of ours", p99s, worstP99 <= 25));
+  console.log(verdict("  peak RSS of our server ≤ 200 MB", `${rss.toFixed(1)} MB`, rss <= 200));
+  console.log(verdict("  refresh with rotation: no non-2xx", `${refresh["non-2xx"]} non-2xx, ${refresh.errors} errors`, refresh["non-2xx"] === 0));
 } finally {
-  await stopInstance(instance);
-  rmSync(dir, { recursive: true, force: true });
+  await stopAll(ours, oidc, proxy, upstream);
+  removeTempDir(dir);
 }

@@ -1,13 +1,19 @@
 /**
- * Shared parts of the benchmarks: starting the built server as a child process (so the load
- * generator and the server do not share one event loop), autocannon scenarios, peak RSS.
- * Benchmarks print figures; they assert nothing.
+ * Shared parts of the benchmarks: starting the built server and the peer servers as child
+ * processes (so the load generator and the servers do not share one event loop), the demo
+ * requests (token, gateway, introspection, refresh), the admin API, autocannon runs, and
+ * memory readings from /proc. Benchmarks print figures; they assert nothing.
+ * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { DEMO } from "../server/src/demo/seed.js";
+import { obtainCode, tokenRequest, type Browser } from "../server/test/support/flow.js";
 
 export const duration = Number(process.env.BENCH_DURATION ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -18,6 +24,11 @@ export interface Target {
   method?: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /**
+   * autocannon per-request hooks, for requests that depend on earlier answers (refresh
+   * rotation). The probe sends the static request above; the load sends these.
+   */
+  requests?: autocannon.Request[];
 }
 
 export interface Instance {
@@ -25,24 +36,43 @@ export interface Instance {
   url: string;
 }
 
+/** Every child process and temp dir a benchmark made: removed at exit if a finally block could not. */
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
- * Starts `node dist/server/src/main.js` with `env` (PORT 0, demo seeded, logs and rate
- * limits off) and resolves once /healthz answers.
+ * Makes Ctrl-C and SIGTERM end the benchmark through the exit hook above (children killed,
+ * temp dirs removed). Called by the benchmark entry points, not on import, so that test
+ * runners importing this module keep their own signal handling.
  */
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ["dist/server/src/main.js"], {
-    env: {
-      ...process.env,
-      PORT: "0",
-      DEMO_UPSTREAM_PORT: "0",
-      LOG_LEVEL: "silent",
-      SEED_DEMO: "true",
-      TOKEN_RATE_LIMIT_PER_CLIENT: "0",
-      TOKEN_RATE_LIMIT_PER_IP: "0",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+export function exitOnSignals(): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+}
+
+/** A new temp dir, removed by {@link removeTempDir} or at exit. */
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/**
+ * Spawns `node <args>` and resolves once it prints `listening on <url>` on stdout.
+ * @throws if the process exits first.
+ */
+async function spawnListening(args: string[], env: NodeJS.ProcessEnv): Promise<Instance> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -50,17 +80,55 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         child.stdout!.removeAllListeners("data").resume();
-        child.removeAllListeners("exit");
+        child.removeListener("exit", onExit);
         resolve(match[1]!);
       }
     });
-    child.once("exit", (code) => reject(new Error(`server exited with code ${code} before listening:\n${out}`)));
+    const onExit = (code: number | null) => reject(new Error(`${args.join(" ")} exited with code ${code} before listening:\n${out}`));
+    child.once("exit", onExit);
+  });
+  return { child, url };
+}
+
+/**
+ * Starts `node dist/server/src/main.js` with `env` (PORT 0, demo seeded, logs and rate
+ * limits off) and resolves once /healthz answers.
+ */
+export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const instance = await spawnListening(["dist/server/src/main.js"], {
+    ...process.env,
+    PORT: "0",
+    DEMO_UPSTREAM_PORT: "0",
+    LOG_LEVEL: "silent",
+    SEED_DEMO: "true",
+    TOKEN_RATE_LIMIT_PER_CLIENT: "0",
+    TOKEN_RATE_LIMIT_PER_IP: "0",
+    ...env,
   });
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) return { child, url };
+    if (await fetch(`${instance.url}/healthz`).then((r) => r.ok, () => false)) return instance;
     await sleep(100);
   }
-  throw new Error(`${url}/healthz did not answer 200`);
+  await stopInstance(instance);
+  throw new Error(`${instance.url}/healthz did not answer 200`);
+}
+
+/** The peer servers of bench/peers/, each a script that prints `listening on <url>`. */
+export const PEERS = {
+  /** A bare node:http server answering a small static JSON to any GET. */
+  upstream: "upstream.ts",
+  /** A bare node:http reverse proxy to UPSTREAM_URL, no checks at all. */
+  proxy: "proxy.ts",
+  /** oidc-provider with one client-credentials client (PEER_CLIENT). */
+  oidcProvider: "oidc-provider.ts",
+} as const;
+
+export { PEER_CLIENT } from "./peers/client.js";
+
+/** Starts a peer of bench/peers/ with `node --import tsx`, `env` added to this process's. */
+export async function startPeer(script: (typeof PEERS)[keyof typeof PEERS], env: Record<string, string> = {}): Promise<Instance> {
+  const file = fileURLToPath(new URL(`./peers/${script}`, import.meta.url));
+  return spawnListening(["--import", "tsx", file], { ...process.env, ...env });
 }
 
 /** Stops an instance: SIGTERM, then SIGKILL after 5 s. */
@@ -69,7 +137,15 @@ export async function stopInstance({ child }: Instance): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await Promise.race([exited, sleep(5000)]);
-  if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/** Stops every instance given (skipping undefined ones), even if one stop fails. */
+export async function stopAll(...instances: (Instance | undefined)[]): Promise<void> {
+  await Promise.allSettled(instances.filter((i) => i !== undefined).map(stopInstance));
 }
 
 /** Sends one request like the scenario's. @returns its body. @throws unless it answers 200. */
@@ -80,23 +156,145 @@ export async function probe({ url, method, headers, body }: Target): Promise<str
   return text;
 }
 
-/** The client-credentials token request of the demo app at `baseUrl`. */
-export function tokenTarget(baseUrl: string): Target {
+/** A client with a key and secret: a demo app or the peer's client. */
+export interface Client {
+  consumerKey: string;
+  consumerSecret: string;
+}
+
+/** `Authorization: Basic` of a client (its key and secret are URL-safe, so no form encoding is needed). */
+export function basicAuth(client: Client): string {
+  return `Basic ${Buffer.from(`${client.consumerKey}:${client.consumerSecret}`).toString("base64")}`;
+}
+
+/** A form POST with HTTP Basic client authentication. */
+export function formPost(url: string, client: Client, body: string): Target {
   return {
-    url: `${baseUrl}/oauth2/v1/token`,
+    url,
     method: "POST",
-    headers: {
-      authorization: `Basic ${Buffer.from(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`).toString("base64")}`,
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: "grant_type=client_credentials",
+    headers: { authorization: basicAuth(client), "content-type": "application/x-www-form-urlencoded" },
+    body,
   };
 }
 
-/** A gateway call to the demo accounts API at `baseUrl` with a fresh token. */
-export async function gatewayTarget(baseUrl: string): Promise<Target> {
-  const token = (JSON.parse(await probe(tokenTarget(baseUrl))) as { access_token: string }).access_token;
-  return { url: `${baseUrl}/accounts/`, headers: { authorization: `Bearer ${token}` } };
+/** The client-credentials token request of `client` (default the demo app) at `baseUrl`. */
+export function tokenTarget(baseUrl: string, client: Client = DEMO.app): Target {
+  return formPost(`${baseUrl}/oauth2/v1/token`, client, "grant_type=client_credentials");
+}
+
+/** Sends a token request. @returns the access token it answered. */
+export async function accessToken(target: Target): Promise<string> {
+  return (JSON.parse(await probe(target)) as { access_token: string }).access_token;
+}
+
+/** A gateway call to `path` (default the demo accounts API) at `baseUrl` with a fresh token of the demo app. */
+export async function gatewayTarget(baseUrl: string, path = "/accounts/"): Promise<Target> {
+  return { url: `${baseUrl}${path}`, headers: { authorization: `Bearer ${await accessToken(tokenTarget(baseUrl))}` } };
+}
+
+/**
+ * An introspection request (RFC 7662) at `url` as `client` for `token`.
+ * @throws unless the probe answers 200 with `active: true`.
+ */
+export async function introspectionTarget(url: string, client: Client, token: string): Promise<Target> {
+  const target = formPost(url, client, `token=${encodeURIComponent(token)}`);
+  const answer = JSON.parse(await probe(target)) as { active?: unknown };
+  if (answer.active !== true) throw new Error(`introspection at ${url} did not find the token active: ${JSON.stringify(answer)}`);
+  return target;
+}
+
+/** Calls the admin GraphQL API at `baseUrl` with a bearer token of the demo automation app. @throws on any error. */
+export async function adminGraphql<T>(baseUrl: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const token = await accessToken(tokenTarget(baseUrl, DEMO.adminApp));
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await res.text();
+  const answer = JSON.parse(text) as { data?: T; errors?: unknown[] };
+  if (res.status !== 200 || answer.errors || !answer.data) throw new Error(`POST ${baseUrl}/graphql answered ${res.status}: ${text}`);
+  return answer.data;
+}
+
+/** The demo API product the demo app holds and whose scope (`aisp`) its tokens carry. */
+const BENCH_PRODUCT = "PSD2-AISP-v1";
+
+/**
+ * Registers API `name` (upstream `upstreamUrl`, required scope `aisp`) through the admin
+ * API and adds it to the demo app's PSD2-AISP-v1 product, so that the demo app's tokens
+ * may call `{baseUrl}/<name>/...`.
+ * @returns the gateway path `/<name>/`.
+ */
+export async function registerApi(baseUrl: string, name: string, upstreamUrl: string): Promise<string> {
+  const { apiProducts } = await adminGraphql<{ apiProducts: { id: string; name: string; apis: { id: string }[] }[] }>(
+    baseUrl,
+    "{ apiProducts { id name apis { id } } }",
+  );
+  const product = apiProducts.find((p) => p.name === BENCH_PRODUCT);
+  if (!product) throw new Error(`no API product ${BENCH_PRODUCT} at ${baseUrl}`);
+  const { createApi } = await adminGraphql<{ createApi: { id: string } }>(
+    baseUrl,
+    "mutation ($input: CreateApiInput!) { createApi(input: $input) { id } }",
+    { input: { name, upstreamUrl, requiredScopes: ["aisp"] } },
+  );
+  await adminGraphql(baseUrl, "mutation ($id: ID!, $input: UpdateApiProductInput!) { updateApiProduct(id: $id, input: $input) { id } }", {
+    id: product.id,
+    input: { apiIds: [...product.apis.map((a) => a.id), createApi.id] },
+  });
+  return `/${name}/`;
+}
+
+/**
+ * Gets `count` refresh tokens of the demo app through the authorization code flow (alice
+ * signs in once and consents; the next authorizations reuse her session and consent).
+ */
+export async function refreshTokens(baseUrl: string, count: number): Promise<string[]> {
+  let browser: Browser | undefined;
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const code = await obtainCode(baseUrl, { browser });
+    browser = code.browser;
+    const answer = await tokenRequest(baseUrl, "/oauth2/v1/token", DEMO.app, {
+      grant_type: "authorization_code",
+      code: code.code,
+      redirect_uri: DEMO.callbackUrl,
+    });
+    if (answer.status !== 200 || typeof answer.body.refresh_token !== "string") {
+      throw new Error(`code exchange answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+    tokens.push(answer.body.refresh_token);
+  }
+  return tokens;
+}
+
+/**
+ * The refresh grant at `baseUrl` with rotation: every refresh token is sent exactly once.
+ * The probe spends the first token; under load each request takes a token from a pool and
+ * puts back the one its answer carries, so each connection (one request in flight at a
+ * time) chains through fresh tokens. (autocannon resets a connection's context after each
+ * pass over `requests`, so the chain cannot live there.) A connection that finds the pool
+ * empty, after a failed refresh, sends a made-up token and counts a non-2xx.
+ * @param tokens - at least one more than the connections.
+ */
+export function refreshTarget(baseUrl: string, tokens: string[]): Target {
+  const [first, ...rest] = tokens;
+  const pool = [...rest];
+  const target = formPost(`${baseUrl}/oauth2/v1/token`, DEMO.app, `grant_type=refresh_token&refresh_token=${encodeURIComponent(first!)}`);
+  const path = new URL(target.url).pathname;
+  return {
+    ...target,
+    requests: [
+      {
+        method: "POST",
+        path,
+        setupRequest: (req) => ({ ...req, body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(pool.shift() ?? "spent")}` }),
+        onResponse: (status, body) => {
+          if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+        },
+      },
+    ],
+  };
 }
 
 export interface Figures {
@@ -107,14 +305,40 @@ export interface Figures {
   errors: number;
 }
 
+export interface LoadOptions {
+  /** Seconds; default BENCH_DURATION. */
+  duration?: number;
+  /** Connections in all, split between the targets; default BENCH_CONNECTIONS. */
+  connections?: number;
+  /** Requests per second in all, split between the targets; default unlimited. */
+  overallRate?: number;
+  /** Called on every response. */
+  onResponse?: (status: number) => void;
+}
+
 /**
- * Loads the targets at once (connections split between them) for `duration` seconds.
+ * Probes each target, then loads them at once (connections and rate split between them).
  * @returns summed req/s, the worst p50/p99 of the targets, and failure counts.
  */
-export async function load(targets: Target[]): Promise<Figures> {
+export async function load(targets: Target[], options: LoadOptions = {}): Promise<Figures> {
   for (const t of targets) await probe(t);
+  const share = (n: number) => Math.max(1, Math.round(n / targets.length));
   const results = await Promise.all(
-    targets.map((t) => autocannon({ ...t, connections: Math.max(1, Math.round(connections / targets.length)), duration })),
+    targets.map(
+      (t) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          const instance = autocannon(
+            {
+              ...t,
+              connections: share(options.connections ?? connections),
+              duration: options.duration ?? duration,
+              ...(options.overallRate ? { overallRate: options.overallRate / targets.length } : {}),
+            },
+            (err, result) => (err ? reject(err as Error) : resolve(result)),
+          );
+          if (options.onResponse) instance.on("response", (_client, status) => options.onResponse!(status));
+        }),
+    ),
   );
   return {
     "req/s": Math.round(results.reduce((sum, r) => sum + r.requests.average, 0)),
@@ -125,8 +349,19 @@ export async function load(targets: Target[]): Promise<Figures> {
   };
 }
 
-/** Peak resident memory of a process (VmHWM), MB. */
+/** A memory figure of a process from /proc/<pid>/status, MB: VmHWM (peak resident) or VmRSS (resident now). */
+export function memoryMb(pid: number, field: "VmHWM" | "VmRSS"): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Math.round((Number(match[1]) / 1024) * 10) / 10;
+}
+
+/** Peak resident memory of a process (VmHWM), e.g. "84.2 MB". */
 export function peakRssMb(pid: number): string {
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? `${(Number(match[1]) / 1024).toFixed(1)} MB` : "n/a";
+  return `${memoryMb(pid, "VmHWM").toFixed(1)} MB`;
+}
+
+/** One line of a target check: `label: figure — met` or `— NOT met`. */
+export function verdict(label: string, figure: string, met: boolean): string {
+  return `${label}: ${figure} — ${met ? "met" : "NOT met"}`;
 }
