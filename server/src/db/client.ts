@@ -12,7 +12,6 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.js";
-import { PrismaClient as PostgresqlPrismaClient } from "../generated/prisma-postgresql/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
@@ -53,6 +52,8 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
   const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
+    // Loaded only here: each generated client brings its own query compiler (tens of MB).
+    const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
     const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite });
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
     return open(prisma, "postgresql", postgresqlSql(databaseUrl, poolSize), catalog);

@@ -3,13 +3,14 @@
  * generates for the same tables: 25 characters, "c" then the creation time in base 36, so
  * ids still sort by creation time (db/paginate.ts relies on it).
  */
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
 let counter = 0;
 
-/** @returns "c" + 8 base-36 digits of Date.now() + 4 of a counter + 12 random ones. */
+/** @returns "c" + 8 base-36 digits of Date.now() + 4 of a counter + 12 random hex digits. */
 export function newId(): string {
   counter = (counter + 1) % 36 ** 4;
-  const random = randomBytes(8).readBigUInt64BE().toString(36).padStart(13, "0").slice(-12);
+  // randomUUID draws from a pooled entropy buffer: far cheaper per call than randomBytes.
+  const random = randomUUID().slice(-12);
   return `c${Date.now().toString(36).padStart(8, "0")}${counter.toString(36).padStart(4, "0")}${random}`;
 }

@@ -101,8 +101,8 @@ interface QueuedWrite {
  * Direct SQL on the better-sqlite3 connection `db` (Prisma's), gated by `gate`.
  *
  * Group commit: a write outside a transaction is queued, and the writes queued during one
- * turn of the event loop commit together in one transaction, each in its own savepoint (a
- * failing write fails alone). Every promise resolves only after that commit, so nothing
+ * turn of the event loop commit together in one transaction (a write that fails, on a
+ * constraint say, fails alone). Every promise resolves only after that commit, so nothing
  * is acknowledged before it is durable, and a commit's cost (its WAL pages, and the fsync
  * under `synchronous = FULL`) is shared by all the requests of the turn.
  */
@@ -125,27 +125,30 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
     while (gate.busy) await gate.closed();
     const batch = queue;
     queue = [];
-    const changes: (number | undefined)[] = [];
-    const failures = new Map<number, unknown>();
+    const outcomes: ({ changes: number } | { err: unknown })[] = [];
     try {
       prepare("BEGIN IMMEDIATE").run();
-      batch.forEach((w, i) => {
-        prepare("SAVEPOINT w").run();
+      for (const w of batch) {
         try {
-          changes[i] = w.stmt.run(...w.params).changes;
+          outcomes.push({ changes: w.stmt.run(...w.params).changes });
         } catch (err) {
-          prepare("ROLLBACK TO w").run();
-          failures.set(i, err);
+          // A failed statement (a constraint, say) is backed out alone and the transaction
+          // goes on (SQLite's ABORT resolution); an I/O error ends it, failing the batch.
+          if (!db.inTransaction) throw err;
+          outcomes.push({ err });
         }
-        prepare("RELEASE w").run();
-      });
+      }
       prepare("COMMIT").run();
     } catch (err) {
       if (db.inTransaction) prepare("ROLLBACK").run();
       for (const w of batch) w.reject(err);
       return;
     }
-    batch.forEach((w, i) => (failures.has(i) ? w.reject(failures.get(i)) : w.resolve(changes[i]!)));
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i]!;
+      if ("err" in outcome) w.reject(outcome.err);
+      else w.resolve(outcome.changes);
+    });
   };
 
   // Statements of a transaction already hold the gate; others wait until it is free.
