@@ -4,7 +4,7 @@
  * gateway in front of the bare upstream of bench/peers/upstream.ts (API `bench`, as in
  * `npm run bench`):
  *   1. issuance (POST /oauth2/v1/token) and gateway (GET /bench/) on the freshly seeded file,
- *      each run on its own after a 3 s unrecorded warm-up of both;
+ *      each run on its own after its unrecorded warm-up (BENCH_WARMUP, bench/support.ts);
  *   2. the server is stopped, BENCH_GROWTH_ROWS client-credentials token rows of the demo app
  *      are written straight into "AccessToken" with better-sqlite3 (prepared INSERT, one
  *      transaction per 50,000 rows; every other row already past both expiries, the rest
@@ -47,9 +47,6 @@ const rows = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
 /** Rows per transaction of the bulk load. */
 const BATCH = 50_000;
 const HOUR_MS = 3_600_000;
-/** Unrecorded load after each restart of 1 and 2, so that both compare warm servers. */
-const WARMUP_SECONDS = Math.min(3, duration);
-
 /** A DateTime column as Prisma stores it on SQLite. */
 const dateTime = (ms: number) => new Date(ms).toISOString().replace("Z", "+00:00");
 
@@ -121,9 +118,8 @@ try {
   upstream = await startPeer("upstream.ts");
   server = await startInstance(env);
   const apiPath = await registerApi(server.url, "bench", upstream.url);
-  /** After an unrecorded warm-up of both together, issuance, then gateway calls, on the freshly started server. */
+  /** Issuance, then gateway calls, on the freshly started server (each after its warm-up). */
   const measure = async (s: Instance): Promise<{ issuance: Figures; gateway: Figures }> => {
-    await load([tokenTarget(s.url), await gatewayTarget(s.url, apiPath)], { duration: WARMUP_SECONDS });
     return { issuance: await load([tokenTarget(s.url)]), gateway: await load([await gatewayTarget(s.url, apiPath)]) };
   };
 
@@ -144,7 +140,7 @@ try {
 
   started = performance.now();
   server = await startInstance({ ...env, PURGE_INTERVAL_SECONDS: "1" });
-  const purging = await load([tokenTarget(server.url), await gatewayTarget(server.url, apiPath)]);
+  const purging = await load([tokenTarget(server.url), await gatewayTarget(server.url, apiPath)], { warmup: 0 });
   const runSeconds = (performance.now() - started) / 1000;
   const expiredAtEnd = countTokens(file).expired;
   await stopInstance(server);

@@ -90,6 +90,7 @@ try {
   const soak = await load(targets, {
     duration: Math.round(minutes * 60),
     overallRate: rate,
+    warmup: 0,
     onResponse: (status) => {
       responses++;
       if (status < 200 || status > 299) failed++;

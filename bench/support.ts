@@ -314,7 +314,12 @@ export interface LoadOptions {
   overallRate?: number;
   /** Called on every response. */
   onResponse?: (status: number) => void;
+  /** Seconds of unrecorded load first (JIT warm-up, caches filled); default BENCH_WARMUP (2). */
+  warmup?: number;
 }
+
+/** Default unrecorded warm-up before each measured run, seconds. */
+export const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 
 /**
  * Probes each target, then loads them at once (connections and rate split between them).
@@ -322,6 +327,8 @@ export interface LoadOptions {
  */
 export async function load(targets: Target[], options: LoadOptions = {}): Promise<Figures> {
   for (const t of targets) await probe(t);
+  const warmupSeconds = options.warmup ?? warmup;
+  if (warmupSeconds > 0) await load(targets, { ...options, duration: warmupSeconds, warmup: 0, onResponse: undefined });
   const share = (n: number) => Math.max(1, Math.round(n / targets.length));
   const results = await Promise.all(
     targets.map(

@@ -13,6 +13,7 @@ import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.js";
 import { CatalogCache } from "./catalog-cache.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
 import { postgresqlSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
@@ -43,7 +44,7 @@ export interface DbOptions {
  * SQLite settings: WAL journal (readers never block the writer), `synchronous` NORMAL by
  * default (a commit survives a crash of the process, as the kill -9 check shows; only an
  * OS crash or power loss may drop the last commits, and never corrupts the file) or FULL,
- * 5 s busy timeout (other processes on the same file).
+ * 5 s busy timeout (other processes on the same file), checkpoints in a worker thread.
  * PostgreSQL: pools of `poolSize` connections.
  */
 export async function createDb(databaseUrl: string, options: DbOptions = {}): Promise<Db> {
@@ -69,8 +70,12 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
   await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
   await prisma.$executeRawUnsafe(`PRAGMA synchronous = ${sqliteSynchronous}`);
   await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  // Checkpoints run in their own thread (db/checkpointer.ts), not in the committing request.
+  await prisma.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 0");
   if (!connection) throw new Error("the SQLite adapter did not connect");
-  return open(prisma, "sqlite", sqliteSql(connection, gate), catalog);
+  const checkpointer = startCheckpointer(sqliteFilePath(databaseUrl));
+  const sql = sqliteSql(connection, gate);
+  return open(prisma, "sqlite", { ...sql, close: () => checkpointer.stop() }, catalog);
 }
 
 /** The better-sqlite3 connection inside Prisma's adapter (its public `client`, @prisma/adapter-better-sqlite3 6.19). */
@@ -87,10 +92,10 @@ function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: Catal
   return Object.assign(prisma, { sql, catalog });
 }
 
-/** Closes Prisma's connections and the direct statements' pool. */
+/** Closes the direct statements' side (PostgreSQL pool, SQLite checkpoint thread), then Prisma's connections. */
 export async function closeDb(db: Db): Promise<void> {
-  await db.$disconnect();
   await db.sql.close();
+  await db.$disconnect();
 }
 
 /** The provider a client was opened on, for the few query options that differ (e.g. case-insensitive search). */

@@ -90,6 +90,9 @@ function sqliteParam(value: SqlValue): string | number | null {
   return value;
 }
 
+/** Milliseconds between the group writer's own (finishing) WAL checkpoints. */
+const FINISH_CHECKPOINT_INTERVAL_MS = 1000;
+
 interface QueuedWrite {
   stmt: BetterSqlite3.Statement;
   params: (string | number | null)[];
@@ -120,6 +123,17 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
   };
   const bind = (params: readonly SqlValue[]) => params.map(sqliteParam);
 
+  // db/checkpointer.ts copies the WAL into the database file from another thread, but while
+  // commits keep coming it can never catch up with the last one, and the WAL only starts
+  // over once a checkpoint has. So right after a group commit, at most once a second, this
+  // connection checkpoints the few pages left: nothing can commit in between.
+  let nextCheckpoint = 0;
+  const finishCheckpoint = () => {
+    if (Date.now() < nextCheckpoint) return;
+    nextCheckpoint = Date.now() + FINISH_CHECKPOINT_INTERVAL_MS;
+    db.pragma("wal_checkpoint(PASSIVE)");
+  };
+
   let queue: QueuedWrite[] = [];
   const flush = async () => {
     while (gate.busy) await gate.closed();
@@ -144,6 +158,7 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
       for (const w of batch) w.reject(err);
       return;
     }
+    finishCheckpoint();
     batch.forEach((w, i) => {
       const outcome = outcomes[i]!;
       if ("err" in outcome) w.reject(outcome.err);
