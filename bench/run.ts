@@ -15,7 +15,8 @@
  *   4. refresh with rotation (ours alone): every request spends a fresh refresh token,
  *      obtained through the authorization code flow (alice signs in and consents).
  * Prints one table (req/s mean over rounds, p50/p99 worst over rounds, failures summed,
- * peak RSS = VmHWM of the server process after the scenario, ours/peer req/s), then each
+ * peak RSS = highest VmRSS of the server process sampled every 100 ms during the measured
+ * runs, ours/peer req/s), then each
  * target of issue 6 as met / NOT met. Asserts nothing; fails only if a probe does not
  * answer 200 (or an introspection probe finds the token inactive).
  * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50),
@@ -36,6 +37,7 @@ import {
   load,
   makeTempDir,
   memoryMb,
+  sampleRss,
   refreshTarget,
   refreshTokens,
   registerApi,
@@ -45,6 +47,7 @@ import {
   stopAll,
   tokenTarget,
   verdict,
+  warmup,
   type Figures,
   type Instance,
   type Target,
@@ -67,6 +70,9 @@ interface Scenario {
 
 /** A table row: the figures of one server in one scenario over all rounds. */
 type Row = Figures & { "peak RSS MB": number; "ours/peer"?: number };
+
+/** Highest VmRSS sampled during each server's measured runs, MB. */
+const peakRss = new Map<Instance, number>();
 
 /** Folds the rounds: req/s mean, p50/p99 worst, failures summed. */
 function combine(runs: Figures[]): Figures {
@@ -133,9 +139,18 @@ try {
   for (const s of scenarios) {
     const sides = s.peer ? [s.ours, s.peer] : [s.ours];
     const runs = sides.map((): Figures[] => []);
+    const rssRuns: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const [i, side] of sides.entries()) {
-        const result = await load([await side.prepare()]);
+        // The warm-up gets its own request set: a refresh scenario's tokens in flight when
+        // a run stops are spent, so each run starts from freshly prepared ones.
+        if (warmup > 0) await load([await side.prepare()], { duration: warmup, warmup: 0 });
+        const target = await side.prepare();
+        const rss = sampleRss(side.instance.child.pid!);
+        const result = await load([target], { warmup: 0 });
+        const runPeak = rss.stop();
+        rssRuns[i] = Math.max(rssRuns[i] ?? 0, runPeak);
+        peakRss.set(side.instance, Math.max(peakRss.get(side.instance) ?? 0, runPeak));
         runs[i]!.push(result);
         console.log(`${s.name}, ${side.server}, round ${round + 1}: ${result["req/s"]} req/s, p99 ${result["p99 ms"]} ms`);
       }
@@ -146,7 +161,7 @@ try {
       const f = i === 0 ? oursFigures! : peerFigures!;
       table[`${s.name}: ${side.server}`] = {
         ...f,
-        "peak RSS MB": memoryMb(side.instance.child.pid!, "VmHWM"),
+        "peak RSS MB": rssRuns[i]!,
         ...(i === 0 && peerFigures ? { "ours/peer": Math.round((oursFigures!["req/s"] / peerFigures["req/s"]) * 100) / 100 } : {}),
       };
     }
@@ -157,7 +172,7 @@ try {
   const ratio = (name: string) => figures.get(name)!.ours["req/s"] / figures.get(name)!.peer!["req/s"];
   const p99s = [...figures].map(([name, f]) => `${name} ${f.ours["p99 ms"]} ms`).join(", ");
   const worstP99 = Math.max(...[...figures.values()].map((f) => f.ours["p99 ms"]));
-  const rss = memoryMb(o.child.pid!, "VmHWM");
+  const rss = peakRss.get(o)!;
   const refresh = figures.get("refresh")?.ours;
   const ratioTarget = (name: string, label: string, min: number, show: (r: number) => string) => {
     if (figures.has(name)) console.log(verdict(`  ${label}`, show(ratio(name)), ratio(name) >= min));
@@ -167,7 +182,8 @@ try {
   ratioTarget("gateway", "gateway ≥ 70% of the bare proxy", 0.7, (r) => `${(r * 100).toFixed(0)}%`);
   ratioTarget("introspection", "introspection ≥ 2× oidc-provider", 2, (r) => `${r.toFixed(2)}×`);
   console.log(verdict("  p99 ≤ 25 ms in every scenario of ours", p99s, worstP99 <= 25));
-  console.log(verdict("  peak RSS of our server ≤ 200 MB", `${rss.toFixed(1)} MB`, rss <= 200));
+  console.log(verdict("  peak RSS of our server ≤ 200 MB (during the runs)", `${rss.toFixed(1)} MB`, rss <= 200));
+  console.log(`  (process peak including start, seeding and the refresh set-up's sign-ins: VmHWM ${memoryMb(o.child.pid!, "VmHWM").toFixed(1)} MB)`);
   if (refresh) console.log(verdict("  refresh with rotation: no non-2xx", `${refresh["non-2xx"]} non-2xx, ${refresh.errors} errors`, refresh["non-2xx"] === 0));
 } finally {
   await stopAll(ours, oidc, proxy, upstream);

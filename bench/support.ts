@@ -92,10 +92,13 @@ async function spawnListening(args: string[], env: NodeJS.ProcessEnv): Promise<I
 
 /**
  * Starts `node dist/server/src/main.js` with `env` (PORT 0, demo seeded, logs and rate
- * limits off) and resolves once /healthz answers.
+ * limits off) and resolves once /healthz answers. With BENCH_CPU_PROFILE_DIR set, the
+ * server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
  */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const instance = await spawnListening(["dist/server/src/main.js"], {
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const instance = await spawnListening([...profile, "dist/server/src/main.js"], {
     ...process.env,
     PORT: "0",
     DEMO_UPSTREAM_PORT: "0",
@@ -328,7 +331,12 @@ export const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 export async function load(targets: Target[], options: LoadOptions = {}): Promise<Figures> {
   for (const t of targets) await probe(t);
   const warmupSeconds = options.warmup ?? warmup;
-  if (warmupSeconds > 0) await load(targets, { ...options, duration: warmupSeconds, warmup: 0, onResponse: undefined });
+  if (warmupSeconds > 0) await run(targets, { ...options, duration: warmupSeconds, onResponse: undefined });
+  return run(targets, options);
+}
+
+/** Loads the targets at once, without a probe or warm-up. */
+async function run(targets: Target[], options: LoadOptions): Promise<Figures> {
   const share = (n: number) => Math.max(1, Math.round(n / targets.length));
   const results = await Promise.all(
     targets.map(
@@ -361,6 +369,21 @@ export function memoryMb(pid: number, field: "VmHWM" | "VmRSS"): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Math.round((Number(match[1]) / 1024) * 10) / 10;
+}
+
+/**
+ * Samples a process's resident memory (VmRSS) every 100 ms until `stop`.
+ * @returns stop, which gives the highest reading, MB.
+ */
+export function sampleRss(pid: number): { stop(): number } {
+  let max = memoryMb(pid, "VmRSS");
+  const timer = setInterval(() => (max = Math.max(max, memoryMb(pid, "VmRSS"))), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, memoryMb(pid, "VmRSS"));
+    },
+  };
 }
 
 /** Peak resident memory of a process (VmHWM), e.g. "84.2 MB". */

@@ -30,9 +30,9 @@ export interface Sql {
   /** Runs a write. @returns how many rows it changed. */
   run(text: string, params?: readonly SqlValue[]): Promise<number>;
   /**
-   * Runs `fn` in one transaction (SQLite: `BEGIN IMMEDIATE`, the write lock taken up front;
-   * PostgreSQL: READ COMMITTED), committed when `fn` resolves and rolled back when it throws.
-   * Inside, use only the `tx` given to `fn`.
+   * Runs `fn` in one transaction (SQLite: a savepoint of the next group commit, see
+   * {@link sqliteSql}; PostgreSQL: READ COMMITTED), committed when `fn` resolves and rolled
+   * back when it throws. Inside, use only the `tx` given to `fn`, and no other I/O.
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Closes what this module opened (the PostgreSQL pool; the SQLite connection is Prisma's). */
@@ -93,21 +93,24 @@ function sqliteParam(value: SqlValue): string | number | null {
 /** Milliseconds between the group writer's own (finishing) WAL checkpoints. */
 const FINISH_CHECKPOINT_INTERVAL_MS = 1000;
 
-interface QueuedWrite {
-  stmt: BetterSqlite3.Statement;
-  params: (string | number | null)[];
-  resolve(changes: number): void;
+/** A write or a transaction waiting for the next group commit. */
+interface Queued {
+  /** A single statement (synchronous) or a transaction's function (runs in a savepoint). */
+  work: { stmt: BetterSqlite3.Statement; params: (string | number | null)[] } | { fn: (tx: Sql) => Promise<unknown> };
+  resolve(result: unknown): void;
   reject(err: unknown): void;
 }
 
 /**
  * Direct SQL on the better-sqlite3 connection `db` (Prisma's), gated by `gate`.
  *
- * Group commit: a write outside a transaction is queued, and the writes queued during one
- * turn of the event loop commit together in one transaction (a write that fails, on a
- * constraint say, fails alone). Every promise resolves only after that commit, so nothing
- * is acknowledged before it is durable, and a commit's cost (its WAL pages, and the fsync
- * under `synchronous = FULL`) is shared by all the requests of the turn.
+ * Group commit: writes and transactions outside a transaction are queued, and what is
+ * queued during one turn of the event loop commits together in one SQLite transaction: a
+ * write that fails (on a constraint, say) fails alone, and each transaction runs in its own
+ * savepoint, rolled back alone if it throws. Every promise settles only after the commit,
+ * so nothing is acknowledged before it is durable, and a commit's cost (its WAL pages, and
+ * the fsync under `synchronous = FULL`) is shared by all the requests of the turn. A
+ * transaction's function must only await its `tx` (no other I/O): the batch waits for it.
  */
 export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -134,39 +137,63 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
     db.pragma("wal_checkpoint(PASSIVE)");
   };
 
-  let queue: QueuedWrite[] = [];
+  /** Runs one queued item inside the open batch transaction. @throws only when the batch itself failed. */
+  const perform = async ({ work }: Queued): Promise<{ result: unknown } | { err: unknown }> => {
+    if ("stmt" in work) {
+      try {
+        return { result: work.stmt.run(...work.params).changes };
+      } catch (err) {
+        // A failed statement is backed out alone and the transaction goes on (SQLite's ABORT
+        // resolution); an I/O error ends the transaction, failing the batch.
+        if (!db.inTransaction) throw err;
+        return { err };
+      }
+    }
+    prepare("SAVEPOINT tx").run();
+    try {
+      const result = await work.fn(inside);
+      prepare("RELEASE tx").run();
+      return { result };
+    } catch (err) {
+      if (!db.inTransaction) throw err;
+      prepare("ROLLBACK TO tx").run();
+      prepare("RELEASE tx").run();
+      return { err };
+    }
+  };
+
+  let queue: Queued[] = [];
+  const enqueue = (work: Queued["work"]) =>
+    new Promise<unknown>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(() => void flush());
+      queue.push({ work, resolve, reject });
+    });
   const flush = async () => {
-    while (gate.busy) await gate.closed();
+    // Held while transactions' functions run, so nothing else uses the connection meanwhile.
+    const release = await gate.enter();
     const batch = queue;
     queue = [];
-    const outcomes: ({ changes: number } | { err: unknown })[] = [];
+    const outcomes: Awaited<ReturnType<typeof perform>>[] = [];
     try {
       prepare("BEGIN IMMEDIATE").run();
-      for (const w of batch) {
-        try {
-          outcomes.push({ changes: w.stmt.run(...w.params).changes });
-        } catch (err) {
-          // A failed statement (a constraint, say) is backed out alone and the transaction
-          // goes on (SQLite's ABORT resolution); an I/O error ends it, failing the batch.
-          if (!db.inTransaction) throw err;
-          outcomes.push({ err });
-        }
-      }
+      for (const item of batch) outcomes.push(await perform(item));
       prepare("COMMIT").run();
+      finishCheckpoint();
     } catch (err) {
       if (db.inTransaction) prepare("ROLLBACK").run();
-      for (const w of batch) w.reject(err);
+      for (const item of batch) item.reject(err);
       return;
+    } finally {
+      release();
     }
-    finishCheckpoint();
-    batch.forEach((w, i) => {
+    batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
-      if ("err" in outcome) w.reject(outcome.err);
-      else w.resolve(outcome.changes);
+      if ("err" in outcome) item.reject(outcome.err);
+      else item.resolve(outcome.result);
     });
   };
 
-  // Statements of a transaction already hold the gate; others wait until it is free.
+  // Inside a batch the gate is held already; outside, statements wait until it is free.
   const make = (inTransaction: boolean): Sql => ({
     async get<T extends Row>(text: string, params: readonly SqlValue[] = []) {
       while (!inTransaction && gate.busy) await gate.closed();
@@ -176,30 +203,14 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
       while (!inTransaction && gate.busy) await gate.closed();
       return prepare(text).all(...bind(params)) as T[];
     },
-    run(text: string, params: readonly SqlValue[] = []) {
+    async run(text: string, params: readonly SqlValue[] = []) {
       const stmt = prepare(text);
-      if (inTransaction) return Promise.resolve(stmt.run(...bind(params)).changes);
-      return new Promise<number>((resolve, reject) => {
-        if (queue.length === 0) setImmediate(() => void flush());
-        queue.push({ stmt, params: bind(params), resolve, reject });
-      });
+      if (inTransaction) return stmt.run(...bind(params)).changes;
+      return (await enqueue({ stmt, params: bind(params) })) as number;
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       if (inTransaction) return fn(inside);
-      const release = await gate.enter();
-      try {
-        prepare("BEGIN IMMEDIATE").run();
-        try {
-          const result = await fn(inside);
-          prepare("COMMIT").run();
-          return result;
-        } catch (err) {
-          if (db.inTransaction) prepare("ROLLBACK").run();
-          throw err;
-        }
-      } finally {
-        release();
-      }
+      return (await enqueue({ fn })) as T;
     },
     async close() {},
   });

@@ -6,7 +6,7 @@
  */
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
-import httpProxy from "http-proxy";
+import { createProxyServer } from "http-proxy-3";
 import { sendJson } from "../http/node.js";
 import type { Db } from "../db/client.js";
 import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
@@ -48,7 +48,7 @@ function splitPath(url: string): { name: string; rest: string } {
 export function gateway(db: Db, realm: string) {
   // Connections to upstreams are kept alive and reused.
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  const proxy = httpProxy.createProxyServer({ changeOrigin: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
+  const proxy = createProxyServer({ changeOrigin: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
   proxy.on("error", (_err, _req, res) => {
     const out = res as ServerResponse;
     if (typeof out.writeHead !== "function" || out.headersSent) return void out.destroy();
