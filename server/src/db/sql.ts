@@ -134,7 +134,11 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
   const finishCheckpoint = () => {
     if (Date.now() < nextCheckpoint) return;
     nextCheckpoint = Date.now() + FINISH_CHECKPOINT_INTERVAL_MS;
-    db.pragma("wal_checkpoint(PASSIVE)");
+    try {
+      db.pragma("wal_checkpoint(PASSIVE)");
+    } catch {
+      // SQLITE_BUSY: the checkpoint thread is at it; the next one finishes.
+    }
   };
 
   /** Runs one queued item inside the open batch transaction. @throws only when the batch itself failed. */
@@ -178,7 +182,6 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
       prepare("BEGIN IMMEDIATE").run();
       for (const item of batch) outcomes.push(await perform(item));
       prepare("COMMIT").run();
-      finishCheckpoint();
     } catch (err) {
       if (db.inTransaction) prepare("ROLLBACK").run();
       for (const item of batch) item.reject(err);
@@ -186,6 +189,7 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
     } finally {
       release();
     }
+    finishCheckpoint();
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if ("err" in outcome) item.reject(outcome.err);

@@ -2,9 +2,11 @@
  * Scheduled purge of data past its use, so the tables do not grow without bound: expired
  * interactions and sessions, authorization codes whose token family is gone, token rows
  * past both their access and refresh expiry, and audit events past retention.
- * Deletes run in small batches with a yield in between, so requests are not stalled.
+ * Deletes run in small batches with a pause in between, so requests are not stalled: each
+ * batch is a few milliseconds of work on the one database connection, and the pause lets
+ * the requests that queued meanwhile through (issue 6: p99 measured while the purge runs).
  */
-import { setImmediate as yieldToRequests } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { deleteExpiredSessions } from "../accounts/session-store.js";
 import { deleteAuditEventsBefore } from "../audit/repository.js";
@@ -13,7 +15,9 @@ import type { Db } from "../db/client.js";
 import { deleteExpiredTokens } from "../tokens/repository.js";
 
 /** Rows deleted per statement. */
-const BATCH = 500;
+const BATCH = 100;
+/** Pause between two batches, milliseconds. At most BATCH rows per pause: 10,000 rows/s. */
+const PAUSE_MS = 10;
 const DAY_MS = 86_400_000;
 
 export interface PurgeCounts {
@@ -30,7 +34,7 @@ async function drain(remove: (limit: number) => Promise<number>): Promise<number
     const n = await remove(BATCH);
     total += n;
     if (n < BATCH) return total;
-    await yieldToRequests();
+    await sleep(PAUSE_MS);
   }
 }
 
@@ -40,7 +44,7 @@ async function drain(remove: (limit: number) => Promise<number>): Promise<number
  * @param auditRetentionDays - audit events older than this many days are deleted.
  */
 export async function purgeExpired(db: Db, now: Date, auditRetentionDays: number): Promise<PurgeCounts> {
-  const tokens = await drain((limit) => deleteExpiredTokens(db, now, limit));
+  const tokens = await drain((limit) => deleteExpiredTokens(db.sql, now, limit));
   return {
     tokens,
     interactions: await drain((limit) => deleteExpiredInteractions(db, now, limit)),

@@ -229,15 +229,13 @@ export async function revokeAccessToken(sql: Sql, id: string, now: Date): Promis
 
 /**
  * Deletes up to `limit` token rows whose access token and refresh token (if any) both
- * expired before `before`. @returns how many were deleted.
+ * expired before `before` (one statement, found through the expiresAt index).
+ * @returns how many were deleted.
  */
-export async function deleteExpiredTokens(db: Db, before: Date, limit: number): Promise<number> {
-  const ids = (
-    await db.accessToken.findMany({
-      where: { expiresAt: { lt: before }, OR: [{ refreshTokenExpiresAt: null }, { refreshTokenExpiresAt: { lt: before } }] },
-      select: { id: true },
-      take: limit,
-    })
-  ).map((t) => t.id);
-  return ids.length === 0 ? 0 : (await db.accessToken.deleteMany({ where: { id: { in: ids } } })).count;
+export function deleteExpiredTokens(sql: Sql, before: Date, limit: number): Promise<number> {
+  return sql.run(
+    `DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken"
+       WHERE "expiresAt" < ? AND ("refreshTokenExpiresAt" IS NULL OR "refreshTokenExpiresAt" < ?) LIMIT ?)`,
+    [before, before, limit],
+  );
 }
