@@ -9,6 +9,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { closeDb, createDb, type Db } from "./db/client.js";
+import { shareCatalogInvalidations } from "./db/catalog-events.js";
 import { migrate } from "./db/migrate.js";
 import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
@@ -63,6 +64,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
+  const stopSharing = redis ? shareCatalogInvalidations(db.catalog, redis, config.redisKeyPrefix, logger) : () => {};
   const server = createServer(await createRequestListener(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
   const port = await listen(server, config.port, config.host);
   const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
@@ -80,6 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
       await Promise.race([closeDb(db), sleep(DISCONNECT_TIMEOUT_MS)]);
+      stopSharing();
       redis?.disconnect();
     },
   };

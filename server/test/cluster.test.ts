@@ -17,6 +17,8 @@ const REVOCATION_BOUND_MS = 1000;
 const MAX_FAILURES = 3;
 
 const name = `tollgate_cluster_${randomBytes(6).toString("hex")}`;
+/** This run's Redis keys (earlier runs' counters may still be there). */
+const KEY_PREFIX = `tollgate-test-${randomBytes(4).toString("hex")}:`;
 const instances: TestServer[] = [];
 
 async function admin(sql: string): Promise<void> {
@@ -57,10 +59,12 @@ beforeAll(async () => {
   const env = {
     DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(),
     REDIS_URL,
-    REDIS_KEY_PREFIX: `tollgate-test-${randomBytes(4).toString("hex")}:`,
+    REDIS_KEY_PREFIX: KEY_PREFIX,
     SESSION_SECRET: randomBytes(32).toString("hex"),
     SIGNIN_MAX_FAILURES_PER_USER: String(MAX_FAILURES),
     PURGE_INTERVAL_SECONDS: "0",
+    // Far longer than any wait below: a catalog change can only reach the others through Redis.
+    CATALOG_CACHE_TTL_MS: "60000",
   };
   // Started one after the other: the first migrates and seeds; the others find both done.
   for (let i = 0; i < 3; i++) instances.push(await startTestServer(env));
@@ -133,6 +137,33 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     expect(Date.now() - revokedAt).toBeLessThan(REVOCATION_BOUND_MS);
   });
 
+  it(`a product revoked on a credential through one instance is honoured by the others within ${REVOCATION_BOUND_MS} ms (catalog caches emptied over Redis)`, async () => {
+    const token = await clientCredentialsToken(0);
+    // Every instance now holds the credential and the API in its catalog cache.
+    for (const i of [0, 1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
+    const where = { credential: { consumerKey: DEMO.app.consumerKey }, apiProduct: { name: "PSD2-AISP-v1" } };
+    const setStatus = (status: string) => instances[0]!.db.credentialProduct.updateMany({ where, data: { status } });
+    const until = async (i: number, expected: number) => {
+      const since = Date.now();
+      let status = 0;
+      while ((status = (await callAccounts(i, token)).status) !== expected && Date.now() - since < REVOCATION_BOUND_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { status, ms: Date.now() - since };
+    };
+    try {
+      expect((await setStatus("revoked")).count).toBe(1);
+      for (const i of [1, 2]) {
+        const { status, ms } = await until(i, 403);
+        expect(status, `instance ${i}`).toBe(403);
+        expect(ms).toBeLessThan(REVOCATION_BOUND_MS);
+      }
+    } finally {
+      await setStatus("approved");
+    }
+    for (const i of [1, 2]) expect((await until(i, 200)).status, `instance ${i} after approval`).toBe(200);
+  });
+
   it("a sign-in throttle counted on one instance holds on the others", async () => {
     const signIn = async (instance: number, password: string) => {
       const browser = new Browser(url(instance));
@@ -157,7 +188,7 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     const { Redis } = await import("ioredis");
     const redis = new Redis(REDIS_URL);
     try {
-      const keys = await redis.keys("tollgate-test-*oauth-client*demo-payments-key");
+      const keys = await redis.keys(`${KEY_PREFIX}*oauth-client*demo-payments-key`);
       expect(keys).toHaveLength(1);
       expect(Number(await redis.get(keys[0]!))).toBe(2);
     } finally {

@@ -8,11 +8,13 @@
  *   products, APIs, developers, organizations, callback URLs) empties the cache (see
  *   db/client.ts), so admin changes and revocations take effect on the next request.
  * - A change made by another instance is seen here once the entry's time to live has
- *   passed (`CATALOG_CACHE_TTL_MS`, default 1000 ms).
+ *   passed (`CATALOG_CACHE_TTL_MS`, default 1000 ms), or at once when the instances share
+ *   Redis, which carries each instance's invalidations to the others (catalog-events.ts).
  * Tokens are never cached: their status is read from the database on every use.
  */
 export class CatalogCache {
   readonly #entries = new Map<string, { value: Promise<unknown>; until: number }>();
+  readonly #listeners: (() => void)[] = [];
 
   /**
    * @param ttlMs - how long an entry is used, milliseconds (0: no caching).
@@ -42,8 +44,19 @@ export class CatalogCache {
     return value;
   }
 
-  /** Forgets every entry (a catalog table was written). */
+  /** Forgets every entry because a catalog table was written here; tells the listeners. */
   invalidate(): void {
     this.#entries.clear();
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Forgets every entry because another instance wrote a catalog table (no listener is told). */
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  /** Calls `listener` after each {@link invalidate}. */
+  onInvalidate(listener: () => void): void {
+    this.#listeners.push(listener);
   }
 }

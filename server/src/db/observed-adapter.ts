@@ -12,11 +12,14 @@ const UNCACHED_TABLES = new Set(["AccessToken", "AuthorizationCode", "AuditEvent
 /** The table an INSERT, UPDATE or DELETE statement writes (Prisma quotes with ` on SQLite, " on PostgreSQL). */
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`"](\w+)[`"]/i;
 
-/** True when `sql` may change a cached catalog row (any write not known to spare the catalog). */
+/** Statements that change no row. */
+const READ_ONLY = /^\s*(?:SELECT|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SHOW|SET)\b/i;
+
+/** True when `sql` may change a cached catalog row: any statement not known to spare the catalog. */
 export function writesCatalog(sql: string): boolean {
   const match = WRITE.exec(sql);
   if (match) return !UNCACHED_TABLES.has(match[1]!);
-  return /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql);
+  return !READ_ONLY.test(sql);
 }
 
 export interface Observers {

@@ -213,8 +213,19 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
       return (await enqueue({ stmt, params: bind(params) })) as number;
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      if (inTransaction) return fn(inside);
-      return (await enqueue({ fn })) as T;
+      if (!inTransaction) return (await enqueue({ fn })) as T;
+      prepare("SAVEPOINT nested").run();
+      try {
+        const result = await fn(inside);
+        prepare("RELEASE nested").run();
+        return result;
+      } catch (err) {
+        if (db.inTransaction) {
+          prepare("ROLLBACK TO nested").run();
+          prepare("RELEASE nested").run();
+        }
+        throw err;
+      }
     },
     async close() {},
   });
@@ -267,7 +278,21 @@ export function postgresqlSql(connectionString: string, max: number): Sql {
     ...over(pool),
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      const tx: Sql = { ...over(client), transaction: (inner) => inner(tx), close: async () => {} };
+      const tx: Sql = {
+        ...over(client),
+        async transaction(inner) {
+          await client.query("SAVEPOINT nested");
+          try {
+            const result = await inner(tx);
+            await client.query("RELEASE SAVEPOINT nested");
+            return result;
+          } catch (err) {
+            await client.query("ROLLBACK TO SAVEPOINT nested");
+            throw err;
+          }
+        },
+        close: async () => {},
+      };
       try {
         await client.query("BEGIN");
         const result = await fn(tx);
