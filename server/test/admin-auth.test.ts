@@ -280,7 +280,7 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
     const token = await clientToken(server.url, DEMO.adminApp);
     const client = withBearer(server.url, token);
     expect((await client.data("{ apis { name } }")).apis).toEqual([expect.objectContaining({ name: "accounts" })]);
-    await server.db.accessToken.update({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.db.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
   });
@@ -289,7 +289,7 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
     const token = await clientToken(server.url, DEMO.adminApp);
     const client = withBearer(server.url, token);
     expect((await client.data("{ me { id } }")).me).toBeNull();
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect((await admin.data("mutation($id: ID!) { revokeToken(id: $id) { status } }", { id: row.id })).revokeToken.status).toBe("revoked");
     expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");

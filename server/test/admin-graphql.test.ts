@@ -582,7 +582,7 @@ describe("apps and credentials", () => {
     const short = await tokenAnswer(a);
     expect(Number(short.body.expires_in)).toBeGreaterThanOrEqual(119);
     expect(Number(short.body.expires_in)).toBeLessThanOrEqual(120);
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(short.body.access_token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(short.body.access_token) } });
     expect(row.expiresAt.getTime() - row.issuedAt.getTime()).toBe(120_000);
 
     await admin.data("mutation($id: ID!) { setTokenLifetimes(appId: $id, input: { accessTokenLifetimeSeconds: 86400 }) { id } }", { id: a.appId });
@@ -739,8 +739,8 @@ describe("tokens", () => {
     revokeApp = await createApp("Token Revoke App");
     const first = await token(revokeApp);
     kept = await token(revokeApp);
-    const firstId = (await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(first) } })).id;
-    const keptId = (await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(kept) } })).id;
+    const firstId = (await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(first) } })).id;
+    const keptId = (await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(kept) } })).id;
     const live = (await admin.data(TOKENS, { app: revokeApp.appId })).tokens.nodes;
     expect(live.map((t: Json) => t.id)).toEqual([keptId, firstId]);
     expect(live[0]).toMatchObject({ status: "approved", grantType: "client_credentials", clientId: revokeApp.consumerKey, user: null, app: { name: "Token Revoke App" } });

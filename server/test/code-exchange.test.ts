@@ -349,7 +349,7 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
   it("rotation keeps the family's refresh expiry (never extends it)", async () => {
     const first = ok(await exchange(path, await code()));
     const soon = new Date(Date.now() + 1000 * 1000);
-    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: soon } });
+    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: soon } });
     const second = ok(await refresh(path, first.refresh_token));
     expect(Number(second.refresh_token_expires_in)).toBeLessThanOrEqual(1000);
     expect(Number(second.refresh_token_expires_in)).toBeGreaterThan(990);
@@ -415,7 +415,7 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
 
   it("expired refresh token -> invalid_grant", async () => {
     const first = ok(await exchange(path, await code()));
-    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
     expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
   });
 

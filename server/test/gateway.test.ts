@@ -414,7 +414,7 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers an expired token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.db.accessToken.update({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.db.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const before = hits.length;
     const res = await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } });
     await expectJsonError(res, 401, "invalid_token");
@@ -425,7 +425,7 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers a revoked token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.db.accessToken.update({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
+    await server.db.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
     const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } });
     await expectJsonError(res, 401, "invalid_token");
     expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");

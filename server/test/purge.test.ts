@@ -241,7 +241,7 @@ describe("purgeExpired", () => {
     const { code } = await obtainCode(server.url, { client: DEMO.app, scope: "aisp extended_transaction_history" });
     const exchanged = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "authorization_code", code, redirect_uri: DEMO.callbackUrl });
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(exchanged.body.access_token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(exchanged.body.access_token) } });
     expect(row.familyId).not.toBeNull();
     // The access token and the code expire; the refresh token stays live.
     const past = new Date(Date.now() - HOUR);

@@ -223,7 +223,7 @@ describe("token revocation (RFC 7009)", () => {
     const token = await ccToken();
     expect((await revoke(DEMO.app, token)).status).toBe(200);
     expect(await gateway(token)).toBe(401);
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect(row.status).toBe("revoked");
     expect(row.revokedAt).toBeInstanceOf(Date);
   });
@@ -314,7 +314,7 @@ describe("token revocation (RFC 7009)", () => {
 
   it("writes a token.revoked audit event naming the client and the token row, without the token", async () => {
     const token = await ccToken();
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect((await revoke(DEMO.app, token)).status).toBe(200);
     const events = await server.db.auditEvent.findMany({ where: { type: "token.revoked", subject: row.id } });
     expect(events).toHaveLength(1);
@@ -376,7 +376,7 @@ describe("token introspection (RFC 7662)", () => {
     expect(b.iat).toBeLessThanOrEqual(after);
     expect(b.exp - b.iat).toBe(ACCESS_LIFETIME);
     // Matches the stored row.
-    const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect(b.exp).toBe(Math.floor(row.expiresAt.getTime() / 1000));
   });
 
@@ -430,7 +430,7 @@ describe("token introspection (RFC 7662)", () => {
 
   it("an expired access token is exactly {active: false}", async () => {
     const token = await ccToken();
-    await server.db.accessToken.update({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.db.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const a = await introspect(token);
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ active: false });
@@ -439,7 +439,7 @@ describe("token introspection (RFC 7662)", () => {
 
   it("an expired refresh token is exactly {active: false}", async () => {
     const { refresh: refreshToken } = await userTokens();
-    await server.db.accessToken.update({ where: { refreshTokenHash: hashSecret(refreshToken) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(refreshToken) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
     expect((await introspect(refreshToken)).body).toEqual({ active: false });
   });
 

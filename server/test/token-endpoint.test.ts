@@ -242,8 +242,8 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       const res = await call(path);
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
-      expect(await server.db.accessToken.findUnique({ where: { tokenHash: body.access_token } })).toBeNull();
-      const row = await server.db.accessToken.findUnique({ where: { tokenHash: sha256(body.access_token) } });
+      expect(await server.db.accessToken.findFirst({ where: { tokenHash: body.access_token } })).toBeNull();
+      const row = await server.db.accessToken.findFirst({ where: { tokenHash: sha256(body.access_token) } });
       expect(row).not.toBeNull();
       expect(row!.grantType).toBe("client_credentials");
       expect(row!.status).toBe("approved");
@@ -321,7 +321,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(sortedScopes(body.scope)).toEqual(["aisp", "pisp"]);
       // The products stay the credential's approved products (decisions.md).
       expect([...body.api_product_list_json].sort()).toEqual(ALL_PRODUCTS);
-      const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
       expect(sortedScopes(row.scope)).toEqual(["aisp", "pisp"]);
     });
 
@@ -411,7 +411,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
       expect(["1800", "1799"]).toContain(body.expires_in);
-      const row = await server.db.accessToken.findUniqueOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
       expect(row.expiresAt.getTime() - row.issuedAt.getTime()).toBe(1800 * 1000);
 
       await server.db.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 120 } });

@@ -9,8 +9,7 @@ import { findUserById } from "../accounts/users.js";
 import type { Db } from "../db/client.js";
 import { bearerToken } from "../gateway/access.js";
 import { OAuthError } from "../oauth/errors.js";
-import { hashSecret } from "../oauth/secrets.js";
-import { findTokenByHash } from "../tokens/repository.js";
+import { findToken } from "../tokens/repository.js";
 
 /** The scope that makes a bearer token an admin credential. */
 export const ADMIN_SCOPE = "admin";
@@ -44,7 +43,7 @@ export async function resolveActor(db: Db, req: Request, realm: string): Promise
   if (req.headers.authorization !== undefined) {
     let token;
     try {
-      token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), new Date());
+      token = await findToken(db, bearerToken(req.headers.authorization, realm), new Date());
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
     }

@@ -5,6 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 
+/** Length of every id newId() returns. */
+export const ID_LENGTH = 25;
+
 let counter = 0;
 
 /** @returns "c" + 8 base-36 digits of Date.now() + 4 of a counter + 12 random hex digits. */

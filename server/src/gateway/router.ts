@@ -10,9 +10,8 @@ import { createProxyServer } from "http-proxy-3";
 import { sendJson } from "../http/node.js";
 import type { Db } from "../db/client.js";
 import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
-import { hashSecret } from "../oauth/secrets.js";
 import { findApiByName } from "../products/repository.js";
-import { findTokenByHash } from "../tokens/repository.js";
+import { findToken } from "../tokens/repository.js";
 import { bearerToken, checkAccess } from "./access.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -61,7 +60,7 @@ export function gateway(db: Db, realm: string) {
     const api = await findApiByName(db, name);
     if (!api) throw new NotFound(`no API named "${name}"`);
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
-    const token = await findTokenByHash(db, hashSecret(bearerToken(req.headers.authorization, realm)), new Date());
+    const token = await findToken(db, bearerToken(req.headers.authorization, realm), new Date());
     checkAccess(token, api, realm);
 
     delete req.headers.authorization;

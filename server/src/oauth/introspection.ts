@@ -5,12 +5,11 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
-import { findTokenByAnyHash, type StoredToken } from "../tokens/repository.js";
+import { findAnyToken, type StoredToken } from "../tokens/repository.js";
 import { sendJson } from "../http/node.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, OAuthError } from "./errors.js";
 import { joinList } from "./scopes.js";
-import { hashSecret } from "./secrets.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /**
@@ -40,7 +39,7 @@ export function introspectionEndpoint(db: Db, realm: string, issuer: string) {
     const { params, client } = await readClientRequest(db, req, realm, now);
     if (!client.canIntrospect) throw new OAuthError("unauthorized_client", "this client may not introspect tokens", 403);
     if (params.token === undefined) throw new InvalidRequest("token is required");
-    const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
+    const token = await findAnyToken(db, params.token, now);
     sendJson(res, 200, introspectionResponse(token, issuer), NO_STORE);
   };
 }

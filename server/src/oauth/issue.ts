@@ -3,7 +3,8 @@
  * lifetimes from the app, SHA-256 hashes stored.
  */
 import type { Sql } from "../db/sql.js";
-import { insertAccessToken } from "../tokens/repository.js";
+import { newId } from "../db/ids.js";
+import { insertAccessToken, tokenValue } from "../tokens/repository.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "./secrets.js";
 
@@ -44,16 +45,18 @@ const SECOND_MS = 1000;
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
  */
 export async function issueToken(sql: Sql, r: IssueRequest): Promise<IssuedToken> {
-  const accessToken = newSecret();
+  const id = newId();
+  const accessToken = tokenValue(id, newSecret());
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
   const refresh = r.withRefreshToken
     ? {
-        token: newSecret(),
+        token: tokenValue(id, newSecret()),
         issuedAt: r.now,
         expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
       }
     : undefined;
   await insertAccessToken(sql, {
+    id,
     tokenHash: hashSecret(accessToken),
     appId: r.client.appId,
     credentialId: r.client.credentialId,

@@ -10,11 +10,10 @@
 import type { ServerResponse } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
-import { findTokenByAnyHash, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
+import { findAnyToken, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
 import { revokeTokenById } from "../tokens/management.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest } from "./errors.js";
-import { hashSecret } from "./secrets.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */
@@ -23,7 +22,7 @@ export function revocationEndpoint(db: Db, realm: string) {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
     if (params.token === undefined) throw new InvalidRequest("token is required");
-    const token = await findTokenByAnyHash(db, hashSecret(params.token), params.token_type_hint, now);
+    const token = await findAnyToken(db, params.token, now);
     if (token) {
       if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
       if (token.type === "access_token") await revokeAccessToken(db.sql, token.id, now);

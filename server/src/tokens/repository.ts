@@ -1,17 +1,37 @@
 /**
- * Issued access tokens (and refresh tokens of user grants). Only SHA-256 hashes of the
- * token values are stored. Every function here is on a hot path and runs as direct SQL
- * (db/sql.ts); the catalog side of a token (its app, credential and products) comes from
- * the catalog cache.
+ * Issued access tokens (and refresh tokens of user grants). Every function here is on a
+ * hot path and runs as direct SQL (db/sql.ts); the catalog side of a token (its app,
+ * credential and products) comes from the catalog cache.
+ *
+ * Token values are split tokens, `<row id><secret>`: the row id (25 characters,
+ * time-ordered, see db/ids.ts) finds the row through the primary key, and the SHA-256 of the whole value,
+ * compared in constant time with the stored hash, proves it. Only the hashes are stored.
+ * Looking rows up by a random hash instead needed an index on it, where every insert
+ * dirties a random page: at a million rows that random I/O cost a fifth of the issuance
+ * rate (README, Performance → Growth).
  */
 import { findClientByCredentialId, type ClientRecord } from "../apps/repository.js";
 import type { Db } from "../db/client.js";
-import { newId } from "../db/ids.js";
+import { ID_LENGTH } from "../db/ids.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
+import { secretMatches } from "../oauth/secrets.js";
+
+/** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */
+export function tokenValue(id: string, secret: string): string {
+  return id + secret;
+}
+
+/** The row id at the start of a presented token value, or undefined when it is too short to hold one. */
+function rowIdOf(value: string): string | undefined {
+  return value.length > ID_LENGTH ? value.slice(0, ID_LENGTH) : undefined;
+}
 
 /** What is stored for a newly issued access token. */
 export interface NewAccessToken {
+  /** Row id: the first part of the token values (newId()). */
+  id: string;
+  /** SHA-256 hex of the access token value. */
   tokenHash: string;
   appId: string;
   credentialId: string;
@@ -43,15 +63,14 @@ function clientActive(c: ClientRecord, now: Date): boolean {
   return c.appStatus === "approved" && c.credentialStatus === "approved" && (c.credentialExpiresAt === null || c.credentialExpiresAt > now);
 }
 
-/** Stores a new access token row. @returns the row id. */
-export async function insertAccessToken(sql: Sql, t: NewAccessToken): Promise<string> {
-  const id = newId();
+/** Stores a new access token row. */
+export async function insertAccessToken(sql: Sql, t: NewAccessToken): Promise<void> {
   await sql.run(
     `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
        "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?)`,
     [
-      id,
+      t.id,
       t.tokenHash,
       t.appId,
       t.credentialId,
@@ -69,7 +88,6 @@ export async function insertAccessToken(sql: Sql, t: NewAccessToken): Promise<st
       t.familyId ?? null,
     ],
   );
-  return id;
 }
 
 /** An access token as the gateway checks it, with the live status of its app and credential. */
@@ -87,6 +105,8 @@ export interface PresentedToken {
 /** The columns of a token row the lookups below read. */
 interface TokenRow extends Record<string, unknown> {
   id: string;
+  tokenHash: string;
+  refreshTokenHash: string | null;
   appId: string;
   credentialId: string;
   userId: string | null;
@@ -103,20 +123,28 @@ interface TokenRow extends Record<string, unknown> {
   familyId: string | null;
 }
 
-const SELECT_TOKEN = `SELECT t."id", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
+const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
-  FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId"`;
+  FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
-const BY_ACCESS_HASH = `${SELECT_TOKEN} WHERE t."tokenHash" = ?`;
-const BY_REFRESH_HASH = `${SELECT_TOKEN} WHERE t."refreshTokenHash" = ?`;
+/** The row a presented token value names, and which of its two tokens the value is (undefined: neither). */
+async function findRow(sql: Sql, value: string): Promise<{ row: TokenRow; type: StoredToken["type"] } | undefined> {
+  const id = rowIdOf(value);
+  const row = id === undefined ? undefined : await sql.get<TokenRow>(BY_ID, [id]);
+  if (!row) return undefined;
+  if (secretMatches(value, row.tokenHash)) return { row, type: "access_token" };
+  if (row.refreshTokenHash !== null && secretMatches(value, row.refreshTokenHash)) return { row, type: "refresh_token" };
+  return undefined;
+}
 
 /**
- * Loads the token whose SHA-256 is `tokenHash`.
+ * Loads the access token presented as `value`.
  * @param now - current time, for expiries.
- * @returns undefined when no token has this hash.
+ * @returns undefined when no access token has this value.
  */
-export async function findTokenByHash(db: Db, tokenHash: string, now: Date): Promise<PresentedToken | undefined> {
-  const t = await db.sql.get<TokenRow>(BY_ACCESS_HASH, [tokenHash]);
+export async function findToken(db: Db, value: string, now: Date): Promise<PresentedToken | undefined> {
+  const found = await findRow(db.sql, value);
+  const t = found?.type === "access_token" ? found.row : undefined;
   const client = t && (await findClientByCredentialId(db, t.credentialId));
   if (!t || !client) return undefined;
   return {
@@ -140,9 +168,10 @@ export interface RefreshTokenRecord {
   familyId: string | null;
 }
 
-/** @returns the token row whose refresh token hashes to `refreshTokenHash`, or undefined. */
-export async function findByRefreshTokenHash(sql: Sql, refreshTokenHash: string): Promise<RefreshTokenRecord | undefined> {
-  const t = await sql.get<TokenRow>(BY_REFRESH_HASH, [refreshTokenHash]);
+/** @returns the row of the refresh token presented as `value`, or undefined. */
+export async function findRefreshToken(sql: Sql, value: string): Promise<RefreshTokenRecord | undefined> {
+  const found = await findRow(sql, value);
+  const t = found?.type === "refresh_token" ? found.row : undefined;
   if (!t) return undefined;
   return {
     id: t.id,
@@ -193,33 +222,30 @@ export interface StoredToken {
 }
 
 /**
- * Finds the token whose SHA-256 is `tokenHash`, trying the hinted type first (RFC 7009
- * §2.1, RFC 7662 §2.1: the hint only orders the search).
+ * Finds the access or refresh token presented as `value`. One lookup serves both types, so
+ * a `token_type_hint` (RFC 7009 §2.1, RFC 7662 §2.1) is not needed.
  * @param now - for expiries.
  */
-export async function findTokenByAnyHash(db: Db, tokenHash: string, hint: string | undefined, now: Date): Promise<StoredToken | undefined> {
-  const order: StoredToken["type"][] = hint === "refresh_token" ? ["refresh_token", "access_token"] : ["access_token", "refresh_token"];
-  for (const type of order) {
-    const access = type === "access_token";
-    const t = await db.sql.get<TokenRow>(access ? BY_ACCESS_HASH : BY_REFRESH_HASH, [tokenHash]);
-    const client = t && (await findClientByCredentialId(db, t.credentialId));
-    if (!t || !client) continue;
-    const expiresAt = dateOf(access ? t.expiresAt : t.refreshTokenExpiresAt);
-    return {
-      type,
-      id: t.id,
-      appId: t.appId,
-      clientId: client.clientId,
-      userId: t.userId,
-      username: t.username,
-      familyId: t.familyId,
-      ...liveGrant(t, client.products),
-      issuedAt: dateOf(access ? t.issuedAt : t.refreshTokenIssuedAt),
-      expiresAt,
-      active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
-    };
-  }
-  return undefined;
+export async function findAnyToken(db: Db, value: string, now: Date): Promise<StoredToken | undefined> {
+  const found = await findRow(db.sql, value);
+  const client = found && (await findClientByCredentialId(db, found.row.credentialId));
+  if (!found || !client) return undefined;
+  const { row: t, type } = found;
+  const access = type === "access_token";
+  const expiresAt = dateOf(access ? t.expiresAt : t.refreshTokenExpiresAt);
+  return {
+    type,
+    id: t.id,
+    appId: t.appId,
+    clientId: client.clientId,
+    userId: t.userId,
+    username: t.username,
+    familyId: t.familyId,
+    ...liveGrant(t, client.products),
+    issuedAt: dateOf(access ? t.issuedAt : t.refreshTokenIssuedAt),
+    expiresAt,
+    active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
+  };
 }
 
 /** Revokes one access token (not its refresh token). */

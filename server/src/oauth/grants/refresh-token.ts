@@ -7,19 +7,18 @@
  */
 import { isActiveUser } from "../../accounts/users.js";
 import { findAuthorizationCode } from "../../authorizations/repository.js";
-import { findByRefreshTokenHash, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
+import { findRefreshToken, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
 import { issueToken } from "../issue.js";
 import { productsForScopes } from "../products.js";
 import { grantScopes, parseScope } from "../scopes.js";
-import { hashSecret } from "../secrets.js";
 import type { Grant } from "./grant.js";
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
   async handle({ db, client, params, now }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
-    const previous = await findByRefreshTokenHash(db.sql, hashSecret(params.refresh_token));
+    const previous = await findRefreshToken(db.sql, params.refresh_token);
     if (!previous || previous.appId !== client.appId || previous.userId === null || previous.refreshTokenExpiresAt === null) {
       throw new InvalidGrant("the refresh token is invalid");
     }

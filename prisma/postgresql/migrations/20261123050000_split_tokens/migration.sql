@@ -1,0 +1,6 @@
+-- DropIndex
+DROP INDEX "AccessToken_tokenHash_key";
+
+-- DropIndex
+DROP INDEX "AccessToken_refreshTokenHash_key";
+
