@@ -29,7 +29,7 @@ import { oauthCors, oauthRateLimits, securityHeaders } from "./security.js";
 export async function createRequestListener(config: Config, db: Db, logger: Logger, limiters: LimiterFactory) {
   const forward = gateway(db, config.realm);
   const app = await createApp(config, db, logger, limiters, forward);
-  const log = requestLogger(logger) as Middleware;
+  const log: Middleware = requestLogger(logger);
   const ipOf = (req: IncomingMessage) => clientIp(req, config.trustProxyHops);
 
   // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by

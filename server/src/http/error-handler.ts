@@ -58,7 +58,7 @@ export function sendError(err: unknown, req: IncomingMessage & { id?: unknown; l
     return;
   }
   const known = toOAuthError(err);
-  if (!known) req.log?.error({ err }, "unhandled error");
+  if (!known) req.log?.error({ err, reqId: req.id }, "unhandled error");
   const error = known ?? new OAuthError("server_error", `internal error (request id ${String(req.id)})`, 500);
   const headers = { ...error.headers, "Cache-Control": "no-store" };
   if (error instanceof InvalidAuthorizationRequest) {

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pino, type Logger } from "pino";
-import { pinoHttp } from "pino-http";
+import { pathOf } from "./node.js";
 
 /** The process logger (JSON lines on stdout). */
 export function createLogger(level: string): Logger {
@@ -14,21 +14,28 @@ export function createLogger(level: string): Logger {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Express middleware: assigns `req.id` (a caller's X-Request-Id if well-formed), echoes it, logs the request once. */
+/**
+ * Connect-style middleware (Express and the node:http chains): sets `req.id` (a caller's
+ * X-Request-Id if well-formed, else a new UUID) and echoes it, sets `req.log` (for the
+ * error handler), and when the response finishes logs
+ * `{"req":{"id","method","path"},"res":{"status"},"responseTime":<ms>,"msg":"request"}`.
+ * Plain pino rather than pino-http: no child logger per request, and nothing at all to
+ * do per request beyond the id when the level is above info.
+ */
 export function requestLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const incoming = req.headers["x-request-id"];
-      const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader("X-Request-Id", id);
-      return id;
-    },
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split("?")[0] }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-    },
-    customSuccessMessage: () => "request",
-    customErrorMessage: () => "request",
-  });
+  return (req: IncomingMessage & { id?: unknown; log?: Logger }, res: ServerResponse, next: () => void): void => {
+    const incoming = req.headers["x-request-id"];
+    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    req.log = logger;
+    res.setHeader("X-Request-Id", id);
+    if (logger.isLevelEnabled("info")) {
+      const started = performance.now();
+      res.once("finish", () => {
+        const responseTime = Math.round(performance.now() - started);
+        logger.info({ req: { id, method: req.method, path: pathOf(req) }, res: { status: res.statusCode }, responseTime }, "request");
+      });
+    }
+    next();
+  };
 }
