@@ -1,6 +1,6 @@
 /**
  * Plain node:http plumbing for the machine-to-machine endpoints (http/dispatch.ts): chains
- * of connect-style middleware (helmet, cors, body-parser, pino-http all are), JSON
+ * of connect-style middleware (helmet, cors, body-parser and our request log all are), JSON
  * responses and the client's address. No Express here: its routing and response helpers
  * cost more CPU than a whole token issuance (see README, Performance).
  */
@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
 import { sendError } from "./error-handler.js";
 
-/** A request after the chain's steps: `body` from body-parser, `id` and `log` from pino-http. */
+/** A request after the chain's steps: `body` from body-parser, `id` from the request log (http/logger.ts). */
 export type NodeRequest = IncomingMessage & { body?: unknown; id?: unknown };
 
 export type Middleware = (req: NodeRequest, res: ServerResponse, next: (err?: unknown) => void) => void;
