@@ -32,14 +32,20 @@ export interface Sql {
   /**
    * Runs `fn` in one transaction (SQLite: a savepoint of the next group commit, see
    * {@link sqliteSql}; PostgreSQL: READ COMMITTED), committed when `fn` resolves and rolled
-   * back when it throws. Inside, use only the `tx` given to `fn`, and no other I/O.
+   * back when it throws. Inside, use only the `tx` given to `fn`, and no other I/O: on
+   * SQLite the outer `sql`, or Prisma, would wait for this very transaction (a deadlock;
+   * likewise `db.sql` inside a Prisma interactive transaction).
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Closes what this module opened (the PostgreSQL pool; the SQLite connection is Prisma's). */
   close(): Promise<void>;
 }
 
-/** Reads a date column (SQLite: ISO text; PostgreSQL: a Date). */
+/**
+ * Reads a date column written by this module or Prisma (SQLite: ISO text with its offset;
+ * PostgreSQL: a Date). Text without a zone, as SQLite's CURRENT_TIMESTAMP writes, would be
+ * read as local time: no column read here holds such text.
+ */
 export function dateOf(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
