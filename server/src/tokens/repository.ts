@@ -22,9 +22,13 @@ export function tokenValue(id: string, secret: string): string {
   return id + secret;
 }
 
-/** The row id at the start of a presented token value, or undefined when it is too short to hold one. */
+/** Shape of the ids newId() makes: lowercase letters and digits. */
+const ROW_ID = /^[0-9a-z]+$/;
+
+/** The row id at the start of a presented token value, or undefined when it cannot hold one (then no query runs). */
 function rowIdOf(value: string): string | undefined {
-  return value.length > ID_LENGTH ? value.slice(0, ID_LENGTH) : undefined;
+  const id = value.slice(0, ID_LENGTH);
+  return value.length > ID_LENGTH && ROW_ID.test(id) ? id : undefined;
 }
 
 /** What is stored for a newly issued access token. */
