@@ -14,14 +14,16 @@
  *      vs oidc-provider's introspection endpoint;
  *   4. refresh with rotation (ours alone): every request spends a fresh refresh token,
  *      obtained through the authorization code flow (alice signs in and consents).
+ * Each measured run follows an unrecorded warm-up with its own freshly prepared requests.
  * Prints one table (req/s mean over rounds, p50/p99 worst over rounds, failures summed,
  * peak RSS = highest VmRSS of the server process sampled every 100 ms during the measured
- * runs, ours/peer req/s), then each
- * target of issue 6 as met / NOT met. Asserts nothing; fails only if a probe does not
- * answer 200 (or an introspection probe finds the token inactive).
+ * runs, ours/peer req/s), then each target of issue 6 as met / NOT met. Asserts nothing;
+ * fails only if a probe does not answer 200 (or an introspection probe finds the token
+ * inactive).
  * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50),
- * BENCH_ROUNDS (runs per scenario and server, default 2), BENCH_SCENARIOS (comma-separated
- * names to run only those, e.g. "gateway,refresh"; default all).
+ * BENCH_ROUNDS (runs per scenario and server, default 2), BENCH_WARMUP (seconds, default
+ * 2), BENCH_SCENARIOS (comma-separated names to run only those, e.g. "gateway,refresh";
+ * default all), BENCH_CPU_PROFILE_DIR (write our server's CPU profile there).
  */
 import path from "node:path";
 import { DEMO } from "../server/src/demo/seed.js";
@@ -37,11 +39,11 @@ import {
   load,
   makeTempDir,
   memoryMb,
-  sampleRss,
   refreshTarget,
   refreshTokens,
   registerApi,
   removeTempDir,
+  sampleRss,
   startInstance,
   startPeer,
   stopAll,
