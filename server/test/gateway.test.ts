@@ -226,6 +226,11 @@ describe("forwarding to the upstream", () => {
     expect(q.url).toBe("/items/%C3%A9t%C3%A9?a=1&a=2&b=x%20y");
   });
 
+  it("forwards runs of slashes as one, so the upstream never sees a path starting // (a network-path reference)", async () => {
+    const hit = (await (await gw("/echo//evil.example//a?x=//y", { headers: { Authorization: `Bearer ${appToken}` } })).json()) as Hit;
+    expect(hit.url).toBe("/evil.example/a?x=//y");
+  });
+
   it.each(["POST", "PUT", "PATCH", "DELETE"])("forwards %s with its body and content type", async (method) => {
     const payload = JSON.stringify({ method, amount: "12.50", note: "héllo" });
     const res = await gw(`/echo/payments/p-1?m=${method}`, {

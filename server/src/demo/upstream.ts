@@ -35,7 +35,7 @@ function route(path: string): { status: number; body: unknown } {
  */
 export async function startDemoUpstream(port: number): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
-    const { status, body } = route(new URL(req.url ?? "/", "http://upstream").pathname);
+    const { status, body } = route((req.url ?? "/").split("?")[0]!);
     const caller = { clientId: req.headers["x-client-id"], appName: req.headers["x-app-name"], scopes: req.headers["x-scopes"], userId: req.headers["x-user-id"] };
     res.writeHead(status, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ ...(body as object), caller }));

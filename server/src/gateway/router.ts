@@ -39,7 +39,9 @@ function splitPath(url: string): { name: string; rest: string } {
     }
   }
   const name = segments[1] ?? "";
-  const rest = "/" + segments.slice(2).join("/") + (query < 0 ? "" : url.slice(query));
+  // Runs of slashes become one: a forwarded path starting "//" would read as a network-path
+  // reference (another host) to many upstreams.
+  const rest = ("/" + segments.slice(2).join("/")).replace(/\/{2,}/g, "/") + (query < 0 ? "" : url.slice(query));
   return { name, rest };
 }
 
