@@ -386,11 +386,6 @@ export function sampleRss(pid: number): { stop(): number } {
   };
 }
 
-/** Peak resident memory of a process (VmHWM), e.g. "84.2 MB". */
-export function peakRssMb(pid: number): string {
-  return `${memoryMb(pid, "VmHWM").toFixed(1)} MB`;
-}
-
 /** One line of a target check: `label: figure — met` or `— NOT met`. */
 export function verdict(label: string, figure: string, met: boolean): string {
   return `${label}: ${figure} — ${met ? "met" : "NOT met"}`;

@@ -5,6 +5,7 @@
  * party exchanges the code, calls the gateway and refreshes, all over real HTTP.
  */
 import { DEMO } from "../server/src/demo/seed.js";
+import { AUTH_CODE_KEYS } from "../server/test/support/token-response.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, RP_APPS, test, type RpApp } from "./support/fixtures.js";
 import {
@@ -21,27 +22,6 @@ import {
   type Json,
 } from "./support/journey.js";
 
-/** The spec's token response fields for the authorization code flow ("Token response" table). */
-const TOKEN_FIELDS = [
-  "access_token",
-  "refresh_token",
-  "token_type",
-  "expires_in",
-  "issued_at",
-  "refresh_token_expires_in",
-  "refresh_token_issued_at",
-  "refresh_token_status",
-  "refresh_count",
-  "status",
-  "scope",
-  "api_product_list",
-  "api_product_list_json",
-  "client_id",
-  "application_name",
-  "organization_name",
-  "developer.email",
-].sort();
-
 /** 90 days, the default refresh token lifetime (decisions.md "Token response"). */
 const REFRESH_LIFETIME_SECONDS = 7_776_000;
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43,}$/;
@@ -54,7 +34,7 @@ const EPOCH_MS = /^\d{13}$/;
  */
 function expectCodeFlowTokenResponse(body: Json, app: RpApp, startedAt: number, refreshCount: string): void {
   const demo = RP_APPS[app];
-  expect(Object.keys(body).sort()).toEqual(TOKEN_FIELDS);
+  expect(Object.keys(body).sort()).toEqual(AUTH_CODE_KEYS);
   expect(body.access_token).toMatch(OPAQUE_TOKEN);
   expect(body.refresh_token).toMatch(OPAQUE_TOKEN);
   expect(body.refresh_token).not.toBe(body.access_token);

@@ -12,27 +12,7 @@ import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/oauth/secrets.js";
 import { basic, FORM, json, obtainCode, pkcePair, TOKEN_PATHS, tokenRequest, type CodeOptions, type DemoClient, type Json, type TokenAnswer } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-
-/** Every member of the authorization code token response (spec "Token response"). */
-const AUTH_CODE_KEYS = [
-  "access_token",
-  "token_type",
-  "expires_in",
-  "issued_at",
-  "refresh_token",
-  "refresh_token_issued_at",
-  "refresh_token_status",
-  "refresh_token_expires_in",
-  "refresh_count",
-  "status",
-  "scope",
-  "api_product_list",
-  "api_product_list_json",
-  "client_id",
-  "application_name",
-  "organization_name",
-  "developer.email",
-].sort();
+import { AUTH_CODE_KEYS } from "./support/token-response.js";
 
 /** decisions.md: refresh token lifetime 90 days. */
 const REFRESH_LIFETIME = 7_776_000;

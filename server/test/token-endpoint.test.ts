@@ -8,27 +8,10 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { startTestServer, type TestServer } from "./support/server.js";
+import { CLIENT_CREDENTIALS_KEYS } from "./support/token-response.js";
 
 const TOKEN_PATHS = ["/oauth2/v1/token", "/token"] as const;
 const FORM = "application/x-www-form-urlencoded";
-
-/** Every member of the client credentials token response (spec "Token response"). */
-const CLIENT_CREDENTIALS_KEYS = [
-  "access_token",
-  "token_type",
-  "expires_in",
-  "issued_at",
-  "refresh_token_expires_in",
-  "refresh_count",
-  "status",
-  "scope",
-  "api_product_list",
-  "api_product_list_json",
-  "client_id",
-  "application_name",
-  "organization_name",
-  "developer.email",
-].sort();
 
 /** Products and scopes of the seed (server/src/demo/seed.ts). */
 const ALL_PRODUCTS = ["PSD2-AISP-v1", "PSD2-PIISP-v1", "PSD2-PISP-v1"];

@@ -66,16 +66,8 @@ export interface AuthorizationCodeRecord {
   usedAt: Date | null;
 }
 
-export interface NewAuthorizationCode {
-  codeHash: string;
-  appId: string;
-  userId: string;
-  redirectUri: string;
-  scopes: string[];
-  codeChallenge: string | null;
-  codeChallengeMethod: string | null;
-  expiresAt: Date;
-}
+/** A code to store: the record's fields but its id and use, plus the SHA-256 of the code. */
+export type NewAuthorizationCode = Omit<AuthorizationCodeRecord, "id" | "usedAt"> & { codeHash: string };
 
 export async function insertAuthorizationCode(db: Db, c: NewAuthorizationCode): Promise<void> {
   const { scopes, ...rest } = c;

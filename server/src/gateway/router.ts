@@ -7,7 +7,7 @@
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { createProxyServer } from "http-proxy-3";
-import { sendJson } from "../http/node.js";
+import { sendJson } from "../http/json.js";
 import type { Db } from "../db/client.js";
 import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
 import { findApiByName } from "../products/repository.js";

@@ -4,7 +4,7 @@
  * chains (http/node.ts); everything a browser or an admin uses (sign-in and consent, the
  * admin API, the SPA, metadata) by the Express app (http/app.ts).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import bodyParser from "body-parser";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
@@ -30,15 +30,20 @@ export async function createRequestListener(config: Config, db: Db, logger: Logg
   const forward = gateway(db, config.realm);
   const app = await createApp(config, db, logger, limiters, forward);
   const log: Middleware = requestLogger(logger);
-  const ipOf = (req: IncomingMessage) => clientIp(req, config.trustProxyHops);
 
   // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by
   // oauth/form.ts (repeated parameters are errors).
   const formText = bodyParser.text({ type: "application/x-www-form-urlencoded", limit: config.formBodyLimitBytes }) as Middleware;
   const postOnly: Middleware = (req, _res, next) => next(req.method === "POST" ? undefined : new MethodNotAllowed(["POST"]));
-  const steps = [log, securityHeaders(), oauthCors(config), postOnly, ...oauthRateLimits(config, limiters, ipOf), formText];
+  // The client's address and the path, worked out once for the rate limits, the handler and the audit log.
+  const identify: Middleware = (req, _res, next) => {
+    Object.assign(req, { ip: clientIp(req, config.trustProxyHops), path: pathOf(req) });
+    next();
+  };
+  const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
+  const steps = [log, securityHeaders(), oauthCors(config), postOnly, identify, ...oauthRateLimits(config, limiters, ipOf), formText];
   const post = (handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
-    chain(steps, (req, res) => handler(Object.assign(req, { ip: ipOf(req), path: pathOf(req) }), res));
+    chain(steps, (req, res) => handler(req as ClientRequest, res));
   const token = post(tokenEndpoint(db, config.realm));
   const oauthEndpoints = new Map([
     ["/oauth2/v1/token", token],

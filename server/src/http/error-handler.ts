@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
+import { sendJson } from "./json.js";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../oauth/errors.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
@@ -67,9 +68,7 @@ export function sendError(err: unknown, req: IncomingMessage & { id?: unknown; l
     res.end(page);
     return;
   }
-  const body = JSON.stringify(error.toJSON());
-  res.writeHead(error.status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
+  sendJson(res, error.status, error.toJSON(), headers);
 }
 
 /** The Express app's error handler: {@link sendError}. */

@@ -1,7 +1,7 @@
 /**
  * Plain node:http plumbing for the machine-to-machine endpoints (http/dispatch.ts): chains
- * of connect-style middleware (helmet, cors, body-parser and our request log all are), JSON
- * responses and the client's address. No Express here: its routing and response helpers
+ * of connect-style middleware (helmet, cors, body-parser and our request log all are), the
+ * client's address and the request path (JSON answers: http/json.ts). No Express here: its routing and response helpers
  * cost more CPU than a whole token issuance (see README, Performance).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -34,13 +34,6 @@ export function chain(steps: readonly Middleware[], handler: Handler): (req: Inc
     };
     next();
   };
-}
-
-/** Answers `status` with `body` as JSON (the same Content-Type Express's res.json sets). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /**

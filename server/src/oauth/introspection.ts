@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
 import { findAnyToken, type StoredToken } from "../tokens/repository.js";
-import { sendJson } from "../http/node.js";
+import { sendJson } from "../http/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, OAuthError } from "./errors.js";
 import { joinList } from "./scopes.js";

@@ -32,7 +32,15 @@ export function hashSecret(value: string): string {
  * @returns true when `sha256(presented) == storedHash`.
  */
 export function secretMatches(presented: string, storedHash: string): boolean {
-  const a = createHash("sha256").update(presented, "utf8").digest();
+  return hashMatches(hashSecret(presented), storedHash);
+}
+
+/**
+ * Compares the SHA-256 hex digest of a presented secret (from {@link hashSecret}) with a
+ * stored one in constant time, for callers comparing one value with several stored hashes.
+ */
+export function hashMatches(presentedHash: string, storedHash: string): boolean {
+  const a = Buffer.from(presentedHash, "hex");
   const b = Buffer.from(storedHash, "hex");
-  return b.length === a.length && timingSafeEqual(a, b);
+  return a.length === 32 && b.length === a.length && timingSafeEqual(a, b);
 }

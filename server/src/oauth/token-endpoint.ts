@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
-import { sendJson } from "../http/node.js";
+import { sendJson } from "../http/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
 import { grants } from "./grants/index.js";

@@ -15,7 +15,7 @@ import type { Db } from "../db/client.js";
 import { ID_LENGTH } from "../db/ids.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
-import { secretMatches } from "../oauth/secrets.js";
+import { hashMatches, hashSecret } from "../oauth/secrets.js";
 
 /** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */
 export function tokenValue(id: string, secret: string): string {
@@ -136,8 +136,9 @@ async function findRow(sql: Sql, value: string): Promise<{ row: TokenRow; type: 
   const id = rowIdOf(value);
   const row = id === undefined ? undefined : await sql.get<TokenRow>(BY_ID, [id]);
   if (!row) return undefined;
-  if (secretMatches(value, row.tokenHash)) return { row, type: "access_token" };
-  if (row.refreshTokenHash !== null && secretMatches(value, row.refreshTokenHash)) return { row, type: "refresh_token" };
+  const hash = hashSecret(value);
+  if (hashMatches(hash, row.tokenHash)) return { row, type: "access_token" };
+  if (row.refreshTokenHash !== null && hashMatches(hash, row.refreshTokenHash)) return { row, type: "refresh_token" };
   return undefined;
 }
 
