@@ -115,6 +115,8 @@ beforeAll(async () => {
     req.on("end", () => {
       const hit: Hit = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
       hits.push(hit);
+      // On /hop, a hop-by-hop field named by Connection, which the gateway must not pass on (RFC 9110 §7.6.1).
+      if (req.url?.endsWith("/hop")) res.setHeader("Connection", "keep-alive, X-Upstream-Hop").setHeader("X-Upstream-Hop", "1");
       res.writeHead(200, { "Content-Type": "application/json", "X-Echo": "yes" });
       res.end(JSON.stringify(hit));
     });
@@ -289,6 +291,27 @@ describe("forwarding to the upstream", () => {
     expect(hit.headers.cookie).toBeUndefined();
     expect(JSON.stringify(hit.headers)).not.toContain(appToken);
     expect(JSON.stringify(hit.headers)).not.toContain("session=abc");
+  });
+
+  it("drops hop-by-hop fields both ways, also those Connection names, and adds X-Forwarded-For (RFC 9110 §7.6.1)", async () => {
+    const res = await raw("/echo/hop", "GET", {
+      Authorization: `Bearer ${appToken}`,
+      Connection: "keep-alive, X-Caller-Hop",
+      "X-Caller-Hop": "1",
+      "Keep-Alive": "timeout=5",
+      "Proxy-Authorization": "Basic c2VjcmV0OnNlY3JldA==",
+      TE: "trailers",
+      "X-Kept": "yes",
+    });
+    expect(res.status).toBe(200);
+    const hit = JSON.parse(res.body) as Hit;
+    for (const name of ["x-caller-hop", "keep-alive", "proxy-authorization", "te"]) expect(hit.headers[name], name).toBeUndefined();
+    expect(hit.headers["x-kept"]).toBe("yes");
+    expect(hit.headers.host).toBe(new URL(echoUrl).host);
+    expect(hit.headers["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(hit.headers["x-forwarded-host"]).toBe(new URL(server.url).host);
+    expect(res.headers["x-echo"]).toBe("yes");
+    expect(res.headers["x-upstream-hop"]).toBeUndefined();
   });
 
   it("sets X-Client-Id, X-App-Name and X-Scopes from the token and replaces caller-sent copies", async () => {

@@ -4,22 +4,20 @@
  * caller's `Authorization` and cookies, with the caller's identity in `X-Client-Id`,
  * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`.
  */
-import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
-import { createProxyServer } from "http-proxy-3";
-import { sendJson } from "../http/json.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
 import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
 import { findApiByName } from "../products/repository.js";
 import { findToken } from "../tokens/repository.js";
 import { bearerToken, checkAccess } from "./access.js";
+import { createForwarder } from "./forward.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** Headers the gateway sets; any copy sent by the caller is dropped so it cannot be spoofed. */
 const IDENTITY_HEADERS = ["x-client-id", "x-app-name", "x-scopes", "x-user-id"];
 
-/** Upstream request timeout, milliseconds. */
+/** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds. */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 /** Splits `/<api>/<rest>?q` into the API name and the path to forward; rejects dot segments. */
@@ -47,14 +45,7 @@ function splitPath(url: string): { name: string; rest: string } {
 
 /** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
 export function gateway(db: Db, realm: string) {
-  // Connections to upstreams are kept alive and reused.
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  const proxy = createProxyServer({ changeOrigin: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
-  proxy.on("error", (_err, _req, res) => {
-    const out = res as ServerResponse;
-    if (typeof out.writeHead !== "function" || out.headersSent) return void out.destroy();
-    sendJson(out, 502, { error: "bad_gateway", error_description: "the upstream API did not answer" });
-  });
+  const forward = createForwarder(UPSTREAM_TIMEOUT_MS);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { name, rest } = splitPath(req.url ?? "/");
@@ -76,8 +67,6 @@ export function gateway(db: Db, realm: string) {
     req.headers["x-app-name"] = token.appName.toWellFormed().replace(/[^\x20-\x24\x26-\x7e]/gu, encodeURIComponent);
     req.headers["x-scopes"] = token.scopes.join(" ");
     if (token.userId) req.headers["x-user-id"] = token.userId;
-    req.url = rest;
-    const secure = api.upstreamUrl.startsWith("https:");
-    proxy.web(req, res, { target: api.upstreamUrl, agent: secure ? agents.https : agents.http });
+    forward(req, res, api.upstreamUrl, rest);
   };
 }
