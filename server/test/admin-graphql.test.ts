@@ -745,6 +745,7 @@ describe("tokens", () => {
     expect(live.map((t: Json) => t.id)).toEqual([keptId, firstId]);
     expect(live[0]).toMatchObject({ status: "approved", grantType: "client_credentials", clientId: revokeApp.consumerKey, user: null, app: { name: "Token Revoke App" } });
 
+    expect(await gateway(first)).toBe(200); // used once before its revocation
     const { revokeToken } = await admin.data("mutation($id: ID!) { revokeToken(id: $id) { id status } }", { id: firstId });
     expect(revokeToken).toEqual({ id: firstId, status: "revoked" });
     expect(await gateway(first)).toBe(401);
@@ -765,6 +766,7 @@ describe("tokens", () => {
     const a = await createApp("Bulk Revoke App");
     const bearers = [await token(a), await token(a), await token(a)];
     expect((await admin.data(TOKENS, { app: a.appId })).tokens.nodes).toHaveLength(3);
+    for (const b of bearers) expect(await gateway(b)).toBe(200); // used once before their revocation
     expect((await admin.data("mutation($id: ID) { revokeTokens(appId: $id) }", { id: a.appId })).revokeTokens).toBe(3);
     for (const b of bearers) expect(await gateway(b)).toBe(401);
     expect((await admin.data(TOKENS, { app: a.appId })).tokens.nodes).toEqual([]);

@@ -5,7 +5,8 @@
  * (prisma/schema.prisma and its derived prisma/postgresql/schema.prisma: the same models).
  *
  * Next to Prisma, each database carries `sql` (direct prepared statements for the hot
- * paths, db/sql.ts) and `catalog` (the per-process catalog cache, db/catalog-cache.ts).
+ * paths, db/sql.ts), `catalog` (the per-process catalog cache, db/catalog-cache.ts) and
+ * `tokens` (token rows, tokens/cache.ts).
  */
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -17,12 +18,19 @@ import { startCheckpointer } from "./checkpointer.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
 import { postgresqlSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
+import { TokenCache } from "../tokens/cache.js";
+import type { TokenRow } from "../tokens/repository.js";
+
+/** Token rows the SQLite process keeps at most (tokens/cache.ts): about 10 MB. */
+const TOKEN_CACHE_ENTRIES = 10_000;
 
 export type Db = PrismaClient & {
   /** Direct SQL for the hot paths. */
   readonly sql: Sql;
   /** Catalog lookups cached in this process. */
   readonly catalog: CatalogCache;
+  /** Token rows cached in this process (SQLite only; on PostgreSQL it holds nothing). */
+  readonly tokens: TokenCache<TokenRow>;
 };
 /** The client inside `db.$transaction(async (tx) => ...)`. */
 export type Tx = Prisma.TransactionClient;
@@ -52,17 +60,22 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
   const catalog = new CatalogCache(catalogTtlMs);
   const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
+    // Other instances revoke tokens too, unseen here: every use reads the database.
+    const tokens = new TokenCache<TokenRow>(0);
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
     // Loaded only here: each generated client brings its own query compiler (tens of MB).
     const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
-    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite });
+    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite, onTokenWrite: () => tokens.clear() });
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
-    return open(prisma, "postgresql", postgresqlSql(databaseUrl, poolSize), catalog);
+    return open(prisma, "postgresql", postgresqlSql(databaseUrl, poolSize), catalog, tokens);
   }
+  // This process is the database's only writer, so the token cache sees every change.
+  const tokens = new TokenCache<TokenRow>(TOKEN_CACHE_ENTRIES);
   const gate = new SqliteGate();
   let connection: BetterSqlite3.Database | undefined;
   const adapter = observedAdapter(new PrismaBetterSQLite3({ url: `file:${sqliteFilePath(databaseUrl)}`, timeout: 5000 }), {
     onCatalogWrite,
+    onTokenWrite: () => tokens.clear(),
     gate,
     onConnect: (a) => (connection = sqliteConnectionOf(a)),
   });
@@ -75,7 +88,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
   if (!connection) throw new Error("the SQLite adapter did not connect");
   const checkpointer = startCheckpointer(sqliteFilePath(databaseUrl));
   const sql = sqliteSql(connection, gate);
-  return open(prisma, "sqlite", { ...sql, close: () => checkpointer.stop() }, catalog);
+  return open(prisma, "sqlite", { ...sql, close: () => checkpointer.stop() }, catalog, tokens);
 }
 
 /** The better-sqlite3 connection inside Prisma's adapter (its public `client`, @prisma/adapter-better-sqlite3 6.19). */
@@ -87,9 +100,9 @@ function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
 
 const providers = new WeakMap<PrismaClient, Provider>();
 
-function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: CatalogCache): Db {
+function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: CatalogCache, tokens: TokenCache<TokenRow>): Db {
   providers.set(prisma, provider);
-  return Object.assign(prisma, { sql, catalog });
+  return Object.assign(prisma, { sql, catalog, tokens });
 }
 
 /** Closes the direct statements' side (PostgreSQL pool, SQLite checkpoint thread), then Prisma's connections. */

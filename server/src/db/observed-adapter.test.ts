@@ -4,9 +4,10 @@
  * schema) and PostgreSQL (double-quoted, "public" schema) forms, do; writes to tables the
  * cache never holds, reads and pragmas do not; a write whose table is not recognised does
  * (the safe default). The SQLite statements are as Prisma 6 emits them.
+ * Likewise `writesTokens`: which statements empty the token cache (tokens/cache.ts).
  */
 import { describe, expect, it } from "vitest";
-import { writesCatalog } from "./observed-adapter.js";
+import { writesCatalog, writesTokens } from "./observed-adapter.js";
 
 const CATALOG_TABLES = ["Organization", "Developer", "App", "CallbackUrl", "Credential", "CredentialProduct", "ApiProduct", "Api", "ApiProductApi"];
 const UNCACHED_TABLES = ["AccessToken", "AuditEvent", "Session", "Interaction", "AuthorizationCode", "Consent", "User", "Scope", "_prisma_migrations"];
@@ -89,5 +90,41 @@ describe("writesCatalog", () => {
     'UPDATE "my-schema"."AccessToken" SET "status" = 1',
   ])("counts a write it cannot attribute as a catalog write (safe default): %s", (sql) => {
     expect(writesCatalog(sql)).toBe(true);
+  });
+});
+
+describe("writesTokens", () => {
+  /** Tables whose writes cannot change a stored token row's meaning. */
+  const NEUTRAL_TABLES = ["AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "Scope", "_prisma_migrations"];
+
+  describe.each(["AccessToken", "User", ...CATALOG_TABLES])("an update or delete of %s", (table) => {
+    it.each(writes(table).filter((sql) => !/^INSERT/.test(sql)))("empties the token cache: %s", (sql) => {
+      expect(writesTokens(sql)).toBe(true);
+    });
+  });
+
+  describe.each(NEUTRAL_TABLES)("a write to %s", (table) => {
+    it.each(writes(table))("leaves the token cache alone: %s", (sql) => {
+      expect(writesTokens(sql)).toBe(false);
+    });
+  });
+
+  it.each(writes("AccessToken").filter((sql) => /^INSERT/.test(sql)))("leaves it alone for a new token row: %s", (sql) => {
+    expect(writesTokens(sql)).toBe(false);
+  });
+
+  it("counts the revocations of tokens/management.ts as Prisma 6 emits them on SQLite", () => {
+    expect(writesTokens("UPDATE `main`.`AccessToken` SET `status` = ?, `revokedAt` = ? WHERE (`main`.`AccessToken`.`appId` = ? AND `main`.`AccessToken`.`status` = ?)")).toBe(true);
+  });
+
+  it.each(["INSERT OR REPLACE INTO `main`.`AccessToken` (`id`) VALUES (?)", "UPDATE AccessToken SET status = 'revoked'", "DELETE FROM [User] WHERE id = 1"])(
+    "counts a write it cannot attribute (safe default): %s",
+    (sql) => {
+      expect(writesTokens(sql)).toBe(true);
+    },
+  );
+
+  it.each(["SELECT `id` FROM `main`.`AccessToken` WHERE `id` = ?", "PRAGMA wal_checkpoint(PASSIVE)", "COMMIT"])("does not count a read: %s", (sql) => {
+    expect(writesTokens(sql)).toBe(false);
   });
 });

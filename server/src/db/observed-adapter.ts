@@ -1,6 +1,6 @@
 /**
- * A Prisma driver adapter factory wrapped to (1) report writes to catalog tables, so the
- * catalog cache can be emptied, and (2) on SQLite, keep Prisma's interactive transactions
+ * A Prisma driver adapter factory wrapped to (1) report writes that may make the catalog
+ * cache or the token cache stale, so they can be emptied, and (2) on SQLite, keep Prisma's interactive transactions
  * and the direct statements of db/sql.ts from interleaving on their shared connection.
  */
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
@@ -15,16 +15,34 @@ const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`
 /** Statements that change no row. */
 const READ_ONLY = /^\s*(?:SELECT|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SHOW|SET)\b/i;
 
+/**
+ * Tables whose writes leave cached token rows (tokens/cache.ts) as they are. A user's row
+ * is read with the token (its username), and catalog rows cascade to tokens on delete.
+ */
+const TOKEN_NEUTRAL_TABLES = new Set(["AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "Scope", "_prisma_migrations"]);
+
+/** True when `sql` may write a row of a table not in `spared`: any statement not known to spare them all. */
+function writesOutside(spared: ReadonlySet<string>, sql: string): boolean {
+  const match = WRITE.exec(sql);
+  if (match) return !spared.has(match[1]!);
+  return !READ_ONLY.test(sql);
+}
+
 /** True when `sql` may change a cached catalog row: any statement not known to spare the catalog. */
 export function writesCatalog(sql: string): boolean {
-  const match = WRITE.exec(sql);
-  if (match) return !UNCACHED_TABLES.has(match[1]!);
-  return !READ_ONLY.test(sql);
+  return writesOutside(UNCACHED_TABLES, sql);
+}
+
+/** True when `sql` may change a cached token row. A new token row (INSERT) changes none. */
+export function writesTokens(sql: string): boolean {
+  return !/^\s*INSERT\s+INTO\s+(?:[`"]\w+[`"]\.)?[`"]AccessToken[`"]/i.test(sql) && writesOutside(TOKEN_NEUTRAL_TABLES, sql);
 }
 
 export interface Observers {
   /** Called after a statement that may change catalog rows, and again when its transaction commits. */
   onCatalogWrite(): void;
+  /** Likewise for token rows. */
+  onTokenWrite(): void;
   /** SQLite only: serializes transactions with db/sql.ts. */
   gate?: SqliteGate;
   /** Receives each connected adapter (db/client.ts takes the SQLite connection from it). */
@@ -33,9 +51,10 @@ export interface Observers {
 
 /** Wraps `factory` as described in this module's header. */
 export function observedAdapter(factory: SqlDriverAdapterFactory, o: Observers): SqlDriverAdapterFactory {
-  const watch = async <T>(query: SqlQuery, run: (q: SqlQuery) => Promise<T>, written: () => void): Promise<T> => {
+  const watch = async <T>(query: SqlQuery, run: (q: SqlQuery) => Promise<T>, written: Pick<Observers, "onCatalogWrite" | "onTokenWrite">): Promise<T> => {
     const result = await run(query);
-    if (writesCatalog(query.sql)) written();
+    if (writesCatalog(query.sql)) written.onCatalogWrite();
+    if (writesTokens(query.sql)) written.onTokenWrite();
     return result;
   };
   return {
@@ -49,16 +68,17 @@ export function observedAdapter(factory: SqlDriverAdapterFactory, o: Observers):
         adapterName: adapter.adapterName,
         async queryRaw(query) {
           while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
-          return watch(query, (q) => adapter.queryRaw(q), o.onCatalogWrite);
+          return watch(query, (q) => adapter.queryRaw(q), o);
         },
         async executeRaw(query) {
           while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
-          return watch(query, (q) => adapter.executeRaw(q), o.onCatalogWrite);
+          return watch(query, (q) => adapter.executeRaw(q), o);
         },
         async executeScript(script) {
           while (o.gate?.busy) await o.gate.closed(); // then the query starts synchronously
           await adapter.executeScript(script);
           o.onCatalogWrite();
+          o.onTokenWrite();
         },
         async startTransaction(isolationLevel): Promise<Transaction> {
           const release = (await o.gate?.enter()) ?? (() => {});
@@ -70,9 +90,16 @@ export function observedAdapter(factory: SqlDriverAdapterFactory, o: Observers):
             throw err;
           }
           let wroteCatalog = false;
-          const written = () => {
-            wroteCatalog = true;
-            o.onCatalogWrite();
+          let wroteTokens = false;
+          const written = {
+            onCatalogWrite() {
+              wroteCatalog = true;
+              o.onCatalogWrite();
+            },
+            onTokenWrite() {
+              wroteTokens = true;
+              o.onTokenWrite();
+            },
           };
           return {
             provider: tx.provider,
@@ -86,6 +113,7 @@ export function observedAdapter(factory: SqlDriverAdapterFactory, o: Observers):
               } finally {
                 release();
                 if (wroteCatalog) o.onCatalogWrite();
+                if (wroteTokens) o.onTokenWrite();
               }
             },
             async rollback() {

@@ -25,8 +25,8 @@ export function revocationEndpoint(db: Db, realm: string) {
     const token = await findAnyToken(db, params.token, now);
     if (token) {
       if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
-      if (token.type === "access_token") await revokeAccessToken(db.sql, token.id, now);
-      else if (token.familyId !== null) await revokeFamily(db.sql, token.familyId, now);
+      if (token.type === "access_token") await revokeAccessToken(db.sql, db.tokens, token.id, now);
+      else if (token.familyId !== null) await revokeFamily(db.sql, db.tokens, token.familyId, now);
       else await revokeTokenById(db, token.id, now);
       await recordAuditEvent(db, { type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
     }

@@ -16,6 +16,7 @@ import { ID_LENGTH } from "../db/ids.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
 import { hashMatches, hashSecret } from "../oauth/secrets.js";
+import type { TokenCache } from "./cache.js";
 
 /** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */
 export function tokenValue(id: string, secret: string): string {
@@ -106,8 +107,8 @@ export interface PresentedToken {
   userId: string | null;
 }
 
-/** The columns of a token row the lookups below read. */
-interface TokenRow extends Record<string, unknown> {
+/** The columns of a token row the lookups below read (and tokens/cache.ts holds). */
+export interface TokenRow extends Record<string, unknown> {
   id: string;
   tokenHash: string;
   refreshTokenHash: string | null;
@@ -131,10 +132,23 @@ const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t.
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
-/** The row a presented token value names, and which of its two tokens the value is (undefined: neither). */
-async function findRow(sql: Sql, value: string): Promise<{ row: TokenRow; type: StoredToken["type"] } | undefined> {
+/** The row of token `id`: from `cache`, else from the database (then cached). */
+async function readRow(sql: Sql, cache: TokenCache<TokenRow> | undefined, id: string): Promise<TokenRow | undefined> {
+  const cached = cache?.get(id);
+  if (cached) return cached;
+  const generation = cache?.generation;
+  const row = await sql.get<TokenRow>(BY_ID, [id]);
+  if (row && cache) cache.set(id, row, generation!);
+  return row;
+}
+
+/**
+ * The row a presented token value names, and which of its two tokens the value is (undefined: neither).
+ * @param cache - the token cache, for uses of a token; none for a read inside a transaction.
+ */
+async function findRow(sql: Sql, value: string, cache?: TokenCache<TokenRow>): Promise<{ row: TokenRow; type: StoredToken["type"] } | undefined> {
   const id = rowIdOf(value);
-  const row = id === undefined ? undefined : await sql.get<TokenRow>(BY_ID, [id]);
+  const row = id === undefined ? undefined : await readRow(sql, cache, id);
   if (!row) return undefined;
   const hash = hashSecret(value);
   if (hashMatches(hash, row.tokenHash)) return { row, type: "access_token" };
@@ -148,7 +162,7 @@ async function findRow(sql: Sql, value: string): Promise<{ row: TokenRow; type: 
  * @returns undefined when no access token has this value.
  */
 export async function findToken(db: Db, value: string, now: Date): Promise<PresentedToken | undefined> {
-  const found = await findRow(db.sql, value);
+  const found = await findRow(db.sql, value, db.tokens);
   const t = found?.type === "access_token" ? found.row : undefined;
   const client = t && (await findClientByCredentialId(db, t.credentialId));
   if (!t || !client) return undefined;
@@ -191,19 +205,41 @@ export async function findRefreshToken(sql: Sql, value: string): Promise<Refresh
 }
 
 /**
+ * Runs `write`, a change to cached token rows, between two evictions: the first keeps a
+ * read already under way from storing the old row, the second drops a row read meanwhile
+ * (tokens/cache.ts).
+ */
+async function changing<T>(evict: () => void, write: () => Promise<T>): Promise<T> {
+  evict();
+  try {
+    return await write();
+  } finally {
+    evict();
+  }
+}
+
+/**
  * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
  * @returns false when it was already revoked (a concurrent or repeated use).
  */
-export async function revokeRefreshToken(sql: Sql, id: string): Promise<boolean> {
-  return (await sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id])) === 1;
+export async function revokeRefreshToken(sql: Sql, cache: TokenCache<TokenRow>, id: string): Promise<boolean> {
+  const changed = await changing(
+    () => cache.evict(id),
+    () => sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id]),
+  );
+  return changed === 1;
 }
 
 /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
-export function revokeFamily(sql: Sql, familyId: string, now: Date): Promise<number> {
-  return sql.run(
-    `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
-     WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
-    [now, familyId],
+export function revokeFamily(sql: Sql, cache: TokenCache<TokenRow>, familyId: string, now: Date): Promise<number> {
+  return changing(
+    () => cache.evictFamily(familyId),
+    () =>
+      sql.run(
+        `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
+         WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
+        [now, familyId],
+      ),
   );
 }
 
@@ -232,7 +268,7 @@ export interface StoredToken {
  * @param now - for expiries.
  */
 export async function findAnyToken(db: Db, value: string, now: Date): Promise<StoredToken | undefined> {
-  const found = await findRow(db.sql, value);
+  const found = await findRow(db.sql, value, db.tokens);
   const client = found && (await findClientByCredentialId(db, found.row.credentialId));
   if (!found || !client) return undefined;
   const { row: t, type } = found;
@@ -254,8 +290,11 @@ export async function findAnyToken(db: Db, value: string, now: Date): Promise<St
 }
 
 /** Revokes one access token (not its refresh token). */
-export async function revokeAccessToken(sql: Sql, id: string, now: Date): Promise<void> {
-  await sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]);
+export async function revokeAccessToken(sql: Sql, cache: TokenCache<TokenRow>, id: string, now: Date): Promise<void> {
+  await changing(
+    () => cache.evict(id),
+    () => sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]),
+  );
 }
 
 /**

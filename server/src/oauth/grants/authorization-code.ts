@@ -24,7 +24,7 @@ export const authorizationCodeGrant: Grant = {
     const code = await findAuthorizationCode(db.sql, { codeHash: hashSecret(value) });
     if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
     const replayed = async (): Promise<never> => {
-      await revokeFamily(db.sql, code.id, now);
+      await revokeFamily(db.sql, db.tokens, code.id, now);
       throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
     };
     if (code.usedAt !== null) return replayed();

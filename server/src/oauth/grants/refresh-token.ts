@@ -24,7 +24,7 @@ export const refreshTokenGrant: Grant = {
     }
     const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
-      if (previous.familyId !== null) await revokeFamily(db.sql, previous.familyId, now);
+      if (previous.familyId !== null) await revokeFamily(db.sql, db.tokens, previous.familyId, now);
       throw new InvalidGrant("the refresh token was already used; the token family is revoked");
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
@@ -37,7 +37,7 @@ export const refreshTokenGrant: Grant = {
 
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
     const issued = await db.sql.transaction(async (tx) =>
-      (await revokeRefreshToken(tx, previous.id))
+      (await revokeRefreshToken(tx, db.tokens, previous.id))
         ? issueToken(tx, {
             client,
             grantType: "refresh_token",
