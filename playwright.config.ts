@@ -1,12 +1,13 @@
 /**
  * Browser journeys in Debian's Chromium (`npx playwright install` cannot run here): the
- * built server (run `npm run build` first) on a fresh database (SQLite, or PostgreSQL with
+ * built server (run `npm run build` first, started as npm start runs it) on a fresh database (SQLite, or PostgreSQL with
  * E2E_DATABASE=postgresql) with the demo seed,
  * driven over real HTTP, with a relying-party app (e2e/support/relying-party.ts) playing
  * the third-party client.
  */
 import { defineConfig } from "@playwright/test";
 import { DATABASE_URL, DB_DIR, POSTGRES_ADMIN_URL, POSTGRES_DB, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
+import { SERVER_ENTRY, serverNodeFlags } from "./server/test/support/start-command.js";
 
 export const BASE_URL = TOLLGATE_URL;
 
@@ -40,7 +41,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `${resetDb} && node dist/server/src/main.js`,
+    // As npm start runs it.
+    command: `${resetDb} && node ${[...serverNodeFlags(), SERVER_ENTRY].join(" ")}`,
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -14,7 +14,8 @@
  */
 import { readFileSync } from "node:fs";
 import { exitOnSignals } from "./support.js";
-import { runDurabilityCheck, SERVER_ENTRY, type DurabilityResult } from "../server/test/support/durability.js";
+import { runDurabilityCheck, type DurabilityResult } from "../server/test/support/durability.js";
+import { SERVER_ENTRY } from "../server/test/support/start-command.js";
 
 exitOnSignals();
 const cycles = Number(process.env.DURABILITY_CYCLES ?? 3);

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { DEMO } from "../server/src/demo/seed.js";
 import { obtainCode, tokenRequest, type Browser } from "../server/test/support/flow.js";
+import { SERVER_ENTRY, serverNodeFlags } from "../server/test/support/start-command.js";
 
 export const duration = Number(process.env.BENCH_DURATION ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -91,14 +92,15 @@ async function spawnListening(args: string[], env: NodeJS.ProcessEnv): Promise<I
 }
 
 /**
- * Starts `node dist/server/src/main.js` with `env` (PORT 0, demo seeded, logs and rate
- * limits off) and resolves once /healthz answers. With BENCH_CPU_PROFILE_DIR set, the
+ * Starts the built server as `npm start` runs it (its node flags, then
+ * dist/server/src/main.js) with `env` (PORT 0, demo seeded, logs and rate limits off) and
+ * resolves once /healthz answers. With BENCH_CPU_PROFILE_DIR set, the
  * server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
  */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const instance = await spawnListening([...profile, "dist/server/src/main.js"], {
+  const instance = await spawnListening([...serverNodeFlags(), ...profile, SERVER_ENTRY], {
     ...process.env,
     PORT: "0",
     DEMO_UPSTREAM_PORT: "0",

@@ -10,7 +10,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runDurabilityCheck, SERVER_ENTRY } from "./support/durability.js";
+import { runDurabilityCheck } from "./support/durability.js";
+import { SERVER_ENTRY } from "./support/start-command.js";
 
 /** Fewer tokens than this before a kill and the check would prove little. */
 const MIN_TOKENS_PER_CYCLE = 50;

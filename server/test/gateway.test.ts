@@ -314,6 +314,16 @@ describe("forwarding to the upstream", () => {
     expect(res.headers["x-upstream-hop"]).toBeUndefined();
   });
 
+  it("drops caller-sent identity fields spelt with underscores, which CGI-style upstreams read as the real ones", async () => {
+    const res = await raw("/echo/cgi", "GET", { Authorization: `Bearer ${appToken}`, X_Client_Id: "evil-client", X_User_Id: "user-123", x_scopes: "superuser" });
+    expect(res.status).toBe(200);
+    const hit = JSON.parse(res.body) as Hit;
+    expect(hit.headers["x-client-id"]).toBe(DEMO.app.consumerKey);
+    expect(Object.keys(hit.headers).filter((name) => name.includes("_"))).toEqual([]);
+    expect(res.body).not.toContain("evil");
+    expect(res.body).not.toContain("superuser");
+  });
+
   it("sets X-Client-Id, X-App-Name and X-Scopes from the token and replaces caller-sent copies", async () => {
     const scoped = await token(DEMO.app, "aisp piisp");
     const res = await gw("/echo/who", {

@@ -25,6 +25,11 @@ describe("endToEndHeaders (RFC 9110 §7.6.1)", () => {
     expect(endToEndHeaders(headers)).toEqual({ "x-other": "3" });
   });
 
+  it("also drops the fields the caller's drop function names", () => {
+    const headers = { authorization: "Bearer x", accept: "*/*", cookie: "a=1" };
+    expect(endToEndHeaders(headers, (name) => name === "authorization" || name === "cookie")).toEqual({ accept: "*/*" });
+  });
+
   it("does not change the headers it is given", () => {
     const headers = { connection: "x-a", "x-a": "1" };
     endToEndHeaders(headers);

@@ -1,7 +1,9 @@
 /**
  * Forwarding of a checked gateway call to its API's upstream, as an HTTP intermediary
- * (RFC 9110 §7.6): hop-by-hop fields are dropped both ways (§7.6.1), the caller's address
- * is added to `X-Forwarded-For`, and the answer is streamed back with the upstream's status.
+ * (RFC 9110 §7.6): hop-by-hop fields are dropped both ways (§7.6.1), so are the caller's
+ * credentials for the gateway (`Authorization`, `Cookie`), the gateway's own fields are set
+ * (any copy the caller sent dropped), the caller's address is added to `X-Forwarded-For`,
+ * and the answer is streamed back with the upstream's status.
  *
  * The HTTP client is undici (the Node.js project's, under Node's own fetch): a keep-alive
  * connection pool per upstream origin, the answer written straight into the caller's
@@ -30,57 +32,82 @@ const HOP_BY_HOP = new Set([
   "expect",
 ]);
 
+/** The caller's credentials for the gateway itself, never the upstream's business. */
+const CALLER_CREDENTIALS = new Set(["authorization", "cookie"]);
+
 /**
- * `headers` without the hop-by-hop fields, including those the `Connection` field names (§7.6.1).
+ * `headers` without the hop-by-hop fields, including those the `Connection` field names
+ * (§7.6.1), and without any for which `drop(name)` is true.
  * @returns a new object; `headers` is not changed.
  */
-export function endToEndHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function endToEndHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+  drop: (name: string) => boolean = () => false,
+): Record<string, string | string[]> {
   const connection = headers.connection;
   const named = typeof connection === "string" ? connection.toLowerCase().split(",").map((s) => s.trim()) : [];
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.includes(name)) out[name] = value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.includes(name) && !drop(name)) out[name] = value;
   }
   return out;
 }
 
-/** The `X-Forwarded-*` fields of a request arriving at this server, appended to any the caller sent (as http-proxy's `xfwd` did). */
-function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+/** Adds the `X-Forwarded-*` fields of `req` to `out`, appended to any the caller sent (as http-proxy's `xfwd` did). */
+function addForwarded(out: Record<string, string | string[]>, req: IncomingMessage): void {
   const add = (name: string, value: string) => {
     const previous = req.headers[name];
-    return typeof previous === "string" && previous !== "" ? `${previous},${value}` : value;
+    out[name] = typeof previous === "string" && previous !== "" ? `${previous},${value}` : value;
   };
-  return {
-    "x-forwarded-for": add("x-forwarded-for", req.socket.remoteAddress ?? ""),
-    "x-forwarded-port": add("x-forwarded-port", String(req.socket.localPort ?? "")),
-    "x-forwarded-proto": add("x-forwarded-proto", "http"),
-    "x-forwarded-host": (req.headers["x-forwarded-host"] as string | undefined) ?? req.headers.host ?? "",
-  };
+  add("x-forwarded-for", req.socket.remoteAddress ?? "");
+  add("x-forwarded-port", String(req.socket.localPort ?? ""));
+  add("x-forwarded-proto", "http");
+  out["x-forwarded-host"] = (req.headers["x-forwarded-host"] as string | undefined) ?? req.headers.host ?? "";
+}
+
+/** Origin and path of an upstream URL, parsed once per URL (APIs are few). */
+const upstreams = new Map<string, { origin: string; path: string }>();
+
+function upstreamOf(upstreamUrl: string): { origin: string; path: string } {
+  let upstream = upstreams.get(upstreamUrl);
+  if (!upstream) {
+    const url = new URL(upstreamUrl);
+    upstream = { origin: url.origin, path: url.pathname.replace(/\/$/, "") };
+    if (upstreams.size >= 1000) upstreams.clear();
+    upstreams.set(upstreamUrl, upstream);
+  }
+  return upstream;
 }
 
 /**
  * Builds the forwarder of the gateway (gateway/router.ts).
  * @param timeoutMs - how long the upstream may take to send its headers, and then between
  *   two pieces of its body, milliseconds.
- * @returns `forward(req, res, upstreamUrl, path)`: sends `req` (method, end-to-end headers,
- *   body streamed) to `upstreamUrl`'s origin at `upstreamUrl`'s path followed by `path`
- *   (which starts with "/" and may carry a query), and answers `res` with what comes back.
+ * @returns `forward(req, res, upstreamUrl, path, set)`: sends `req` (method, end-to-end
+ *   headers, body streamed) to `upstreamUrl`'s origin at `upstreamUrl`'s path followed by
+ *   `path` (which starts with "/" and may carry a query), with the fields of `set` (lowercase
+ *   names; undefined: none), and answers `res` with what comes back. A caller's field named
+ *   in `set`, also spelt with `_` for `-` as CGI-style upstreams read it, is dropped.
  *   It never throws: an upstream that cannot be reached or does not answer in time gets 502
  *   `bad_gateway` (JSON) if nothing was sent yet, and a cut connection otherwise.
  */
 export function createForwarder(timeoutMs: number) {
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
-  return (req: IncomingMessage, res: ServerResponse, upstreamUrl: string, path: string): void => {
-    const target = new URL(upstreamUrl);
+  return (req: IncomingMessage, res: ServerResponse, upstreamUrl: string, path: string, set: Record<string, string | undefined>): void => {
+    const upstream = upstreamOf(upstreamUrl);
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
+    const headers = endToEndHeaders(req.headers, (name) => CALLER_CREDENTIALS.has(name) || name.replace(/_/g, "-") in set);
+    addForwarded(headers, req);
+    for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
     dispatcher.stream(
       {
-        origin: target.origin,
-        path: target.pathname.replace(/\/$/, "") + path,
+        origin: upstream.origin,
+        path: upstream.path + path,
         method: req.method as "GET",
-        headers: { ...endToEndHeaders(req.headers), ...forwardedHeaders(req) },
+        headers,
         body: hasBody ? req : null,
       },
       ({ statusCode, headers }) => {

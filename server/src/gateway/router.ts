@@ -14,9 +14,6 @@ import { createForwarder } from "./forward.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-/** Headers the gateway sets; any copy sent by the caller is dropped so it cannot be spoofed. */
-const IDENTITY_HEADERS = ["x-client-id", "x-app-name", "x-scopes", "x-user-id"];
-
 /** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds. */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
@@ -56,17 +53,14 @@ export function gateway(db: Db, realm: string) {
     const token = await findToken(db, bearerToken(req.headers.authorization, realm), new Date());
     checkAccess(token, api, realm);
 
-    delete req.headers.authorization;
-    delete req.headers.cookie;
-    for (const name of Object.keys(req.headers)) {
-      // Also X_Client_Id and the like, which CGI-style upstreams read as X-Client-Id.
-      if (IDENTITY_HEADERS.includes(name.replace(/_/g, "-"))) delete req.headers[name];
-    }
-    req.headers["x-client-id"] = token.clientId;
-    // Percent-encoded UTF-8 outside printable ASCII, and % itself, so the upstream can decode it unambiguously.
-    req.headers["x-app-name"] = token.appName.toWellFormed().replace(/[^\x20-\x24\x26-\x7e]/gu, encodeURIComponent);
-    req.headers["x-scopes"] = token.scopes.join(" ");
-    if (token.userId) req.headers["x-user-id"] = token.userId;
-    forward(req, res, api.upstreamUrl, rest);
+    // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
+    const identity = {
+      "x-client-id": token.clientId,
+      // Percent-encoded UTF-8 outside printable ASCII, and % itself, so the upstream can decode it unambiguously.
+      "x-app-name": token.appName.toWellFormed().replace(/[^\x20-\x24\x26-\x7e]/gu, encodeURIComponent),
+      "x-scopes": token.scopes.join(" "),
+      "x-user-id": token.userId ?? undefined,
+    };
+    forward(req, res, api.upstreamUrl, rest, identity);
   };
 }

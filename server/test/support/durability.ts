@@ -18,9 +18,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { makeTempDir, removeTempDir, startInstance, stopInstance, tokenTarget, type Instance } from "../../../bench/support.js";
-
-/** The entry point startInstance runs, relative to the working directory (the repository root). */
-export const SERVER_ENTRY = "dist/server/src/main.js";
+import { SERVER_ENTRY } from "./start-command.js";
 
 export interface DurabilityOptions {
   /** SQLite file to use (created, migrated and seeded by the first start). Default: a new temp file, removed at the end. */
