@@ -23,9 +23,9 @@ function splitPath(url: string): { name: string; rest: string } {
   const path = query < 0 ? url : url.slice(0, query);
   const segments = path.split("/");
   for (const s of segments) {
-    let decoded: string;
+    let decoded = s;
     try {
-      decoded = decodeURIComponent(s);
+      if (s.includes("%")) decoded = decodeURIComponent(s);
     } catch {
       throw new InvalidRequest("malformed percent-encoding in path");
     }

@@ -41,6 +41,7 @@ export function chain(steps: readonly Middleware[], handler: Handler): (req: Inc
  * Express's `req.ip` gives with "trust proxy" set to that number).
  */
 export function clientIp(req: IncomingMessage, trustedHops: number): string {
+  if (trustedHops === 0) return req.socket.remoteAddress ?? "";
   return proxyaddr(req, (_address, hop) => hop < trustedHops);
 }
 
