@@ -10,7 +10,7 @@
  * - A change made by another instance is seen here once the entry's time to live has
  *   passed (`CATALOG_CACHE_TTL_MS`, default 1000 ms), or at once when the instances share
  *   Redis, which carries each instance's invalidations to the others (catalog-events.ts).
- * Tokens are never cached: their status is read from the database on every use.
+ * Tokens are not held here (tokens/cache.ts caches token rows on SQLite, exactly).
  */
 export class CatalogCache {
   readonly #entries = new Map<string, { value: Promise<unknown>; until: number }>();
