@@ -12,6 +12,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { Agent, errors } from "undici";
 import { sendJson } from "../http/json.js";
+import type { ApiRoute } from "../products/repository.js";
 
 /**
  * Fields that describe one connection, not the message (RFC 9110 §7.6.1, and RFC 9112 §6.1
@@ -66,27 +67,13 @@ function addForwarded(out: Record<string, string | string[]>, req: IncomingMessa
   out["x-forwarded-host"] = (req.headers["x-forwarded-host"] as string | undefined) ?? req.headers.host ?? "";
 }
 
-/** Origin and path of an upstream URL, parsed once per URL (APIs are few). */
-const upstreams = new Map<string, { origin: string; path: string }>();
-
-function upstreamOf(upstreamUrl: string): { origin: string; path: string } {
-  let upstream = upstreams.get(upstreamUrl);
-  if (!upstream) {
-    const url = new URL(upstreamUrl);
-    upstream = { origin: url.origin, path: url.pathname.replace(/\/$/, "") };
-    if (upstreams.size >= 1000) upstreams.clear();
-    upstreams.set(upstreamUrl, upstream);
-  }
-  return upstream;
-}
-
 /**
  * Builds the forwarder of the gateway (gateway/router.ts).
  * @param timeoutMs - how long the upstream may take to send its headers, and then between
  *   two pieces of its body, milliseconds.
- * @returns `forward(req, res, upstreamUrl, path, set)`: sends `req` (method, end-to-end
- *   headers, body streamed) to `upstreamUrl`'s origin at `upstreamUrl`'s path followed by
- *   `path` (which starts with "/" and may carry a query), with the fields of `set` (lowercase
+ * @returns `forward(req, res, upstream, path, set)`: sends `req` (method, end-to-end
+ *   headers, body streamed) to `upstream`'s origin at its base path followed by `path`
+ *   (which starts with "/" and may carry a query), with the fields of `set` (lowercase
  *   names; undefined: none), and answers `res` with what comes back. A caller's field named
  *   in `set`, also spelt with `_` for `-` as CGI-style upstreams read it, is dropped.
  *   It never throws: an upstream that cannot be reached or does not answer in time gets 502
@@ -95,8 +82,7 @@ function upstreamOf(upstreamUrl: string): { origin: string; path: string } {
 export function createForwarder(timeoutMs: number) {
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
-  return (req: IncomingMessage, res: ServerResponse, upstreamUrl: string, path: string, set: Record<string, string | undefined>): void => {
-    const upstream = upstreamOf(upstreamUrl);
+  return (req: IncomingMessage, res: ServerResponse, upstream: ApiRoute["upstream"], path: string, set: Record<string, string | undefined>): void => {
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
     const headers = endToEndHeaders(req.headers, (name) => CALLER_CREDENTIALS.has(name) || name.replace(/_/g, "-") in set);
@@ -105,7 +91,7 @@ export function createForwarder(timeoutMs: number) {
     dispatcher.stream(
       {
         origin: upstream.origin,
-        path: upstream.path + path,
+        path: upstream.basePath + path,
         method: req.method as "GET",
         headers,
         body: hasBody ? req : null,

@@ -61,6 +61,6 @@ export function gateway(db: Db, realm: string) {
       "x-scopes": token.scopes.join(" "),
       "x-user-id": token.userId ?? undefined,
     };
-    forward(req, res, api.upstreamUrl, rest, identity);
+    forward(req, res, api.upstream, rest, identity);
   };
 }

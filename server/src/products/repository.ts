@@ -7,8 +7,12 @@ import { splitList } from "../oauth/scopes.js";
 /** A protected API as the gateway needs it. */
 export interface ApiRoute {
   name: string;
-  /** Absolute http(s) URL requests are forwarded to. */
-  upstreamUrl: string;
+  /**
+   * Where calls are forwarded, from the API's absolute http(s) upstream URL, parsed once
+   * when the route is loaded: its origin, and its path without a trailing slash (prefixed
+   * to every forwarded path).
+   */
+  upstream: { origin: string; basePath: string };
   /** Scopes a token must all carry to call this API. */
   requiredScopes: string[];
   /** Names of the API products that grant this API. */
@@ -23,9 +27,10 @@ export function findApiByName(db: Db, name: string): Promise<ApiRoute | undefine
   return db.catalog.get(`api:${name}`, async () => {
     const api = await db.api.findUnique({ where: { name }, include: { products: { include: { apiProduct: true } } } });
     if (!api) return undefined;
+    const url = new URL(api.upstreamUrl);
     return {
       name: api.name,
-      upstreamUrl: api.upstreamUrl,
+      upstream: { origin: url.origin, basePath: url.pathname.replace(/\/$/, "") },
       requiredScopes: splitList(api.requiredScopes),
       productNames: api.products.map((p) => p.apiProduct.name),
     };
