@@ -19,7 +19,7 @@ import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
 import { postgresqlSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
 import { TokenCache } from "../tokens/cache.js";
-import type { TokenRow } from "../tokens/repository.js";
+import type { TokenRecord } from "../tokens/repository.js";
 
 /** Token rows the SQLite process keeps at most (tokens/cache.ts): about 10 MB. */
 const TOKEN_CACHE_ENTRIES = 10_000;
@@ -30,7 +30,7 @@ export type Db = PrismaClient & {
   /** Catalog lookups cached in this process. */
   readonly catalog: CatalogCache;
   /** Token rows cached in this process (SQLite only; on PostgreSQL it holds nothing). */
-  readonly tokens: TokenCache<TokenRow>;
+  readonly tokens: TokenCache<TokenRecord>;
 };
 /** The client inside `db.$transaction(async (tx) => ...)`. */
 export type Tx = Prisma.TransactionClient;
@@ -61,7 +61,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
   const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
     // Other instances revoke tokens too, unseen here: every use reads the database.
-    const tokens = new TokenCache<TokenRow>(0);
+    const tokens = new TokenCache<TokenRecord>(0);
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
     // Loaded only here: each generated client brings its own query compiler (tens of MB).
     const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
@@ -70,7 +70,7 @@ export async function createDb(databaseUrl: string, options: DbOptions = {}): Pr
     return open(prisma, "postgresql", postgresqlSql(databaseUrl, poolSize), catalog, tokens);
   }
   // This process is the database's only writer, so the token cache sees every change.
-  const tokens = new TokenCache<TokenRow>(TOKEN_CACHE_ENTRIES);
+  const tokens = new TokenCache<TokenRecord>(TOKEN_CACHE_ENTRIES);
   const gate = new SqliteGate();
   let connection: BetterSqlite3.Database | undefined;
   const adapter = observedAdapter(new PrismaBetterSQLite3({ url: `file:${sqliteFilePath(databaseUrl)}`, timeout: 5000 }), {
@@ -100,7 +100,7 @@ function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
 
 const providers = new WeakMap<PrismaClient, Provider>();
 
-function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: CatalogCache, tokens: TokenCache<TokenRow>): Db {
+function open(prisma: PrismaClient, provider: Provider, sql: Sql, catalog: CatalogCache, tokens: TokenCache<TokenRecord>): Db {
   providers.set(prisma, provider);
   return Object.assign(prisma, { sql, catalog, tokens });
 }

@@ -54,13 +54,12 @@ export interface NewAccessToken {
 /**
  * What a token still grants: its recorded products that are still approved on its
  * credential, and its recorded scopes that one of those products still offers. Revoking
- * a product on a credential thus takes effect on tokens already issued.
+ * a product on a credential thus takes effect on tokens already issued. (Lists of a few
+ * names each, so plain array scans.)
  */
-function liveGrant(t: { apiProducts: string; scope: string }, approved: ClientRecord["products"]) {
-  const recorded = new Set(splitList(t.apiProducts));
-  const products = approved.filter((p) => recorded.has(p.name));
-  const offered = new Set(products.flatMap((p) => p.scopes));
-  return { apiProducts: products.map((p) => p.name), scopes: splitList(t.scope).filter((s) => offered.has(s)) };
+function liveGrant(t: TokenRecord, approved: ClientRecord["products"]): { apiProducts: string[]; scopes: string[] } {
+  const products = approved.filter((p) => t.apiProducts.includes(p.name));
+  return { apiProducts: products.map((p) => p.name), scopes: t.scopes.filter((s) => products.some((p) => p.scopes.includes(s))) };
 }
 
 /** The app and credential are approved and the credential is not past its expiry (rotation grace). */
@@ -107,8 +106,8 @@ export interface PresentedToken {
   userId: string | null;
 }
 
-/** The columns of a token row the lookups below read (and tokens/cache.ts holds). */
-export interface TokenRow extends Record<string, unknown> {
+/** The columns of a token row the lookups below read, as the driver returns them. */
+interface TokenRow extends Record<string, unknown> {
   id: string;
   tokenHash: string;
   refreshTokenHash: string | null;
@@ -124,29 +123,78 @@ export interface TokenRow extends Record<string, unknown> {
   refreshTokenStatus: string | null;
   refreshTokenIssuedAt: unknown;
   refreshTokenExpiresAt: unknown;
-  refreshCount: number;
+  refreshCount: unknown;
   familyId: string | null;
+}
+
+/**
+ * A token row parsed once when read (and so held by tokens/cache.ts): lists split, dates
+ * as Date, the user's name joined in. Shared between requests: read-only.
+ */
+export interface TokenRecord {
+  readonly id: string;
+  /** SHA-256 hex of the access token value; of the refresh token value, if any. */
+  readonly tokenHash: string;
+  readonly refreshTokenHash: string | null;
+  readonly appId: string;
+  readonly credentialId: string;
+  readonly userId: string | null;
+  readonly username: string | null;
+  /** Scopes and API products recorded at issuance. */
+  readonly scopes: readonly string[];
+  readonly apiProducts: readonly string[];
+  readonly status: string;
+  readonly issuedAt: Date;
+  readonly expiresAt: Date;
+  readonly refreshTokenStatus: string | null;
+  readonly refreshTokenIssuedAt: Date | null;
+  readonly refreshTokenExpiresAt: Date | null;
+  readonly refreshCount: number;
+  readonly familyId: string | null;
+}
+
+function parseRow(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    tokenHash: row.tokenHash,
+    refreshTokenHash: row.refreshTokenHash,
+    appId: row.appId,
+    credentialId: row.credentialId,
+    userId: row.userId,
+    username: row.username,
+    scopes: splitList(row.scope),
+    apiProducts: splitList(row.apiProducts),
+    status: row.status,
+    issuedAt: dateOf(row.issuedAt),
+    expiresAt: dateOf(row.expiresAt),
+    refreshTokenStatus: row.refreshTokenStatus,
+    refreshTokenIssuedAt: nullableDateOf(row.refreshTokenIssuedAt),
+    refreshTokenExpiresAt: nullableDateOf(row.refreshTokenExpiresAt),
+    refreshCount: Number(row.refreshCount),
+    familyId: row.familyId,
+  };
 }
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
-/** The row of token `id`: from `cache`, else from the database (then cached). */
-async function readRow(sql: Sql, cache: TokenCache<TokenRow> | undefined, id: string): Promise<TokenRow | undefined> {
+/** The token of row `id`: from `cache`, else read from the database and parsed (then cached). */
+async function readRow(sql: Sql, cache: TokenCache<TokenRecord> | undefined, id: string): Promise<TokenRecord | undefined> {
   const cached = cache?.get(id);
   if (cached) return cached;
   const generation = cache?.generation;
   const row = await sql.get<TokenRow>(BY_ID, [id]);
-  if (row && cache) cache.set(id, row, generation!);
-  return row;
+  const token = row && parseRow(row);
+  if (token && cache) cache.set(id, token, generation!);
+  return token;
 }
 
 /**
  * The row a presented token value names, and which of its two tokens the value is (undefined: neither).
  * @param cache - the token cache, for uses of a token; none for a read inside a transaction.
  */
-async function findRow(sql: Sql, value: string, cache?: TokenCache<TokenRow>): Promise<{ row: TokenRow; type: StoredToken["type"] } | undefined> {
+async function findRow(sql: Sql, value: string, cache?: TokenCache<TokenRecord>): Promise<{ row: TokenRecord; type: StoredToken["type"] } | undefined> {
   const id = rowIdOf(value);
   const row = id === undefined ? undefined : await readRow(sql, cache, id);
   if (!row) return undefined;
@@ -167,7 +215,7 @@ export async function findToken(db: Db, value: string, now: Date): Promise<Prese
   const client = t && (await findClientByCredentialId(db, t.credentialId));
   if (!t || !client) return undefined;
   return {
-    active: t.status === "approved" && dateOf(t.expiresAt) > now && clientActive(client, now),
+    active: t.status === "approved" && t.expiresAt > now && clientActive(client, now),
     ...liveGrant(t, client.products),
     clientId: client.clientId,
     appName: client.appName,
@@ -196,10 +244,10 @@ export async function findRefreshToken(sql: Sql, value: string): Promise<Refresh
     id: t.id,
     appId: t.appId,
     userId: t.userId,
-    scopes: splitList(t.scope),
+    scopes: [...t.scopes],
     refreshTokenStatus: t.refreshTokenStatus,
-    refreshTokenExpiresAt: nullableDateOf(t.refreshTokenExpiresAt),
-    refreshCount: Number(t.refreshCount),
+    refreshTokenExpiresAt: t.refreshTokenExpiresAt,
+    refreshCount: t.refreshCount,
     familyId: t.familyId,
   };
 }
@@ -222,7 +270,7 @@ async function changing<T>(evict: () => void, write: () => Promise<T>): Promise<
  * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
  * @returns false when it was already revoked (a concurrent or repeated use).
  */
-export async function revokeRefreshToken(sql: Sql, cache: TokenCache<TokenRow>, id: string): Promise<boolean> {
+export async function revokeRefreshToken(sql: Sql, cache: TokenCache<TokenRecord>, id: string): Promise<boolean> {
   const changed = await changing(
     () => cache.evict(id),
     () => sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id]),
@@ -231,7 +279,7 @@ export async function revokeRefreshToken(sql: Sql, cache: TokenCache<TokenRow>, 
 }
 
 /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
-export function revokeFamily(sql: Sql, cache: TokenCache<TokenRow>, familyId: string, now: Date): Promise<number> {
+export function revokeFamily(sql: Sql, cache: TokenCache<TokenRecord>, familyId: string, now: Date): Promise<number> {
   return changing(
     () => cache.evictFamily(familyId),
     () =>
@@ -273,7 +321,7 @@ export async function findAnyToken(db: Db, value: string, now: Date): Promise<St
   if (!found || !client) return undefined;
   const { row: t, type } = found;
   const access = type === "access_token";
-  const expiresAt = dateOf(access ? t.expiresAt : t.refreshTokenExpiresAt);
+  const expiresAt = (access ? t.expiresAt : t.refreshTokenExpiresAt)!;
   return {
     type,
     id: t.id,
@@ -283,14 +331,14 @@ export async function findAnyToken(db: Db, value: string, now: Date): Promise<St
     username: t.username,
     familyId: t.familyId,
     ...liveGrant(t, client.products),
-    issuedAt: dateOf(access ? t.issuedAt : t.refreshTokenIssuedAt),
+    issuedAt: (access ? t.issuedAt : t.refreshTokenIssuedAt)!,
     expiresAt,
     active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
   };
 }
 
 /** Revokes one access token (not its refresh token). */
-export async function revokeAccessToken(sql: Sql, cache: TokenCache<TokenRow>, id: string, now: Date): Promise<void> {
+export async function revokeAccessToken(sql: Sql, cache: TokenCache<TokenRecord>, id: string, now: Date): Promise<void> {
   await changing(
     () => cache.evict(id),
     () => sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]),
