@@ -337,20 +337,35 @@ describe("the default server", () => {
       expectNoStore(a, path);
     });
 
-    it("JSON endpoints carry the helmet headers", async () => {
+    it("JSON endpoints of the Express app carry the helmet headers", async () => {
       const answers: [string, Answer][] = [
         ["healthz", await send(s.url, "/healthz")],
         ["metadata", await send(s.url, "/.well-known/oauth-authorization-server")],
-        ["token 200", await oauthPost(s.url, TOKEN, DEMO.app, ccForm)],
-        ["token 401", await oauthPost(s.url, TOKEN, null, ccForm)],
-        ["revoke", await oauthPost(s.url, REVOKE, DEMO.app, form({ token: "x" }))],
-        ["introspect", await oauthPost(s.url, INTROSPECT, DEMO.strictApp, form({ token: "x" }))],
         ["session", await send(s.url, "/session")],
         ["graphql", await send(s.url, "/graphql", { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${adminToken}` }, body: JSON.stringify({ query: "{ __typename }" }) })],
       ];
       for (const [what, a] of answers) {
         expect(a.status, what).toBeLessThan(500);
         expectHelmet(a.headers, what);
+      }
+    });
+
+    it("token, revocation and introspection answers carry the API headers: nothing may load or frame them", async () => {
+      const answers: [string, Answer][] = [
+        ["token 200", await oauthPost(s.url, TOKEN, DEMO.app, ccForm)],
+        ["token 401", await oauthPost(s.url, TOKEN, null, ccForm)],
+        ["token 405", await send(s.url, TOKEN)],
+        ["revoke", await oauthPost(s.url, REVOKE, DEMO.app, form({ token: "x" }))],
+        ["introspect", await oauthPost(s.url, INTROSPECT, DEMO.strictApp, form({ token: "x" }))],
+      ];
+      for (const [what, a] of answers) {
+        expect(a.status, what).toBeLessThan(500);
+        expect(a.headers.get("content-security-policy"), what).toBe("default-src 'none';frame-ancestors 'none'");
+        expect(a.headers.get("x-frame-options"), what).toBe("DENY");
+        expect(a.headers.get("x-content-type-options"), what).toBe("nosniff");
+        expect(a.headers.get("strict-transport-security"), what).toMatch(/^max-age=\d+/);
+        expect(a.headers.get("cache-control"), what).toBe("no-store");
+        expect(a.headers.get("x-powered-by"), what).toBeNull();
       }
     });
 

@@ -20,7 +20,7 @@ import type { LimiterFactory } from "./limiter.js";
 import { requestLogger } from "./logger.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath } from "./paths.js";
-import { oauthCors, oauthRateLimits, securityHeaders } from "./security.js";
+import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
 
 /**
  * Builds the listener for `http.createServer`.
@@ -41,7 +41,7 @@ export async function createRequestListener(config: Config, db: Db, logger: Logg
     next();
   };
   const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
-  const steps = [log, securityHeaders(), oauthCors(config), postOnly, identify, ...oauthRateLimits(config, limiters, ipOf), formText];
+  const steps = [log, apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...oauthRateLimits(config, limiters, ipOf), formText];
   const post = (handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain(steps, (req, res) => handler(req as ClientRequest, res));
   const token = post(tokenEndpoint(db, config.realm));
