@@ -27,9 +27,14 @@ export interface AuditEventInput {
   details?: Record<string, unknown>;
 }
 
-/** Text fit to store: well-formed, no NUL, at most 200 code points (actors and subjects may echo input). */
+/** Longest actor or subject stored, in code points. */
+const MAX_STORED = 200;
+
+/** Text fit to store: well-formed, no NUL, at most {@link MAX_STORED} code points (actors and subjects may echo input). */
 function storable(value: string | undefined): string {
-  return [...(value ?? "").toWellFormed().replace(/\0/g, "")].slice(0, 200).join("");
+  const clean = (value ?? "").toWellFormed().replace(/\0/g, "");
+  // No more UTF-16 units than the limit means no more code points either.
+  return clean.length <= MAX_STORED ? clean : [...clean].slice(0, MAX_STORED).join("");
 }
 
 /** Appends one event (direct SQL: token issuance writes one per token). */
