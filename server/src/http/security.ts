@@ -44,7 +44,7 @@ export function securityHeaders(): Middleware {
  * (`Cache-Control: no-store` comes from the endpoints). Their answers are read by HTTP
  * clients, not rendered, so helmet's document-only headers (cross-origin isolation, DNS
  * prefetch, download options, Flash policies, the XSS auditor, referrer policy) have
- * nothing to act on there, and writing those eight headers cost about a tenth of an
+ * nothing to act on there, and writing those eight headers cost about a seventh of an
  * introspection's instructions (README, Performance).
  */
 export function apiSecurityHeaders(): Middleware {
