@@ -67,11 +67,13 @@ export function removeTempDir(dir: string): void {
 }
 
 /**
- * Spawns `node <args>` and resolves once it prints `listening on <url>` on stdout.
+ * Spawns `node <args>` (behind `wrapper`, e.g. valgrind, if given) and resolves once it
+ * prints `listening on <url>` on stdout.
  * @throws if the process exits first.
  */
-async function spawnListening(args: string[], env: NodeJS.ProcessEnv): Promise<Instance> {
-  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+async function spawnListening(args: string[], env: NodeJS.ProcessEnv, wrapper: readonly string[] = []): Promise<Instance> {
+  const [command, ...rest] = [...wrapper, process.execPath, ...args];
+  const child = spawn(command!, rest, { env, stdio: ["ignore", "pipe", "inherit"] });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
@@ -96,8 +98,9 @@ async function spawnListening(args: string[], env: NodeJS.ProcessEnv): Promise<I
  * dist/server/src/main.js) with `env` (PORT 0, demo seeded, logs and rate limits off) and
  * resolves once /healthz answers. With BENCH_CPU_PROFILE_DIR set, the
  * server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
+ * @param wrapper - a command the server runs under (bench/instructions.ts: callgrind).
  */
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
+export async function startInstance(env: Record<string, string>, wrapper: readonly string[] = []): Promise<Instance> {
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const instance = await spawnListening([...serverNodeFlags(), ...profile, SERVER_ENTRY], {
@@ -109,7 +112,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     TOKEN_RATE_LIMIT_PER_CLIENT: "0",
     TOKEN_RATE_LIMIT_PER_IP: "0",
     ...env,
-  });
+  }, wrapper);
   for (let i = 0; i < 100; i++) {
     if (await fetch(`${instance.url}/healthz`).then((r) => r.ok, () => false)) return instance;
     await sleep(100);
