@@ -215,8 +215,10 @@ describe("sign-in throttling", () => {
     const limited = await sessionLogin(b, DEMO.user.username, DEMO.user.password);
     expectJsonError(limited, 429);
     expectRetryAfter(limited, 900);
-    // Case does not escape the per-user counter.
-    expect((await sessionLogin(b, "ALICE", DEMO.user.password)).status).toBe(429);
+    // Case, and Unicode compatibility forms, do not escape the per-user counter.
+    for (const variant of ["ALICE", "Alice", "\uff41\uff4c\uff49\uff43\uff45", "\uff21LICE"]) {
+      expect((await sessionLogin(b, variant, DEMO.user.password)).status, variant).toBe(429);
+    }
     // The interaction sign-in shares the throttle.
     const i = await startInteraction(s.url);
     const res = await i.browser.fetch(`/interaction/${i.id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": i.csrf } });

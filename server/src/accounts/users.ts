@@ -1,6 +1,7 @@
 /**
  * End users (bank customers) and administrators.
  */
+import { voidGrantsOf } from "../authorizations/repository.js";
 import type { Db } from "../db/client.js";
 import type { Sql } from "../db/sql.js";
 import { paginate, substringSearch } from "../db/paginate.js";
@@ -48,6 +49,15 @@ export async function createUser(db: Db, data: { username: string; passwordHash:
   return db.user.create({ data });
 }
 
-export async function setUserStatus(db: Db, id: string, status: "active" | "disabled") {
-  return db.user.update({ where: { id }, data: { status } });
+/**
+ * Sets a user's status. Disabling also voids, in the same transaction, the user's
+ * unredeemed codes and live tokens ({@link voidGrantsOf}): a disabled customer keeps no access.
+ * @throws Prisma P2025 when no user has this id.
+ */
+export async function setUserStatus(db: Db, id: string, status: "active" | "disabled", now: Date) {
+  return db.$transaction(async (tx) => {
+    const user = await tx.user.update({ where: { id }, data: { status } });
+    if (status === "disabled") await voidGrantsOf(tx, { userId: id }, now);
+    return user;
+  });
 }

@@ -2,7 +2,7 @@
  * The authorization code flow's records: interactions (flow state between /authorize and
  * the redirect back), authorization codes and remembered consents.
  */
-import type { Db } from "../db/client.js";
+import type { Db, Tx } from "../db/client.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
 import { joinList, splitList } from "../oauth/scopes.js";
 import { revokeTokensOfOwner } from "../tokens/management.js";
@@ -141,8 +141,22 @@ export async function findConsent(db: Db, id: string) {
 }
 
 /**
- * Revokes a consent and, in the same transaction, every access and refresh token the user
- * holds at that app.
+ * Voids everything a user was granted, inside the caller's transaction: unredeemed
+ * authorization codes are deleted first, then every live access and refresh token is
+ * revoked. In this order a code exchange racing the revocation either finds its code gone
+ * (its single-use guard then fails) or has committed its tokens, which the revocation that
+ * follows reads and revokes (PostgreSQL re-reads rows a statement waited for).
+ * @param owner - the user, and optionally only their grants at one app.
+ * @returns how many access tokens were revoked.
+ */
+export async function voidGrantsOf(tx: Tx, owner: { userId: string; appId?: string }, now: Date): Promise<number> {
+  await tx.authorizationCode.deleteMany({ where: { ...owner, usedAt: null } });
+  return revokeTokensOfOwner(tx, owner, now);
+}
+
+/**
+ * Revokes a consent and, in the same transaction, every unredeemed code and every access
+ * and refresh token the user holds at that app ({@link voidGrantsOf}).
  * @returns false when the consent is unknown or already revoked.
  */
 export async function revokeConsent(db: Db, id: string, now: Date): Promise<boolean> {
@@ -150,7 +164,7 @@ export async function revokeConsent(db: Db, id: string, now: Date): Promise<bool
     const consent = await tx.consent.findUnique({ where: { id } });
     if (!consent || consent.revokedAt !== null) return false;
     await tx.consent.update({ where: { id }, data: { revokedAt: now } });
-    await revokeTokensOfOwner(tx, { userId: consent.userId, appId: consent.appId }, now);
+    await voidGrantsOf(tx, { userId: consent.userId, appId: consent.appId }, now);
     return true;
   });
 }

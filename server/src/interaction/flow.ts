@@ -5,7 +5,8 @@
  * answer it. The SPA only shows the state and posts the user's answers.
  */
 import { verify } from "@node-rs/argon2";
-import { findUserByUsername } from "../accounts/users.js";
+import { findUserById, findUserByUsername, type UserRecord } from "../accounts/users.js";
+import { ADMIN_SCOPE } from "../admin/context.js";
 import { recordAuditEvent } from "../audit/repository.js";
 import { findAppSummary } from "../apps/repository.js";
 import {
@@ -54,6 +55,21 @@ function subset(scopes: readonly string[], of: readonly string[]): boolean {
   return scopes.every((s) => of.includes(s));
 }
 
+/** The user if they exist and are active: a disabled user's open session signs in no one. */
+async function activeUser(db: Db, id: string | null | undefined): Promise<UserRecord | undefined> {
+  const user = id ? await findUserById(db, id) : undefined;
+  return user?.status === "active" ? user : undefined;
+}
+
+/**
+ * Why `user` may not grant `scopes` (sent back as `access_denied`), or undefined when they
+ * may. The `admin` scope makes a token an admin API credential, so only an administrator
+ * may grant it; an ordinary user's consent never can.
+ */
+function refusal(user: UserRecord, scopes: readonly string[]): string | undefined {
+  return scopes.includes(ADMIN_SCOPE) && user.role !== "admin" ? `only an administrator may grant the ${ADMIN_SCOPE} scope` : undefined;
+}
+
 /**
  * Starts the flow for a validated authorization request.
  * @param sessionUserId - the user already signed in in this browser, if any.
@@ -74,20 +90,22 @@ export async function startFlow(
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
   };
-  const userId = request.prompt === "login" ? undefined : sessionUserId;
-  const consented = userId ? subset(request.scopes, await findConsentedScopes(ctx.db, userId, request.client.appId)) : false;
+  const user = request.prompt === "login" ? undefined : await activeUser(ctx.db, sessionUserId);
+  const refused = user && refusal(user, request.scopes);
+  if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
+  const consented = user ? subset(request.scopes, await findConsentedScopes(ctx.db, user.id, request.client.appId)) : false;
   if (request.prompt === "none") {
-    if (!userId) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
+    if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
     if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to these scopes", ctx.issuer) };
   }
-  if (userId && consented && request.prompt !== "consent") {
-    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, userId }, ctx.issuer, now) };
+  if (user && consented && request.prompt !== "consent") {
+    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, userId: user.id }, ctx.issuer, now) };
   }
   const interaction = await createInteraction(ctx.db, {
     ...grant,
     prompt: request.prompt,
-    stage: userId ? "consent" : "login",
-    userId: userId ?? null,
+    stage: user ? "consent" : "login",
+    userId: user?.id ?? null,
     expiresAt: new Date(now.getTime() + ctx.interactionTtlSeconds * 1000),
   });
   return { interaction };
@@ -122,11 +140,11 @@ export async function viewInteraction(db: Db, interaction: InteractionRecord, us
 
 /**
  * Checks a username and password (argon2id). Failures are throttled per user and per IP.
- * @returns the user's id.
+ * @returns the user.
  * @throws TooManyAttempts (429) when throttled; OAuthError 401 `invalid_credentials` for an
  *   unknown user, a wrong password or a disabled account, with one message for all three.
  */
-export async function authenticateUser(ctx: FlowContext, username: string, password: string, ip: string): Promise<string> {
+export async function authenticateUser(ctx: FlowContext, username: string, password: string, ip: string): Promise<UserRecord> {
   await ctx.throttle.check(username, ip);
   const user = await findUserByUsername(ctx.db, username);
   const valid = await verify(user?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
@@ -137,28 +155,36 @@ export async function authenticateUser(ctx: FlowContext, username: string, passw
   }
   await ctx.throttle.recordSuccess(username);
   await recordAuditEvent(ctx.db, { type: "signin.succeeded", actor: `user:${user.id}`, details: { ip } });
-  return user.id;
+  return user;
 }
 
 /**
- * Records the signed-in user on a login-stage interaction and moves it on: straight back
- * to the client when the user already consented to these scopes (and `prompt` is not
- * `consent`), else to the consent stage.
+ * Records the signed-in user on a login-stage interaction and moves it on: back to the
+ * client with `access_denied` when the user may not grant the scopes, straight back with a
+ * code when the user already consented to them (and `prompt` is not `consent`), else to the
+ * consent stage.
  * @throws OAuthError 409 when the interaction is not at the login stage.
  */
-export async function completeLogin(ctx: FlowContext, interaction: InteractionRecord, userId: string, now: Date): Promise<StepResult> {
-  const consented = subset(interaction.scopes, await findConsentedScopes(ctx.db, userId, interaction.appId));
-  if (consented && interaction.prompt !== "consent") {
-    if (!(await advanceInteraction(ctx.db, interaction.id, "login", "done", userId))) throw notAt("login");
-    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...codeGrant(interaction), userId }, ctx.issuer, now) };
+export async function completeLogin(ctx: FlowContext, interaction: InteractionRecord, user: UserRecord, now: Date): Promise<StepResult> {
+  const refused = refusal(user, interaction.scopes);
+  const consented = subset(interaction.scopes, await findConsentedScopes(ctx.db, user.id, interaction.appId));
+  if (refused || (consented && interaction.prompt !== "consent")) {
+    if (!(await advanceInteraction(ctx.db, interaction.id, "login", "done", user.id))) throw notAt("login");
+    const grant = codeGrant(interaction);
+    return {
+      redirectTo: refused
+        ? errorRedirect(grant, "access_denied", refused, ctx.issuer)
+        : await issueAuthorizationCode(ctx.db, { ...grant, userId: user.id }, ctx.issuer, now),
+    };
   }
-  if (!(await advanceInteraction(ctx.db, interaction.id, "login", "consent", userId))) throw notAt("login");
+  if (!(await advanceInteraction(ctx.db, interaction.id, "login", "consent", user.id))) throw notAt("login");
   return { stage: "consent" };
 }
 
 /**
  * Answers the consent stage. Approval remembers the consent and issues the code for the
- * chosen scopes (a non-empty subset of those requested); denial sends `access_denied`.
+ * chosen scopes (a non-empty subset of those requested); denial sends `access_denied`, and
+ * so does an approval by a user who was disabled since signing in or may not grant a scope.
  * @returns where to send the browser (the client's redirect URI).
  * @throws OAuthError 409 when not at the consent stage; 400 for scopes outside the request.
  */
@@ -179,13 +205,21 @@ export async function completeConsent(
     const app = await findAppSummary(ctx.db, interaction.appId);
     if (app?.status !== "approved") throw new OAuthError("unauthorized_client", "this app has been revoked", 400);
   }
+  const user = await activeUser(ctx.db, interaction.userId);
   if (!(await advanceInteraction(ctx.db, interaction.id, "consent", "done"))) throw notAt("consent");
-  if (!answer.approve) {
-    return { redirectTo: errorRedirect(grant, "access_denied", "the user denied the request", ctx.issuer) };
-  }
-  await rememberConsent(ctx.db, interaction.userId, interaction.appId, scopes);
-  await recordAuditEvent(ctx.db, { type: "consent.granted", actor: `user:${interaction.userId}`, subject: interaction.appId, details: { scopes } });
-  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes, userId: interaction.userId }, ctx.issuer, now) };
+  const deny = (description: string) => ({ redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) });
+  if (!answer.approve) return deny("the user denied the request");
+  if (!user) return deny("the user's account is disabled");
+  const refused = refusal(user, scopes);
+  if (refused) return deny(refused);
+  await rememberConsent(ctx.db, user.id, interaction.appId, scopes);
+  await recordAuditEvent(ctx.db, {
+    type: "consent.granted",
+    actor: `user:${user.id}`,
+    subject: interaction.appId,
+    details: { username: user.username, role: user.role, scopes },
+  });
+  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes, userId: user.id }, ctx.issuer, now) };
 }
 
 function codeGrant(i: InteractionRecord) {

@@ -84,9 +84,9 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
     const now = new Date();
     const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
-    const userId = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    await signInSession(req, userId);
-    const result = await completeLogin(ctx, interaction, userId, now);
+    const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
+    await signInSession(req, user.id);
+    const result = await completeLogin(ctx, interaction, user, now);
     res.json("stage" in result ? { ...result, csrfToken: csrfToken(req) } : result);
   });
 
@@ -108,9 +108,8 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
 
   router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
-    const userId = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    await signInSession(req, userId);
-    const user = (await findUserById(db, userId))!;
+    const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
+    await signInSession(req, user.id);
     res.json({ user: { username: user.username, role: user.role }, csrfToken: csrfToken(req) });
   });
 

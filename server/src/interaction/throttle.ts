@@ -13,6 +13,14 @@ export class TooManyAttempts extends OAuthError {
   }
 }
 
+/**
+ * The per-user counter's key: the username case-folded after Unicode compatibility
+ * normalization (NFKC), so `bob`, `BOB` and fullwidth `ＢＯＢ` are counted as one account.
+ */
+export function throttleKey(username: string): string {
+  return username.normalize("NFKC").toLowerCase();
+}
+
 export class SignInThrottle {
   private readonly perUser: RateLimiterAbstract;
   private readonly perIp: RateLimiterAbstract;
@@ -25,7 +33,7 @@ export class SignInThrottle {
 
   /** @throws TooManyAttempts (429 with Retry-After) when the user or the IP has no attempts left. */
   async check(username: string, ip: string): Promise<void> {
-    for (const [limiter, key] of [[this.perUser, username.toLowerCase()], [this.perIp, ip]] as const) {
+    for (const [limiter, key] of [[this.perUser, throttleKey(username)], [this.perIp, ip]] as const) {
       const state = await limiter.get(key);
       if (state && state.remainingPoints <= 0) throw new TooManyAttempts(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
     }
@@ -33,11 +41,11 @@ export class SignInThrottle {
 
   /** Counts a failed attempt against the user and the IP (an exhausted counter is not an error here). */
   async recordFailure(username: string, ip: string): Promise<void> {
-    await Promise.all([this.perUser.penalty(username.toLowerCase(), 1), this.perIp.penalty(ip, 1)]);
+    await Promise.all([this.perUser.penalty(throttleKey(username), 1), this.perIp.penalty(ip, 1)]);
   }
 
   /** Clears the user's failures after a successful sign-in. */
   async recordSuccess(username: string): Promise<void> {
-    await this.perUser.delete(username.toLowerCase());
+    await this.perUser.delete(throttleKey(username));
   }
 }

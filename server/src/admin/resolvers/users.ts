@@ -1,7 +1,6 @@
 /** End users and administrators. */
 import { hash } from "@node-rs/argon2";
 import { createUser, findUserById, listUsers, setUserStatus } from "../../accounts/users.js";
-import { revokeTokensOf } from "../../tokens/management.js";
 import { gqlError } from "../context.js";
 import { check, v } from "../validation.js";
 import type { Resolvers } from "./types.js";
@@ -18,13 +17,11 @@ export const userResolvers: Resolvers = {
         passwordHash: await hash(check(v.password, input.password, "password")),
         role: input.role ?? "user",
       }),
-    /** Disabling a user also revokes their tokens: a disabled customer keeps no access. */
+    /** Disabling a user also voids their codes and tokens: a disabled customer keeps no access. */
     setUserStatus: async (_p, a: { userId: string; status: "active" | "disabled" }, { db, actor }) => {
       if (!(await findUserById(db, a.userId))) throw gqlError("NOT_FOUND", "no user with this id");
       if (a.status === "disabled" && actor?.kind === "user" && actor.userId === a.userId) throw gqlError("CONFLICT", "you cannot disable yourself");
-      const user = await setUserStatus(db, a.userId, a.status);
-      if (a.status === "disabled") await revokeTokensOf(db, { userId: a.userId }, new Date());
-      return user;
+      return setUserStatus(db, a.userId, a.status, new Date());
     },
   },
 };

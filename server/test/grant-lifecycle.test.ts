@@ -1,0 +1,170 @@
+/**
+ * What a user's grants become when the user takes them back or loses them (issue 13: M1,
+ * L3, L4): revoking a consent or disabling a user voids every unredeemed code and every
+ * token in one transaction; a disabled user's open session signs in no one; the `admin`
+ * scope is never grantable through an ordinary user's consent, and when an administrator
+ * grants it the audit log names them. Real server, real database, real HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO } from "../src/demo/seed.js";
+import {
+  Browser,
+  authorizeParams,
+  authorizePath,
+  callbackParams,
+  interactionIdFrom,
+  json,
+  obtainCode,
+  pkcePair,
+  tokenRequest,
+  type CodeOptions,
+  type DemoClient,
+} from "./support/flow.js";
+import { adminBearer, withSession, type GraphQLClient } from "./support/graphql.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+let server: TestServer;
+let admin: GraphQLClient;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await adminBearer(server.url);
+});
+afterAll(() => server?.close());
+
+/** Redeems a code of DEMO.app (no PKCE) at the token endpoint. */
+function redeem(code: string, client: DemoClient = DEMO.app, verifier?: string) {
+  return tokenRequest(server.url, "/oauth2/v1/token", client, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: DEMO.callbackUrl,
+    code_verifier: verifier,
+  });
+}
+
+/** `active` of a token at the introspection endpoint (the strict demo app may introspect). */
+async function active(token: string): Promise<boolean> {
+  return (await tokenRequest(server.url, "/oauth2/v1/introspect", DEMO.strictApp, { token })).body.active as boolean;
+}
+
+/** A new end user, created by the admin API. */
+async function newUser(role: "user" | "admin" = "user"): Promise<{ id: string; username: string; password: string }> {
+  const credentials = { username: `u${Date.now()}${Math.floor(Math.random() * 1e6)}`, password: "a-long-enough-password-1" };
+  const { createUser } = await admin.data("mutation($input: CreateUserInput!) { createUser(input: $input) { id } }", {
+    input: { ...credentials, role },
+  });
+  return { id: createUser.id, ...credentials };
+}
+
+/** Consent once (first flow, redeemed), then a second code issued silently from the remembered consent. */
+async function consentedUserWithUnredeemedCode(o: CodeOptions = {}) {
+  const user = await newUser();
+  const first = await obtainCode(server.url, { ...o, user });
+  const tokens = await redeem(first.code);
+  expect(tokens.status).toBe(200);
+  const second = await obtainCode(server.url, { ...o, user, browser: first.browser });
+  return { user, browser: first.browser, tokens: tokens.body, unredeemed: second.code };
+}
+
+describe("revoking a consent voids what was granted under it (M1)", () => {
+  it("the user revokes on the Account page: the unredeemed code is refused, the issued tokens are revoked", async () => {
+    const { browser, tokens, unredeemed } = await consentedUserWithUnredeemedCode();
+    const me = withSession(browser);
+    const { myConsents } = await me.data("{ myConsents { id } }");
+    expect(myConsents).toHaveLength(1);
+    await me.data("mutation($id: ID!) { revokeMyConsent(id: $id) }", { id: myConsents[0].id });
+
+    const late = await redeem(unredeemed);
+    expect(late.status).toBe(400);
+    expect(late.body.error).toBe("invalid_grant");
+    expect(await active(tokens.access_token)).toBe(false);
+    const refresh = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    expect(refresh.body.error).toBe("invalid_grant");
+  });
+
+  it("an administrator revokes it (revokeConsent): the unredeemed code is refused too", async () => {
+    const { user, unredeemed } = await consentedUserWithUnredeemedCode();
+    const { consents } = await admin.data("query($u: ID!) { consents(userId: $u) { id } }", { u: user.id });
+    await admin.data("mutation($id: ID!) { revokeConsent(id: $id) }", { id: consents[0].id });
+    expect((await redeem(unredeemed)).body.error).toBe("invalid_grant");
+  });
+
+  it("codes of the user at other apps stay redeemable", async () => {
+    const { user, browser } = await consentedUserWithUnredeemedCode();
+    const pkce = pkcePair();
+    const other = await obtainCode(server.url, { user, browser, client: DEMO.strictApp, pkce });
+    const { consents } = await admin.data("query($u: ID!, $a: ID!) { consents(userId: $u, appId: $a) { id } }", {
+      u: user.id,
+      a: (await admin.data("{ apps(first: 50) { nodes { id name } } }")).apps.nodes.find((a: { name: string }) => a.name === DEMO.app.name).id,
+    });
+    await admin.data("mutation($id: ID!) { revokeConsent(id: $id) }", { id: consents[0].id });
+    expect((await redeem(other.code, DEMO.strictApp, pkce.verifier)).status).toBe(200);
+  });
+});
+
+describe("disabling a user (L4)", () => {
+  it("voids the user's unredeemed codes with their tokens", async () => {
+    const { user, tokens, unredeemed } = await consentedUserWithUnredeemedCode();
+    await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
+    expect((await redeem(unredeemed)).body.error).toBe("invalid_grant");
+    expect(await active(tokens.access_token)).toBe(false);
+  });
+
+  it("the disabled user's open session gets neither a code nor a consent screen from /authorize", async () => {
+    const { user, browser } = await consentedUserWithUnredeemedCode();
+    await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
+
+    const silent = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "none" })));
+    expect(silent.status).toBe(302);
+    expect(callbackParams(silent.headers.get("location")).error).toBe("login_required");
+
+    const again = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { scope: "aisp pisp", prompt: "consent" })));
+    expect(again.status).toBe(302);
+    expect(again.headers.get("location")).toMatch(/^\/login\?interaction=/);
+  });
+
+  it("a user disabled between sign-in and consent gets access_denied, not a code", async () => {
+    const user = await newUser();
+    const browser = new Browser(server.url);
+    const start = await browser.fetch(authorizePath(authorizeParams(DEMO.app)));
+    const id = interactionIdFrom(start.headers.get("location"));
+    const view = await json(await browser.fetch(`/interaction/${id}`));
+    const login = await json(await browser.fetch(`/interaction/${id}/login`, { json: user, headers: { "X-CSRF-Token": view.csrfToken } }));
+    expect(login.stage).toBe("consent");
+    await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
+    const consent = await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes: ["aisp"] }, headers: { "X-CSRF-Token": login.csrfToken } });
+    const params = callbackParams((await json(consent)).redirectTo);
+    expect(params.error).toBe("access_denied");
+    expect(params.code).toBeUndefined();
+  });
+});
+
+describe("the admin scope is never granted through an ordinary user's consent (L3)", () => {
+  const adminScope = { client: DEMO.adminApp, scope: "admin" };
+
+  it("an ordinary user signing in for it is sent back with access_denied, before any consent screen", async () => {
+    const pkce = pkcePair();
+    await expect(obtainCode(server.url, { ...adminScope, pkce })).rejects.toThrow(/no code in callback redirect .*error=access_denied/);
+  });
+
+  it("an ordinary user already signed in is sent back with access_denied at once", async () => {
+    const user = await newUser();
+    const { browser } = await obtainCode(server.url, { user });
+    const res = await browser.fetch(authorizePath(authorizeParams(DEMO.adminApp, { scope: "admin", code_challenge: pkcePair().challenge, code_challenge_method: "S256" })));
+    const params = callbackParams(res.headers.get("location"));
+    expect(params.error).toBe("access_denied");
+    expect(params.error_description).toMatch(/administrator/);
+  });
+
+  it("an administrator may grant it, and the audit event names them", async () => {
+    const boss = await newUser("admin");
+    const pkce = pkcePair();
+    const { code } = await obtainCode(server.url, { ...adminScope, pkce, user: boss });
+    const tokens = await redeem(code, DEMO.adminApp, pkce.verifier);
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.scope).toBe("admin");
+    const { auditEvents } = await admin.data('{ auditEvents(type: "consent.granted", first: 20) { nodes { actor details } } }');
+    const event = auditEvents.nodes.find((e: { actor: string }) => e.actor === `user:${boss.id}`);
+    expect(JSON.parse(event.details)).toMatchObject({ username: boss.username, role: "admin", scopes: ["admin"] });
+  });
+});
