@@ -48,6 +48,11 @@ export const v = {
   username: z.string().regex(/^[A-Za-z0-9._@-]{3,100}$/, "3-100 letters, digits, . _ @ -"),
   password: z.string().min(12).max(1000).refine(isCleanText, "must be well-formed text without NUL"),
   first: z.number().int().min(1).max(200),
+  /** Client authentication methods (the GraphQL enum admits only known names): one or more, each once. */
+  authMethods: z
+    .array(z.string())
+    .min(1, "at least one method")
+    .refine((m) => new Set(m).size === m.length, "duplicate method"),
 };
 
 /** Parses `value` with `schema`. @throws BAD_USER_INPUT naming the first invalid field. */

@@ -56,6 +56,8 @@ export interface NewApp {
   tokenResponseProfile?: string;
   requirePkce?: boolean;
   canIntrospect?: boolean;
+  /** Space-separated client authentication methods (RFC 7591 names). */
+  tokenEndpointAuthMethods?: string;
   consumerKey: string;
   /** SHA-256 hex of the consumer secret. */
   consumerSecretHash: string;
@@ -73,6 +75,7 @@ export async function createApp(db: Db, a: NewApp) {
         tokenResponseProfile: a.tokenResponseProfile,
         requirePkce: a.requirePkce,
         canIntrospect: a.canIntrospect,
+        tokenEndpointAuthMethods: a.tokenEndpointAuthMethods,
         callbackUrls: { create: a.callbackUrls.map((url) => ({ url })) },
       },
     });
@@ -96,11 +99,22 @@ export async function removeCallbackUrl(db: Db, appId: string, url: string) {
   await db.callbackUrl.deleteMany({ where: { appId, url } });
 }
 
-export async function updateApp(
-  db: Db,
-  id: string,
-  data: { status?: string; accessTokenLifetimeSeconds?: number; refreshTokenLifetimeSeconds?: number; canIntrospect?: boolean },
-) {
+/** What {@link updateApp} may change; undefined fields keep their value. */
+export interface AppChanges {
+  status?: string;
+  /** Seconds. */
+  accessTokenLifetimeSeconds?: number;
+  /** Seconds. */
+  refreshTokenLifetimeSeconds?: number;
+  tokenResponseProfile?: string;
+  requirePkce?: boolean;
+  canIntrospect?: boolean;
+  /** Space-separated client authentication methods (RFC 7591 names). */
+  tokenEndpointAuthMethods?: string;
+}
+
+/** @throws Prisma P2025 when no app has this id. */
+export async function updateApp(db: Db, id: string, data: AppChanges) {
   return db.app.update({ where: { id }, data });
 }
 

@@ -188,7 +188,20 @@ export interface AppDetail extends AppSummary {
   refreshTokenLifetimeSeconds: number;
   tokenResponseProfile: TokenResponseProfile;
   requirePkce: boolean;
+  canIntrospect: boolean;
+  tokenEndpointAuthMethods: TokenEndpointAuthMethod[];
   credentials: Credential[];
+}
+
+/** How a client authenticates at the token endpoint (RFC 7591 names). */
+export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post";
+
+/** AppSettingsInput: a field left out keeps its value. */
+export interface AppSettings {
+  tokenResponseProfile?: TokenResponseProfile;
+  requirePkce?: boolean;
+  canIntrospect?: boolean;
+  tokenEndpointAuthMethods?: TokenEndpointAuthMethod[];
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -202,7 +215,7 @@ export interface IssuedCredential {
 const APP_SUMMARY_FIELDS = "id name status createdAt developer { id email organization { id name } }";
 const CREDENTIAL_FIELDS = "id consumerKey status expiresAt createdAt products { status product { id name displayName } }";
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
-  tokenResponseProfile requirePkce credentials { ${CREDENTIAL_FIELDS} }`;
+  tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {
@@ -285,6 +298,12 @@ export const SET_TOKEN_LIFETIMES = gql<
 >(`
   mutation SetTokenLifetimes($appId: ID!, $input: TokenLifetimesInput!) {
     setTokenLifetimes(appId: $appId, input: $input) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+export const SET_APP_SETTINGS = gql<{ setAppSettings: AppDetail }, { appId: string; input: AppSettings }>(`
+  mutation SetAppSettings($appId: ID!, $input: AppSettingsInput!) {
+    setAppSettings(appId: $appId, input: $input) { ${APP_DETAIL_FIELDS} }
   }
 `);
 

@@ -16,6 +16,7 @@ import {
   updateApp,
   type AppFilter,
 } from "../../apps/management.js";
+import { joinList, splitList } from "../../oauth/scopes.js";
 import { hashSecret, newSecret } from "../../oauth/secrets.js";
 import { revokeTokensOf } from "../../tokens/management.js";
 import { gqlError, type AdminContext } from "../context.js";
@@ -50,6 +51,21 @@ interface CreateAppInput {
   tokenResponseProfile?: "apigee" | "rfc6749";
   requirePkce?: boolean;
   canIntrospect?: boolean;
+  tokenEndpointAuthMethods?: string[];
+}
+
+/** The client settings of an app (AppSettingsInput); null or absent keeps the value. */
+interface AppSettingsInput {
+  tokenResponseProfile?: "apigee" | "rfc6749" | null;
+  requirePkce?: boolean | null;
+  canIntrospect?: boolean | null;
+  tokenEndpointAuthMethods?: string[] | null;
+}
+
+/** The checked client authentication methods as stored (space-separated), or undefined when not given. */
+function authMethods(methods: string[] | null | undefined, field: string): string | undefined {
+  const checked = checkOptional(v.authMethods, methods, field);
+  return checked && joinList(checked);
 }
 
 export const appResolvers: Resolvers = {
@@ -72,6 +88,7 @@ export const appResolvers: Resolvers = {
         tokenResponseProfile: input.tokenResponseProfile,
         requirePkce: input.requirePkce ?? undefined,
         canIntrospect: input.canIntrospect ?? undefined,
+        tokenEndpointAuthMethods: authMethods(input.tokenEndpointAuthMethods, "tokenEndpointAuthMethods"),
         consumerKey,
         consumerSecretHash: hashSecret(consumerSecret),
       });
@@ -104,6 +121,16 @@ export const appResolvers: Resolvers = {
       await requireApp(ctx, a.appId);
       return updateApp(ctx.db, a.appId, { canIntrospect: a.allowed });
     },
+    setAppSettings: async (_p, a: { appId: string; input: AppSettingsInput }, ctx) => {
+      await requireApp(ctx, a.appId);
+      const { tokenResponseProfile, requirePkce, canIntrospect, tokenEndpointAuthMethods } = a.input;
+      return updateApp(ctx.db, a.appId, {
+        tokenResponseProfile: tokenResponseProfile ?? undefined,
+        requirePkce: requirePkce ?? undefined,
+        canIntrospect: canIntrospect ?? undefined,
+        tokenEndpointAuthMethods: authMethods(tokenEndpointAuthMethods, "tokenEndpointAuthMethods"),
+      });
+    },
     setCredentialProductStatus: async (_p, a: { credentialId: string; apiProductId: string; status: string }, ctx) => {
       await requireCredential(ctx, a.credentialId);
       await setCredentialProductStatus(ctx.db, a.credentialId, a.apiProductId, a.status);
@@ -132,6 +159,7 @@ export const appResolvers: Resolvers = {
     developer: (app: { developerId: string }, _a, ctx) => requireDeveloper(ctx, app.developerId),
     callbackUrls: (app: { id: string }, _a, { db }) => callbackUrlsOf(db, app.id),
     credentials: (app: { id: string }, _a, { db }) => credentialsOf(db, app.id),
+    tokenEndpointAuthMethods: (app: { tokenEndpointAuthMethods: string }) => splitList(app.tokenEndpointAuthMethods),
   },
   Credential: {
     products: async (c: { id: string }, _a, { db }) =>

@@ -1,10 +1,20 @@
 import { useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router";
-import { ADD_CALLBACK_URL, APP, REMOVE_CALLBACK_URL, SET_APP_STATUS, SET_TOKEN_LIFETIMES, type AppDetail } from "../../api/admin";
+import {
+  ADD_CALLBACK_URL,
+  APP,
+  REMOVE_CALLBACK_URL,
+  SET_APP_SETTINGS,
+  SET_APP_STATUS,
+  SET_TOKEN_LIFETIMES,
+  type AppDetail,
+  type TokenEndpointAuthMethod,
+  type TokenResponseProfile,
+} from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { SubmitButton, TextField } from "../../components/Field";
+import { CheckboxField, SelectField, SubmitButton, TextField } from "../../components/Field";
 import { Badge, DateTime, Seconds } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { ListState, Panel } from "../../components/Panel";
@@ -34,6 +44,7 @@ export function AppDetailPage() {
   return (
     <AdminPage title={app.name} breadcrumb={back}>
       <Overview app={app} onChange={setApp} />
+      <ClientSettings app={app} onChange={setApp} />
       <CallbackUrls app={app} onChange={setApp} />
       <TokenLifetimes app={app} onChange={setApp} />
       <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
@@ -94,20 +105,83 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
           <dd>{app.developer.organization.name}</dd>
         </div>
         <div>
-          <dt>Token response</dt>
-          <dd>{app.tokenResponseProfile === "rfc6749" ? "RFC 6749" : "Apigee"}</dd>
-        </div>
-        <div>
-          <dt>PKCE</dt>
-          <dd>{app.requirePkce ? "Required" : "Optional"}</dd>
-        </div>
-        <div>
           <dt>Created</dt>
           <dd>
             <DateTime value={app.createdAt} />
           </dd>
         </div>
       </dl>
+      <ActionNotices action={action} />
+    </Panel>
+  );
+}
+
+const PROFILES = [
+  { value: "apigee", label: "Apigee (the product spec's response, numbers as strings)" },
+  { value: "rfc6749", label: "RFC 6749 (plain OAuth 2.0, for strict client libraries)" },
+] as const;
+
+const AUTH_METHODS: ReadonlyArray<{ value: TokenEndpointAuthMethod; label: string; hint: string }> = [
+  { value: "client_secret_basic", label: "HTTP Basic (client_secret_basic)", hint: "Consumer key and secret in the Authorization header." },
+  { value: "client_secret_post", label: "Form body (client_secret_post)", hint: "client_id and client_secret in the request body, as many libraries send them." },
+];
+
+/** The token response profile, PKCE, introspection and client authentication methods of the app (setAppSettings). */
+function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
+  const action = useAction();
+  const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
+  const [requirePkce, setRequirePkce] = useState(app.requirePkce);
+  const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
+  const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
+
+  function toggleMethod(method: TokenEndpointAuthMethod, on: boolean) {
+    setMethods((previous) => {
+      const next = new Set(previous);
+      if (on) next.add(method);
+      else next.delete(method);
+      return next;
+    });
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      const tokenEndpointAuthMethods = AUTH_METHODS.map((m) => m.value).filter((m) => methods.has(m));
+      if (tokenEndpointAuthMethods.length === 0) throw new Error("Choose at least one client authentication method.");
+      const input = { tokenResponseProfile: profile, requirePkce, canIntrospect, tokenEndpointAuthMethods };
+      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
+      onChange(setAppSettings);
+      return "Client settings saved. They apply to requests from now on.";
+    });
+  }
+
+  return (
+    <Panel title="Client settings">
+      <form className="form-grid" onSubmit={onSubmit}>
+        <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />
+        <CheckboxField
+          label="Require PKCE"
+          hint="Authorization requests without a code_challenge (S256) are refused."
+          checked={requirePkce}
+          onChange={setRequirePkce}
+        />
+        <CheckboxField
+          label="May introspect tokens"
+          hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
+          checked={canIntrospect}
+          onChange={setCanIntrospect}
+        />
+        <fieldset className="fieldset">
+          <legend>Client authentication</legend>
+          <p className="hint">How the app may send its consumer secret; one method per request.</p>
+          {AUTH_METHODS.map((m) => (
+            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => toggleMethod(m.value, on)} />
+          ))}
+        </fieldset>
+        <div className="form-actions">
+          <SubmitButton busy={action.pending !== null}>Save client settings</SubmitButton>
+        </div>
+      </form>
       <ActionNotices action={action} />
     </Panel>
   );
