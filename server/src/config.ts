@@ -55,6 +55,8 @@ const schema = z.object({
   TOKEN_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(600),
   /** Token/revocation/introspection requests per client IP per minute before 429; 0 turns the limit off. Default 1200. */
   TOKEN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(1200),
+  /** Valid authorization requests (each writes an interaction or a code) per client IP per minute before 429; 0 turns the limit off. Default 300. */
+  AUTHORIZE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
   /** Seconds between purges of expired codes, interactions, sessions, tokens and old audit events; 0 turns it off. Default 3600. */
   PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Days the audit log is kept. Default 365. */
@@ -94,6 +96,8 @@ export interface Config {
   corsOrigins: string[];
   /** Requests per minute; 0 = off. */
   tokenRateLimit: { perClient: number; perIp: number };
+  /** Valid authorization requests per client IP per minute; 0: no limit. */
+  authorizeRateLimitPerIp: number;
   purgeIntervalSeconds: number;
   auditRetentionDays: number;
   redisUrl: string | undefined;
@@ -138,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOrigins: e.CORS_ORIGINS.split(",").map((o) => o.trim()).filter((o) => o !== ""),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
+    authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,

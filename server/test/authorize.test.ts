@@ -7,6 +7,7 @@
 import { hash } from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
+import { FLOW_COOKIE } from "../src/interaction/session.js";
 import { hashSecret } from "../src/oauth/secrets.js";
 import {
   authorizeParams,
@@ -280,21 +281,24 @@ describe("GET /authorize: errors redirected to the client with error, error_desc
 });
 
 describe("GET /authorize: valid requests", () => {
-  it("-> 302 to /login?interaction=<id>, session cookie HttpOnly SameSite=Lax, no-store", async () => {
+  it("-> 302 to /login?interaction=<id>, flow cookie HttpOnly SameSite=Lax, no session yet, no-store", async () => {
     const browser = newBrowser();
+    const sessionsBefore = await server.db.session.count();
     const res = await browser.fetch(authorizePath(authorizeParams()));
     expect(res.status).toBe(302);
     const location = res.headers.get("location");
     expect(location).toMatch(/^\/login\?interaction=[A-Za-z0-9_-]+$/);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const cookies = res.headers.getSetCookie().map(parseSetCookie);
-    const sid = cookies.find((c) => c.name === SESSION_COOKIE);
-    expect(sid, JSON.stringify(res.headers.getSetCookie())).toBeDefined();
-    expect(sid!.attributes.has("httponly")).toBe(true);
-    expect(sid!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
-    expect(sid!.attributes.get("path")).toBe("/");
+    // Nothing to keep before a sign-in: no session cookie and no session row (L5).
+    expect(cookies.map((c) => c.name)).toEqual([FLOW_COOKIE]);
+    expect(await server.db.session.count()).toBe(sessionsBefore);
+    const flow = cookies[0]!;
+    expect(flow.attributes.has("httponly")).toBe(true);
+    expect(flow.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+    expect(flow.attributes.get("path")).toBe("/");
     // The issuer is http in this suite, so the cookie is not Secure (it would be with https).
-    expect(sid!.attributes.has("secure")).toBe(false);
+    expect(flow.attributes.has("secure")).toBe(false);
     const id = interactionIdFrom(location);
     expect(await server.db.interaction.findUnique({ where: { id } })).toMatchObject({ stage: "login", userId: null, scope: "aisp" });
   });
@@ -425,9 +429,10 @@ describe("interaction API", () => {
   it("successful sign-in regenerates the session (fixation defence): new cookie, new CSRF token, old ones dead", async () => {
     const browser = newBrowser();
     const { id } = await start(browser);
-    const before = browser.sessionCookie;
-    expect(before).toBeDefined();
     const csrfBefore = (await view(browser, id)).csrfToken as string;
+    const before = browser.cookies.get(FLOW_COOKIE);
+    expect(before).toBeDefined();
+    expect(browser.sessionCookie).toBeUndefined();
 
     const res = await login(browser, id, csrfBefore);
     const body = await json(res);
@@ -435,12 +440,12 @@ describe("interaction API", () => {
     expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
     expect(res.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
     expect(browser.sessionCookie).toBeDefined();
-    expect(browser.sessionCookie).not.toBe(before);
+    expect(browser.cookies.has(FLOW_COOKIE)).toBe(false);
     expect(body.csrfToken).not.toBe(csrfBefore);
 
     // A browser still holding the pre-login cookie (e.g. one planted by an attacker) has nothing.
     const planted = newBrowser();
-    planted.cookies.set(SESSION_COOKIE, before!);
+    planted.cookies.set(FLOW_COOKIE, before!);
     await expectError(await planted.fetch(`/interaction/${id}`), 403, "access_denied");
     // The pre-login CSRF token is no longer accepted.
     await expectError(await consent(browser, id, csrfBefore, { approve: true, scopes: ["aisp"] }), 403, "invalid_request");
@@ -672,7 +677,16 @@ describe("GET /authorize with an https issuer behind a trusted reverse proxy", (
     const res = await browser.fetch(authorizePath(authorizeParams()), { headers: { "X-Forwarded-Proto": "https" } });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toMatch(/^\/login\?interaction=/);
-    const sid = res.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === SESSION_COOKIE);
+    const flow = res.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === FLOW_COOKIE);
+    expect(flow).toBeDefined();
+    expect(flow!.attributes.has("secure")).toBe(true);
+    expect(flow!.attributes.has("httponly")).toBe(true);
+    expect(flow!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+    const id = interactionIdFrom(res.headers.get("location"));
+    const csrf = (await json(await browser.fetch(`/interaction/${id}`, { headers: { "X-Forwarded-Proto": "https" } }))).csrfToken;
+    const login = await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": csrf, "X-Forwarded-Proto": "https" } });
+    expect(login.status).toBe(200);
+    const sid = login.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === SESSION_COOKIE);
     expect(sid).toBeDefined();
     expect(sid!.attributes.has("secure")).toBe(true);
     expect(sid!.attributes.has("httponly")).toBe(true);

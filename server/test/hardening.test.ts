@@ -583,7 +583,7 @@ describe("the default server", () => {
       expect(consents).toHaveLength(1);
       expect(consents[0]!.actor).toBe(`user:${alice.id}`);
       expect(consents[0]!.subject).toBe(payments.appId);
-      expect(JSON.parse(consents[0]!.details)).toEqual({ scopes: ["pisp"] });
+      expect(JSON.parse(consents[0]!.details)).toEqual({ username: DEMO.user.username, role: "user", scopes: ["pisp"] });
 
       const revoked = of("token.revoked");
       expect(revoked).toHaveLength(1);

@@ -10,7 +10,7 @@ import { adminRouter } from "../admin/graphql.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { interactionRouter } from "../interaction/router.js";
-import { sessions } from "../interaction/session.js";
+import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
@@ -37,9 +37,9 @@ export async function createApp(config: Config, db: Db, logger: Logger, limiters
     res.json({ status: "ok" });
   });
 
-  const session = sessions(config, db);
-  app.use(interactionRouter(config, db, session, limiters));
-  app.use(await adminRouter(db, config.realm, session, logger));
+  const sessions = new BrowserSessions(config, db);
+  app.use(interactionRouter(config, db, sessions, limiters));
+  app.use(await adminRouter(db, config.realm, sessions.middleware, logger));
   app.use(spa());
   app.use((req, res, next) => {
     fallback(req, res).catch(next);

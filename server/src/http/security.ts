@@ -67,19 +67,26 @@ export function oauthCors(config: Config): Middleware {
   return cors({ origin: config.corsOrigins.length > 0 ? config.corsOrigins : false, methods: ["GET", "POST"], maxAge: 600 });
 }
 
+/**
+ * Counts one event under `key`.
+ * @throws OAuthError 429 `too_many_requests` with `Retry-After` (seconds) when the limit is reached.
+ */
+export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    throw new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
+  }
+}
+
 /** Middleware counting one event per request under `key(req)` (skipped when undefined); over the limit, 429 with Retry-After. */
 function limitBy(limiter: RateLimiterAbstract, key: (req: NodeRequest) => string | undefined): Middleware {
   return (req, _res, next) => {
     const k = key(req);
     if (k === undefined) return next();
-    limiter.consume(k).then(
-      () => next(),
-      (err: unknown) => {
-        if (!(err instanceof RateLimiterRes)) return next(err);
-        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        next(new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) }));
-      },
-    );
+    consumeRateLimit(limiter, k).then(() => next(), next);
   };
 }
 

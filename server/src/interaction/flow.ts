@@ -112,14 +112,24 @@ export async function startFlow(
 }
 
 /**
- * Loads an interaction that this browser may still answer.
- * @param browserInteractions - interaction ids recorded in this browser's session.
- * @throws OAuthError 404 (unknown), 403 (started in another browser), 410 (expired or finished).
+ * Loads an interaction that this browser may still answer: one it started, and, once a
+ * user signed in for it, only while that user's session is this browser's (a copy of the
+ * pre-sign-in cookie gets nothing).
+ * @param browser - the interaction ids this browser started and its signed-in user, if any.
+ * @throws OAuthError 404 (unknown), 403 (started in another browser or signed in elsewhere),
+ *   410 (expired or finished).
  */
-export async function openInteraction(db: Db, id: string, browserInteractions: readonly string[], now: Date): Promise<InteractionRecord> {
+export async function openInteraction(
+  db: Db,
+  id: string,
+  browser: { interactionIds: readonly string[]; userId: string | undefined },
+  now: Date,
+): Promise<InteractionRecord> {
   const interaction = INTERACTION_ID.test(id) ? await findInteraction(db, id) : undefined;
   if (!interaction) throw new OAuthError("not_found", "this sign-in request does not exist", 404);
-  if (!browserInteractions.includes(id)) throw new OAuthError("access_denied", "this sign-in request was started in another browser", 403);
+  if (!browser.interactionIds.includes(id) || (interaction.userId !== null && interaction.userId !== browser.userId)) {
+    throw new OAuthError("access_denied", "this sign-in request was started in another browser", 403);
+  }
   if (interaction.stage === "done" || interaction.expiresAt <= now) {
     throw new OAuthError("expired", "this sign-in request has expired or was already answered; start again from the app", 410);
   }

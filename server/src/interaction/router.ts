@@ -3,17 +3,18 @@
  * interaction API the SPA's sign-in and consent pages call, and the console's plain
  * session sign-in (`/session`). Handlers only read the request, call flow.ts and write the answer.
  */
-import express, { Router, type Request, type RequestHandler, type Response } from "express";
+import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import type { LimiterFactory } from "../http/limiter.js";
+import { consumeRateLimit } from "../http/security.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../oauth/errors.js";
 import { isCleanText } from "../oauth/form.js";
 import { findUserById } from "../accounts/users.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
-import { SESSION_COOKIE, csrfToken, requireCsrf, saveSession, signInSession } from "./session.js";
+import type { BrowserSessions } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
 const cleanText = (max: number) => z.string().min(1).max(max).refine(isCleanText, "must be well-formed text without NUL");
@@ -35,10 +36,10 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 
 /**
  * Builds the router for /authorize, /interaction/* and /session.
- * @param session - the session middleware (shared with the admin API).
- * @param limiters - makes the sign-in throttle's counters.
+ * @param sessions - the browser sessions (their middleware is shared with the admin API).
+ * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
  */
-export function interactionRouter(config: Config, db: Db, session: RequestHandler, limiters: LimiterFactory): Router {
+export function interactionRouter(config: Config, db: Db, sessions: BrowserSessions, limiters: LimiterFactory): Router {
   const ctx: FlowContext = {
     db,
     issuer: config.authUrl,
@@ -46,7 +47,9 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
   };
   const router = Router();
-  router.use(["/authorize", "/interaction", "/session"], session, (_req, res, next) => {
+  const limitAuthorize = config.authorizeRateLimitPerIp > 0 ? limiters("authorize-ip", config.authorizeRateLimitPerIp, 60) : undefined;
+  const { requireCsrf } = sessions;
+  router.use(["/authorize", "/interaction", "/session"], sessions.middleware, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();
   });
@@ -55,14 +58,15 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
     const request = await validateAuthorizationRequest(db, query, ctx.issuer);
+    // A valid request writes (an interaction or a code): bounded per client IP.
+    if (limitAuthorize) await consumeRateLimit(limitAuthorize, req.ip ?? "unknown");
     const started = await startFlow(ctx, request, req.session.userId, new Date());
     if ("redirectTo" in started) {
       res.redirect(302, started.redirectTo);
       return;
     }
     const { interaction } = started;
-    req.session.interactionIds = [...(req.session.interactionIds ?? []).slice(-9), interaction.id];
-    await saveSession(req);
+    await sessions.addInteraction(req, res, interaction.id);
     res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
   });
 
@@ -71,51 +75,46 @@ export function interactionRouter(config: Config, db: Db, session: RequestHandle
   });
 
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
-    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], new Date());
+    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), new Date());
     const user = interaction.userId ? await findUserById(db, interaction.userId) : undefined;
     const view = await viewInteraction(db, interaction, user?.username ?? null);
-    const token = csrfToken(req);
-    await saveSession(req);
-    res.json({ ...view, csrfToken: token });
+    res.json({ ...view, csrfToken: await sessions.csrfToken(req, res) });
   });
 
   router.post("/interaction/:id/login", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
     const now = new Date();
-    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
+    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
     const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    await signInSession(req, user.id);
+    const csrfToken = await sessions.signIn(req, res, user.id);
     const result = await completeLogin(ctx, interaction, user, now);
-    res.json("stage" in result ? { ...result, csrfToken: csrfToken(req) } : result);
+    res.json("stage" in result ? { ...result, csrfToken } : result);
   });
 
   router.post("/interaction/:id/consent", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
-    const interaction = await openInteraction(db, req.params.id, req.session.interactionIds ?? [], now);
-    if (interaction.userId !== req.session.userId) throw new InvalidRequest("signed in as another user; start again from the app", 409);
+    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), now);
     res.json(await completeConsent(ctx, interaction, answer, now));
   });
 
   // The console's own sign-in (no OAuth request behind it): same page, session and throttle.
   router.get("/session", async (req: Request, res: Response) => {
     const user = req.session.userId ? await findUserById(db, req.session.userId) : undefined;
-    const token = csrfToken(req);
-    await saveSession(req);
-    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: token });
+    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: await sessions.csrfToken(req, res) });
   });
 
   router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
     const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    await signInSession(req, user.id);
-    res.json({ user: { username: user.username, role: user.role }, csrfToken: csrfToken(req) });
+    const csrfToken = await sessions.signIn(req, res, user.id);
+    res.json({ user: { username: user.username, role: user.role }, csrfToken });
   });
 
   router.post("/session/logout", json, requireCsrf, async (req: Request, res: Response) => {
-    await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
-    res.clearCookie(SESSION_COOKIE, { path: "/" }).json({ user: null });
+    await sessions.signOut(req, res);
+    res.json({ user: null });
   });
 
   return router;

@@ -1,10 +1,19 @@
 /**
- * Browser sessions for the sign-in and consent pages: express-session over the Session
- * table, a signed `HttpOnly` `SameSite=Lax` cookie (`Secure` when AUTH_URL is https), and
- * a per-session CSRF token checked on every state-changing interaction call.
+ * Browser state of the sign-in and consent pages, kept server-side only once there is
+ * something to keep:
+ *
+ * - before sign-in, a browser's CSRF token and the interactions it started live in one
+ *   signed cookie (`tollgate.flow`, HMAC-SHA256), so anonymous requests write no session row;
+ * - a sign-in creates the session: express-session over the Session table, a fresh id
+ *   (fixation defence), the browser's interactions carried over and a new CSRF token.
+ *
+ * Both cookies are `HttpOnly`, `SameSite=Lax`, and `Secure` when AUTH_URL is https. Every
+ * state-changing interaction call must carry the browser's CSRF token (synchronizer token
+ * while signed in, signed double-submit cookie before).
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import type { NextFunction, Request, Response } from "express";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { parse as parseCookies } from "cookie";
+import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from "express";
 import session from "express-session";
 import { PrismaSessionStore } from "../accounts/session-store.js";
 import type { Config } from "../config.js";
@@ -23,44 +32,132 @@ declare module "express-session" {
 }
 
 export const SESSION_COOKIE = "tollgate.sid";
+export const FLOW_COOKIE = "tollgate.flow";
 
-/** The session middleware. */
-export function sessions(config: Config, db: Db) {
-  return session({
-    name: SESSION_COOKIE,
-    secret: config.sessionSecret ?? randomBytes(32).toString("hex"),
-    store: new PrismaSessionStore(db),
-    resave: false,
-    saveUninitialized: false,
-    rolling: true,
-    proxy: config.trustProxyHops > 0,
-    cookie: {
-      httpOnly: true,
-      sameSite: "lax",
-      secure: config.authUrl.startsWith("https:"),
-      path: "/",
-      maxAge: config.sessionTtlSeconds * 1000,
-    },
-  });
+/** How many interactions a browser keeps (the newest). */
+const MAX_INTERACTIONS = 10;
+
+/** A browser's CSRF token and the interactions it started. */
+interface BrowserState {
+  csrfToken?: string;
+  interactionIds: string[];
 }
 
-/** The session's CSRF token, created on first use. */
-export function csrfToken(req: Request): string {
-  req.session.csrfToken ??= randomBytes(32).toString("base64url");
-  return req.session.csrfToken;
+/** Constant-time string equality (length leaks, content does not). */
+function sameText(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
-/**
- * Rejects a state-changing call unless it is JSON and carries the session's CSRF token in
- * `X-CSRF-Token` (a cross-site form can do neither).
- */
-export function requireCsrf(req: Request, _res: Response, next: NextFunction): void {
-  const sent = req.get("x-csrf-token") ?? "";
-  const expected = req.session.csrfToken ?? "";
-  const ok = expected !== "" && sent.length === expected.length && timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
-  if (!req.is("application/json")) throw new OAuthError("invalid_request", "Content-Type must be application/json", 415);
-  if (!ok) throw new OAuthError("invalid_request", "missing or invalid CSRF token", 403);
-  next();
+/** The sessions of the sign-in, consent and console pages, with the pre-sign-in flow cookie. */
+export class BrowserSessions {
+  /** The express-session middleware (also used by the admin API to find the signed-in user). */
+  readonly middleware: RequestHandler;
+  /** HMAC key of the flow cookie, derived from the session secret. */
+  private readonly flowKey: Buffer;
+  private readonly cookieOptions: CookieOptions;
+
+  constructor(config: Config, db: Db) {
+    const secret = config.sessionSecret ?? randomBytes(32).toString("hex");
+    this.flowKey = createHmac("sha256", secret).update(FLOW_COOKIE).digest();
+    const cookie = { httpOnly: true, sameSite: "lax", secure: config.authUrl.startsWith("https:"), path: "/" } as const;
+    this.cookieOptions = { ...cookie, maxAge: config.interactionTtlSeconds * 1000 };
+    this.middleware = session({
+      name: SESSION_COOKIE,
+      secret,
+      store: new PrismaSessionStore(db),
+      resave: false,
+      saveUninitialized: false,
+      rolling: true,
+      proxy: config.trustProxyHops > 0,
+      cookie: { ...cookie, maxAge: config.sessionTtlSeconds * 1000 },
+    });
+  }
+
+  /** The browser's CSRF token, created on first use (in the session once signed in, else in the flow cookie). */
+  async csrfToken(req: Request, res: Response): Promise<string> {
+    if (req.session.userId !== undefined) {
+      req.session.csrfToken ??= randomBytes(32).toString("base64url");
+      await saveSession(req);
+      return req.session.csrfToken;
+    }
+    const state = this.flowState(req);
+    if (state.csrfToken !== undefined) return state.csrfToken;
+    const csrfToken = randomBytes(32).toString("base64url");
+    this.writeFlow(res, { ...state, csrfToken });
+    return csrfToken;
+  }
+
+  /** The interactions this browser started (before and after sign-in), and its signed-in user. */
+  browser(req: Request): { interactionIds: string[]; userId: string | undefined } {
+    return { interactionIds: [...(req.session.interactionIds ?? []), ...this.flowState(req).interactionIds], userId: req.session.userId };
+  }
+
+  /** Records that this browser started an interaction (the newest {@link MAX_INTERACTIONS} are kept). */
+  async addInteraction(req: Request, res: Response, id: string): Promise<void> {
+    if (req.session.userId !== undefined) {
+      req.session.interactionIds = [...(req.session.interactionIds ?? []), id].slice(-MAX_INTERACTIONS);
+      await saveSession(req);
+      return;
+    }
+    const state = this.flowState(req);
+    this.writeFlow(res, { ...state, interactionIds: [...state.interactionIds, id].slice(-MAX_INTERACTIONS) });
+  }
+
+  /**
+   * Rejects a state-changing call unless it is JSON and carries the browser's CSRF token in
+   * `X-CSRF-Token` (a cross-site form can do neither).
+   */
+  readonly requireCsrf = (req: Request, _res: Response, next: NextFunction): void => {
+    const expected = req.session.userId !== undefined ? req.session.csrfToken : this.flowState(req).csrfToken;
+    if (!req.is("application/json")) throw new OAuthError("invalid_request", "Content-Type must be application/json", 415);
+    if (expected === undefined || !sameText(req.get("x-csrf-token") ?? "", expected)) {
+      throw new OAuthError("invalid_request", "missing or invalid CSRF token", 403);
+    }
+    next();
+  };
+
+  /**
+   * Signs `userId` in: a new session id (session fixation defence) keeping the browser's
+   * interactions, a fresh CSRF token, and the flow cookie cleared.
+   * @returns the new CSRF token.
+   */
+  async signIn(req: Request, res: Response, userId: string): Promise<string> {
+    const interactionIds = this.browser(req).interactionIds.slice(-MAX_INTERACTIONS);
+    await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+    req.session.userId = userId;
+    req.session.interactionIds = interactionIds;
+    res.clearCookie(FLOW_COOKIE, { path: "/" });
+    return this.csrfToken(req, res);
+  }
+
+  /** Ends the session and forgets the browser's state. */
+  async signOut(req: Request, res: Response): Promise<void> {
+    await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+    res.clearCookie(SESSION_COOKIE, { path: "/" }).clearCookie(FLOW_COOKIE, { path: "/" });
+  }
+
+  /** The flow cookie's state; a missing, malformed or forged cookie counts as empty. */
+  private flowState(req: Request): BrowserState {
+    const raw = req.headers.cookie === undefined ? undefined : parseCookies(req.headers.cookie)[FLOW_COOKIE];
+    const dot = raw?.lastIndexOf(".") ?? -1;
+    if (raw === undefined || dot < 0 || !sameText(this.mac(raw.slice(0, dot)), raw.slice(dot + 1))) return { interactionIds: [] };
+    try {
+      const { c, i } = JSON.parse(Buffer.from(raw.slice(0, dot), "base64url").toString("utf8")) as { c?: unknown; i?: unknown };
+      const ids = Array.isArray(i) ? i.filter((x): x is string => typeof x === "string") : [];
+      return { csrfToken: typeof c === "string" ? c : undefined, interactionIds: ids };
+    } catch {
+      return { interactionIds: [] };
+    }
+  }
+
+  private writeFlow(res: Response, state: BrowserState): void {
+    const payload = Buffer.from(JSON.stringify({ c: state.csrfToken, i: state.interactionIds })).toString("base64url");
+    res.cookie(FLOW_COOKIE, `${payload}.${this.mac(payload)}`, this.cookieOptions);
+  }
+
+  private mac(payload: string): string {
+    return createHmac("sha256", this.flowKey).update(payload).digest("base64url");
+  }
 }
 
 /**
@@ -68,23 +165,6 @@ export function requireCsrf(req: Request, _res: Response, next: NextFunction): v
  * express-session's own save at the end of a response may let the headers out first, and
  * the browser's next request, on another database connection, could then read the old state.
  */
-export function saveSession(req: Request): Promise<void> {
+function saveSession(req: Request): Promise<void> {
   return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
-}
-
-/**
- * Issues a new session id (session fixation defence) keeping the browser's interactions,
- * then binds the user and a fresh CSRF token.
- */
-export function signInSession(req: Request, userId: string): Promise<void> {
-  const interactionIds = req.session.interactionIds ?? [];
-  return new Promise((resolve, reject) => {
-    req.session.regenerate((err) => {
-      if (err) return reject(err);
-      req.session.userId = userId;
-      req.session.interactionIds = interactionIds;
-      csrfToken(req);
-      saveSession(req).then(resolve, reject);
-    });
-  });
 }
