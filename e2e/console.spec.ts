@@ -29,6 +29,7 @@ import {
   uniqueName,
   type HttpResult,
 } from "./support/console.js";
+import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE, type Json } from "./support/journey.js";
 
@@ -131,6 +132,38 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await expect(page.getByTestId("consumer-secret")).toHaveCount(0);
     expect(await page.content()).not.toContain(credential.consumerSecret);
   });
+});
+
+test("an admin changes an existing app's client settings, and the token endpoint follows", async ({ page }) => {
+  const name = uniqueName("E2E Settings App");
+  await signInToConsole(page);
+  await openConsolePage(page, "Apps");
+  const credential = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
+  await page.getByRole("searchbox", { name: "Search by name" }).fill(name);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await panel(page, "All apps").getByRole("link", { name, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+
+  const settings = panel(page, "Client settings");
+  await expect(settings.getByLabel("Token response")).toHaveValue("apigee");
+  await expect(settings.getByRole("checkbox", { name: "HTTP Basic (client_secret_basic)" })).toBeChecked();
+  await settings.getByLabel("Token response").selectOption("rfc6749");
+  await settings.getByRole("checkbox", { name: "Form body (client_secret_post)" }).check();
+  await settings.getByRole("button", { name: "Save client settings" }).click();
+  await expect(settings.getByRole("status").filter({ hasText: "Client settings saved." })).toBeVisible();
+
+  // The next token answer has the RFC 6749 shape, and the secret may now come in the body.
+  const body = new URLSearchParams({ grant_type: "client_credentials", client_id: credential.consumerKey, client_secret: credential.consumerSecret });
+  const res = await fetch(`${TOLLGATE_URL}/oauth2/v1/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body });
+  const token = (await res.json()) as Json;
+  expect(res.status, JSON.stringify(token)).toBe(200);
+  expect(token.token_type).toBe("Bearer");
+  expect(typeof token.expires_in).toBe("number");
+
+  // Saved: a reload shows the same settings.
+  await page.reload();
+  await expect(settings.getByLabel("Token response")).toHaveValue("rfc6749");
+  await expect(settings.getByRole("checkbox", { name: "Form body (client_secret_post)" })).toBeChecked();
 });
 
 test("an end user who is not an admin gets no console and no admin data", async ({ page }) => {
