@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
+import { GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 type Json = any;
@@ -25,8 +26,8 @@ let echo: Server;
 let echoUrl: string;
 /** Every request the echo upstream received, in order. */
 const hits: Hit[] = [];
-/** Every status the gateway answered in this file, to check that none was a 500. */
-const statuses: { method: string; path: string; status: number }[] = [];
+/** Every status the gateway answered in this file with its X-Content-Type-Options, to check that none was a 500 and all were nosniff. */
+const statuses: { method: string; path: string; status: number; nosniff: string | null }[] = [];
 
 function sha256(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
@@ -45,34 +46,48 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Obtains a client credentials access token from the real token endpoint. */
-async function token(app: { consumerKey: string; consumerSecret: string }, scope?: string): Promise<string> {
-  const res = await fetch(`${server.url}/oauth2/v1/token`, {
+/** The client credentials token response of the real token endpoint (of `base`, default the suite's server). */
+async function tokenResponse(app: { consumerKey: string; consumerSecret: string }, scope?: string, base = server.url): Promise<Json> {
+  const res = await fetch(`${base}/oauth2/v1/token`, {
     method: "POST",
     headers: { Authorization: basic(app.consumerKey, app.consumerSecret), "Content-Type": "application/x-www-form-urlencoded" },
     body: `grant_type=client_credentials${scope === undefined ? "" : `&scope=${encodeURIComponent(scope)}`}`,
   });
   const body = (await res.json()) as Json;
   expect(res.status, JSON.stringify(body)).toBe(200);
-  return body.access_token as string;
+  return body;
+}
+
+/** Obtains a client credentials access token from the real token endpoint. */
+async function token(app: { consumerKey: string; consumerSecret: string }, scope?: string, base = server.url): Promise<string> {
+  return (await tokenResponse(app, scope, base)).access_token as string;
 }
 
 /** Calls the gateway with fetch and records the status. */
 async function gw(path: string, init: RequestInit = {}): Promise<Response> {
   const res = await fetch(`${server.url}${path}`, init);
-  statuses.push({ method: init.method ?? "GET", path, status: res.status });
+  statuses.push({ method: init.method ?? "GET", path, status: res.status, nosniff: res.headers.get("x-content-type-options") });
   return res;
 }
 
-/** Calls the gateway with node:http so the path goes out byte for byte (fetch would resolve dot segments). */
-function raw(path: string, method: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(server.url);
+/**
+ * Calls the gateway (of `base`, default the suite's server) with node:http, so the path goes
+ * out byte for byte (fetch would resolve dot segments) and header names keep their case; an
+ * array value is sent as that many header lines.
+ */
+function raw(
+  path: string,
+  method: string,
+  headers: Record<string, string | string[]>,
+  base = server.url,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: hostname, port, path, method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
-        statuses.push({ method, path, status: res.statusCode ?? 0 });
+        statuses.push({ method, path, status: res.statusCode ?? 0, nosniff: (res.headers["x-content-type-options"] as string | undefined) ?? null });
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
       });
       res.on("error", reject);
@@ -106,6 +121,46 @@ function bearerChallenge(header: string | null): Record<string, string> {
 
 let appToken: string;
 
+/** The cookies the echo upstream sets on /cookie. */
+const UPSTREAM_COOKIES = ["upstream-session=s3cr3t; Path=/; HttpOnly", "upstream-theme=dark; Path=/"];
+
+/** A caller's forwarding fields, every one spoofed: names in odd cases, CGI spellings, repeated lines. */
+const SPOOFED_FORWARDING: Record<string, string | string[]> = {
+  "X-Forwarded-For": ["203.0.113.7", "203.0.113.8, 203.0.113.9"],
+  "x-forwarded-host": "evil.example",
+  "X-FORWARDED-PROTO": "https",
+  "X-Forwarded-Port": "443",
+  Forwarded: ['for=203.0.113.7;host=evil.example;proto=https', "for=203.0.113.8"],
+  "X-Real-IP": "203.0.113.7",
+  X_Forwarded_For: "203.0.113.10",
+  x_real_ip: "203.0.113.11",
+  "X_Forwarded_Host": "evil.example",
+  "X-Forwarded-Prefix": "/evil",
+  "X-Forwarded-Ssl": "on",
+  "X-Original-URL": "/admin",
+  "X-Rewrite-URL": "/admin",
+  "True-Client-IP": "203.0.113.12",
+  "X-Client-IP": "203.0.113.13",
+  "Client-IP": "203.0.113.14",
+  "CF-Connecting-IP": "203.0.113.15",
+  "X-Cluster-Client-IP": "203.0.113.16",
+};
+
+/** Header names the upstream may see of all forwarding fields: the gateway's own six. */
+const GATEWAY_FORWARDING = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-port", "x-forwarded-proto", "x-real-ip"];
+
+/** Asserts that nothing the caller sent in SPOOFED_FORWARDING reached the upstream, under any name. */
+function expectNoSpoofReached(received: IncomingHttpHeaders): void {
+  const text = JSON.stringify(received);
+  expect(text).not.toContain("203.0.113.");
+  expect(text).not.toContain("evil");
+  expect(text).not.toContain("/admin");
+  for (const name of Object.keys(received)) {
+    if (/forward|real|client-ip|original|rewrite/.test(name)) expect(GATEWAY_FORWARDING, name).toContain(name);
+    expect(name).not.toContain("_");
+  }
+}
+
 beforeAll(async () => {
   server = await startTestServer();
 
@@ -117,6 +172,10 @@ beforeAll(async () => {
       hits.push(hit);
       // On /hop, a hop-by-hop field named by Connection, which the gateway must not pass on (RFC 9110 §7.6.1).
       if (req.url?.endsWith("/hop")) res.setHeader("Connection", "keep-alive, X-Upstream-Hop").setHeader("X-Upstream-Hop", "1");
+      // On /cookie, two cookies, which reach the caller only through an API that passes cookies.
+      if (req.url?.endsWith("/cookie")) res.setHeader("Set-Cookie", UPSTREAM_COOKIES);
+      // On /sniff, the upstream's own X-Content-Type-Options, which the gateway answers as nosniff.
+      if (req.url?.endsWith("/sniff")) res.setHeader("X-Content-Type-Options", "sniff");
       res.writeHead(200, { "Content-Type": "application/json", "X-Echo": "yes" });
       res.end(JSON.stringify(hit));
     });
@@ -199,6 +258,28 @@ describe("demo accounts API", () => {
     expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.strictApp.consumerKey);
     const lower = await gw("/accounts/", { headers: { Authorization: `bearer ${appToken}` } });
     expect(lower.status).toBe(200);
+  });
+
+  it("accepts the BearerToken scheme (the apigee profile's token_type) in any case, like Bearer, also at the admin API", async () => {
+    const issued = await tokenResponse(DEMO.app);
+    expect(issued.token_type).toBe("BearerToken");
+    for (const scheme of [issued.token_type as string, "bearertoken", "BEARERTOKEN", "bEARERtOKEN"]) {
+      const res = await gw("/accounts/", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
+      expect(res.status, scheme).toBe(200);
+      expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.app.consumerKey);
+    }
+    // The scheme says nothing of the token: a bad one is invalid_token, another app's product insufficient_scope.
+    await expectJsonError(await gw("/accounts/", { headers: { Authorization: "BearerToken not-a-real-token" } }), 401, "invalid_token");
+    await expectJsonError(await gw("/accounts/", { headers: { Authorization: `BearerToken ${await token(DEMO.paymentsApp)}` } }), 403, "insufficient_scope");
+    // Look-alike schemes stay refused, with the bare challenge of a missing token.
+    for (const scheme of ["BearerTokens", "Bearer-Token", "Bearer_Token", "Token"]) {
+      const res = await gw("/accounts/", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
+      await expectJsonError(res, 401);
+      expect(res.headers.get("www-authenticate"), scheme).toBe('Bearer realm="tollgate"');
+    }
+    const admin = await tokenResponse(DEMO.adminApp);
+    const graphql = new GraphQLClient(server.url, { kind: "authorization", header: `${admin.token_type} ${admin.access_token}` });
+    expect((await graphql.data<Json>("{ apis { name } }")).apis.map((a: Json) => a.name)).toContain("accounts");
   });
 
   it("lets one token make many calls until it expires", async () => {
@@ -314,6 +395,22 @@ describe("forwarding to the upstream", () => {
     expect(res.headers["x-upstream-hop"]).toBeUndefined();
   });
 
+  it("replaces every forwarding field the caller sent with its own when no proxy is trusted (RFC 7239)", async () => {
+    const host = new URL(server.url).host;
+    for (const path of ["/echo/fwd", "/echobase/fwd?x=1"]) {
+      const res = await raw(path, "POST", { Authorization: `Bearer ${appToken}`, "Content-Type": "text/plain", ...SPOOFED_FORWARDING });
+      expect(res.status, res.body).toBe(200);
+      const received = (JSON.parse(res.body) as Hit).headers;
+      expect(received.forwarded).toBe(`for=127.0.0.1;host="${host}";proto=http`);
+      expect(received["x-forwarded-for"]).toBe("127.0.0.1");
+      expect(received["x-real-ip"]).toBe("127.0.0.1");
+      expect(received["x-forwarded-proto"]).toBe("http");
+      expect(received["x-forwarded-host"]).toBe(host);
+      expect(received["x-forwarded-port"]).toBe(new URL(server.url).port);
+      expectNoSpoofReached(received);
+    }
+  });
+
   it("drops caller-sent identity fields spelt with underscores, which CGI-style upstreams read as the real ones", async () => {
     const res = await raw("/echo/cgi", "GET", { Authorization: `Bearer ${appToken}`, X_Client_Id: "evil-client", X_User_Id: "user-123", x_scopes: "superuser" });
     expect(res.status).toBe(200);
@@ -398,6 +495,72 @@ describe("forwarding to the upstream", () => {
     expect(hit.headers["x-client-id"]).toBe(DEMO.app.consumerKey);
     expect(hit.headers["x-app-name"]).toBe(DEMO.app.name);
     expect(String(hit.headers["x-scopes"]).split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
+  });
+});
+
+describe("the upstream's answer", () => {
+  it("never passes the upstream's Set-Cookie for an API that does not pass cookies (the default)", async () => {
+    // The upstream does set them.
+    const direct = await fetch(`${echoUrl}/cookie`);
+    expect(direct.headers.getSetCookie()).toEqual(UPSTREAM_COOKIES);
+    for (const [path, method] of [["/echo/cookie", "GET"], ["/echobase/x/cookie", "POST"]] as const) {
+      const res = await raw(path, method, { Authorization: `Bearer ${appToken}` });
+      expect(res.status, res.body).toBe(200);
+      expect(res.headers["set-cookie"]).toBeUndefined();
+      expect(res.headers["x-echo"]).toBe("yes");
+    }
+    expect((await server.db.api.findUniqueOrThrow({ where: { name: "echo" } })).passCookies).toBe(false);
+  });
+
+  it("passes Set-Cookie only while the API's passCookies, set and audited through the admin API, is on", async () => {
+    const adminToken = await token(DEMO.adminApp);
+    const admin = new GraphQLClient(server.url, { kind: "authorization", header: `Bearer ${adminToken}` });
+    const fields = "id name passCookies";
+    const { createApi: plain } = await admin.data<Json>(`mutation($input: CreateApiInput!) { createApi(input: $input) { ${fields} } }`, {
+      input: { name: "echoplain", upstreamUrl: echoUrl, requiredScopes: ["aisp"] },
+    });
+    expect(plain.passCookies).toBe(false);
+    const { createApi: api } = await admin.data<Json>(`mutation($input: CreateApiInput!) { createApi(input: $input) { ${fields} } }`, {
+      input: { name: "echocookies", upstreamUrl: echoUrl, requiredScopes: ["aisp"], passCookies: true },
+    });
+    expect(api.passCookies).toBe(true);
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await server.db.apiProductApi.createMany({ data: [plain.id, api.id].map((apiId: string) => ({ apiProductId: aisp.id, apiId })) });
+
+    const call = (name: string) => raw(`/${name}/cookie`, "GET", { Authorization: `Bearer ${appToken}` });
+    expect((await call("echoplain")).headers["set-cookie"]).toBeUndefined();
+    const passed = await call("echocookies");
+    expect(passed.status, passed.body).toBe(200);
+    expect(passed.headers["set-cookie"]).toEqual(UPSTREAM_COOKIES);
+
+    const { updateApi } = await admin.data<Json>(`mutation($id: ID!) { updateApi(id: $id, input: { passCookies: false }) { ${fields} } }`, { id: api.id });
+    expect(updateApi.passCookies).toBe(false);
+    // The next call already sees the change (the catalog cache is emptied by the write).
+    expect((await call("echocookies")).headers["set-cookie"]).toBeUndefined();
+    // An update that leaves passCookies out keeps it.
+    await admin.data('mutation($id: ID!) { updateApi(id: $id, input: { passCookies: true }) { id } }', { id: api.id });
+    await admin.data('mutation($id: ID!) { updateApi(id: $id, input: { requiredScopes: ["aisp"] }) { id } }', { id: api.id });
+    expect((await call("echocookies")).headers["set-cookie"]).toEqual(UPSTREAM_COOKIES);
+    expect((await admin.data<Json>("{ apis { name passCookies } }")).apis.filter((a: Json) => a.passCookies).map((a: Json) => a.name)).toEqual(["echocookies"]);
+
+    const events = await server.db.auditEvent.findMany({ where: { type: { in: ["admin.createApi", "admin.updateApi"] } } });
+    const details = events.map((e) => ({ type: e.type, actor: e.actor, subject: e.subject, input: JSON.parse(e.details).args.input }));
+    expect(details).toHaveLength(5);
+    expect(details).toEqual(expect.arrayContaining([
+      { type: "admin.createApi", actor: `client:${DEMO.adminApp.consumerKey}`, subject: "", input: { name: "echoplain", upstreamUrl: echoUrl, requiredScopes: ["aisp"] } },
+      { type: "admin.createApi", actor: `client:${DEMO.adminApp.consumerKey}`, subject: "", input: { name: "echocookies", upstreamUrl: echoUrl, requiredScopes: ["aisp"], passCookies: true } },
+      { type: "admin.updateApi", actor: `client:${DEMO.adminApp.consumerKey}`, subject: api.id, input: { passCookies: false } },
+      { type: "admin.updateApi", actor: `client:${DEMO.adminApp.consumerKey}`, subject: api.id, input: { passCookies: true } },
+      { type: "admin.updateApi", actor: `client:${DEMO.adminApp.consumerKey}`, subject: api.id, input: { requiredScopes: ["aisp"] } },
+    ]));
+  });
+
+  it("carries X-Content-Type-Options: nosniff, in place of the upstream's own value, on 2xx and 4xx answers of the upstream", async () => {
+    for (const path of ["/echo/sniff", "/echo/plain", "/accounts/acc-001", "/accounts/acc-999"]) {
+      const res = await gw(path, { headers: { Authorization: `Bearer ${appToken}` } });
+      expect(res.status, path).toBe(path.endsWith("999") ? 404 : 200);
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
   });
 });
 
@@ -550,6 +713,18 @@ describe("routing errors", () => {
     },
   );
 
+  it.each(["/echo/..;/x", "/echo/..;x/y", "/echo/.;/x", "/echo/%2e%2e;x/y", "/echo/.%2E;/x", "/echo/%2E;jsessionid=1/x", "/echo/..%3b/x", "/..;/echo/x", "/echo/a/..;"])(
+    "answers the dot segment with ;parameters %s (read as .. or . by Java upstreams) with 400",
+    async (path) => {
+      const before = hits.length;
+      const res = await raw(path, "GET", { Authorization: `Bearer ${appToken}` });
+      expect(res.status, res.body).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/^application\/json\b/);
+      expect((JSON.parse(res.body) as Json).error).toBe("invalid_request");
+      expect(hits.length).toBe(before);
+    },
+  );
+
   it.each(["HEAD", "OPTIONS"])("answers %s on an API with 405 and an Allow header", async (method) => {
     const before = hits.length;
     const res = await gw("/echo/a", { method, headers: { Authorization: `Bearer ${appToken}` } });
@@ -568,9 +743,67 @@ describe("routing errors", () => {
   });
 });
 
+describe("behind trusted proxies (TRUST_PROXY_HOPS=2)", () => {
+  let proxied: TestServer;
+  let proxiedToken: string;
+
+  beforeAll(async () => {
+    proxied = await startTestServer({ TRUST_PROXY_HOPS: "2" });
+    const aisp = await proxied.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await proxied.db.api.create({ data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } } });
+    proxiedToken = await token(DEMO.app, undefined, proxied.url);
+  });
+
+  afterAll(async () => {
+    await proxied?.close();
+  });
+
+  /** What the upstream received for a call through the two proxies, which sent `headers`. */
+  async function through(headers: Record<string, string | string[]>): Promise<IncomingHttpHeaders> {
+    const res = await raw("/echo/proxied", "GET", { Authorization: `Bearer ${proxiedToken}`, ...headers }, proxied.url);
+    expect(res.status, res.body).toBe(200);
+    return (JSON.parse(res.body) as Hit).headers;
+  }
+
+  it("keeps the chain the trusted proxies vouch for, from the client on, appends its own hop, and takes https from them (RFC 7239 §7)", async () => {
+    const host = new URL(proxied.url).host;
+    // The client wrote 203.0.113.7 itself; the outer proxy appended the client's address, the inner one the outer's.
+    const received = await through({ "X-Forwarded-For": "203.0.113.7, 198.51.100.17, 10.0.0.2", "X-Forwarded-Proto": "https" });
+    expect(received["x-forwarded-for"]).toBe("198.51.100.17, 10.0.0.2, 127.0.0.1");
+    expect(received.forwarded).toBe(`for=198.51.100.17;host="${host}";proto=https, for=10.0.0.2, for=127.0.0.1`);
+    expect(received["x-real-ip"]).toBe("198.51.100.17");
+    expect(received["x-forwarded-proto"]).toBe("https");
+    expect(received["x-forwarded-host"]).toBe(host);
+    expect(received["x-forwarded-port"]).toBe(new URL(proxied.url).port);
+  });
+
+  it("brackets and quotes an IPv6 client in Forwarded, and reads X-Forwarded-Proto as Express does (first value; anything but https is http)", async () => {
+    const received = await through({ "X-Forwarded-For": "2001:db8:cafe::17, 10.0.0.2", "X-Forwarded-Proto": "HTTPS, http" });
+    expect(received.forwarded).toMatch(/^for="\[2001:db8:cafe::17\]";host="[^"]+";proto=https, for=10\.0\.0\.2, for=127\.0\.0\.1$/);
+    expect(received["x-real-ip"]).toBe("2001:db8:cafe::17");
+    for (const proto of ["http, https", "ftp", "", "https-ish"]) expect((await through({ "X-Forwarded-For": "198.51.100.17", "X-Forwarded-Proto": proto }))["x-forwarded-proto"], proto).toBe("http");
+    expect((await through({ "X-Forwarded-For": "198.51.100.17" }))["x-forwarded-proto"]).toBe("http");
+  });
+
+  it("drops the caller's Forwarded, X-Forwarded-Host/-Port, X-Real-IP and the like, which a proxy such as the README's nginx passes through unchanged", async () => {
+    const host = new URL(proxied.url).host;
+    const { "X-Forwarded-For": _xff, "X-FORWARDED-PROTO": _proto, ...spoofed } = SPOOFED_FORWARDING;
+    const received = await through({ ...spoofed, "X-Forwarded-For": "198.51.100.17" });
+    expect(received.forwarded).toBe(`for=198.51.100.17;host="${host}";proto=http, for=127.0.0.1`);
+    expect(received["x-forwarded-for"]).toBe("198.51.100.17, 127.0.0.1");
+    expect(received["x-forwarded-host"]).toBe(host);
+    expectNoSpoofReached(received);
+  });
+});
+
 describe("robustness", () => {
   it("never answered with a 500 in this suite", () => {
     expect(statuses.length).toBeGreaterThan(40);
     expect(statuses.filter((s) => s.status === 500)).toEqual([]);
+  });
+
+  it("answered every call of this suite, the gateway's own errors (400, 401, 403, 404, 405, 502) included, with X-Content-Type-Options: nosniff", () => {
+    expect(new Set(statuses.map((s) => s.status))).toEqual(new Set([200, 400, 401, 403, 404, 405, 502]));
+    expect(statuses.filter((s) => s.nosniff !== "nosniff")).toEqual([]);
   });
 });

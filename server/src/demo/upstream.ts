@@ -2,7 +2,9 @@
  * DEMO UPSTREAM, not part of the product: a tiny sample "accounts" API (account list and
  * balances, fixed data) that the seeded `accounts` API forwards to, so a fresh clone can
  * call a protected API end to end. It runs in the same process on its own local port and
- * echoes the caller identity headers the gateway adds.
+ * echoes the caller identity headers the gateway adds. Under `/echo/` it answers with the
+ * whole request it received (so `{base_url}/accounts/echo/` shows what the gateway forwards)
+ * and sets cookies, as many upstreams do, which the gateway drops unless the API passes them.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +18,9 @@ const BALANCES: Record<string, { balanceAmount: { currency: string; amount: stri
   "acc-001": [{ balanceAmount: { currency: "EUR", amount: "1523.42" }, balanceType: "closingBooked" }],
   "acc-002": [{ balanceAmount: { currency: "EUR", amount: "10250.00" }, balanceType: "closingBooked" }],
 };
+
+/** Cookies set by `/echo/`. */
+export const DEMO_UPSTREAM_COOKIES = ["demo-upstream=1; Path=/; HttpOnly", "demo-upstream-theme=dark; Path=/"];
 
 /** Answers `GET /`, `GET /<id>` and `GET /<id>/balances` with sample data. */
 function route(path: string): { status: number; body: unknown } {
@@ -35,8 +40,15 @@ function route(path: string): { status: number; body: unknown } {
  */
 export async function startDemoUpstream(port: number): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
-    const { status, body } = route((req.url ?? "/").split("?")[0]!);
+    const path = (req.url ?? "/").split("?")[0]!;
     const caller = { clientId: req.headers["x-client-id"], appName: req.headers["x-app-name"], scopes: req.headers["x-scopes"], userId: req.headers["x-user-id"] };
+    if (path === "/echo" || path.startsWith("/echo/")) {
+      req.resume();
+      res.writeHead(200, { "Content-Type": "application/json", "Set-Cookie": DEMO_UPSTREAM_COOKIES });
+      res.end(JSON.stringify({ request: { method: req.method, url: req.url, headers: req.headers }, caller }));
+      return;
+    }
+    const { status, body } = route(path);
     res.writeHead(status, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ ...(body as object), caller }));
   });

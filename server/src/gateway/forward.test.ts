@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endToEndHeaders } from "./forward.js";
+import { addForwardingFields, answerFields, endToEndHeaders } from "./forward.js";
 
 describe("endToEndHeaders (RFC 9110 §7.6.1)", () => {
   it("drops the connection's own fields and keeps the message's", () => {
@@ -34,5 +34,74 @@ describe("endToEndHeaders (RFC 9110 §7.6.1)", () => {
     const headers = { connection: "x-a", "x-a": "1" };
     endToEndHeaders(headers);
     expect(headers).toEqual({ connection: "x-a", "x-a": "1" });
+  });
+});
+
+describe("addForwardingFields (RFC 7239)", () => {
+  it("describes a direct caller: its address, the Host field, http, and the Host's port", () => {
+    const out: Record<string, string | string[]> = { accept: "*/*" };
+    addForwardingFields(out, ["192.0.2.43"], "api.bank.example:8080", "http");
+    expect(out).toEqual({
+      accept: "*/*",
+      forwarded: 'for=192.0.2.43;host="api.bank.example:8080";proto=http',
+      "x-forwarded-for": "192.0.2.43",
+      "x-forwarded-proto": "http",
+      "x-forwarded-host": "api.bank.example:8080",
+      "x-forwarded-port": "8080",
+      "x-real-ip": "192.0.2.43",
+    });
+  });
+
+  it("lists a chain of trusted proxies client first, host and proto on the first element, and defaults the port to the scheme's", () => {
+    const out: Record<string, string | string[]> = {};
+    addForwardingFields(out, ["198.51.100.17", "10.0.0.2", "10.0.0.1"], "api.bank.example", "https");
+    expect(out.forwarded).toBe("for=198.51.100.17;host=api.bank.example;proto=https, for=10.0.0.2, for=10.0.0.1");
+    expect(out["x-forwarded-for"]).toBe("198.51.100.17, 10.0.0.2, 10.0.0.1");
+    expect(out["x-real-ip"]).toBe("198.51.100.17");
+    expect(out["x-forwarded-proto"]).toBe("https");
+    expect(out["x-forwarded-port"]).toBe("443");
+    addForwardingFields(out, ["198.51.100.17"], "api.bank.example", "http");
+    expect(out["x-forwarded-port"]).toBe("80");
+  });
+
+  it("brackets and quotes IPv6 addresses (§6), IPv4-mapped ones too, and reads the port of an IPv6 host", () => {
+    const out: Record<string, string | string[]> = {};
+    addForwardingFields(out, ["2001:db8:cafe::17", "::ffff:127.0.0.1"], "[2001:db8::1]:8443", "https");
+    expect(out.forwarded).toBe('for="[2001:db8:cafe::17]";host="[2001:db8::1]:8443";proto=https, for="[::ffff:127.0.0.1]"');
+    expect(out["x-forwarded-for"]).toBe("2001:db8:cafe::17, ::ffff:127.0.0.1");
+    expect(out["x-forwarded-port"]).toBe("8443");
+    addForwardingFields(out, ["::1"], "[::1]", "http");
+    expect(out.forwarded).toBe('for="[::1]";host="[::1]";proto=http');
+    expect(out["x-forwarded-port"]).toBe("80");
+  });
+
+  it("quotes a Host that is not a token, escaping quotes and backslashes, so it cannot add parameters or elements", () => {
+    const out: Record<string, string | string[]> = {};
+    addForwardingFields(out, ["192.0.2.43"], 'evil";for=203.0.113.9, for=a\\b', "http");
+    expect(out.forwarded).toBe('for=192.0.2.43;host="evil\\";for=203.0.113.9, for=a\\\\b";proto=http');
+    expect(out["x-forwarded-port"]).toBe("80");
+  });
+
+  it("forwards no host when the caller sent none (HTTP/1.0), and an unknown address as unknown", () => {
+    for (const host of [undefined, ""]) {
+      const out: Record<string, string | string[]> = {};
+      addForwardingFields(out, ["unknown"], host, "http");
+      expect(out).toEqual({ forwarded: "for=unknown;proto=http", "x-forwarded-for": "unknown", "x-forwarded-proto": "http", "x-forwarded-port": "80", "x-real-ip": "unknown" });
+    }
+  });
+});
+
+describe("answerFields", () => {
+  const upstream = { "content-type": "application/json", "set-cookie": ["a=1; Path=/", "b=2"], "x-content-type-options": "none", connection: "close" };
+
+  it("drops Set-Cookie unless the API passes cookies, and answers nosniff in place of the upstream's value", () => {
+    expect(answerFields(upstream, false)).toEqual({ "content-type": "application/json", "x-content-type-options": "nosniff" });
+    expect(answerFields(upstream, true)).toEqual({ "content-type": "application/json", "set-cookie": ["a=1; Path=/", "b=2"], "x-content-type-options": "nosniff" });
+  });
+
+  it("adds nosniff to an answer without it and leaves the upstream's fields unchanged", () => {
+    const headers = { "content-type": "text/html" };
+    expect(answerFields(headers, false)).toEqual({ "content-type": "text/html", "x-content-type-options": "nosniff" });
+    expect(headers).toEqual({ "content-type": "text/html" });
   });
 });

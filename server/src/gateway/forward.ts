@@ -1,15 +1,19 @@
 /**
  * Forwarding of a checked gateway call to its API's upstream, as an HTTP intermediary
  * (RFC 9110 §7.6): hop-by-hop fields are dropped both ways (§7.6.1), so are the caller's
- * credentials for the gateway (`Authorization`, `Cookie`), the gateway's own fields are set
- * (any copy the caller sent dropped), the caller's address is added to `X-Forwarded-For`,
- * and the answer is streamed back with the upstream's status.
+ * credentials for the gateway (`Authorization`, `Cookie`); the gateway's own fields are set,
+ * any copy the caller sent dropped: the caller's identity, and where the request came from
+ * (`Forwarded`, RFC 7239, with `X-Forwarded-*` and `X-Real-IP`). The answer is streamed
+ * back with the upstream's status, without its `Set-Cookie` unless the API passes cookies,
+ * and with `X-Content-Type-Options: nosniff`.
  *
  * The HTTP client is undici (the Node.js project's, under Node's own fetch): a keep-alive
  * connection pool per upstream origin, the answer written straight into the caller's
  * response. http-proxy-3 over node:http cost half of the gateway's throughput (README, Performance).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { isIPv6 } from "node:net";
+import proxyaddr from "proxy-addr";
 import { Agent, errors } from "undici";
 import { sendJson } from "../http/json.js";
 import type { ApiRoute } from "../products/repository.js";
@@ -33,8 +37,42 @@ const HOP_BY_HOP = new Set([
   "expect",
 ]);
 
-/** The caller's credentials for the gateway itself, never the upstream's business. */
-const CALLER_CREDENTIALS = new Set(["authorization", "cookie"]);
+/**
+ * Fields the caller may send but the upstream never gets from it (also spelt with `_` for
+ * `-`, as CGI-style upstreams read them): the caller's credentials for the gateway, and
+ * every field from which servers and frameworks take where a request came from (client
+ * address, scheme, host, port, path), which only the gateway sets ({@link addForwardingFields}).
+ */
+const CALLER_FIELDS_DROPPED = new Set([
+  // The caller's credentials for the gateway itself, never the upstream's business.
+  "authorization",
+  "cookie",
+  // RFC 7239 and the de facto set the gateway writes itself.
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-real-ip",
+  // Read for the same facts by Spring, Tomcat, Rack, Symfony, IIS and ASP.NET, or set by CDNs; the gateway sets none.
+  "x-forwarded-prefix",
+  "x-forwarded-ssl",
+  "x-forwarded-scheme",
+  "x-forwarded-server",
+  "x-forwarded-by",
+  "front-end-https",
+  "x-url-scheme",
+  "x-original-url",
+  "x-rewrite-url",
+  "x-original-host",
+  "x-host",
+  "client-ip",
+  "x-client-ip",
+  "true-client-ip",
+  "x-cluster-client-ip",
+  "cf-connecting-ip",
+  "fastly-client-ip",
+]);
 
 /**
  * `headers` without the hop-by-hop fields, including those the `Connection` field names
@@ -55,49 +93,134 @@ export function endToEndHeaders(
   return out;
 }
 
-/** Adds the `X-Forwarded-*` fields of `req` to `out`, appended to any the caller sent (as http-proxy's `xfwd` did). */
-function addForwarded(out: Record<string, string | string[]>, req: IncomingMessage): void {
-  const add = (name: string, value: string) => {
-    const previous = req.headers[name];
-    out[name] = typeof previous === "string" && previous !== "" ? `${previous},${value}` : value;
-  };
-  add("x-forwarded-for", req.socket.remoteAddress ?? "");
-  add("x-forwarded-port", String(req.socket.localPort ?? ""));
-  add("x-forwarded-proto", "http");
-  out["x-forwarded-host"] = (req.headers["x-forwarded-host"] as string | undefined) ?? req.headers.host ?? "";
+/** RFC 9110 §5.6.2 token: a Forwarded parameter value that needs no quotes (RFC 7239 §4). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A Forwarded parameter value: a token as it is, anything else (a host with its port, say) as a quoted-string. */
+function forwardedValue(value: string): string {
+  return TOKEN.test(value) ? value : `"${value.replace(/["\\]/g, "\\$&")}"`;
+}
+
+/** A Forwarded node (RFC 7239 §6): an IPv6 address in brackets and quoted, anything else (IPv4, "unknown", "1.2.3.4:5678") a value. */
+function forwardedNode(address: string): string {
+  return address.includes(":") && isIPv6(address) ? `"[${address}]"` : forwardedValue(address);
+}
+
+const PORT = /^[0-9]{1,5}$/;
+
+/** The port of a Host value (RFC 9110 §7.2), else the default port of `proto`. */
+function portOf(host: string | undefined, proto: "http" | "https"): string {
+  if (host) {
+    const colon = host.lastIndexOf(":");
+    if (colon > host.lastIndexOf("]") && PORT.test(host.slice(colon + 1))) return host.slice(colon + 1);
+  }
+  return proto === "https" ? "443" : "80";
+}
+
+/**
+ * Sets the fields that tell the upstream where a request came from, all from what the
+ * gateway knows or trusts (nothing the caller wrote itself):
+ * - `Forwarded` (RFC 7239 §4): one element per address of `chain`, in order; the first also
+ *   carries `host` and `proto`, where its readers (Spring among them) look for them. IPv6
+ *   addresses are bracketed and quoted (§6), a host with a port quoted.
+ * - `X-Forwarded-For`: `chain`, comma-separated; `X-Real-IP`: its first address, the client's.
+ * - `X-Forwarded-Proto`: `proto`; `X-Forwarded-Host`: `host`; `X-Forwarded-Port`: the port in
+ *   `host`, else 443 for https and 80 for http.
+ * @param out - the fields of the forwarded request (lowercase names), changed in place.
+ * @param chain - addresses, the client's first and the peer of the gateway's connection last; at least one.
+ * @param host - the Host field as received; undefined or empty when the caller sent none (HTTP/1.0), and then no host is forwarded.
+ * @param proto - the scheme the client used.
+ */
+export function addForwardingFields(
+  out: Record<string, string | string[]>,
+  chain: readonly string[],
+  host: string | undefined,
+  proto: "http" | "https",
+): void {
+  const client = chain[0]!;
+  let forwarded = `for=${forwardedNode(client)}${host ? `;host=${forwardedValue(host)}` : ""};proto=${proto}`;
+  for (let i = 1; i < chain.length; i++) forwarded += `, for=${forwardedNode(chain[i]!)}`;
+  out.forwarded = forwarded;
+  out["x-forwarded-for"] = chain.length === 1 ? client : chain.join(", ");
+  out["x-forwarded-proto"] = proto;
+  if (host) out["x-forwarded-host"] = host;
+  out["x-forwarded-port"] = portOf(host, proto);
+  out["x-real-ip"] = client;
+}
+
+const isSetCookie = (name: string) => name === "set-cookie";
+
+/**
+ * The fields of an upstream's answer that the caller gets: its end-to-end fields (§7.6.1),
+ * without `Set-Cookie` unless `passCookies` (else an upstream's cookie would land on
+ * Tollgate's own origin, beside its session cookie), and with `X-Content-Type-Options:
+ * nosniff` in place of any the upstream sent.
+ * @returns a new object; `headers` is not changed.
+ */
+export function answerFields(headers: Record<string, string | string[] | undefined>, passCookies: boolean): Record<string, string | string[]> {
+  const out = endToEndHeaders(headers, passCookies ? undefined : isSetCookie);
+  out["x-content-type-options"] = "nosniff";
+  return out;
 }
 
 /**
  * Builds the forwarder of the gateway (gateway/router.ts).
  * @param timeoutMs - how long the upstream may take to send its headers, and then between
  *   two pieces of its body, milliseconds.
- * @returns `forward(req, res, upstream, path, set)`: sends `req` (method, end-to-end
- *   headers, body streamed) to `upstream`'s origin at its base path followed by `path`
- *   (which starts with "/" and may carry a query), with the fields of `set` (lowercase
- *   names; undefined: none), and answers `res` with what comes back. A caller's field named
- *   in `set`, also spelt with `_` for `-` as CGI-style upstreams read it, is dropped.
- *   It never throws: an upstream that cannot be reached or does not answer in time gets 502
- *   `bad_gateway` (JSON) if nothing was sent yet, and a cut connection otherwise.
+ * @param trustedHops - reverse proxies in front of Tollgate whose `X-Forwarded-For` and
+ *   `X-Forwarded-Proto` are trusted (TRUST_PROXY_HOPS, as Express and proxy-addr count them).
+ *   With none, the upstream learns the peer's address and `http`; with some, the
+ *   `X-Forwarded-For` entries they appended from the client's on, and the scheme the first
+ *   value of `X-Forwarded-Proto` names (https or else http). The host is always the Host
+ *   field, which a proxy in front must pass on (README, Deployment).
+ * @returns `forward(req, res, api, path, set)`: sends `req` (method, end-to-end headers,
+ *   body streamed) to `api`'s upstream origin at its base path followed by `path` (which
+ *   starts with "/" and may carry a query), with the forwarding fields of
+ *   {@link addForwardingFields} and the fields of `set` (lowercase names; undefined: none),
+ *   and answers `res` with what comes back ({@link answerFields}). A caller's field named
+ *   in `set` or dropped by the gateway ({@link CALLER_FIELDS_DROPPED}), also spelt with `_`
+ *   for `-`, is not forwarded. It never throws: an upstream that cannot be reached or does
+ *   not answer in time gets 502 `bad_gateway` (JSON) if nothing was sent yet, and a cut
+ *   connection otherwise.
  */
-export function createForwarder(timeoutMs: number) {
+export function createForwarder(timeoutMs: number, trustedHops: number) {
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const trusted = (_address: string, hop: number) => hop < trustedHops;
 
-  return (req: IncomingMessage, res: ServerResponse, upstream: ApiRoute["upstream"], path: string, set: Record<string, string | undefined>): void => {
+  /** The client's address first, then the trusted proxies', the connection's peer last; "unknown" once the connection is closed. */
+  const chainOf = (req: IncomingMessage): string[] => {
+    const peer = req.socket.remoteAddress;
+    if (peer === undefined) return ["unknown"];
+    // proxy-addr lists the peer, then X-Forwarded-For from right to left up to the first untrusted hop: the client.
+    return trustedHops === 0 ? [peer] : proxyaddr.all(req, trusted).reverse();
+  };
+
+  const protoOf = (req: IncomingMessage): "http" | "https" => {
+    const sent = trustedHops === 0 ? undefined : req.headers["x-forwarded-proto"];
+    if (typeof sent !== "string") return "http";
+    const comma = sent.indexOf(",");
+    return (comma < 0 ? sent : sent.slice(0, comma)).trim().toLowerCase() === "https" ? "https" : "http";
+  };
+
+  return (req: IncomingMessage, res: ServerResponse, api: ApiRoute, path: string, set: Record<string, string | undefined>): void => {
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
-    const headers = endToEndHeaders(req.headers, (name) => CALLER_CREDENTIALS.has(name) || name.replace(/_/g, "-") in set);
-    addForwarded(headers, req);
+    const headers = endToEndHeaders(req.headers, (name) => {
+      const field = name.includes("_") ? name.replaceAll("_", "-") : name;
+      return CALLER_FIELDS_DROPPED.has(field) || field in set;
+    });
+    addForwardingFields(headers, chainOf(req), req.headers.host, protoOf(req));
     for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
     dispatcher.stream(
       {
-        origin: upstream.origin,
-        path: upstream.basePath + path,
+        origin: api.upstream.origin,
+        path: api.upstream.basePath + path,
         method: req.method as "GET",
         headers,
         body: hasBody ? req : null,
       },
       ({ statusCode, headers }) => {
-        res.writeHead(statusCode, endToEndHeaders(headers));
+        res.writeHead(statusCode, answerFields(headers, api.passCookies));
         return res;
       },
       (err) => {

@@ -2,7 +2,8 @@
  * The API gateway: `{base_url}/<api_name>/<rest>` is checked (bearer token, API products,
  * scopes) and forwarded to the API's upstream as `<upstream_url>/<rest>`, without the
  * caller's `Authorization` and cookies, with the caller's identity in `X-Client-Id`,
- * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`.
+ * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`, and where the call came from
+ * in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
@@ -17,8 +18,15 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 /** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds. */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
-/** Splits `/<api>/<rest>?q` into the API name and the path to forward; rejects dot segments. */
-function splitPath(url: string): { name: string; rest: string } {
+/**
+ * Splits the request target `/<api>/<rest>?q` into the API name and the path to forward.
+ * @returns `rest` starts with "/", runs of slashes made one, the query kept as sent.
+ * @throws InvalidRequest (400) for malformed percent-encoding, an encoded slash or a
+ *   backslash in a segment, and for a dot segment (RFC 3986 §3.3), percent-encoded or not,
+ *   also with `;` parameters: servlet containers such as Tomcat remove those before they
+ *   resolve dot segments, so `..;x` is `..` to a Java upstream.
+ */
+export function splitPath(url: string): { name: string; rest: string } {
   const query = url.indexOf("?");
   const path = query < 0 ? url : url.slice(0, query);
   const segments = path.split("/");
@@ -29,8 +37,10 @@ function splitPath(url: string): { name: string; rest: string } {
     } catch {
       throw new InvalidRequest("malformed percent-encoding in path");
     }
-    if (decoded === "." || decoded === ".." || decoded.includes("/") || decoded.includes("\\")) {
-      throw new InvalidRequest("dot segments and encoded slashes are not allowed in gateway paths");
+    const semicolon = decoded.indexOf(";");
+    const bare = semicolon < 0 ? decoded : decoded.slice(0, semicolon);
+    if (bare === "." || bare === ".." || decoded.includes("/") || decoded.includes("\\")) {
+      throw new InvalidRequest("dot segments (also with ;parameters) and encoded slashes are not allowed in gateway paths");
     }
   }
   const name = segments[1] ?? "";
@@ -40,11 +50,16 @@ function splitPath(url: string): { name: string; rest: string } {
   return { name, rest };
 }
 
-/** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
-export function gateway(db: Db, realm: string) {
-  const forward = createForwarder(UPSTREAM_TIMEOUT_MS);
+/**
+ * Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself).
+ * @param trustedHops - TRUST_PROXY_HOPS: reverse proxies whose forwarding fields are trusted (gateway/forward.ts).
+ */
+export function gateway(db: Db, realm: string, trustedHops: number) {
+  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, trustedHops);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // On the gateway's own answers (its errors) too; forward.ts sets it on the upstream's.
+    res.setHeader("X-Content-Type-Options", "nosniff");
     const { name, rest } = splitPath(req.url ?? "/");
     if (name === "") throw new NotFound("no API named in the path");
     const api = await findApiByName(db, name);
@@ -61,6 +76,6 @@ export function gateway(db: Db, realm: string) {
       "x-scopes": token.scopes.join(" "),
       "x-user-id": token.userId ?? undefined,
     };
-    forward(req, res, api.upstream, rest, identity);
+    forward(req, res, api, rest, identity);
   };
 }

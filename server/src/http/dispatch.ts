@@ -27,7 +27,7 @@ import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  */
 export async function createRequestListener(config: Config, db: Db, logger: Logger, limiters: LimiterFactory) {
-  const forward = gateway(db, config.realm);
+  const forward = gateway(db, config.realm, config.trustProxyHops);
   const app = await createApp(config, db, logger, limiters, forward);
   const log: Middleware = requestLogger(logger);
 

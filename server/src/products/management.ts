@@ -65,16 +65,23 @@ export interface ApiData {
   name?: string;
   upstreamUrl?: string;
   requiredScopes?: string[];
+  /** Forward the upstream's Set-Cookie to callers (default false: dropped). */
+  passCookies?: boolean;
 }
 
 export async function createApi(db: Db, a: ApiData & { name: string; upstreamUrl: string }) {
-  return db.api.create({ data: { name: a.name, upstreamUrl: a.upstreamUrl, requiredScopes: joinList(a.requiredScopes ?? []) } });
+  return db.api.create({ data: { name: a.name, upstreamUrl: a.upstreamUrl, requiredScopes: joinList(a.requiredScopes ?? []), passCookies: a.passCookies } });
 }
 
 export async function updateApi(db: Db, id: string, a: ApiData) {
   return db.api.update({
     where: { id },
-    data: { name: a.name, upstreamUrl: a.upstreamUrl, requiredScopes: a.requiredScopes === undefined ? undefined : joinList(a.requiredScopes) },
+    data: {
+      name: a.name,
+      upstreamUrl: a.upstreamUrl,
+      requiredScopes: a.requiredScopes === undefined ? undefined : joinList(a.requiredScopes),
+      passCookies: a.passCookies,
+    },
   });
 }
 

@@ -17,6 +17,8 @@ export interface ApiRoute {
   requiredScopes: string[];
   /** Names of the API products that grant this API. */
   productNames: string[];
+  /** Whether the upstream's `Set-Cookie` reaches the caller; when false it is dropped (gateway/forward.ts). */
+  passCookies: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export function findApiByName(db: Db, name: string): Promise<ApiRoute | undefine
       upstream: { origin: url.origin, basePath: url.pathname.replace(/\/$/, "") },
       requiredScopes: splitList(api.requiredScopes),
       productNames: api.products.map((p) => p.apiProduct.name),
+      passCookies: api.passCookies,
     };
   });
 }

@@ -118,12 +118,14 @@ export interface Api {
   name: string;
   upstreamUrl: string;
   requiredScopes: string[];
+  /** The upstream's Set-Cookie reaches callers; false: the gateway drops it. */
+  passCookies: boolean;
   products: Array<{ id: string; name: string }>;
   createdAt: string;
 }
 
 const API_PRODUCT_FIELDS = "id name displayName description scopes apis { id name } createdAt";
-const API_FIELDS = "id name upstreamUrl requiredScopes products { id name } createdAt";
+const API_FIELDS = "id name upstreamUrl requiredScopes passCookies products { id name } createdAt";
 
 export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[] }>(`
   query ProductsAndApis {
@@ -150,6 +152,7 @@ export interface CreateApiInput {
   name: string;
   upstreamUrl: string;
   requiredScopes?: string[];
+  passCookies?: boolean;
 }
 
 export const CREATE_API = gql<{ createApi: Api }, { input: CreateApiInput }>(`

@@ -27,6 +27,7 @@ interface ApiInput {
   name?: string;
   upstreamUrl?: string;
   requiredScopes?: string[];
+  passCookies?: boolean;
 }
 
 function productData(input: ProductInput) {
@@ -44,6 +45,7 @@ function apiData(input: ApiInput) {
     name: checkOptional(v.apiName, input.name, "name"),
     upstreamUrl: checkOptional(v.upstreamUrl, input.upstreamUrl, "upstreamUrl"),
     requiredScopes: checkOptional(v.scopes, input.requiredScopes, "requiredScopes"),
+    passCookies: input.passCookies ?? undefined,
   };
 }
 

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { CREATE_API, type Api } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { SubmitButton, TextField } from "../../components/Field";
+import { CheckboxField, SubmitButton, TextField } from "../../components/Field";
 import { Chips, splitList } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { ListState, Panel } from "../../components/Panel";
@@ -34,6 +34,7 @@ export function ApisPanel({
                 <th scope="col">Name</th>
                 <th scope="col">Upstream URL</th>
                 <th scope="col">Required scopes</th>
+                <th scope="col">Upstream cookies</th>
                 <th scope="col">In API products</th>
               </tr>
             </thead>
@@ -49,6 +50,7 @@ export function ApisPanel({
                   <td>
                     <Chips items={api.requiredScopes} />
                   </td>
+                  <td>{api.passCookies ? "Passed to callers" : "Dropped"}</td>
                   <td>
                     <Chips items={api.products.map((p) => p.name)} />
                   </td>
@@ -68,15 +70,17 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
   const [upstreamUrl, setUpstreamUrl] = useState("");
   const [requiredScopes, setRequiredScopes] = useState("");
+  const [passCookies, setPassCookies] = useState(false);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
-      const input = { name: name.trim(), upstreamUrl: upstreamUrl.trim(), requiredScopes: splitList(requiredScopes) };
+      const input = { name: name.trim(), upstreamUrl: upstreamUrl.trim(), requiredScopes: splitList(requiredScopes), passCookies };
       const { createApi } = await graphql(CREATE_API, { input });
       setName("");
       setUpstreamUrl("");
       setRequiredScopes("");
+      setPassCookies(false);
       onCreated();
       return `API ${createApi.name} created.`;
     });
@@ -108,6 +112,12 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
         />
         <TextField label="Required scopes" hint="Separated by spaces or commas." value={requiredScopes} onChange={setRequiredScopes} autoComplete="off" />
       </div>
+      <CheckboxField
+        label="Pass the upstream's cookies to callers"
+        hint="Off (recommended): the gateway drops the upstream's Set-Cookie, so an upstream cannot set cookies on Tollgate's own site. Turn on only for an API whose callers need its cookies."
+        checked={passCookies}
+        onChange={setPassCookies}
+      />
       <div className="form-actions">
         <SubmitButton busy={action.pending !== null}>Create API</SubmitButton>
       </div>

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { BearerError } from "../oauth/errors.js";
+import { bearerToken } from "./access.js";
+
+const TOKEN = "cl3x9abcdEFGH-._~+/0123456789";
+
+describe("bearerToken (RFC 6750 §2.1)", () => {
+  it.each(["Bearer", "bearer", "BEARER", "BearerToken", "bearertoken", "BEARERTOKEN", "bEaReRtOkEn"])("takes the token after the %s scheme", (scheme) => {
+    expect(bearerToken(`${scheme} ${TOKEN}`, "tollgate")).toBe(TOKEN);
+  });
+
+  it.each(["Basic Zm9vOmJhcg==", "Token abc", "BearerTokens abc", "Bearer-Token abc", "Bearer_Token abc", "Bearertoken2 abc", "XBearer abc"])(
+    "refuses %s with 401 and a challenge without error code (another scheme)",
+    (header) => {
+      try {
+        bearerToken(header, "tollgate");
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(BearerError);
+        expect((err as BearerError).status).toBe(401);
+        expect((err as BearerError).headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate"');
+      }
+    },
+  );
+
+  it.each(["BearerToken", "BearerToken ", "BearerToken a b", "bearertoken !!"])("refuses the malformed %j with 401 invalid_token", (header) => {
+    try {
+      bearerToken(header, "tollgate");
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(BearerError);
+      expect((err as BearerError).status).toBe(401);
+      expect((err as BearerError).error).toBe("invalid_token");
+    }
+  });
+});
