@@ -29,8 +29,8 @@ const EPOCH_MS = /^\d{13}$/;
 
 /**
  * Checks a token response of the authorization code flow for `app`, granted `aisp`.
- * `strict` (rfc6749 profile): `token_type` "Bearer" and a numeric `expires_in`; `legacy`
- * (the spec's format): "BearerToken" and every number a string.
+ * `strict` (rfc6749 profile): `token_type` "Bearer", a numeric `expires_in` and times in epoch
+ * seconds; `legacy` (the spec's format): "BearerToken" and every number a string.
  */
 function expectCodeFlowTokenResponse(body: Json, app: RpApp, startedAt: number, refreshCount: string): void {
   const demo = RP_APPS[app];
@@ -48,9 +48,12 @@ function expectCodeFlowTokenResponse(body: Json, app: RpApp, startedAt: number, 
   expect(Number(body.expires_in)).toBeGreaterThanOrEqual(3590);
   expect(Number(body.expires_in)).toBeLessThanOrEqual(3600);
   for (const key of ["issued_at", "refresh_token_issued_at"]) {
-    expect(body[key], key).toMatch(EPOCH_MS);
-    expect(Number(body[key]), key).toBeGreaterThanOrEqual(startedAt - 1000);
-    expect(Number(body[key]), key).toBeLessThanOrEqual(Date.now() + 1000);
+    // The spec's format: epoch milliseconds as a string; rfc6749: epoch seconds as a number (AppAuth reads seconds).
+    const ms = app === "strict" ? body[key] * 1000 : Number(body[key]);
+    if (app === "strict") expect(Number.isInteger(body[key]), key).toBe(true);
+    else expect(body[key], key).toMatch(EPOCH_MS);
+    expect(ms, key).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000);
+    expect(ms, key).toBeLessThanOrEqual(Date.now() + 1000);
   }
   expect(body.refresh_token_status).toBe("approved");
   expect(body.refresh_token_expires_in).toMatch(/^\d+$/);

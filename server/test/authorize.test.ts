@@ -17,6 +17,7 @@ import {
   interactionIdFrom,
   json,
   parseSetCookie,
+  pkcePair,
   SESSION_COOKIE,
   tokenRequest,
   type DemoClient,
@@ -319,6 +320,63 @@ describe("GET /authorize: valid requests", () => {
     const v = await view(browser, id);
     expect(v.stage).toBe("consent");
     expect(v.user).toEqual({ username: DEMO.user.username });
+  });
+});
+
+describe("GET /authorize: state with PKCE (RFC 9700 §2.1)", () => {
+  const withPkce = (challenge = pkcePair().challenge) => ({ code_challenge: challenge, code_challenge_method: "S256" });
+
+  it("rfc6749-profile app with S256 PKCE and no state -> a code on a callback without state, redeemed with the verifier", async () => {
+    const browser = newBrowser();
+    const pkce = pkcePair();
+    const { id, csrf } = await signedIn(browser, authorizeParams(DEMO.strictApp, { state: undefined, ...withPkce(pkce.challenge) }));
+    const res = await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] });
+    expect(res.status).toBe(200);
+    const p = callbackParams((await json(res)).redirectTo);
+    expect(Object.keys(p).sort()).toEqual(["code", "iss"]);
+    expect(p.iss).toBe(ISSUER);
+    const exchanged = await tokenRequest(server.url, "/token", DEMO.strictApp, {
+      grant_type: "authorization_code",
+      code: p.code,
+      redirect_uri: DEMO.callbackUrl,
+      code_verifier: pkce.verifier,
+    });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    expect(exchanged.body.scope).toBe("aisp");
+  });
+
+  it("an error of a state-less PKCE request of the rfc6749-profile app is redirected without state", async () => {
+    const res = await newBrowser().fetch(authorizePath(authorizeParams(DEMO.strictApp, { state: undefined, scope: "admin", ...withPkce() })));
+    expectErrorRedirect(res, "invalid_scope", undefined);
+  });
+
+  it("apigee-profile app (the spec's flow): state stays required even with S256 PKCE -> invalid_request", async () => {
+    const res = await newBrowser().fetch(authorizePath(authorizeParams(DEMO.app, { state: undefined, ...withPkce() })));
+    expect(expectErrorRedirect(res, "invalid_request", undefined).error_description).toBe("state is required");
+  });
+
+  it("rfc6749-profile app without PKCE, or with an empty code_challenge: state stays required -> invalid_request", async () => {
+    // An rfc6749-profile app that does not require PKCE, so that only state is missing.
+    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const key = `state-test-${Date.now()}`;
+    await server.db.app.create({
+      data: {
+        name: key,
+        developerId: developer.id,
+        tokenResponseProfile: "rfc6749",
+        requirePkce: false,
+        callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
+        credentials: { create: [{ consumerKey: key, consumerSecretHash: hashSecret("x"), products: { create: [{ apiProductId: aisp.id }] } }] },
+      },
+    });
+    const client = { consumerKey: key, consumerSecret: "x" };
+    for (const extra of [{}, { code_challenge: "", code_challenge_method: "S256" }]) {
+      const res = await newBrowser().fetch(authorizePath(authorizeParams(client, { state: undefined, ...extra })));
+      expect(expectErrorRedirect(res, "invalid_request", undefined).error_description).toBe("state is required unless PKCE (code_challenge) is used");
+    }
+    // With state, the same request is valid.
+    await start(newBrowser(), authorizeParams(client));
   });
 });
 

@@ -116,6 +116,20 @@ function expectApigeeResponse(body: Json, scope: string, products: string[], ref
   expect(body["developer.email"]).toBe(DEMO.developerEmail);
 }
 
+/**
+ * rfc6749 profile: `issued_at` and `refresh_token_issued_at` are JSON numbers of whole epoch
+ * seconds (as AppAuth reads `issued_at`), now, so that `issued_at + expires_in` is the expiry.
+ */
+function expectEpochSeconds(body: Json): void {
+  const now = Date.now() / 1000;
+  for (const key of ["issued_at", "refresh_token_issued_at"]) {
+    expect(Number.isInteger(body[key]), key).toBe(true);
+    expect(Math.abs(body[key] - now), key).toBeLessThan(10);
+  }
+  expect(body.refresh_token_issued_at).toBe(body.issued_at);
+  expect(Math.abs(body.issued_at + body.expires_in - (now + 3600))).toBeLessThan(10);
+}
+
 function expectNoStore(answer: TokenAnswer): void {
   expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
   expect(answer.headers.get("cache-control")).toBe("no-store");
@@ -177,6 +191,7 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=authorization_code", (path) => {
     expect(body.client_id).toBe(DEMO.strictApp.consumerKey);
     expect(body.application_name).toBe(DEMO.strictApp.name);
     expect(body.scope).toBe("aisp");
+    expectEpochSeconds(body);
     const echoed = await expectAccepted(body.access_token);
     expect(echoed.caller.userId).toBe(aliceId);
   });
@@ -415,6 +430,8 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
     expect(second.token_type).toBe("Bearer");
     expect(typeof second.expires_in).toBe("number");
     expect(second.refresh_count).toBe("1");
+    expectEpochSeconds(second);
+    expect(second.issued_at).toBeGreaterThanOrEqual(first.issued_at);
     await expectAccepted(second.access_token);
   });
 });
@@ -431,6 +448,70 @@ describe("refresh scope is bounded by the original grant, not by the last narrow
     expect(omitted.scope).toBe("aisp pisp");
     const other = ok(await refresh("/token", omitted.refresh_token, { scope: "aisp" }));
     expect(other.scope).toBe("aisp");
+  });
+});
+
+describe("a product revoked on the credential after consent gives no scope to a new token", () => {
+  /** An apigee-profile app without PKCE, approved for PSD2-AISP-v1 and PSD2-PISP-v1, with the demo callback. */
+  async function twoProductApp(): Promise<DemoClient & { credentialId: string }> {
+    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const products = await server.db.apiProduct.findMany({ where: { name: { in: ["PSD2-AISP-v1", "PSD2-PISP-v1"] } } });
+    const consumerKey = `revoke-test-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const consumerSecret = `secret-${consumerKey}`;
+    const app = await server.db.app.create({
+      data: {
+        name: consumerKey,
+        developerId: developer.id,
+        requirePkce: false,
+        callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
+        credentials: { create: [{ consumerKey, consumerSecretHash: hashSecret(consumerSecret), products: { create: products.map((p) => ({ apiProductId: p.id })) } }] },
+      },
+      include: { credentials: true },
+    });
+    return { consumerKey, consumerSecret, credentialId: app.credentials[0]!.id };
+  }
+
+  /** Sets the status of PSD2-PISP-v1 on the client's credential. */
+  async function setPisp(client: { credentialId: string }, status: string): Promise<void> {
+    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.db.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status } });
+  }
+
+  it("code exchange: the revoked product's scope is left out, and asking for it is invalid_scope", async () => {
+    const client = await twoProductApp();
+    const value = await code({ client, scope: "aisp pisp" });
+    await setPisp(client, "revoked");
+    expectError(await exchange("/token", value, { scope: "pisp" }, client), 400, "invalid_scope");
+    const body = ok(await exchange("/token", value, {}, client));
+    expect(body.scope).toBe("aisp");
+    expect(body.api_product_list_json).toEqual(["PSD2-AISP-v1"]);
+    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
+    expect(row.scope).toBe("aisp");
+  });
+
+  it("refresh: the revoked product's scope is left out, asking for it is invalid_scope, and it comes back once approved again", async () => {
+    const client = await twoProductApp();
+    const first = ok(await exchange("/token", await code({ client, scope: "aisp pisp" }), {}, client));
+    expect(first.scope).toBe("aisp pisp");
+    await setPisp(client, "revoked");
+    expectError(await refresh("/token", first.refresh_token, { scope: "pisp" }, client), 400, "invalid_scope");
+    const second = ok(await refresh("/token", first.refresh_token, {}, client));
+    expect(second.scope).toBe("aisp");
+    expect(second.api_product_list_json).toEqual(["PSD2-AISP-v1"]);
+    await setPisp(client, "approved");
+    const third = ok(await refresh("/token", second.refresh_token, {}, client));
+    expect(third.scope).toBe("aisp pisp");
+  });
+
+  it("when no product of the grant is approved any more: invalid_grant for the code and the refresh token, nothing issued", async () => {
+    const client = await twoProductApp();
+    const tokens = ok(await exchange("/token", await code({ client, scope: "pisp" }), {}, client));
+    const value = await code({ client, scope: "pisp" });
+    await setPisp(client, "pending");
+    const before = await server.db.accessToken.count({ where: { credentialId: client.credentialId } });
+    expectError(await exchange("/token", value, {}, client), 400, "invalid_grant");
+    expectError(await refresh("/token", tokens.refresh_token, {}, client), 400, "invalid_grant");
+    expect(await server.db.accessToken.count({ where: { credentialId: client.credentialId } })).toBe(before);
   });
 });
 

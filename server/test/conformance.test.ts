@@ -32,6 +32,8 @@ let issuer: URL;
 let as: oauth.AuthorizationServer;
 const strict: StrictClient = clientFor(DEMO.strictApp);
 const legacy: StrictClient = clientFor(DEMO.app);
+/** DEMO.strictApp authenticating with client_id and client_secret in the body (its app allows both methods). */
+const strictPost: StrictClient = clientFor(DEMO.strictApp, "client_secret_post");
 
 beforeAll(async () => {
   ({ server, issuer } = await startIssuerServer());
@@ -83,17 +85,17 @@ async function clientCredentialsToken(c: StrictClient = strict, params: Record<s
   return processed(await clientCredentials(c, params), (r) => oauth.processClientCredentialsResponse(as, c.client, r));
 }
 
-/** The whole authorization code flow with PKCE for DEMO.strictApp and alice. */
-async function userTokens(scope = "aisp"): Promise<Processed> {
-  const request = await prepareAuthorization(as, strict.client, scope);
+/** The whole authorization code flow with PKCE for DEMO.strictApp (authenticating as `c`) and alice. */
+async function userTokens(scope = "aisp", c: StrictClient = strict): Promise<Processed> {
+  const request = await prepareAuthorization(as, c.client, scope);
   const callback = await runBrowserStep(request.url);
-  const params = oauth.validateAuthResponse(as, strict.client, callback, request.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, strict.client, strict.auth, params, DEMO.callbackUrl, request.codeVerifier, insecure);
-  return processed(response, (r) => oauth.processAuthorizationCodeResponse(as, strict.client, r));
+  const params = oauth.validateAuthResponse(as, c.client, callback, request.state);
+  const response = await oauth.authorizationCodeGrantRequest(as, c.client, c.auth, params, DEMO.callbackUrl, request.codeVerifier, insecure);
+  return processed(response, (r) => oauth.processAuthorizationCodeResponse(as, c.client, r));
 }
 
-function refresh(refreshToken: string, scope?: string): Promise<Response> {
-  return oauth.refreshTokenGrantRequest(as, strict.client, strict.auth, refreshToken, {
+function refresh(refreshToken: string, scope?: string, c: StrictClient = strict): Promise<Response> {
+  return oauth.refreshTokenGrantRequest(as, c.client, c.auth, refreshToken, {
     ...insecure,
     ...(scope === undefined ? {} : { additionalParameters: { scope } }),
   });
@@ -143,6 +145,32 @@ async function revoke(token: string, by: StrictClient = strict, hint?: string): 
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/**
+ * `issued_at` (and `refresh_token_issued_at`) of an rfc6749-profile token response read as
+ * AppAuth reads `issued_at`: a number of epoch seconds, with the token valid while
+ * `now < issued_at + expires_in`. Checks that the token is fresh, neither expired nor
+ * seemingly valid for ages (as milliseconds read as seconds would be).
+ */
+function expectIssuedAtInSeconds(raw: Json): void {
+  const now = nowSeconds();
+  for (const key of ["issued_at", ...(raw.refresh_token === undefined ? [] : ["refresh_token_issued_at"])]) {
+    expect(Number.isInteger(raw[key]), key).toBe(true);
+    expect(raw[key], key).toBeGreaterThan(now - 60);
+    expect(raw[key], key).toBeLessThanOrEqual(now + 1);
+  }
+  const expiry = raw.issued_at + raw.expires_in;
+  expect(now).toBeLessThan(expiry);
+  expect(expiry).toBeLessThanOrEqual(now + ACCESS_LIFETIME + 1);
+}
+
+/** A fetch for oauth4webapi's `customFetch` that records what each request sent. */
+function recordingFetch(sent: { headers: Headers; body: string }[]): typeof fetch {
+  return async (url, init) => {
+    sent.push({ headers: new Headers(init?.headers), body: String(init?.body ?? "") });
+    return fetch(url, init);
+  };
+}
+
 describe("RFC 8414 authorization server metadata", () => {
   it("is discovered at /.well-known/oauth-authorization-server with the issuer and endpoints of this server", async () => {
     const response = await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure });
@@ -161,12 +189,14 @@ describe("RFC 8414 authorization server metadata", () => {
     expect(metadata.code_challenge_methods_supported).toEqual(["S256"]);
     expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "client_credentials", "refresh_token"]));
     expect(metadata.grant_types_supported).not.toContain("implicit");
-    expect(metadata.token_endpoint_auth_methods_supported).toContain("client_secret_basic");
-    expect(metadata.revocation_endpoint_auth_methods_supported).toContain("client_secret_basic");
-    expect(metadata.introspection_endpoint_auth_methods_supported).toContain("client_secret_basic");
+    for (const methods of [metadata.token_endpoint_auth_methods_supported, metadata.revocation_endpoint_auth_methods_supported, metadata.introspection_endpoint_auth_methods_supported]) {
+      expect(methods).toEqual(expect.arrayContaining(["client_secret_basic", "client_secret_post"]));
+    }
     // RFC 9207 §3: the server promises `iss` on every authorization response.
     expect(metadata.authorization_response_iss_parameter_supported).toBe(true);
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(PSD2_SCOPES));
+    // The internal admin scope is not advertised.
+    expect(metadata.scopes_supported).not.toContain("admin");
   });
 
   it("is refused by a client that expects another issuer (mix-up defence: the issuer is compared exactly)", async () => {
@@ -407,6 +437,84 @@ describe("RFC 6749 §6 refresh with rotation (RFC 9700 §4.14.2)", () => {
 
     const narrowed = await oauth.processRefreshTokenResponse(as, strict.client, await refresh(token.refresh_token!, "aisp"));
     expect(narrowed.scope).toBe("aisp");
+  });
+});
+
+describe("RFC 6749 §2.3.1 client_secret_post (oauth4webapi ClientSecretPost)", () => {
+  it("client credentials: DEMO.strictApp sends its secret in the body, no Authorization header, and gets a token that works", async () => {
+    const sent: { headers: Headers; body: string }[] = [];
+    const response = await oauth.clientCredentialsGrantRequest(as, strictPost.client, strictPost.auth, {}, { ...insecure, [oauth.customFetch]: recordingFetch(sent) });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers.has("authorization")).toBe(false);
+    const form = new URLSearchParams(sent[0]!.body);
+    expect(form.get("client_id")).toBe(DEMO.strictApp.consumerKey);
+    expect(form.get("client_secret")).toBe(DEMO.strictApp.consumerSecret);
+
+    const token = await oauth.processClientCredentialsResponse(as, strictPost.client, response);
+    expect(token.token_type).toBe("bearer");
+    expect(token.client_id).toBe(DEMO.strictApp.consumerKey);
+    expect((await gateway(token.access_token)).status).toBe(200);
+  });
+
+  it("authorization code with PKCE, refresh, introspection and revocation all authenticate with ClientSecretPost", async () => {
+    const { token, raw } = await userTokens("aisp", strictPost);
+    expect(token.scope).toBe("aisp");
+    expectIssuedAtInSeconds(raw);
+    const second = await oauth.processRefreshTokenResponse(as, strictPost.client, await refresh(token.refresh_token!, undefined, strictPost));
+    expect(second.refresh_token).not.toBe(token.refresh_token);
+    expect((await introspect(second.access_token, strictPost)).active).toBe(true);
+    await expect(revoke(second.refresh_token!, strictPost)).resolves.toBeUndefined();
+    expectInvalidToken(await gateway(second.access_token));
+  });
+
+  it("is refused for an app that allows only Basic: 401 invalid_client, still with a Basic challenge oauth4webapi surfaces", async () => {
+    const legacyPost = clientFor(DEMO.app, "client_secret_post");
+    const err = await rejection(oauth.processClientCredentialsResponse(as, legacyPost.client, await clientCredentials(legacyPost)));
+    expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    const challenge = err as oauth.WWWAuthenticateChallengeError;
+    expect(challenge.response.status).toBe(401);
+    expect(challenge.cause[0]?.scheme).toBe("basic");
+    expect(await challenge.response.json()).toMatchObject({ error: "invalid_client" });
+  });
+});
+
+describe("authorization code with PKCE and no state (RFC 9700 §2.1), as openid-client sends by default", () => {
+  it("the rfc6749-profile app gets a callback without state that validateAuthResponse accepts with expectNoState; the code is redeemed", async () => {
+    const request = await prepareAuthorization(as, strict.client, "aisp", { state: undefined });
+    expect(request.url.searchParams.has("state")).toBe(false);
+    const callback = await runBrowserStep(request.url);
+    expect(callback.searchParams.has("state")).toBe(false);
+    const params = oauth.validateAuthResponse(as, strict.client, callback, oauth.expectNoState);
+    const response = await oauth.authorizationCodeGrantRequest(as, strict.client, strict.auth, params, DEMO.callbackUrl, request.codeVerifier, insecure);
+    const { token, raw } = await processed(response, (r) => oauth.processAuthorizationCodeResponse(as, strict.client, r));
+    expect(token.scope).toBe("aisp");
+    expectIssuedAtInSeconds(raw);
+    expect((await gateway(token.access_token)).status).toBe(200);
+  });
+
+  it("the apigee-profile app (the spec's flow) still needs state: invalid_request, with neither state nor code", async () => {
+    const request = await prepareAuthorization(as, legacy.client, "aisp", { state: undefined });
+    const callback = await runBrowserStep(request.url);
+    expect(callback.searchParams.has("code")).toBe(false);
+    const err = thrown(() => oauth.validateAuthResponse(as, legacy.client, callback, oauth.expectNoState));
+    expect(err).toBeInstanceOf(oauth.AuthorizationResponseError);
+    expect((err as oauth.AuthorizationResponseError).error).toBe("invalid_request");
+  });
+});
+
+describe("issued_at of the rfc6749 profile is consumable as epoch seconds (as AppAuth reads it)", () => {
+  it("in the client credentials response", async () => {
+    const { raw } = await clientCredentialsToken();
+    expectIssuedAtInSeconds(raw);
+  });
+
+  it("in the authorization code and refresh responses, refresh_token_issued_at too", async () => {
+    const { token, raw } = await userTokens();
+    expectIssuedAtInSeconds(raw);
+    const response = await refresh(token.refresh_token!);
+    const refreshed: Json = await response.clone().json();
+    await oauth.processRefreshTokenResponse(as, strict.client, response);
+    expectIssuedAtInSeconds(refreshed);
   });
 });
 

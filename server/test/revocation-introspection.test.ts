@@ -145,11 +145,12 @@ describe("authorization server metadata (RFC 8414)", () => {
     expect(m.introspection_endpoint).toBe(`${BASE_URL}/oauth2/v1/introspect`);
     expect(m.response_types_supported).toEqual(["code"]);
     expect([...m.grant_types_supported].sort()).toEqual(["authorization_code", "client_credentials", "refresh_token"]);
-    expect(m.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
-    expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
-    expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic"]);
+    expect(m.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
+    expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
+    expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
     expect(m.code_challenge_methods_supported).toEqual(["S256"]);
-    expect(m.scopes_supported).toEqual(expect.arrayContaining(["aisp", "pisp", "piisp", "extended_transaction_history"]));
+    // The internal admin scope (admin API automation) is not advertised.
+    expect([...m.scopes_supported].sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
     expect(m.authorization_response_iss_parameter_supported).toBe(true);
     // Every endpoint URL is absolute (https or, in this test, http) with no query or fragment (§2).
     for (const key of ["authorization_endpoint", "token_endpoint", "revocation_endpoint", "introspection_endpoint"]) {
@@ -353,6 +354,16 @@ describe("token introspection (RFC 7662)", () => {
     expectOAuthError(await introspect(undefined), 400, "invalid_request");
   });
 
+  it("a Bearer token instead of client credentials is 401 asking for client authentication, not 'malformed Basic'", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    const a = await introspect(token, undefined, `Bearer ${token}`);
+    expectOAuthError(a, 401, "invalid_client");
+    expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
+    expect(a.body.error_description).toBe("client authentication required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body (client_secret_post)");
+    // Malformed Basic credentials are still named as such.
+    expect((await introspect(token, undefined, "Basic !!!")).body.error_description).toBe("malformed HTTP Basic credentials");
+  });
+
   it("an active client credentials access token: active, scope, client_id, Bearer, exp/iat in seconds, sub, iss, products", async () => {
     const before = Math.floor(Date.now() / 1000);
     const token = await ccToken(DEMO.app);
@@ -508,6 +519,38 @@ describe("token introspection (RFC 7662)", () => {
     expect(a.status).toBe(405);
     expect(a.headers.get("allow")).toBe("POST");
     expectNoStore(a);
+  });
+});
+
+describe("client_secret_post and one method per request on revocation and introspection (RFC 6749 §2.3)", () => {
+  const strictBody = { client_id: DEMO.strictApp.consumerKey, client_secret: DEMO.strictApp.consumerSecret };
+
+  it("DEMO.strictApp introspects and revokes with client_id and client_secret in the body", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    const info = await post(INTROSPECT, null, { token, ...strictBody });
+    expect(info.status, info.text).toBe(200);
+    expect(info.body).toMatchObject({ active: true, client_id: DEMO.strictApp.consumerKey });
+    const revoked = await post(REVOKE, null, { token, ...strictBody });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(await gateway(token)).toBe(401);
+  });
+
+  it("an app that allows only Basic is 401 invalid_client with its real secret in the body, and its token is not revoked", async () => {
+    const token = await ccToken(DEMO.app);
+    const a = await post(REVOKE, null, { token, client_id: DEMO.app.consumerKey, client_secret: DEMO.app.consumerSecret });
+    expectOAuthError(a, 401, "invalid_client");
+    expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
+    expect(await gateway(token)).toBe(200);
+  });
+
+  it("Basic plus client_secret in the body is 400 invalid_request, even when both are valid", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    for (const path of [REVOKE, INTROSPECT]) {
+      const a = await post(path, DEMO.strictApp, { token, ...strictBody });
+      expectOAuthError(a, 400, "invalid_request");
+      expect(a.headers.get("www-authenticate")).toBeNull();
+    }
+    expect(await gateway(token)).toBe(200);
   });
 });
 

@@ -113,6 +113,8 @@ interface ClientOptions {
   accessTokenLifetimeSeconds?: number;
   consumerKey?: string;
   consumerSecret?: string;
+  /** App.tokenEndpointAuthMethods (default: the column's default, client_secret_basic). */
+  authMethods?: string;
 }
 
 /** Creates an app of the demo developer with one credential, directly in the database. */
@@ -132,6 +134,7 @@ async function createClient(o: ClientOptions = {}): Promise<TestClient> {
       status: o.appStatus ?? "approved",
       tokenResponseProfile: o.profile ?? "apigee",
       ...(o.accessTokenLifetimeSeconds !== undefined ? { accessTokenLifetimeSeconds: o.accessTokenLifetimeSeconds } : {}),
+      ...(o.authMethods !== undefined ? { tokenEndpointAuthMethods: o.authMethods } : {}),
       credentials: {
         create: [
           {
@@ -321,6 +324,11 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(await server.db.accessToken.count()).toBe(before);
     });
 
+    it("describes a scope with characters RFC 6749 section 3.3 forbids in plain ASCII (no '?' in place of a section sign)", async () => {
+      const body = await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "aisp\u00e4" }), 400, "invalid_scope");
+      expect(body.error_description).toBe("scope contains characters RFC 6749 section 3.3 does not allow");
+    });
+
     it("refuses a scope of a product the credential is not approved for", async () => {
       const res = await call(path, {
         authorization: basic(DEMO.paymentsApp.consumerKey, DEMO.paymentsApp.consumerSecret),
@@ -360,10 +368,10 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
   });
 
   describe("token response profile and lifetime", () => {
-    it("answers the rfc6749 profile app (DEMO.strictApp) with token_type Bearer and a numeric expires_in", async () => {
-      const before = Date.now();
+    it("answers the rfc6749 profile app (DEMO.strictApp) with token_type Bearer, a numeric expires_in and issued_at in epoch seconds", async () => {
+      const before = Math.floor(Date.now() / 1000);
       const res = await call(path, { authorization: basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret) });
-      const after = Date.now();
+      const after = Math.floor(Date.now() / 1000);
       const text = await res.text();
       expect(res.status, text).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
@@ -378,10 +386,14 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(body.client_id).toBe(DEMO.strictApp.consumerKey);
       expect(body.application_name).toBe(DEMO.strictApp.name);
       expect(sortedScopes(body.scope)).toEqual(ALL_SCOPES);
-      const issuedAt = Number(body.issued_at);
-      expect(issuedAt).toBeGreaterThanOrEqual(before);
-      expect(issuedAt).toBeLessThanOrEqual(after);
-      // Same members as the apigee profile: only token_type and expires_in change.
+      // A JSON number of whole seconds (as clients such as AppAuth read it), not milliseconds.
+      expect(Number.isInteger(body.issued_at)).toBe(true);
+      expect(body.issued_at).toBeGreaterThanOrEqual(before);
+      expect(body.issued_at).toBeLessThanOrEqual(after);
+      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      expect(body.issued_at).toBe(Math.floor(row.issuedAt.getTime() / 1000));
+      expect(body.issued_at + body.expires_in).toBeGreaterThanOrEqual(Math.floor(row.expiresAt.getTime() / 1000) - 1);
+      // Same members as the apigee profile: only token_type, expires_in and issued_at change.
       expect(Object.keys(body).sort()).toEqual(CLIENT_CREDENTIALS_KEYS);
       expect(body.refresh_token_expires_in).toBe("0");
       expect(body.status).toBe("approved");
@@ -528,7 +540,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(await server.db.accessToken.count()).toBe(before);
     });
 
-    it("answers client_secret in the body without Basic with 401 invalid_client (only Basic is accepted)", async () => {
+    it("answers client_secret in the body without Basic with 401 invalid_client for an app that allows only Basic", async () => {
       const res = await tokenRequest(
         path,
         { grant_type: "client_credentials", client_id: DEMO.app.consumerKey, client_secret: DEMO.app.consumerSecret },
@@ -536,6 +548,194 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       );
       await expectInvalidClient(res);
     });
+  });
+});
+
+/** Form body text of `params` (values form-encoded). */
+function formOf(params: Record<string, string>): string {
+  return Object.entries(params)
+    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
+    .join("&");
+}
+
+/** Audit events of failed client authentications with this actor. */
+function authFailures(actor: string) {
+  return server.db.auditEvent.findMany({ where: { type: "client.authentication_failed", actor }, orderBy: { at: "asc" } });
+}
+
+describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication method per request (RFC 6749 §2.3)", (path) => {
+  const strictPost = { grant_type: "client_credentials", client_id: DEMO.strictApp.consumerKey, client_secret: DEMO.strictApp.consumerSecret };
+
+  it("authenticates DEMO.strictApp with client_id and client_secret in the body, without an Authorization header", async () => {
+    const res = await call(path, { authorization: null, body: formOf(strictPost) });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    const body = JSON.parse(text) as Json;
+    expect(body.client_id).toBe(DEMO.strictApp.consumerKey);
+    expect(body.token_type).toBe("Bearer");
+    expect(sortedScopes(body.scope)).toEqual(ALL_SCOPES);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers the real secret in the body of an app that allows only Basic with 401 invalid_client, a Basic challenge and an audit event", async () => {
+    const client = await createClient();
+    const res = await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
+    const body = await expectInvalidClient(res);
+    expect(body.error_description).toBe("this client may not authenticate with client_secret_post");
+    expect(await tokenCount(client.credentialId)).toBe(0);
+    const audited = await authFailures(client.consumerKey);
+    expect(audited).toHaveLength(1);
+    expect(JSON.parse(audited[0]!.details)).toMatchObject({ reason: "this client may not authenticate with client_secret_post", path });
+    // The same app still authenticates with Basic.
+    expect((await call(path, { authorization: basic(client.consumerKey, client.consumerSecret) })).status).toBe(200);
+  });
+
+  it("answers Basic for an app that allows only client_secret_post with 401 invalid_client, and accepts its body credentials", async () => {
+    const client = await createClient({ authMethods: "client_secret_post" });
+    const refused = await expectInvalidClient(await call(path, { authorization: basic(client.consumerKey, client.consumerSecret) }));
+    expect(refused.error_description).toBe("this client may not authenticate with client_secret_basic");
+    const res = await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as Json).client_id).toBe(client.consumerKey);
+  });
+
+  it("applies a change of the app's allowed methods on the next request", async () => {
+    const client = await createClient();
+    const post = formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret });
+    await expectInvalidClient(await call(path, { authorization: null, body: post }));
+    await server.db.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic client_secret_post" } });
+    expect((await call(path, { authorization: null, body: post })).status).toBe(200);
+    await server.db.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic" } });
+    await expectInvalidClient(await call(path, { authorization: null, body: post }));
+  });
+
+  it("answers a wrong body secret and an unknown body client_id alike: 401 invalid_client with a Basic challenge, audited", async () => {
+    const wrong = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_secret: "wrong-secret" }) }));
+    const unknownId = `no-such-key-${randomUUID()}`;
+    const unknown = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_id: unknownId }) }));
+    // Nothing tells a wrong secret from an unknown client id, nor an app that only allows Basic.
+    const basicOnly = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_id: DEMO.app.consumerKey, client_secret: "wrong-secret" }) }));
+    expect(wrong).toEqual(unknown);
+    expect(basicOnly).toEqual(unknown);
+    expect(unknown.error_description).toBe("invalid consumer key or secret");
+    const audited = await authFailures(unknownId);
+    expect(audited).toHaveLength(1);
+    expect(JSON.parse(audited[0]!.details)).toMatchObject({ reason: "invalid consumer key or secret", path });
+  });
+
+  it("answers client_secret without client_id, and client_id alone, with 401 invalid_client", async () => {
+    const noId = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_secret: DEMO.strictApp.consumerSecret }) }));
+    expect(noId.error_description).toMatch(/client_id/);
+    const idOnly = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: DEMO.strictApp.consumerKey }) }));
+    expect(idOnly.error_description).toMatch(/^client authentication required/);
+  });
+
+  it.each([
+    ["valid Basic and the same valid body credentials", basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret), strictPost],
+    ["valid Basic and a body client_secret without client_id", basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret), { grant_type: "client_credentials", client_secret: DEMO.strictApp.consumerSecret }],
+    ["valid Basic and a wrong body secret", basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret), { ...strictPost, client_secret: "wrong-secret" }],
+    ["valid Basic of a Basic-only app and another app's body credentials", basic(DEMO.app.consumerKey, DEMO.app.consumerSecret), strictPost],
+    ["a wrong Basic secret and valid body credentials", basic(DEMO.strictApp.consumerKey, "wrong-secret"), strictPost],
+    ["malformed Basic and valid body credentials", "Basic !!!", strictPost],
+    ["a Bearer header and valid body credentials", "Bearer some-access-token", strictPost],
+  ])("answers %s with 400 invalid_request before authenticating: no token, no audit event", async (_label, authorization, params) => {
+    const [tokens, audits] = [await server.db.accessToken.count(), await server.db.auditEvent.count()];
+    const res = await call(path, { authorization, body: formOf(params) });
+    const body = await expectOAuthError(res, 400, "invalid_request");
+    expect(body.error_description).toMatch(/one client authentication method/);
+    expect(res.headers.get("www-authenticate")).toBeNull();
+    expect(await server.db.accessToken.count()).toBe(tokens);
+    expect(await server.db.auditEvent.count()).toBe(audits);
+  });
+
+  it("answers a repeated client_id or client_secret with 400 invalid_request", async () => {
+    const post = formOf(strictPost);
+    for (const extra of [`client_secret=${formEncode(DEMO.strictApp.consumerSecret)}`, `client_id=${DEMO.strictApp.consumerKey}`, "client_secret="]) {
+      await expectOAuthError(await call(path, { authorization: null, body: `${post}&${extra}` }), 400, "invalid_request");
+    }
+  });
+
+  it("treats an empty client_secret as omitted (RFC 6749 §3.1): Basic alone authenticates, and an empty body secret is no credential", async () => {
+    const res = await call(path, {
+      authorization: basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret),
+      body: `grant_type=client_credentials&client_id=${DEMO.strictApp.consumerKey}&client_secret=`,
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = await expectInvalidClient(await call(path, { authorization: null, body: `grant_type=client_credentials&client_id=${DEMO.strictApp.consumerKey}&client_secret=` }));
+    expect(body.error_description).toMatch(/^client authentication required/);
+  });
+});
+
+describe("client id timing", () => {
+  /** A server of its own, without rate limits (the requests here would exceed them). */
+  let quiet: TestServer;
+  beforeAll(async () => {
+    quiet = await startTestServer({ TOKEN_RATE_LIMIT_PER_CLIENT: "0", TOKEN_RATE_LIMIT_PER_IP: "0" });
+  }, 60_000);
+  afterAll(async () => {
+    await quiet?.close();
+  });
+
+  /** Microseconds from sending a client credentials request to reading the whole answer, which must have `status`. */
+  async function timed(authorization: string, status: number): Promise<number> {
+    const start = process.hrtime.bigint();
+    const res = await fetch(`${quiet.url}/oauth2/v1/token`, { method: "POST", headers: { Authorization: authorization, "Content-Type": FORM }, body: "grant_type=client_credentials" });
+    await res.arrayBuffer();
+    const elapsed = Number(process.hrtime.bigint() - start) / 1000;
+    expect(res.status).toBe(status);
+    return elapsed;
+  }
+
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+  it("a wrong secret costs the same for a client id in active use, an unused one and an unknown one (medians within 25 %)", async () => {
+    const WARMUP = 30;
+    const ROUNDS = 300;
+    // Client ids that exist but that nobody has used yet: not in the catalog cache.
+    const developer = await quiet.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const unused = Array.from({ length: WARMUP + ROUNDS }, (_, i) => `timing-key-${i}-${randomBytes(6).toString("hex")}`);
+    await quiet.db.app.create({
+      data: { name: "Timing", developerId: developer.id, credentials: { create: unused.map((consumerKey) => ({ consumerKey, consumerSecretHash: sha256(randomBytes(32).toString("hex")) })) } },
+    });
+    const inUse = basic(DEMO.app.consumerKey, DEMO.app.consumerSecret);
+    const ids = {
+      // DEMO.app's owner is issued a token before every measured request, so it is in the catalog cache.
+      "in use": () => DEMO.app.consumerKey,
+      unused: (i: number) => unused[i]!,
+      unknown: () => `timing-key-${randomBytes(9).toString("hex")}`,
+    };
+    const kinds = Object.keys(ids) as (keyof typeof ids)[];
+    const samples: Record<string, number[]> = { "in use": [], unused: [], unknown: [] };
+    for (let i = 0; i < WARMUP + ROUNDS; i++) {
+      // Interleaved, in a rotating order, so load on the machine hits every series alike.
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[(i + k) % kinds.length]!;
+        await timed(inUse, 200);
+        const elapsed = await timed(basic(ids[kind](i), "wrong-secret"), 401);
+        if (i >= WARMUP) samples[kind]!.push(elapsed);
+      }
+    }
+    const medians = Object.fromEntries(kinds.map((k) => [k, median(samples[k]!)]));
+    console.log(`client id timing, median µs over ${ROUNDS} requests each: ${kinds.map((k) => `${k} ${medians[k]!.toFixed(0)}`).join(", ")}`);
+    for (const kind of ["in use", "unused"] as const) {
+      const [a, b] = [medians[kind]!, medians.unknown!];
+      expect(Math.abs(a - b) / Math.min(a, b), `${kind} ${a.toFixed(0)} µs vs unknown ${b.toFixed(0)} µs`).toBeLessThan(0.25);
+    }
+  }, 120_000);
+});
+
+describe("revoked products and client credentials", () => {
+  it("a product revoked on the credential since the last token adds no scope or product to the next one", async () => {
+    const client = await createClient({ products: [{ name: "PSD2-AISP-v1" }, { name: "PSD2-PISP-v1" }] });
+    const auth = basic(client.consumerKey, client.consumerSecret);
+    const first = (await (await call("/token", { authorization: auth })).json()) as Json;
+    expect(sortedScopes(first.scope)).toEqual(["aisp", "extended_transaction_history", "pisp"]);
+    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.db.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status: "revoked" } });
+    const next = (await (await call("/token", { authorization: auth })).json()) as Json;
+    expect(sortedScopes(next.scope)).toEqual(["aisp", "extended_transaction_history"]);
+    expect(next.api_product_list_json).toEqual(["PSD2-AISP-v1"]);
+    await expectOAuthError(await call("/token", { authorization: auth, body: "grant_type=client_credentials&scope=pisp" }), 400, "invalid_scope");
   });
 });
 

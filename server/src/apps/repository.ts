@@ -2,6 +2,7 @@
  * Apps and their credentials, as the OAuth endpoints see them (RFC 6749 §2 clients).
  */
 import type { Db } from "../db/client.js";
+import { parseClientAuthMethods, type ClientAuthMethod } from "../oauth/auth-methods.js";
 import { splitList } from "../oauth/scopes.js";
 
 /** Token response format of an app: the spec's Apigee format, or strict RFC 6749. */
@@ -32,6 +33,8 @@ export interface ClientRecord {
   requirePkce: boolean;
   /** May call the introspection endpoint (RFC 7662). */
   canIntrospect: boolean;
+  /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */
+  tokenEndpointAuthMethods: ClientAuthMethod[];
   /** API products approved on this credential, with their scopes. */
   products: { name: string; scopes: string[] }[];
   /** Registered redirect URIs, matched exactly. */
@@ -65,10 +68,14 @@ async function loadClient(db: Db, where: { consumerKey: string } | { id: string 
     refreshTokenLifetimeSeconds: app.refreshTokenLifetimeSeconds,
     requirePkce: app.requirePkce,
     canIntrospect: app.canIntrospect,
+    tokenEndpointAuthMethods: parseClientAuthMethods(splitList(app.tokenEndpointAuthMethods)),
     products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes) })),
     callbackUrls: app.callbackUrls.map((u) => u.url),
   };
 }
+
+/** The catalog cache key of a client by consumer key. */
+const byConsumerKey = (consumerKey: string) => `client:${consumerKey}`;
 
 /**
  * Finds a credential by consumer key with its app, developer, organization, approved
@@ -76,7 +83,27 @@ async function loadClient(db: Db, where: { consumerKey: string } | { id: string 
  * @returns undefined when no credential has this key.
  */
 export function findClientByConsumerKey(db: Db, consumerKey: string): Promise<ClientRecord | undefined> {
-  return db.catalog.get(`client:${consumerKey}`, () => loadClient(db, { consumerKey }));
+  return db.catalog.get(byConsumerKey(consumerKey), () => loadClient(db, { consumerKey }));
+}
+
+/**
+ * The record {@link findClientByConsumerKey} would answer from the catalog cache right now,
+ * without loading anything.
+ * @returns undefined when the cache holds no fresh entry for this key.
+ */
+export function cachedClientByConsumerKey(db: Db, consumerKey: string): Promise<ClientRecord | undefined> | undefined {
+  return db.catalog.peek(byConsumerKey(consumerKey));
+}
+
+/**
+ * The SHA-256 hex of the consumer secret of the credential with this key, read from the
+ * database, never from the cache: one prepared, indexed read that costs the same whether
+ * or not the key exists (client authentication, oauth/client-auth.ts).
+ * @returns undefined when no credential has this key.
+ */
+export async function findConsumerSecretHash(db: Db, consumerKey: string): Promise<string | undefined> {
+  const row = await db.sql.get<{ consumerSecretHash: string }>(`SELECT "consumerSecretHash" FROM "Credential" WHERE "consumerKey" = ?`, [consumerKey]);
+  return row?.consumerSecretHash;
 }
 
 /** Like {@link findClientByConsumerKey}, by credential id (a token's credential). */

@@ -1,6 +1,6 @@
 /**
  * Unit tests of db/catalog-cache.ts: hits within the time to live, shared concurrent
- * misses, expiry, invalidate(), rejected loads not cached (and not evicting a newer entry),
+ * misses, peek, expiry, invalidate(), rejected loads not cached (and not evicting a newer entry),
  * ttlMs 0 (no caching) and the maxEntries bound. Date.now is faked (vi.useFakeTimers on
  * Date only), so expiry is exact and nothing depends on real time.
  */
@@ -58,6 +58,16 @@ describe("CatalogCache", () => {
     const again = loader("other");
     expect(await cache.get("a", again)).toBe("A");
     expect(again).not.toHaveBeenCalled();
+  });
+
+  it("peek answers a fresh entry without loading, and nothing for a missing or expired one", async () => {
+    const cache = new CatalogCache(1000);
+    expect(cache.peek("k")).toBeUndefined();
+    await cache.get("k", loader("v"));
+    expect(await cache.peek("k")).toBe("v");
+    vi.setSystemTime(START + 1000);
+    expect(cache.peek("k")).toBeUndefined();
+    expect(new CatalogCache(0).peek("k")).toBeUndefined();
   });
 
   it("shares one load between concurrent misses of a key", async () => {

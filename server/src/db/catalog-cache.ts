@@ -30,10 +30,10 @@ export class CatalogCache {
    * result too). Concurrent misses of one key share one load.
    */
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    const hit = this.#entries.get(key);
-    if (hit && hit.until > now) return hit.value as Promise<T>;
+    const hit = this.peek<T>(key);
+    if (hit) return hit;
     if (this.ttlMs === 0) return load();
+    const now = Date.now();
     if (this.#entries.size >= this.maxEntries) this.#entries.clear();
     const value = load();
     const entry = { value, until: now + this.ttlMs };
@@ -42,6 +42,12 @@ export class CatalogCache {
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
     });
     return value;
+  }
+
+  /** The cached value of `key` while its entry is fresh, without loading it; undefined when there is none. */
+  peek<T>(key: string): Promise<T> | undefined {
+    const hit = this.#entries.get(key);
+    return hit && hit.until > Date.now() ? (hit.value as Promise<T>) : undefined;
   }
 
   /** Forgets every entry because a catalog table was written here; tells the listeners. */

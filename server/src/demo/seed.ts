@@ -24,6 +24,10 @@ const PRODUCTS = [
   { name: "Tollgate-Admin", displayName: "Tollgate admin API", scopes: "admin", apis: [] },
 ];
 
+/** `App.tokenEndpointAuthMethods` values (oauth/auth-methods.ts): the default, and both methods. */
+const BASIC = "client_secret_basic";
+const BASIC_OR_POST = "client_secret_basic client_secret_post";
+
 /** The demo's public identifiers and secrets, printed at start and used by the README and tests. */
 export const DEMO = {
   organization: "Acme Fintech Ltd",
@@ -31,7 +35,10 @@ export const DEMO = {
   callbackUrl: "http://localhost:8080/callback",
   /** Legacy app in the spec's format (apigee profile, PKCE optional), all three products. */
   app: { name: "Acme Budgeting", consumerKey: "demo-budgeting-key", consumerSecret: "demo-budgeting-secret-7Qm4zX" },
-  /** Same products, rfc6749 token response profile, PKCE required, may introspect: for strict OAuth clients and resource servers. */
+  /**
+   * Same products, rfc6749 token response profile, PKCE required, may introspect, client
+   * authentication by Basic or client_secret_post: for strict OAuth clients and resource servers.
+   */
   strictApp: { name: "Acme Budgeting (RFC 6749)", consumerKey: "demo-strict-key", consumerSecret: "demo-strict-secret-Vb82pL" },
   /** Only PSD2-PISP-v1: its tokens are refused by the accounts API (insufficient_scope). */
   paymentsApp: { name: "Acme Payments", consumerKey: "demo-payments-key", consumerSecret: "demo-payments-secret-Hc31nR" },
@@ -71,10 +78,10 @@ export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
     });
     const psd2 = products.filter((p) => p.name.startsWith("PSD2-"));
     const apps = [
-      { ...DEMO.app, profile: "apigee", requirePkce: false, canIntrospect: false, products: psd2 },
-      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, canIntrospect: true, products: psd2 },
-      { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, canIntrospect: false, products: products.filter((p) => p.name === "PSD2-PISP-v1") },
-      { ...DEMO.adminApp, profile: "apigee", requirePkce: true, canIntrospect: false, products: products.filter((p) => p.name === "Tollgate-Admin") },
+      { ...DEMO.app, profile: "apigee", requirePkce: false, canIntrospect: false, authMethods: BASIC, products: psd2 },
+      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, canIntrospect: true, authMethods: BASIC_OR_POST, products: psd2 },
+      { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: products.filter((p) => p.name === "PSD2-PISP-v1") },
+      { ...DEMO.adminApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: products.filter((p) => p.name === "Tollgate-Admin") },
     ];
     for (const a of apps) {
       await tx.app.create({
@@ -84,6 +91,7 @@ export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
           tokenResponseProfile: a.profile,
           requirePkce: a.requirePkce,
           canIntrospect: a.canIntrospect,
+          tokenEndpointAuthMethods: a.authMethods,
           callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
           credentials: {
             create: [

@@ -24,7 +24,8 @@ export interface AuthorizationRequest {
   client: Client;
   redirectUri: string;
   scopes: string[];
-  state: string;
+  /** Null only when allowed to be left out (rfc6749 profile with PKCE). */
+  state: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: "S256" | null;
   prompt: Prompt | null;
@@ -41,6 +42,9 @@ const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", 
  *   is missing, unknown or revoked, or `redirect_uri` is missing or not exactly registered.
  * @throws AuthorizationErrorRedirect for every other error: unsupported `response_type`,
  *   missing `state`, invalid or missing scope, PKCE problems, unknown `prompt`, repeats.
+ *   `state` is required (the spec's flow), except for apps of the `rfc6749` profile when
+ *   the request carries a PKCE `code_challenge`: RFC 9700 §2.1 lets PKCE protect such a
+ *   client against CSRF, and standard clients (openid-client) then send no `state`.
  */
 export async function validateAuthorizationRequest(db: Db, query: string, issuer: string): Promise<AuthorizationRequest> {
   const params = new URLSearchParams(query);
@@ -74,7 +78,11 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
   const responseType = one("response_type");
   if (!responseType) fail("invalid_request", "response_type is required");
   if (responseType !== "code") fail("unsupported_response_type", "only response_type=code is supported");
-  if (!state) fail("invalid_request", "state is required");
+  const codeChallenge = one("code_challenge") ?? null;
+  const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749";
+  if (!state && !(pkceMayReplaceState && codeChallenge !== null)) {
+    fail("invalid_request", pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
+  }
 
   let scopes: string[] = [];
   try {
@@ -86,7 +94,6 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
     throw err;
   }
 
-  const codeChallenge = one("code_challenge") ?? null;
   const method = one("code_challenge_method") ?? null;
   if (codeChallenge === null) {
     if (method !== null) fail("invalid_request", "code_challenge_method without code_challenge");
@@ -105,7 +112,7 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
     client,
     redirectUri,
     scopes,
-    state: state!,
+    state: state ?? null,
     codeChallenge,
     codeChallengeMethod: codeChallenge === null ? null : "S256",
     prompt: prompt as Prompt | null,

@@ -1,12 +1,12 @@
 /**
  * The common first steps of the token, revocation and introspection endpoints: a strict
- * form body and HTTP Basic client authentication, with failed authentications written to
- * the audit log.
+ * form body and client authentication (HTTP Basic or the form's client_id and
+ * client_secret), with failed authentications written to the audit log.
  */
 import type { IncomingMessage } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
-import { authenticateClient, parseBasicCredentials, type Client } from "./client-auth.js";
+import { authenticateClient, presentedClientId, type Client } from "./client-auth.js";
 import { InvalidClient } from "./errors.js";
 import { readForm, type FormParams } from "./form.js";
 
@@ -15,16 +15,17 @@ export type ClientRequest = IncomingMessage & { body?: unknown; ip: string; path
 
 /**
  * @returns the form parameters and the authenticated client.
- * @throws InvalidRequest for a bad form; InvalidClient (401) for failed client authentication.
+ * @throws InvalidRequest for a bad form or two client authentication methods; InvalidClient
+ *   (401) for failed client authentication.
  */
 export async function readClientRequest(db: Db, req: ClientRequest, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
   try {
-    return { params, client: await authenticateClient(db, req.headers.authorization, realm, now) };
+    return { params, client: await authenticateClient(db, req.headers.authorization, params, realm, now) };
   } catch (err) {
     if (err instanceof InvalidClient) {
-      const clientId = parseBasicCredentials(req.headers.authorization)?.id ?? "";
-      await recordAuditEvent(db, { type: "client.authentication_failed", actor: clientId, details: { reason: err.message, ip: req.ip, path: req.path } });
+      const actor = presentedClientId(req.headers.authorization, params);
+      await recordAuditEvent(db, { type: "client.authentication_failed", actor, details: { reason: err.message, ip: req.ip, path: req.path } });
     }
     throw err;
   }

@@ -2,21 +2,26 @@
  * Authorization server metadata (RFC 8414) at `GET /.well-known/oauth-authorization-server`.
  */
 import type { Request, Response } from "express";
+import { ADMIN_SCOPE } from "../admin/context.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { listScopeNames } from "../products/repository.js";
+import { CLIENT_AUTH_METHODS } from "./auth-methods.js";
 import { grants } from "./grants/index.js";
 
-/** The metadata document (RFC 8414 §2) for this deployment. */
+/**
+ * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
+ * the internal `admin` scope (RFC 8414 §2: a server may omit scopes it does not advertise).
+ */
 export function metadata(config: Config, scopes: string[]): Record<string, unknown> {
-  const authMethods = ["client_secret_basic"];
+  const authMethods = [...CLIENT_AUTH_METHODS];
   return {
     issuer: config.authUrl,
     authorization_endpoint: `${config.authUrl}/authorize`,
     token_endpoint: `${config.baseUrl}/oauth2/v1/token`,
     revocation_endpoint: `${config.baseUrl}/oauth2/v1/revoke`,
     introspection_endpoint: `${config.baseUrl}/oauth2/v1/introspect`,
-    scopes_supported: scopes,
+    scopes_supported: scopes.filter((s) => s !== ADMIN_SCOPE),
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: [...grants.keys()],

@@ -1,6 +1,8 @@
 /**
  * Which API products and scopes a client may get (decisions.md "Scopes and API products").
  */
+import { InvalidGrant } from "./errors.js";
+import { grantScopes, parseScope } from "./scopes.js";
 
 /** An API product approved on a credential. */
 export interface ApprovedProduct {
@@ -20,4 +22,21 @@ export function productScopes(products: readonly ApprovedProduct[]): string[] {
 export function productsForScopes(products: readonly ApprovedProduct[], scopes: readonly string[]): string[] {
   if (products.every((p) => p.scopes.length === 0)) return products.map((p) => p.name);
   return products.filter((p) => p.scopes.some((s) => scopes.includes(s))).map((p) => p.name);
+}
+
+/**
+ * The scopes of a new user token (authorization code exchange or refresh): the requested
+ * ones, or without `scope` every scope of the user's grant, counting only the scopes of the
+ * grant that the credential's approved products still offer. A product revoked on the
+ * credential after consent thus adds nothing to a new token, as it stops counting for the
+ * tokens already issued (tokens/repository.ts).
+ * @param requested - the request's `scope` parameter.
+ * @param granted - the scopes the user granted (the authorization code's).
+ * @throws InvalidGrant when no scope of the grant is offered any more.
+ * @throws InvalidScope when a requested scope is malformed, outside the grant, or no longer offered.
+ */
+export function userTokenScopes(requested: string | undefined, granted: readonly string[], products: readonly ApprovedProduct[]): string[] {
+  const offered = granted.filter((s) => products.some((p) => p.scopes.includes(s)));
+  if (offered.length === 0) throw new InvalidGrant("no scope of this grant is offered by the client's approved API products any more");
+  return grantScopes(parseScope(requested), offered);
 }

@@ -14,7 +14,7 @@ export function parseScope(scope: string | undefined): string[] {
   if (scope === undefined) return [];
   const names = scope.split(" ").filter((s) => s !== "");
   for (const name of names) {
-    if (!SCOPE_TOKEN.test(name)) throw new InvalidScope("scope contains characters RFC 6749 §3.3 does not allow");
+    if (!SCOPE_TOKEN.test(name)) throw new InvalidScope("scope contains characters RFC 6749 section 3.3 does not allow");
   }
   return [...new Set(names)];
 }

@@ -28,16 +28,10 @@ export function hashSecret(value: string): string {
 }
 
 /**
- * Compares a presented secret with a stored SHA-256 hex digest in constant time.
- * @returns true when `sha256(presented) == storedHash`.
- */
-export function secretMatches(presented: string, storedHash: string): boolean {
-  return hashMatches(hashSecret(presented), storedHash);
-}
-
-/**
  * Compares the SHA-256 hex digest of a presented secret (from {@link hashSecret}) with a
- * stored one in constant time, for callers comparing one value with several stored hashes.
+ * stored one in constant time; the presented secret is hashed once by the caller, which may
+ * compare it with several stored hashes.
+ * @returns true when `presentedHash == storedHash` and both are SHA-256 hex digests.
  */
 export function hashMatches(presentedHash: string, storedHash: string): boolean {
   const a = Buffer.from(presentedHash, "hex");

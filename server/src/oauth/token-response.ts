@@ -18,20 +18,23 @@ function secondsUntil(until: Date, now: Date): number {
  * `issued_at`/`refresh_token_issued_at` in epoch milliseconds, `expires_in` and
  * `refresh_token_expires_in` in seconds remaining ("0" when there is no refresh token).
  * `rfc6749` profile: the same members, except `token_type` "Bearer" and a numeric
- * `expires_in` (RFC 6749 §5.1), so strict clients accept it.
+ * `expires_in` (RFC 6749 §5.1), so strict clients accept it, and `issued_at` and
+ * `refresh_token_issued_at` as JSON numbers of epoch seconds, as clients that read
+ * `issued_at` (AppAuth) and RFC 7662's `iat` count, so `issued_at + expires_in` is the expiry.
  */
 export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): Record<string, unknown> {
   const strict = client.tokenResponseProfile === "rfc6749";
   const expiresIn = secondsUntil(t.expiresAt, now);
+  const issuedAt = (at: Date) => (strict ? Math.floor(at.getTime() / 1000) : String(at.getTime()));
   const body: Record<string, unknown> = {
     access_token: t.accessToken,
     token_type: strict ? "Bearer" : "BearerToken",
     expires_in: strict ? expiresIn : String(expiresIn),
-    issued_at: String(t.issuedAt.getTime()),
+    issued_at: issuedAt(t.issuedAt),
   };
   if (t.refresh) {
     body.refresh_token = t.refresh.token;
-    body.refresh_token_issued_at = String(t.refresh.issuedAt.getTime());
+    body.refresh_token_issued_at = issuedAt(t.refresh.issuedAt);
     body.refresh_token_status = "approved";
   }
   body.refresh_token_expires_in = t.refresh ? String(secondsUntil(t.refresh.expiresAt, now)) : "0";

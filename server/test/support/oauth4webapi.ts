@@ -56,17 +56,21 @@ export async function startIssuerServer(): Promise<{ server: TestServer; issuer:
   throw lastError;
 }
 
-/** The oauth4webapi view of a demo client: its metadata and its HTTP Basic authentication. */
+/** The oauth4webapi view of a demo client: its metadata and its client authentication. */
 export interface StrictClient {
   client: oauth.Client;
   auth: oauth.ClientAuth;
 }
 
-/** oauth4webapi client metadata and `client_secret_basic` for a demo app. */
-export function clientFor(app: { consumerKey: string; consumerSecret: string }): StrictClient {
+/**
+ * oauth4webapi client metadata and client authentication for a demo app: HTTP Basic
+ * (`client_secret_basic`, the default) or `client_id` and `client_secret` in the body
+ * (`client_secret_post`, oauth4webapi's ClientSecretPost).
+ */
+export function clientFor(app: { consumerKey: string; consumerSecret: string }, method: "client_secret_basic" | "client_secret_post" = "client_secret_basic"): StrictClient {
   return {
-    client: { client_id: app.consumerKey, token_endpoint_auth_method: "client_secret_basic" },
-    auth: oauth.ClientSecretBasic(app.consumerSecret),
+    client: { client_id: app.consumerKey, token_endpoint_auth_method: method },
+    auth: method === "client_secret_basic" ? oauth.ClientSecretBasic(app.consumerSecret) : oauth.ClientSecretPost(app.consumerSecret),
   };
 }
 
@@ -133,7 +137,7 @@ export interface PreparedAuthorization {
 /**
  * Builds the authorization URL from the discovered `authorization_endpoint` with a fresh
  * PKCE verifier (S256) and state from oauth4webapi. `extra` adds or, with `undefined`,
- * removes parameters.
+ * removes parameters (`state: undefined`: no state, as openid-client sends by default).
  */
 export async function prepareAuthorization(
   as: oauth.AuthorizationServer,

@@ -9,8 +9,7 @@ import { revokeFamily } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
 import { issueToken } from "../issue.js";
 import { verifyS256 } from "../pkce.js";
-import { productsForScopes } from "../products.js";
-import { grantScopes, parseScope } from "../scopes.js";
+import { productsForScopes, userTokenScopes } from "../products.js";
 import { hashSecret } from "../secrets.js";
 import type { Grant } from "./grant.js";
 
@@ -37,7 +36,7 @@ export const authorizationCodeGrant: Grant = {
       throw new InvalidGrant("code_verifier sent but the authorization request had no code_challenge");
     }
     if (!(await isActiveUser(db.sql, code.userId))) throw new InvalidGrant("the resource owner is disabled");
-    const scopes = grantScopes(parseScope(params.scope), code.scopes);
+    const scopes = userTokenScopes(params.scope, code.scopes, client.products);
 
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.

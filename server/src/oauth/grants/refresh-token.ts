@@ -10,8 +10,7 @@ import { findAuthorizationCode } from "../../authorizations/repository.js";
 import { findRefreshToken, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../errors.js";
 import { issueToken } from "../issue.js";
-import { productsForScopes } from "../products.js";
-import { grantScopes, parseScope } from "../scopes.js";
+import { productsForScopes, userTokenScopes } from "../products.js";
 import type { Grant } from "./grant.js";
 
 export const refreshTokenGrant: Grant = {
@@ -30,9 +29,10 @@ export const refreshTokenGrant: Grant = {
     if (previous.refreshTokenStatus !== "approved") return reused();
     if (refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");
     // RFC 6749 §6: the scope may not exceed what the resource owner originally granted
-    // (the family's authorization code); without `scope`, that original grant.
+    // (the family's authorization code); without `scope`, that original grant. Either way,
+    // only scopes the credential's approved products still offer.
     const original = previous.familyId === null ? undefined : await findAuthorizationCode(db.sql, { id: previous.familyId });
-    const scopes = grantScopes(parseScope(params.scope), original?.scopes ?? previous.scopes);
+    const scopes = userTokenScopes(params.scope, original?.scopes ?? previous.scopes, client.products);
     if (!(await isActiveUser(db.sql, userId))) throw new InvalidGrant("the resource owner is disabled");
 
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
