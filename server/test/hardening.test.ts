@@ -176,6 +176,9 @@ describe("rate limits of the OAuth endpoints (per client)", () => {
     expectJsonError(limited, 429);
     expectRetryAfter(limited, 60);
     expectJsonError(await oauthPost(s.url, REVOKE, DEMO.strictApp, form({ token })), 429);
+    // The same client id sent in the body (client_secret_post) draws on the same budget.
+    const post = form({ token, client_id: DEMO.strictApp.consumerKey, client_secret: DEMO.strictApp.consumerSecret });
+    expectJsonError(await oauthPost(s.url, INTROSPECT, null, post), 429);
   });
 });
 

@@ -12,6 +12,9 @@
  * - a 302 from /authorize goes only to the exact registered callback or to /login, /consent;
  * - 401 on the token, revocation and introspection endpoints carries `WWW-Authenticate:
  *   Basic`; gateway 401/403 carry `WWW-Authenticate: Bearer`;
+ * - every gateway answer carries `X-Content-Type-Options: nosniff`, and none carries an
+ *   upstream's `Set-Cookie` unless the API passes cookies; the upstream never gets a
+ *   forwarding field (`Forwarded`, `X-Forwarded-*`, `X-Real-IP` …) as the caller sent it;
  * - rejected requests do not write: every table is fingerprinted through `server.db` before
  *   and after each request; only the audit log (exactly one row per failed client
  *   authentication or sign-in), sessions and, for /authorize, one new interaction per
@@ -26,6 +29,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
+import { DEMO_UPSTREAM_COOKIES } from "../src/demo/upstream.js";
 import { Browser, authorizeParams, authorizePath, interactionIdFrom, json, obtainCode, pkcePair, tokenRequest, type DemoClient } from "./support/flow.js";
 import * as H from "./support/hostile.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -73,9 +77,9 @@ const real = {
   /** refresh token of alice's authorization (DEMO.app, aisp); never used as a grant in the no-write properties. */
   refresh: "",
 };
-let A: Browser; // not signed in; interaction IA at the login stage
+let A: Browser; // not signed in (a flow cookie, no session); interaction IA at the login stage
 let B: Browser; // alice signed in, consented DEMO.app aisp; interaction IB at the consent stage
-let C: Browser; // session with a CSRF token, nothing else
+let C: Browser; // a flow cookie with a CSRF token, nothing else
 let IA = "";
 let IB = "";
 let IDONE = ""; // B's denied (finished) interaction
@@ -192,20 +196,25 @@ function scopeError(scope: string | undefined, allowed: readonly string[]): stri
   return undefined;
 }
 
+/** The Cookie field a browser sends: every cookie in its jar (the session, or before a sign-in the flow cookie). */
+function jarCookies(browser: Browser): [string, string][] {
+  return [["Cookie", [...browser.cookies].map(([name, value]) => `${name}=${value}`).join("; ")]];
+}
+
 function cookie(jar: string): [string, string][] {
   switch (jar) {
     case "A":
-      return [["Cookie", `tollgate.sid=${A.sessionCookie}`]];
+      return jarCookies(A);
     case "B":
-      return [["Cookie", `tollgate.sid=${B.sessionCookie}`]];
+      return jarCookies(B);
     case "C":
-      return [["Cookie", `tollgate.sid=${C.sessionCookie}`]];
+      return jarCookies(C);
     case "garbage":
-      return [["Cookie", "tollgate.sid=garbage; other=1"]];
+      return [["Cookie", "tollgate.sid=garbage; tollgate.flow=garbage.x; other=1"]];
     case "forged":
-      return [["Cookie", `tollgate.sid=s%3Aforged-session-id.${"A".repeat(43)}`]];
+      return [["Cookie", `tollgate.sid=s%3Aforged-session-id.${"A".repeat(43)}; tollgate.flow=${Buffer.from(JSON.stringify({ c: csrf.A, i: [IA] })).toString("base64url")}.${"A".repeat(43)}`]];
     case "tampered":
-      return [["Cookie", `tollgate.sid=${(B.sessionCookie ?? "").slice(0, -2)}AA`]];
+      return [["Cookie", `tollgate.sid=${(B.sessionCookie ?? "").slice(0, -2)}AA; tollgate.flow=${(A.cookies.get("tollgate.flow") ?? "").slice(0, -2)}AA`]];
     default:
       return [];
   }
@@ -400,6 +409,14 @@ function tokenRequestOf(c: { path: string; method: string; auth: H.Auth; body: H
   return { method: c.method, target: c.path, headers, body: c.method === "GET" || c.method === "HEAD" ? undefined : c.body.wire };
 }
 
+/**
+ * RFC 6749 §2.3: an `Authorization` header (of any scheme; an empty one is none) and a
+ * `client_secret` in the body are two client authentication methods in one request.
+ */
+function twoMethods(header: string | undefined, parsed: ReturnType<typeof H.parsedParams>): boolean {
+  return header !== undefined && header !== "" && formValue(parsed, "client_secret") !== undefined;
+}
+
 describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
   it("without valid client authentication: 401 Basic when the form is readable, else 400/413 invalid_request; writes only the audit event", async () => {
     await fc.assert(
@@ -415,12 +432,12 @@ describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
             expectMethodNotAllowed(req, res, "POST");
           } else if (formOk && tooBig) {
             H.check(res.status === 413 && H.oauthError(req, res).error === "invalid_request", "a form over 16 KiB must answer 413 invalid_request", req, res);
-          } else if (formOk && parsed.repeated.length === 0) {
+          } else if (formOk && parsed.repeated.length === 0 && !twoMethods(c.auth.header, parsed)) {
             expectInvalidClient(req, res);
           } else {
-            // A repeated parameter is 400; a body that is not a readable form is 400, or 413 when it is also over the limit.
+            // A repeated parameter or two authentication methods is 400; a body that is not a readable form is 400, or 413 when it is also over the limit.
             const statuses = formOk ? [400] : [400, 413];
-            H.check(statuses.includes(res.status) && H.oauthError(req, res).error === "invalid_request", "an unreadable form or a repeated parameter must answer 400 invalid_request", req, res);
+            H.check(statuses.includes(res.status) && H.oauthError(req, res).error === "invalid_request", "an unreadable form, a repeated parameter or two authentication methods must answer 400 invalid_request", req, res);
           }
           await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
         },
@@ -435,6 +452,7 @@ describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
     if (!formOk) return { status: tooBig ? 413 : 400, errors: ["invalid_request"] };
     if (tooBig) return { status: 413, errors: ["invalid_request"] };
     if (parsed.repeated.length > 0) return { status: 400, errors: ["invalid_request"] };
+    if (formValue(parsed, "client_secret") !== undefined) return { status: 400, errors: ["invalid_request"] };
     const errors = new Set<string>();
     const clientId = formValue(parsed, "client_id");
     if (clientId !== undefined && clientId !== client.consumerKey) errors.add("invalid_request");
@@ -601,6 +619,73 @@ describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
     expect(okPkce.status, JSON.stringify(okPkce.body)).toBe(200);
     const okRefresh = await tokenRequest(server.url, "/token", DEMO.strictApp, { grant_type: "refresh_token", refresh_token: refresh[DEMO.strictApp.consumerKey] });
     expect(okRefresh.status, JSON.stringify(okRefresh.body)).toBe(200);
+  }, T);
+
+  it("Basic and body credentials mixed (client_id, client_secret: repeated, empty, right or wrong): 400 for two methods, 401 for a method the app does not allow, never a token by two methods", async () => {
+    /** Demo apps that allow client_secret_post (server/src/demo/seed.ts); the others allow only Basic. */
+    const POST_ALLOWED = new Set<string>([DEMO.strictApp.consumerKey]);
+    const bodyValue = (choices: fc.Arbitrary<string>) =>
+      fc.oneof({ weight: 1, arbitrary: fc.constant<string[]>([]) }, { weight: 5, arbitrary: choices.map((v) => [v]) }, { weight: 1, arbitrary: fc.tuple(choices, choices) });
+    const mixArb = fc
+      .record({
+        path: fc.constantFrom(...TOKEN_PATHS),
+        auth: fc.oneof(
+          { weight: 3, arbitrary: H.goodAuthArb() },
+          { weight: 2, arbitrary: H.badAuthArb },
+          { weight: 2, arbitrary: fc.constantFrom<H.Auth>({ header: undefined, client: undefined, label: "none" }, { header: "", client: undefined, label: "empty" }) },
+        ),
+        // Whose credentials the body carries.
+        body: fc.constantFrom(...H.DEMO_CLIENTS),
+        other: fc.constantFrom(...H.DEMO_CLIENTS),
+        ids: bodyValue(fc.constantFrom("<own>", "<other>", "", "zz-unknown-client")),
+        secrets: bodyValue(fc.oneof({ weight: 4, arbitrary: fc.constantFrom("<own>", "<other>", "") }, { weight: 1, arbitrary: H.secretArb.map((v) => v.slice(0, 200)) })),
+        secretFirst: fc.boolean(),
+      })
+      .map((c) => {
+        const resolve = (v: string) => (v === "<own>" ? c.body : v === "<other>" ? c.other : undefined);
+        const ids = c.ids.map((v) => resolve(v)?.consumerKey ?? v);
+        const secrets = c.secrets.map((v) => resolve(v)?.consumerSecret ?? v);
+        const idParams = ids.map((v) => H.exact("client_id", v));
+        const secretParams = secrets.map((v) => H.exact("client_secret", v));
+        const params = [H.exact("grant_type", "client_credentials"), ...(c.secretFirst ? [...secretParams, ...idParams] : [...idParams, ...secretParams])];
+        return { ...c, ids, secrets, text: H.joinParams(params) };
+      })
+      .filter((c) => c.ids.length + c.secrets.length > 0 && [...c.ids, ...c.secrets].every((v) => v.isWellFormed() && !v.includes("\0")));
+
+    /** The answer the request deserves: 200 with the client authenticated, or an error status. */
+    function mixModel(c: { auth: H.Auth; ids: string[]; secrets: string[] }): { status: 200; client: string } | { status: 400 | 401 } {
+      if (c.ids.length > 1 || c.secrets.length > 1) return { status: 400 };
+      const id = c.ids[0] || undefined;
+      const secret = c.secrets[0] || undefined;
+      if (secret !== undefined) {
+        if (c.auth.header !== undefined && c.auth.header !== "") return { status: 400 };
+        const owner = H.DEMO_CLIENTS.find((d) => d.consumerKey === id && d.consumerSecret === secret);
+        return owner && POST_ALLOWED.has(owner.consumerKey) ? { status: 200, client: owner.consumerKey } : { status: 401 };
+      }
+      if (!c.auth.client) return { status: 401 };
+      if (id !== undefined && id !== c.auth.client.consumerKey) return { status: 400 };
+      return { status: 200, client: c.auth.client.consumerKey };
+    }
+
+    await fc.assert(
+      fc.asyncProperty(mixArb, async (c) => {
+        const headers: [string, string][] = [["Content-Type", FORM]];
+        if (c.auth.header !== undefined) headers.push(["Authorization", c.auth.header]);
+        const req: H.RawRequest = { method: "POST", target: c.path, headers, body: Buffer.from(c.text) };
+        const before = await watch.fingerprint();
+        const res = await hit("token", req);
+        const expected = mixModel(c);
+        if (expected.status === 200) {
+          H.check(res.status === 200, "one valid client authentication method must answer 200", req, res);
+          H.check((JSON.parse(res.text) as { client_id?: unknown }).client_id === expected.client, "the token must be issued to the authenticated client", req, res);
+          return;
+        }
+        if (expected.status === 401) expectInvalidClient(req, res);
+        else H.check(res.status === 400 && H.oauthError(req, res).error === "invalid_request", "two authentication methods, a repeated parameter or a client_id other than Basic's must answer 400 invalid_request", req, res);
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed"] });
+      }),
+      runs(200),
+    );
   }, T);
 
   it("a failed client authentication answers 401 Basic and is audited, whatever the length and characters of the client id", async () => {
@@ -1199,18 +1284,21 @@ const bearerArb: fc.Arbitrary<{ header: string | undefined; kind: BearerKind }> 
     weight: 2,
     arbitrary: fc.constantFrom(
       `Basic ${H.b64(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`)}`, "Basic Zm9vOmJhcg==", "Digest x", "Negotiate abc", "Token abc", "<aisp-tab>", "",
+      "BearerTokens <aisp>", "Bearer-Token <aisp>", "Bearer_Token <aisp>", "Token <aisp>",
     ).map((header) => ({ header, kind: "none" as BearerKind })),
   },
   {
     weight: 3,
     arbitrary: fc.oneof(
-      fc.constantFrom("Bearer", "bearer", "Bearer =", "Bearer <aisp>x", "Bearer <aisp> x", "Bearer <revoked>", "Bearer <refresh>", "Bearer <aisp>,Bearer <aisp>"),
+      fc.constantFrom("Bearer", "bearer", "Bearer =", "Bearer <aisp>x", "Bearer <aisp> x", "Bearer <revoked>", "Bearer <refresh>", "Bearer <aisp>,Bearer <aisp>", "BearerToken", "BearerToken <aisp>x", "bearertoken <revoked>"),
       H.secretArb.map((s) => `Bearer ${H.headerSafe(s)}`),
       fc.string({ unit: fc.constantFrom(..."ABCabc019-._~+/".split("")), minLength: 1, maxLength: 80 }).map((s) => `Bearer ${s}`),
     ).map((header) => ({ header, kind: "invalid" as BearerKind })),
   },
-  { weight: 2, arbitrary: fc.constantFrom("Bearer <payments>", "Bearer <admin>", "Bearer <pisp-only>", "bearer <admin>").map((header) => ({ header, kind: "insufficient" as BearerKind })) },
+  { weight: 2, arbitrary: fc.constantFrom("Bearer <payments>", "Bearer <admin>", "Bearer <pisp-only>", "bearer <admin>", "BearerToken <payments>", "bearertoken <admin>").map((header) => ({ header, kind: "insufficient" as BearerKind })) },
   { weight: 2, arbitrary: fc.constantFrom("Bearer <aisp>", "bearer <aisp>", "BEARER <aisp>", "Bearer  <aisp>", "Bearer <aisp> ").map((header) => ({ header, kind: "valid" as BearerKind })) },
+  // BearerToken, the apigee profile's token_type, is an alias of Bearer in any case.
+  { weight: 2, arbitrary: fc.mixedCase(fc.constant("BearerToken")).map((scheme) => ({ header: `${scheme} <aisp>`, kind: "valid" as BearerKind })) },
 );
 
 function resolveBearer(h: string): string {
@@ -1224,16 +1312,24 @@ function resolveBearer(h: string): string {
     .replace("<pisp-only>", real.pispOnly);
 }
 
-/** The gateway's path rules (decisions.md "Errors"; server/src/gateway/router.ts splitPath). */
+/** The gateway's path rules (decisions.md "Errors"; server/src/gateway/router.ts splitPath): a dot segment is one also with `;` parameters. */
 function gatewayPath(target: string): { bad: boolean; name: string } {
   const path = target.split("?")[0]!;
   const segments = path.split("/");
   const bad = segments.some((s) => {
     if (!H.uriDecodable(s)) return true;
     const d = decodeURIComponent(s);
-    return d === "." || d === ".." || d.includes("/") || d.includes("\\");
+    const bare = d.split(";")[0];
+    return bare === "." || bare === ".." || d.includes("/") || d.includes("\\");
   });
   return { bad, name: segments[1] ?? "" };
+}
+
+/** Every gateway answer: nosniff, and no upstream cookie (the accounts API does not pass cookies; its upstream sets some under /echo/). */
+function checkGatewayAnswer(req: H.RawRequest, res: H.RawResponse, passCookies = false): void {
+  if (!res.byApp) return;
+  H.check(H.header(res, "x-content-type-options") === "nosniff", "every gateway answer must carry X-Content-Type-Options: nosniff", req, res);
+  if (!passCookies) H.check(res.headers["set-cookie"] === undefined, "an upstream's Set-Cookie must not reach the caller of an API that does not pass cookies", req, res);
 }
 
 describe("gateway (/accounts/...)", () => {
@@ -1244,12 +1340,13 @@ describe("gateway (/accounts/...)", () => {
           method: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...GATEWAY_METHODS) }, { weight: 1, arbitrary: fc.constantFrom("HEAD", "OPTIONS", "TRACE", "PROPFIND") }),
           prefix: fc.oneof(
             { weight: 8, arbitrary: fc.constant("/accounts") },
-            { weight: 1, arbitrary: fc.constantFrom("/ACCOUNTS", "/Accounts", "/accounts%2F", "//accounts", "/./accounts", "/accounts;x", "/%61ccounts", "/accounts%00", "/accounts.json", "/accountsx", "/accounts-v2", "/accounts/..", "/accounts/%2e%2e", "/accounts/.%2e") },
+            { weight: 1, arbitrary: fc.constantFrom("/ACCOUNTS", "/Accounts", "/accounts%2F", "//accounts", "/./accounts", "/accounts;x", "/%61ccounts", "/accounts%00", "/accounts.json", "/accountsx", "/accounts-v2", "/accounts/..", "/accounts/%2e%2e", "/accounts/.%2e", "/..;/accounts", "/accounts/..;", "/accounts/%2e%2e;x") },
           ),
           segments: fc.array(
             fc.oneof(
-              { weight: 3, arbitrary: fc.constantFrom("acc-001", "acc-002", "balances", "", "acc-001/balances") },
+              { weight: 3, arbitrary: fc.constantFrom("acc-001", "acc-002", "balances", "", "acc-001/balances", "echo") },
               { weight: 2, arbitrary: H.shortHostile.map((s) => H.pct(s)) },
+              { weight: 1, arbitrary: H.dotParamSegmentArb },
               { weight: 2, arbitrary: fc.constantFrom(...H.PATH_TRAVERSAL) },
               { weight: 1, arbitrary: fc.constantFrom(...H.BAD_PERCENT) },
               { weight: 1, arbitrary: H.shortHostile.map((s) => H.targetSafe(s)) },
@@ -1297,12 +1394,72 @@ describe("gateway (/accounts/...)", () => {
             if (c.method !== "HEAD") H.oauthError(req, res);
           }
           H.check(!res.text.includes(DEMO.app.consumerSecret) && !/Basic [A-Za-z0-9+/=]{8,}/.test(res.text), "Basic credentials must never be echoed", req, res);
+          checkGatewayAnswer(req, res);
           await expectWrites(before, req, res);
         },
       ),
       runs(300),
     );
   }, T);
+
+  describe("forwarding fields and cookies (APIs on the demo upstream's /echo/, no trusted proxy)", () => {
+    /** The gateway's own forwarding fields, the only ones the upstream may get (gateway/forward.ts). */
+    const OURS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip"];
+    const OTHERS = H.FORWARDING_FIELDS.map((n) => n.toLowerCase()).filter((n) => !OURS.includes(n));
+
+    beforeAll(async () => {
+      const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+      for (const [name, passCookies] of [["echo", false], ["echo-cookies", true]] as const) {
+        await server.db.api.create({
+          data: { name, upstreamUrl: `${server.demoUpstreamUrl}/echo`, requiredScopes: "aisp", passCookies, products: { create: [{ apiProductId: aisp.id }] } },
+        });
+      }
+    });
+
+    it("the upstream gets only the gateway's own forwarding fields, whatever the caller sends (names in any case, CGI spellings, repeated); Set-Cookie only with passCookies; nosniff", async () => {
+      const host = new URL(server.url).host;
+      const expected: Record<string, string> = {
+        forwarded: `for=127.0.0.1;host="${host}";proto=http`,
+        "x-forwarded-for": "127.0.0.1",
+        "x-forwarded-host": host,
+        "x-forwarded-proto": "http",
+        "x-forwarded-port": new URL(server.url).port,
+        "x-real-ip": "127.0.0.1",
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            api: fc.constantFrom("echo", "echo-cookies"),
+            method: fc.constantFrom(...GATEWAY_METHODS),
+            path: fc.array(fc.constantFrom("a", "b", "acc-001", "%C3%A9", "x;v=1"), { maxLength: 3 }),
+            auth: fc.constantFrom("Bearer", "bearer", "BearerToken", "bearertoken", "BEARERTOKEN"),
+            spoof: fc.array(H.spoofedForwardingArb, { minLength: 1, maxLength: 10 }),
+            body: fc.option(H.shortHostile.map((s) => Buffer.from(s)), { nil: undefined, freq: 2 }),
+          }),
+          async (c) => {
+            const headers: [string, string][] = [...c.spoof, ["Authorization", `${c.auth} ${real.aisp}`]];
+            const withBody = c.body !== undefined && c.method !== "GET";
+            if (withBody) headers.push(["Content-Type", "text/plain"]);
+            const req: H.RawRequest = { method: c.method, target: `/${c.api}/${c.path.join("/")}`, headers, body: withBody ? c.body : undefined };
+            const before = await watch.fingerprint();
+            const res = await hit("gateway", req);
+            H.check(res.status === 200, "a valid call to the echo API must reach the upstream", req, res);
+            const received = (JSON.parse(res.text) as { request: { headers: Record<string, unknown> } }).request.headers;
+            for (const [name, value] of Object.entries(expected)) {
+              H.check(received[name] === value, `the upstream must get the gateway's own ${name}: ${JSON.stringify(value)}, not ${JSON.stringify(received[name])}`, req, res);
+            }
+            for (const name of OTHERS) H.check(received[name] === undefined, `the caller's ${name} must not reach the upstream`, req, res);
+            const cgi = Object.keys(received).filter((n) => n.includes("_"));
+            H.check(cgi.length === 0, `fields spelt with _ must not reach the upstream: ${cgi.join(", ")}`, req, res);
+            checkGatewayAnswer(req, res, c.api === "echo-cookies");
+            if (c.api === "echo-cookies") H.check(JSON.stringify(res.headers["set-cookie"]) === JSON.stringify(DEMO_UPSTREAM_COOKIES), "an API that passes cookies passes the upstream's Set-Cookie", req, res);
+            await expectWrites(before, req, res);
+          },
+        ),
+        runs(150),
+      );
+    }, T);
+  });
 });
 
 // ---------------------------------------------------------------------------------------
@@ -1459,7 +1616,7 @@ describe("rate limits (second server with small limits)", () => {
           const req: H.RawRequest = {
             method: "POST",
             target: "/session/login",
-            headers: [["Cookie", `tollgate.sid=${limitedBrowser.sessionCookie}`], ["X-CSRF-Token", limitedCsrf], ["Content-Type", "application/json"]],
+            headers: [...jarCookies(limitedBrowser), ["X-CSRF-Token", limitedCsrf], ["Content-Type", "application/json"]],
             body: Buffer.from(JSON.stringify({ username, password: c.password })),
           };
           const res = await limitedHit(req);

@@ -24,7 +24,7 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
     for (let i = 0; i < 100; i++) {
       const res = await fetch(new URL("/session", server.url));
       expect(res.status).toBe(200);
-      expect((await res.json()).csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(((await res.json()) as { csrfToken: string }).csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(res.headers.getSetCookie().map((c) => c.split("=")[0])).toEqual([FLOW_COOKIE]);
     }
     expect(await sessionRows()).toBe(before);
@@ -79,7 +79,7 @@ describe("authorization requests per client IP (L5)", () => {
     const limited = await from("10.0.1.1");
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await limited.json()).error).toBe("too_many_requests");
+    expect(((await limited.json()) as { error: string }).error).toBe("too_many_requests");
     expect(await server.db.interaction.count()).toBe(interactions);
     // Another address is not affected.
     expect((await from("10.0.1.2")).status).toBe(302);

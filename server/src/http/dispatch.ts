@@ -41,7 +41,8 @@ export async function createRequestListener(config: Config, db: Db, logger: Logg
     next();
   };
   const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
-  const steps = [log, apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...oauthRateLimits(config, limiters, ipOf), formText];
+  const limits = oauthRateLimits(config, limiters, ipOf);
+  const steps = [log, apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...limits.beforeBody, formText, ...limits.afterBody];
   const post = (handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain(steps, (req, res) => handler(req as ClientRequest, res));
   const token = post(tokenEndpoint(db, config.realm));

@@ -90,15 +90,33 @@ function limitBy(limiter: RateLimiterAbstract, key: (req: NodeRequest) => string
   };
 }
 
+/** The `client_id` of a form body already read as text (client_secret_post), or undefined. */
+function bodyClientId(req: NodeRequest): string | undefined {
+  const { body } = req as NodeRequest & { body?: unknown };
+  return (typeof body === "string" && new URLSearchParams(body).get("client_id")) || undefined;
+}
+
 /**
- * Rate limits of the token, revocation and introspection endpoints: per client id (from
- * the Basic header, counted whether or not it authenticates) and per client IP, each in
- * requests per minute; a limit of 0 is off.
+ * Rate limits of the token, revocation and introspection endpoints, each in requests per
+ * minute (0: off): per client id, counted whether or not it authenticates, and per client IP.
+ * @returns the steps to run before the form body is read (per client id of HTTP Basic
+ *   credentials, per IP) and after it (per `client_id` of the body, client_secret_post, when
+ *   no Basic credentials named one), so that each request counts once against each limit.
  */
-export function oauthRateLimits(config: Config, limiters: LimiterFactory, ip: (req: NodeRequest) => string): Middleware[] {
-  const limits: Middleware[] = [];
+export function oauthRateLimits(
+  config: Config,
+  limiters: LimiterFactory,
+  ip: (req: NodeRequest) => string,
+): { beforeBody: Middleware[]; afterBody: Middleware[] } {
   const { perClient, perIp } = config.tokenRateLimit;
-  if (perClient > 0) limits.push(limitBy(limiters("oauth-client", perClient, 60), (req) => parseBasicCredentials(req.headers.authorization)?.id));
-  if (perIp > 0) limits.push(limitBy(limiters("oauth-ip", perIp, 60), ip));
-  return limits;
+  const beforeBody: Middleware[] = [];
+  const afterBody: Middleware[] = [];
+  if (perClient > 0) {
+    const limiter = limiters("oauth-client", perClient, 60);
+    const basicId = (req: NodeRequest) => parseBasicCredentials(req.headers.authorization)?.id;
+    beforeBody.push(limitBy(limiter, basicId));
+    afterBody.push(limitBy(limiter, (req) => (basicId(req) === undefined ? bodyClientId(req) : undefined)));
+  }
+  if (perIp > 0) beforeBody.push(limitBy(limiters("oauth-ip", perIp, 60), ip));
+  return { beforeBody, afterBody };
 }

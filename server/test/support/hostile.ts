@@ -6,7 +6,8 @@
  *   decides what to answer;
  * - fast-check arbitraries for adversarial parameters (bad percent-encodings, invalid
  *   UTF-8, SQL injection, path traversal, open-redirect variants of the demo callback,
- *   huge values, broken Basic/Bearer values);
+ *   huge values, broken Basic/Bearer values, dot segments with `;` parameters, spoofed
+ *   forwarding fields);
  * - the suite's oracle helpers (form parsing as the WHATWG URL standard does it) and
  *   response checks (no 5xx, no stack traces, RFC 6749 §5.2 error bodies);
  * - a database fingerprint (one SQL statement over every table) for the
@@ -605,6 +606,44 @@ export function bodyHeaders(b: FormBody): [string, string][] {
   if (b.encoding !== undefined) h.push(["Content-Encoding", b.encoding]);
   return h;
 }
+
+// ---------------------------------------------------------------------------------------
+// Gateway arbitraries
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Dot segments with `;` parameters, which servlet containers read as `.` or `..` (`..;/`):
+ * the dots plain or percent-encoded in any case, the `;` plain or encoded, any parameters.
+ */
+export const dotParamSegmentArb: fc.Arbitrary<string> = fc
+  .record({
+    dots: fc.constantFrom(".", "..", "%2e", "%2E", ".%2e", "%2e.", ".%2E", "%2E.", "%2e%2e", "%2E%2E", "%2e%2E"),
+    semicolon: fc.constantFrom(";", ";", ";", "%3b", "%3B"),
+    params: fc.oneof(fc.constantFrom("", "x", "jsessionid=0123", "a=b;c=d", ";", "..", "%2e%2e"), shortHostile.map((s) => targetSafe(s))),
+  })
+  .map(({ dots, semicolon, params }) => `${dots}${semicolon}${params}`);
+
+/**
+ * Fields from which servers and frameworks learn where a request came from (RFC 7239, the
+ * X-Forwarded-* set, and those Spring, Tomcat, Rack, Symfony, IIS and CDNs use): a caller
+ * who sets them passes itself off as another client, host or scheme.
+ */
+export const FORWARDING_FIELDS = [
+  "Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Forwarded-Port", "X-Real-IP", "X-Forwarded-Prefix", "X-Forwarded-Ssl",
+  "X-Forwarded-Scheme", "X-Forwarded-Server", "X-Forwarded-By", "Front-End-Https", "X-Url-Scheme", "X-Original-URL", "X-Rewrite-URL", "X-Original-Host",
+  "X-Host", "Client-IP", "X-Client-IP", "True-Client-IP", "X-Cluster-Client-IP", "CF-Connecting-IP", "Fastly-Client-IP",
+];
+
+const SPOOFED_VALUES = [
+  "203.0.113.7", "203.0.113.7, 203.0.113.8", "203.0.113.7,unknown", "for=203.0.113.7;host=evil.example;proto=https", 'for="[2001:db8::7]:4711";by=_hidden',
+  "for=203.0.113.7, for=198.51.100.9", "evil.example", "evil.example:443", "https", "HTTPS", "on", "443", "/admin", "127.0.0.1", "::1", "unknown", "",
+];
+
+/** A caller's forwarding field: a name of FORWARDING_FIELDS in any case or spelt with `_` (CGI), and a spoofed value. */
+export const spoofedForwardingArb: fc.Arbitrary<[string, string]> = fc.tuple(
+  fc.tuple(fc.mixedCase(fc.constantFrom(...FORWARDING_FIELDS)), fc.boolean()).map(([name, cgi]) => (cgi ? name.replaceAll("-", "_") : name)),
+  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SPOOFED_VALUES) }, { weight: 1, arbitrary: shortHostile.map((s) => headerSafe(s)) }),
+);
 
 // ---------------------------------------------------------------------------------------
 // Response checks
