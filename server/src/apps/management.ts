@@ -46,18 +46,24 @@ export async function productsOfCredential(db: Db, credentialId: string) {
   return db.credentialProduct.findMany({ where: { credentialId }, include: { apiProduct: true }, orderBy: { apiProduct: { name: "asc" } } });
 }
 
-export interface NewApp {
-  developerId: string;
-  name: string;
-  callbackUrls: string[];
-  apiProductIds: string[];
+/** An app's client settings: on creation a field left out takes its default, on update it keeps its value. */
+export interface AppSettings {
+  /** Seconds. */
   accessTokenLifetimeSeconds?: number;
+  /** Seconds. */
   refreshTokenLifetimeSeconds?: number;
   tokenResponseProfile?: string;
   requirePkce?: boolean;
   canIntrospect?: boolean;
   /** Space-separated client authentication methods (RFC 7591 names). */
   tokenEndpointAuthMethods?: string;
+}
+
+export interface NewApp extends AppSettings {
+  developerId: string;
+  name: string;
+  callbackUrls: string[];
+  apiProductIds: string[];
   consumerKey: string;
   /** SHA-256 hex of the consumer secret. */
   consumerSecretHash: string;
@@ -99,22 +105,11 @@ export async function removeCallbackUrl(db: Db, appId: string, url: string) {
   await db.callbackUrl.deleteMany({ where: { appId, url } });
 }
 
-/** What {@link updateApp} may change; undefined fields keep their value. */
-export interface AppChanges {
-  status?: string;
-  /** Seconds. */
-  accessTokenLifetimeSeconds?: number;
-  /** Seconds. */
-  refreshTokenLifetimeSeconds?: number;
-  tokenResponseProfile?: string;
-  requirePkce?: boolean;
-  canIntrospect?: boolean;
-  /** Space-separated client authentication methods (RFC 7591 names). */
-  tokenEndpointAuthMethods?: string;
-}
-
-/** @throws Prisma P2025 when no app has this id. */
-export async function updateApp(db: Db, id: string, data: AppChanges) {
+/**
+ * Changes an app's status or settings; undefined fields keep their value.
+ * @throws Prisma P2025 when no app has this id.
+ */
+export async function updateApp(db: Db, id: string, data: AppSettings & { status?: string }) {
   return db.app.update({ where: { id }, data });
 }
 

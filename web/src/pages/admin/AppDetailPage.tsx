@@ -19,6 +19,7 @@ import { Badge, DateTime, Seconds } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { ListState, Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
+import { toggled } from "../../lib/sets";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
 
@@ -134,15 +135,6 @@ function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp })
   const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
   const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
 
-  function toggleMethod(method: TokenEndpointAuthMethod, on: boolean) {
-    setMethods((previous) => {
-      const next = new Set(previous);
-      if (on) next.add(method);
-      else next.delete(method);
-      return next;
-    });
-  }
-
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
@@ -175,7 +167,7 @@ function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp })
           <legend>Client authentication</legend>
           <p className="hint">How the app may send its consumer secret; one method per request.</p>
           {AUTH_METHODS.map((m) => (
-            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => toggleMethod(m.value, on)} />
+            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
           ))}
         </fieldset>
         <div className="form-actions">

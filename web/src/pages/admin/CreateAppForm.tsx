@@ -6,6 +6,7 @@ import { CheckboxField, SelectField, SubmitButton, TextAreaField, TextField } fr
 import { splitLines } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { ListState, Panel } from "../../components/Panel";
+import { toggled } from "../../lib/sets";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 
 /** The form's element id ("New app" on the list moves focus into it). */
@@ -25,14 +26,6 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
   const developers = options.data?.developers.nodes ?? [];
   const products = options.data?.apiProducts ?? [];
 
-  function toggleProduct(id: string, on: boolean) {
-    setProductIds((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
-  }
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -102,7 +95,7 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
                       label={p.displayName && p.displayName !== p.name ? `${p.displayName} (${p.name})` : p.name}
                       hint={p.scopes.length > 0 ? `Scopes: ${p.scopes.join(", ")}` : "No scopes"}
                       checked={productIds.has(p.id)}
-                      onChange={(on) => toggleProduct(p.id, on)}
+                      onChange={(on) => setProductIds((prev) => toggled(prev, p.id, on))}
                     />
                   ))}
                 </>
