@@ -8,7 +8,7 @@ import { DEMO } from "../server/src/demo/seed.js";
 import { callAccounts, expectInvalidToken, expectSampleAccounts, signInAt, tokenRequest } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, RP_APPS, test } from "./support/fixtures.js";
-import { ALICE, expectAtCallback, expectConsentPage, expectLoginPage, shownJson, shownStatus, signIn } from "./support/journey.js";
+import { AISP_DESCRIPTION, ALICE, expectAtCallback, expectConsentPage, expectLoginPage, shownJson, shownStatus, signIn } from "./support/journey.js";
 
 const app = RP_APPS.legacy;
 const client = { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret };
@@ -50,7 +50,11 @@ test("revoking a connected app on the Account page ends its refresh and access t
   const item = items.filter({ has: page.getByRole("heading", { name: app.name, exact: true }) });
   await expect(item).toHaveCount(1);
   await expect(item.getByText(`Operated by ${DEMO.organization}`)).toBeVisible();
+  // The permission in words and by name, and when the app last got a token (the refresh above).
+  await expect(item.getByRole("list", { name: "Permissions" }).getByRole("listitem")).toHaveText([`${AISP_DESCRIPTION} aisp`]);
   await expect(item.getByText("aisp", { exact: true })).toBeVisible();
+  await expect(item.getByText(/· last used /)).toBeVisible();
+  await expect(item.getByText("last used never")).toHaveCount(0);
 
   // Revoke, with the inline confirmation.
   await item.getByRole("button", { name: `Revoke access for ${app.name}` }).click();

@@ -71,6 +71,8 @@ const schema = z.object({
   REDIS_KEY_PREFIX: z.string().default("tollgate:"),
   /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+  /** Let the admin API set an API's upstream URL to a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal). Default false: refused, so the gateway cannot be pointed at the instance's cloud credentials. */
+  ALLOW_LINK_LOCAL_UPSTREAMS: bool.default(false),
 });
 
 /** The parsed configuration with derived defaults filled in. */
@@ -105,6 +107,8 @@ export interface Config {
   /** Milliseconds. */
   catalogCacheTtlMs: number;
   sqliteSynchronous: "NORMAL" | "FULL";
+  /** Upstream URLs may be link-local or cloud metadata addresses. */
+  allowLinkLocalUpstreams: boolean;
 }
 
 /**
@@ -149,5 +153,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    allowLinkLocalUpstreams: e.ALLOW_LINK_LOCAL_UPSTREAMS,
   };
 }

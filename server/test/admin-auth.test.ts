@@ -1,10 +1,11 @@
 /**
  * HTTP suite for the admin GraphQL API's access rules (server/src/admin/context.ts,
- * graphql.ts, resolvers/index.ts), on a real server with the demo seed: who may call which
- * root field, bearer tokens that must be refused with HTTP 401, schema introspection,
- * Apollo's CSRF prevention, the depth and cost limits, and error bodies without internals.
- * The list of root fields comes from schema.graphql itself, so a new field is covered as
- * soon as it is declared.
+ * graphql.ts, limits.ts, resolvers/index.ts), on a real server with the demo seed: who may
+ * call which root field, bearer tokens that must be refused with HTTP 401, schema
+ * introspection, Apollo's CSRF prevention, the document limits (tokens, depth, aliases,
+ * directives, cost), malformed requests (4xx, nothing in the error log), and error bodies
+ * without internals. The list of root fields comes from schema.graphql itself, so a new
+ * field is covered as soon as it is declared.
  */
 import { readFileSync } from "node:fs";
 import {
@@ -21,12 +22,16 @@ import {
   type GraphQLObjectType,
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_ALIASES, MAX_BODY_BYTES, MAX_DIRECTIVES, MAX_TOKENS } from "../src/admin/limits.js";
+import { SELF_SERVICE } from "../src/admin/resolvers/index.js";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/oauth/secrets.js";
 import { Browser, obtainCode, tokenRequest, type Json } from "./support/flow.js";
 import {
+  TROUBLE_IN_LOG,
   adminBearer,
   anonymous,
+  captureLog,
   clientToken,
   firstError,
   responses,
@@ -41,9 +46,6 @@ import {
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const schema = buildSchema(readFileSync(new URL("../src/admin/schema.graphql", import.meta.url), "utf8"));
-
-/** Root fields any caller may use (they check the signed-in user themselves). */
-const SELF_SERVICE = new Set(["me", "myConsents", "revokeMyConsent"]);
 
 /** A valid GraphQL literal for an input type: required members only, placeholder values. */
 function literal(type: GraphQLInputType): string {
@@ -84,6 +86,23 @@ const TOO_DEEP = "{ apps { nodes { developer { organization { developers { apps 
 /** Exactly 8 levels below the root field (the limit), and cheap. */
 const AT_DEPTH_LIMIT = "{ organizations(first: 1) { nodes { developers { apps { developer { organization { developers { apps { id } } } } } } } } }";
 const ONE_LEVEL_TOO_DEEP = "{ organizations(first: 1) { nodes { developers { apps { developer { organization { developers { apps { developer { id } } } } } } } } } }";
+/**
+ * A document whose fragments each spread the next two: 2^levels paths to `leaf` in a few
+ * hundred bytes (issue 13 H1).
+ */
+function fragmentFanOut(levels: number, leaf = "__typename"): string {
+  const lines = ["query { ...F0 ...G0 }"];
+  for (let i = 0; i < levels; i++) for (const f of ["F", "G"]) lines.push(`fragment ${f}${i} on Query { ...F${i + 1} ...G${i + 1} }`);
+  lines.push(`fragment F${levels} on Query { ${leaf} }`, `fragment G${levels} on Query { ${leaf} }`);
+  return lines.join("\n");
+}
+
+/** A JSON body of exactly `bytes` bytes asking for `__typename`, padded with an unused variable. */
+function bodyOfSize(bytes: number): string {
+  const empty = JSON.stringify({ query: "{ __typename }", variables: { pad: "" } });
+  return JSON.stringify({ query: "{ __typename }", variables: { pad: "x".repeat(bytes - empty.length) } });
+}
+
 /** 200 apps times nested lists: far above the cost limit of 20 000. */
 const TOO_COSTLY = "{ apps(first: 200) { nodes { credentials { products { product { apis { products { name } } } } } } } }";
 
@@ -385,6 +404,13 @@ describe("schema introspection", () => {
     expect(full.__schema.mutationType.name).toBe("Mutation");
   });
 
+  // Suggestions would show the schema's field names to callers who may not introspect it.
+  it("validation errors suggest no field names", async () => {
+    const error = await nobody.failure("{ apps { nodes { nam } } }");
+    expect(error.code).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(error.message).toBe('Cannot query field "nam" on type "App".');
+  });
+
   it("__typename alone is not introspection", async () => {
     expect(await nobody.data("{ __typename }")).toEqual({ __typename: "Query" });
   });
@@ -443,14 +469,25 @@ describe("limits", () => {
   it("refuses a query deeper than 8 levels before running it", async () => {
     const answer = await admin.post(TOO_DEEP);
     expectRefused(answer, 400, "GRAPHQL_VALIDATION_FAILED");
-    expect(answer.body.errors[0].message).toMatch(/exceeds maximum operation depth of 8/);
+    expect(answer.body.errors[0].message).toBe("query too deep (10 levels > 8)");
     const next = await admin.post(ONE_LEVEL_TOO_DEEP);
     expectRefused(next, 400, "GRAPHQL_VALIDATION_FAILED");
+    expect(next.body.errors[0].message).toBe("query too deep (9 levels > 8)");
   });
 
   it("accepts a query at exactly the depth limit", async () => {
     const { organizations } = await admin.data(AT_DEPTH_LIMIT);
     expect(organizations.nodes).toHaveLength(1);
+  });
+
+  it("counts depth through fragments and inline fragments", async () => {
+    const query = (leaf: string) =>
+      `{ organizations(first: 1) { ...O } } fragment O on OrganizationConnection { nodes { developers { ... on Developer { apps { ...A } } } } }
+       fragment A on App { developer { organization { developers { apps { ${leaf} } } } } }`;
+    expect((await admin.data(query("id"))).organizations.nodes).toHaveLength(1);
+    const answer = await admin.post(query("developer { id }"));
+    expectRefused(answer, 400, "GRAPHQL_VALIDATION_FAILED");
+    expect(answer.body.errors[0].message).toBe("query too deep (9 levels > 8)");
   });
 
   it("refuses a too costly query with a clear message", async () => {
@@ -466,6 +503,30 @@ describe("limits", () => {
     expect((await admin.post(TOO_COSTLY)).status).toBe(400);
   });
 
+  it("costs `first` given in a variable", async () => {
+    const query = "query($n: Int) { apps(first: $n) { nodes { credentials { products { product { apis { products { name } } } } } } } }";
+    expect((await admin.data(query, { n: 1 })).apps.nodes).toHaveLength(1);
+    expect((await admin.failure(query, { n: 200 })).message).toMatch(/^query too costly/);
+  });
+
+  it("costs a fragment at every spread", async () => {
+    // Heavy costs 281 per app: 40 apps cost 11 241, twice 22 482 (over 20 000).
+    const heavy = "fragment Heavy on AppConnection { nodes { credentials { products { product { name } } } } }";
+    expect((await admin.data(`{ a: apps(first: 40) { ...Heavy } } ${heavy}`)).a.nodes.length).toBeGreaterThan(0);
+    const twice = await admin.post(`{ a: apps(first: 40) { ...Heavy } b: apps(first: 40) { ...Heavy } } ${heavy}`);
+    expectRefused(twice, 400, "BAD_USER_INPUT");
+    expect(twice.body.errors[0].message).toBe("query too costly (22482 > 20000); ask for fewer items");
+  });
+
+  // BUG: a negative `first` made a negative cost that offset a costly field elsewhere in the query.
+  it("a negative first does not offset the cost of another field", async () => {
+    const costly = "b: apps(first: 200) { nodes { credentials { products { product { apis { name } } } } } }";
+    expect((await admin.failure(`{ ${costly} }`)).message).toMatch(/^query too costly/);
+    const answer = await admin.post(`{ a: apps(first: -1000000) { nodes { id } } ${costly} }`);
+    expectRefused(answer, 400, "BAD_USER_INPUT");
+    expect(answer.body.errors[0].message).toMatch(/^query too costly/);
+  });
+
   it("accepts 200 apps with a flat selection, refuses first above 200 or below 1", async () => {
     expect((await admin.data("{ apps(first: 200) { nodes { id name } } }")).apps.nodes.length).toBeGreaterThan(0);
     for (const first of [201, 0, -1]) {
@@ -473,6 +534,121 @@ describe("limits", () => {
       expect(error.code).toBe("BAD_USER_INPUT");
       expect(error.message).toMatch(/^first: /);
     }
+  });
+
+  it("accepts a body of 32 KB, refuses one byte more with 413", async () => {
+    const send = (body: string) => nobody.send({ body, headers: { "Content-Type": "application/json" } });
+    const atLimit = await send(bodyOfSize(MAX_BODY_BYTES));
+    expect(atLimit.status, atLimit.text).toBe(200);
+    expect(atLimit.body).toEqual({ data: { __typename: "Query" } });
+    // Refused before GraphQL, by the app's error handler, as on every endpoint.
+    const over = await send(bodyOfSize(MAX_BODY_BYTES + 1));
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual({ error: "invalid_request", error_description: "request body too large" });
+  });
+
+  it(`parses at most ${MAX_TOKENS} tokens`, async () => {
+    // Operations of 5 tokens each (query, name, {, __typename, }), the first one run.
+    const operations = (n: number, last = "__typename") => Array.from({ length: n }, (_, i) => `query Q${i} { ${i === n - 1 ? last : "__typename"} }`).join(" ");
+    const run = (query: string) => nobody.send({ body: JSON.stringify({ query, operationName: "Q0" }), headers: { "Content-Type": "application/json" } });
+    const atLimit = await run(operations(MAX_TOKENS / 5));
+    expect(atLimit.status, atLimit.text).toBe(200);
+    expect(atLimit.body).toEqual({ data: { __typename: "Query" } });
+    const over = await run(operations(MAX_TOKENS / 5, "__typename __typename"));
+    expectRefused(over, 400, "GRAPHQL_PARSE_FAILED");
+    expect(over.body.errors[0].message).toMatch(new RegExp(`more th.. ${MAX_TOKENS} tokens`));
+  });
+
+  it(`accepts at most ${MAX_ALIASES} aliases, counted at every spread of a fragment`, async () => {
+    const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(" ");
+    expect(Object.keys(await nobody.data(`{ ${aliases(MAX_ALIASES)} }`))).toHaveLength(MAX_ALIASES);
+    const over = await nobody.post(`{ ${aliases(MAX_ALIASES + 1)} }`);
+    expectRefused(over, 400, "GRAPHQL_VALIDATION_FAILED");
+    expect(over.body.errors[0].message).toBe(`too many aliases (${MAX_ALIASES + 1} > ${MAX_ALIASES})`);
+    const fragment = `fragment A on Query { ${aliases(MAX_ALIASES / 2 + 1)} }`;
+    expect(Object.keys(await nobody.data(`{ ...A } ${fragment}`))).toHaveLength(MAX_ALIASES / 2 + 1);
+    expectRefused(await nobody.post(`{ ...A me { id } ... on Query { ...A } } ${fragment}`), 400, "GRAPHQL_VALIDATION_FAILED");
+  });
+
+  it(`accepts at most ${MAX_DIRECTIVES} directives`, async () => {
+    const fields = (n: number) => "__typename @include(if: true) ".repeat(n);
+    expect(await nobody.data(`{ ${fields(MAX_DIRECTIVES)}}`)).toEqual({ __typename: "Query" });
+    const over = await nobody.post(`{ ${fields(MAX_DIRECTIVES + 1)}}`);
+    expectRefused(over, 400, "GRAPHQL_VALIDATION_FAILED");
+    expect(over.body.errors[0].message).toBe(`too many directives (${MAX_DIRECTIVES + 1} > ${MAX_DIRECTIVES})`);
+  });
+
+  // BUG (issue 13 H1): graphql-depth-limit walked each of the 2^n paths; at 26 levels the server stalled for 12.6 s, then answered 500.
+  it.each([
+    { leaf: "__typename", code: "BAD_USER_INPUT", message: "query too costly (16777216 > 20000); ask for fewer items" },
+    { leaf: "a: __typename", code: "GRAPHQL_VALIDATION_FAILED", message: "too many aliases (16777216 > 20)" },
+    { leaf: "__typename @skip(if: false)", code: "GRAPHQL_VALIDATION_FAILED", message: "too many directives (16777216 > 20)" },
+    { leaf: "me { id }", code: "BAD_USER_INPUT", message: "query too costly (33554432 > 20000); ask for fewer items" },
+  ])("refuses a fragment fan-out of 2^24 paths ending in `$leaf` at once, for nobody and for alice", async ({ leaf, code, message }) => {
+    const document = fragmentFanOut(23, leaf);
+    for (const client of [nobody, alice]) {
+      const started = performance.now();
+      const answer = await client.post(document);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expectRefused(answer, 400, code);
+      expect(answer.body.errors[0].message).toBe(message);
+    }
+  });
+
+  it("refuses the issue's document (2^27 paths, 26 levels) at the token limit", async () => {
+    const started = performance.now();
+    const answer = await nobody.post(fragmentFanOut(26));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expectRefused(answer, 400, "GRAPHQL_PARSE_FAILED");
+  });
+});
+
+describe("malformed requests are a 4xx GraphQL error and leave nothing in the error log", () => {
+  let log: string[];
+
+  beforeAll(() => {
+    log = captureLog(server.logger);
+  });
+
+  // BUG (issue 13 L1): the fragment cycle, the invalid or missing variables and the node limit answered 500 and logged a stack trace.
+  it.each([
+    { what: "a fragment cycle", body: { query: "query { ...A } fragment A on Query { ...B } fragment B on Query { ...A }" }, status: 400, code: "GRAPHQL_VALIDATION_FAILED" },
+    { what: "a fragment spreading itself", body: { query: "query { ...A } fragment A on Query { __typename ...A }" }, status: 400, code: "GRAPHQL_VALIDATION_FAILED" },
+    { what: "an invalid variable", body: { query: "query($id: ID!) { app(id: $id) { id } }", variables: { id: { not: "an id" } } }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "a missing variable", body: { query: "query($id: ID!) { app(id: $id) { id } }" }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "a null variable of a non-null type", body: { query: "query($id: ID!) { app(id: $id) { id } }", variables: { id: null } }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "a null variable for a non-null argument", body: { query: 'query($id: ID = "x") { app(id: $id) { id } }', variables: { id: null } }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "an invalid first", body: { query: "query($n: Int) { apps(first: $n) { nodes { id } } }", variables: { n: "many" } }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "a fragment fan-out past graphql-query-complexity's node limit", body: { query: fragmentFanOut(16) }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "too many tokens", body: { query: `{ ${"__typename ".repeat(MAX_TOKENS)}}` }, status: 400, code: "GRAPHQL_PARSE_FAILED" },
+    { what: "a syntax error", body: { query: "{ apps(first: " }, status: 400, code: "GRAPHQL_PARSE_FAILED" },
+    { what: "a too deep query", body: { query: TOO_DEEP }, status: 400, code: "GRAPHQL_VALIDATION_FAILED" },
+    { what: "a too costly query", body: { query: TOO_COSTLY }, status: 400, code: "BAD_USER_INPUT" },
+    { what: "an unknown field", body: { query: "{ apps { nodes { nam } } }" }, status: 400, code: "GRAPHQL_VALIDATION_FAILED" },
+    { what: "a subscription", body: { query: "subscription { me { id } }" }, status: 400, code: "GRAPHQL_VALIDATION_FAILED" },
+    { what: "an unknown operationName", body: { query: "query A { __typename }", operationName: "B" }, status: 400, code: "OPERATION_RESOLUTION_FAILURE" },
+    { what: "two operations without operationName", body: { query: "query A { __typename } query B { __typename }" }, status: 400, code: "OPERATION_RESOLUTION_FAILURE" },
+    { what: "variables that are not an object", body: { query: "{ __typename }", variables: [1] }, status: 400, code: "BAD_REQUEST" },
+    { what: "no query", body: { variables: {} }, status: 400, code: "BAD_REQUEST" },
+    { what: "a query that is not a string", body: { query: 42 }, status: 400, code: "BAD_REQUEST" },
+    { what: "a batch", body: [{ query: "{ __typename }" }], status: 400, code: "BAD_REQUEST" },
+  ])("$what: $status $code", async ({ body, status, code }) => {
+    const before = log.length;
+    const answer = await nobody.send({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+    expectRefused(answer, status, code);
+    const trouble = log.slice(before).filter((line) => TROUBLE_IN_LOG.test(line));
+    expect(trouble, trouble.join("\n")).toEqual([]);
+  });
+
+  it.each([
+    { what: "not JSON", body: "{not json", status: 400, description: "malformed request" },
+    { what: "over 32 KB", body: bodyOfSize(MAX_BODY_BYTES + 1), status: 413, description: "request body too large" },
+  ])("a body $what is refused before GraphQL by the app's error handler ($status invalid_request)", async ({ body, status, description }) => {
+    const before = log.length;
+    const answer = await nobody.send({ body, headers: { "Content-Type": "application/json" } });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toEqual({ error: "invalid_request", error_description: description });
+    expect(log.slice(before).filter((line) => TROUBLE_IN_LOG.test(line))).toEqual([]);
   });
 });
 

@@ -323,6 +323,74 @@ describe("APIs and API products", () => {
     expect(await server.db.api.count({ where: { name: { in: ["bad-upstream", "bad-scopes"] } } })).toBe(0);
   });
 
+  // BUG (issue 13): an admin could point the gateway at the cloud metadata service and hand the instance's credentials to callers.
+  it("createApi and updateApi refuse link-local and cloud metadata upstreams, however spelled (BAD_USER_INPUT)", async () => {
+    const { createApi: api } = await admin.data(CREATE_API, { input: { name: "metadata-probe", upstreamUrl: "https://upstream.example/v1" } });
+    for (const upstreamUrl of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://169.254.170.2/v2/credentials",
+      "https://169.254.0.1/",
+      "http://169.254.169.254./",
+      "http://0xA9FEA9FE/",
+      "http://2852039166/",
+      "http://0251.0376.0251.0376/",
+      "http://169.254.43518/",
+      "http://[fe80::1]/",
+      "http://[febf:ffff::1]:8080/",
+      "http://[fd00:ec2::254]/latest/meta-data/",
+      "http://[fd00:ec2:0:0::254]/",
+      "http://100.100.100.200/latest/meta-data/",
+      "http://metadata.google.internal/computeMetadata/v1/",
+      "http://METADATA.Google.Internal./computeMetadata/v1/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://[::ffff:100.100.100.200]/",
+    ]) {
+      for (const [what, query, variables] of [
+        ["createApi", CREATE_API, { input: { name: "metadata", upstreamUrl } }],
+        ["updateApi", "mutation($id: ID!, $u: String!) { updateApi(id: $id, input: { upstreamUrl: $u }) { id } }", { id: api.id, u: upstreamUrl }],
+      ] as const) {
+        const error = await admin.failure(query, variables);
+        expect(error.code, `${what} ${upstreamUrl}`).toBe("BAD_USER_INPUT");
+        expect(error.message, `${what} ${upstreamUrl}`).toMatch(/^upstreamUrl: link-local and cloud metadata addresses .* are refused; set ALLOW_LINK_LOCAL_UPSTREAMS=true to allow them$/);
+      }
+    }
+    expect(await server.db.api.findUnique({ where: { name: "metadata" } })).toBeNull();
+    expect((await server.db.api.findUniqueOrThrow({ where: { id: api.id } })).upstreamUrl).toBe("https://upstream.example/v1");
+    // Neighbours of those addresses, loopback (the demo upstream) and private networks stay allowed.
+    for (const upstreamUrl of [
+      "http://169.253.255.255/",
+      "http://169.255.0.1/",
+      "http://[fec0::1]/",
+      "http://[fd00:ec2::255]/",
+      "http://100.100.100.201/",
+      "http://metadata.google.internal.example/",
+      "http://127.0.0.1:8080/",
+      "http://10.0.0.1/",
+    ]) {
+      const updated = await admin.data("mutation($id: ID!, $u: String!) { updateApi(id: $id, input: { upstreamUrl: $u }) { upstreamUrl } }", { id: api.id, u: upstreamUrl });
+      expect(updated.updateApi.upstreamUrl).toBe(upstreamUrl);
+    }
+    await admin.data("mutation($id: ID!) { deleteApi(id: $id) }", { id: api.id });
+  });
+
+  it("with ALLOW_LINK_LOCAL_UPSTREAMS=true, createApi and updateApi accept link-local and metadata upstreams", async () => {
+    const allowing = await startTestServer({ ALLOW_LINK_LOCAL_UPSTREAMS: "true" });
+    try {
+      const client = await adminBearer(allowing.url);
+      const { createApi: api } = await client.data(CREATE_API, { input: { name: "metadata", upstreamUrl: "http://169.254.169.254/latest/" } });
+      expect(api.upstreamUrl).toBe("http://169.254.169.254/latest/");
+      for (const upstreamUrl of ["http://[fd00:ec2::254]/", "http://metadata.google.internal/", "http://[::ffff:169.254.169.254]/"]) {
+        const { updateApi } = await client.data("mutation($id: ID!, $u: String!) { updateApi(id: $id, input: { upstreamUrl: $u }) { upstreamUrl } }", { id: api.id, u: upstreamUrl });
+        expect(updateApi.upstreamUrl).toBe(upstreamUrl);
+      }
+      // The other checks still apply.
+      expect((await client.failure(CREATE_API, { input: { name: "ftp", upstreamUrl: "ftp://169.254.169.254/" } })).message).toMatch(/^upstreamUrl: an absolute http\(s\) URL$/);
+    } finally {
+      await allowing.close();
+    }
+  });
+
   it("createApiProduct refuses names with spaces, bad or duplicate scopes (BAD_USER_INPUT) and a taken name (CONFLICT)", async () => {
     for (const name of ["Two Words", "", "-leading", "x".repeat(101), "slash/name"]) {
       expect(await code(admin, CREATE_PRODUCT, { input: { name } }), name).toBe("BAD_USER_INPUT");
@@ -542,6 +610,41 @@ describe("apps and credentials", () => {
       expect(refused.headers.get("location")).toBeNull();
       expect(await refused.text()).toMatch(/redirect_uri does not match/);
       expect((await authorize("http://localhost:9000/cb")).status).toBe(302);
+    });
+
+    // BUG (issue 13): the URL parser drops surrounding spaces and encodes inner ones, so such URLs were accepted and stored as given.
+    it("addCallbackUrl and createApp refuse URLs with spaces, control or other non-RFC 3986 characters (BAD_USER_INPUT)", async () => {
+      const ADD = "mutation($a: ID!, $u: String!) { addCallbackUrl(appId: $a, url: $u) { id } }";
+      const before = (await app(cbApp.appId)).callbackUrls;
+      for (const bad of [
+        "https://callback-app.example/c b",
+        " https://callback-app.example/cb",
+        "https://callback-app.example/cb ",
+        "https://callback-app.example/cb\t",
+        "https://callback-app.example/\ncb",
+        "https://callback-app.example/cb\r\n",
+        "https://callback-app.example/cb\u0000",
+        "https://callback-app.example/cb\u007f",
+        "https://callback-app.example/cb\u00a0",
+        "https://callback-app.example/caf\u00e9",
+        "https://callback-app.example/<cb>",
+        'https://callback-app.example/"cb"',
+        "https://callback-app.example/cb?a={b}",
+        "https://callback-app.example/c%zzb",
+      ]) {
+        const error = await admin.failure(ADD, { a: cbApp.appId, u: bad });
+        expect(error.code, JSON.stringify(bad)).toBe("BAD_USER_INPUT");
+        expect(error.message, JSON.stringify(bad)).toBe("url: RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)");
+      }
+      expect((await app(cbApp.appId)).callbackUrls).toEqual(before);
+      const error = await admin.failure(CREATE_APP, { input: { developerId, name: "Spaced Callback", callbackUrls: ["https://ok.example/cb", "https://spaced.example/c b"] } });
+      expect(error).toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^callbackUrls\.1: RFC 3986 characters only/) });
+      expect(await server.db.app.count({ where: { name: "Spaced Callback" } })).toBe(0);
+
+      // Percent-encoded, the same URLs are fine.
+      const encoded = "https://callback-app.example/c%20b?a=%7Bb%7D";
+      expect((await admin.data("mutation($a: ID!, $u: String!) { addCallbackUrl(appId: $a, url: $u) { callbackUrls } }", { a: cbApp.appId, u: encoded })).addCallbackUrl.callbackUrls).toContain(encoded);
+      await admin.data("mutation($a: ID!, $u: String!) { removeCallbackUrl(appId: $a, url: $u) { id } }", { a: cbApp.appId, u: encoded });
     });
 
     // BUG: v.callbackUrl (server/src/admin/validation.ts) checks `new URL(u).hash === ""`, which is also true for an empty fragment.
@@ -916,13 +1019,13 @@ describe("consents", () => {
     const erin = await newUser("erin");
     const aliceTokens = await userTokens(DEMO.user, DEMO.strictApp);
     const erinTokens = await userTokens(erin, DEMO.strictApp);
-    const MY = "{ myConsents { id scopes app { name } user { username } } }";
+    const MY = "{ myConsents { id appName scopes { name } } }";
 
     const mine = (await alice.data(MY)).myConsents;
-    expect(mine.length).toBeGreaterThan(0);
-    for (const c of mine) expect(c.user.username).toBe("alice");
-    const own = mine.find((c: Json) => c.app.name === DEMO.strictApp.name);
-    expect(own.scopes).toEqual(["aisp"]);
+    const alicesConsents = (await admin.data(CONSENTS, { user: aliceId })).consents;
+    expect(mine.map((c: Json) => c.id).sort()).toEqual(alicesConsents.map((c: Json) => c.id).sort());
+    const own = mine.find((c: Json) => c.appName === DEMO.strictApp.name);
+    expect(own.scopes).toEqual([{ name: "aisp" }]);
     const erinConsent = (await admin.data(CONSENTS, { user: erin.id })).consents[0];
     expect(mine.map((c: Json) => c.id)).not.toContain(erinConsent.id);
 
@@ -938,6 +1041,48 @@ describe("consents", () => {
     expect(await gateway(erinTokens.access_token)).toBe(200);
     expect(await code(alice, REVOKE, { id: own.id })).toBe("NOT_FOUND");
     expect(await code(nobody, REVOKE, { id: erinConsent.id })).toBe("UNAUTHENTICATED");
+  });
+
+  // BUG (issue 13 M2): myConsents returned the admin type Consent, so alice could read the app's credentials, products, APIs and developers.
+  it("myConsents holds only what the Account page shows: app and organization names, scopes with descriptions, when granted and last used", async () => {
+    const frances = await newUser("consenting-frances");
+    const { createOrganization: org } = await admin.data('mutation { createOrganization(input: { name: "frances-bank-legal", displayName: "Frances Bank" }) { id } }');
+    const { createDeveloper: dev } = await admin.data("mutation($o: ID!) { createDeveloper(input: { organizationId: $o, email: \"dev@frances.example\" }) { id } }", { o: org.id });
+    const client = await createApp("Frances Budget", ["PSD2-AISP-v1"], { developerId: dev.id, callbackUrls: [DEMO.callbackUrl] });
+    const MY = "{ myConsents { id appName organizationName scopes { name description } grantedAt lastUsedAt } }";
+    const mine = async () => (await withSession(await signIn(server.url, frances)).data(MY)).myConsents;
+
+    // Consent given, code not yet exchanged: no token, so never used.
+    const pkce = pkcePair();
+    const { code: authCode } = await obtainCode(server.url, { client, user: frances, scope: "aisp", pkce });
+    const [consent] = (await admin.data(CONSENTS, { user: frances.id })).consents;
+    const aisp = await server.db.scope.findUniqueOrThrow({ where: { name: "aisp" } });
+    expect(aisp.description).not.toBe("aisp");
+    expect(await mine()).toEqual([
+      { id: consent.id, appName: "Frances Budget", organizationName: "Frances Bank", scopes: [{ name: "aisp", description: aisp.description }], grantedAt: consent.updatedAt, lastUsedAt: null },
+    ]);
+
+    // The code exchange, then a refresh: last used when the newest token was issued.
+    const exchanged = await tokenRequest(server.url, TOKEN, client, { grant_type: "authorization_code", code: authCode, redirect_uri: DEMO.callbackUrl, code_verifier: pkce.verifier });
+    expect(exchanged.status).toBe(200);
+    secrets.push(exchanged.body.access_token, exchanged.body.refresh_token);
+    const TOKENS = "query($u: ID, $a: ID) { tokens(userId: $u, appId: $a, liveOnly: false) { nodes { issuedAt } } }";
+    const issued = async () => (await admin.data(TOKENS, { u: frances.id, a: client.appId })).tokens.nodes.map((t: Json) => t.issuedAt);
+    const [first] = await issued();
+    expect((await mine())[0].lastUsedAt).toBe(first);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await refresh(client, exchanged.body.refresh_token)).status).toBe(200);
+    const [newest] = await issued();
+    expect(newest > first).toBe(true);
+    expect((await mine())[0]).toMatchObject({ lastUsedAt: newest, grantedAt: consent.updatedAt });
+
+    // The admin type's fields are not there to ask for.
+    const francesClient = withSession(await signIn(server.url, frances));
+    for (const field of ["app { id }", "app { credentials { consumerKey } }", "user { id }", "scopes", "createdAt"]) {
+      const answer = await francesClient.post(`{ myConsents { ${field} } }`);
+      expect(answer.status, field).toBe(400);
+      expect(answer.body.errors[0].extensions.code, field).toBe("GRAPHQL_VALIDATION_FAILED");
+    }
   });
 });
 

@@ -21,6 +21,8 @@ export type Actor =
 export interface AdminContext {
   db: Db;
   actor: Actor | null;
+  /** ALLOW_LINK_LOCAL_UPSTREAMS: an API's upstream URL may be a link-local or cloud metadata address. */
+  allowLinkLocalUpstreams: boolean;
 }
 
 /**

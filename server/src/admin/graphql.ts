@@ -1,47 +1,54 @@
 /**
  * The admin GraphQL endpoint `POST /graphql` (Apollo Server 5 on Express 5): the SDL in
- * schema.graphql, resolvers per domain, Apollo's CSRF prevention, a depth limit, a cost
- * limit, schema introspection for admins only, and errors reduced to `extensions.code`.
+ * schema.graphql, resolvers per domain, Apollo's CSRF prevention, the document rules of
+ * limits.ts (tokens, depth, aliases, directives, cost), schema introspection for admins
+ * only, and errors reduced to `extensions.code`. A malformed document or malformed
+ * variables get a 4xx GraphQL error and never reach the error log; a body that is not JSON
+ * or is over {@link MAX_BODY_BYTES} is refused before GraphQL, by the app's error handler
+ * (400 or 413 `invalid_request`, as on every endpoint).
  */
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerOptionsWithTypeDefs, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { Router, type RequestHandler } from "express";
-import depthLimit from "graphql-depth-limit";
-import { GraphQLError, NoSchemaIntrospectionCustomRule, getNullableType, isListType, validate, type GraphQLFormattedError } from "graphql";
-import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
+import { GraphQLError, NoSchemaIntrospectionCustomRule, getVariableValues, validate, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
+import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { gqlError, isAdmin, resolveActor, type AdminContext } from "./context.js";
+import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
 
-/** Deepest selection accepted. */
-const MAX_DEPTH = 8;
-/** Highest estimated cost accepted: 1 per field, lists times `first` (or 5 when unbounded). */
-const MAX_COST = 20_000;
+/**
+ * graphql-js validation: stop at the 10th error (each error's locations are computed from the
+ * source, and the answer carries them all), and no "Did you mean ...?" suggestions, which
+ * would show field names to callers who may not introspect the schema.
+ */
+const VALIDATION_OPTIONS = { maxErrors: 10, hideSuggestions: true };
 
-/** Lists cost their children times `first`, or times 5 without it. */
-const listEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (typeof args.first === "number") return 1 + childComplexity * args.first;
-  if (isListType(getNullableType(field.type))) return 1 + childComplexity * 5;
-  return undefined;
-};
-
+/**
+ * Checks that need the caller or the variables, after validation and before execution:
+ * introspection (admins only, else 403), the variables' values (else 400 BAD_USER_INPUT, the
+ * answer graphql-js would give at execution) and the cost (else 400 BAD_USER_INPUT).
+ */
 const limits: ApolloServerPlugin<AdminContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ request, document, schema, contextValue }) {
+      async didResolveOperation({ request, document, operation, schema, contextValue }) {
+        if (!operation) return; // Apollo answers 400 for an unknown operationName itself.
         if (!isAdmin(contextValue.actor) && validate(schema, document, [NoSchemaIntrospectionCustomRule]).length > 0) {
           throw gqlError("FORBIDDEN", "schema introspection is for administrators", 403);
         }
-        const cost = getComplexity({
-          schema,
-          query: document,
-          variables: request.variables,
-          operationName: request.operationName,
-          estimators: [listEstimator, simpleEstimator({ defaultComplexity: 1 })],
-        });
+        const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 1 });
+        if (variables.errors) throw gqlError("BAD_USER_INPUT", variables.errors[0]!.message, 400);
+        let cost: number;
+        try {
+          cost = operationCost(schema, document, operation, variables.coerced);
+        } catch (err) {
+          if (err instanceof GraphQLError) throw gqlError("BAD_USER_INPUT", err.message, 400);
+          throw err;
+        }
         if (cost > MAX_COST) throw gqlError("BAD_USER_INPUT", `query too costly (${cost} > ${MAX_COST}); ask for fewer items`, 400);
       },
     };
@@ -71,17 +78,29 @@ function formatError(logger: Logger) {
 /**
  * Builds the router serving `/graphql`.
  * @param session - the session middleware shared with the sign-in pages.
+ * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS.
  */
-export async function adminRouter(db: Db, realm: string, session: RequestHandler, logger: Logger): Promise<Router> {
+export async function adminRouter(
+  db: Db,
+  realm: string,
+  session: RequestHandler,
+  logger: Logger,
+  config: Pick<Config, "allowLinkLocalUpstreams">,
+): Promise<Router> {
+  const { allowLinkLocalUpstreams } = config;
   const server = new ApolloServer<AdminContext>({
     typeDefs: readFileSync(new URL("./schema.graphql", import.meta.url), "utf8"),
     resolvers: buildResolvers() as ApolloServerOptionsWithTypeDefs<AdminContext>["resolvers"],
     csrfPrevention: true,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    validationRules: [depthLimit(MAX_DEPTH)],
+    parseOptions: { maxTokens: MAX_TOKENS },
+    validationRules: [knownOperationTypes, documentLimits],
+    validationOptions: VALIDATION_OPTIONS,
     plugins: [limits],
     formatError: formatError(logger),
+    // Apollo's own messages go to the process log, at its level (they went to the console).
+    logger,
   });
   await server.start();
   const router = Router();
@@ -92,11 +111,11 @@ export async function adminRouter(db: Db, realm: string, session: RequestHandler
       res.set("Cache-Control", "no-store");
       next();
     },
-    express.json({ limit: "100kb" }),
+    express.json({ limit: MAX_BODY_BYTES }),
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm) };
+          return { db, actor: await resolveActor(db, req, realm), allowLinkLocalUpstreams };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

@@ -1,6 +1,7 @@
 /**
  * Input rules of the admin API (zod). A violation is a BAD_USER_INPUT error naming the field.
  */
+import { BlockList, isIP } from "node:net";
 import { z } from "zod";
 import { TOLLGATE_SEGMENTS } from "../http/paths.js";
 import { isCleanText } from "../oauth/form.js";
@@ -8,6 +9,51 @@ import { gqlError } from "./context.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const isLoopback = (host: string) => host === "localhost" || host === "127.0.0.1" || host === "[::1]";
+/** RFC 3986 §2: the characters a URI may hold, and percent-encodings. No space, control or non-ASCII character. */
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+
+/**
+ * Link-local addresses (169.254.0.0/16, fe80::/10), which hold the cloud metadata services
+ * (169.254.169.254 on AWS, Azure, GCP, Oracle; fd00:ec2::254, AWS over IPv6;
+ * 100.100.100.200, Alibaba Cloud). IPv4-mapped IPv6 forms (::ffff:169.254.169.254) match too.
+ */
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
+LINK_LOCAL.addAddress("100.100.100.200", "ipv4");
+LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
+LINK_LOCAL.addAddress("fd00:ec2::254", "ipv6");
+/** Names of metadata services (GCP), compared without a trailing dot. */
+const METADATA_HOSTS = new Set(["metadata.google.internal"]);
+
+/**
+ * Whether a URL's host is a link-local or cloud metadata address. The WHATWG URL parser has
+ * already normalised other spellings of an IPv4 address (0xA9FEA9FE, 2852039166, 0251.0376.0251.0376).
+ * Only the literal host is checked: a DNS name that resolves to such an address is not caught here.
+ */
+function isLinkLocalOrMetadata(url: URL): boolean {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  const family = isIP(host);
+  return family === 0 ? METADATA_HOSTS.has(host) : LINK_LOCAL.check(host, family === 4 ? "ipv4" : "ipv6");
+}
+
+const httpUrl = z
+  .string()
+  .max(2000)
+  .refine((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol), "an absolute http(s) URL");
+
+/**
+ * An API's upstream URL: an absolute http(s) URL and, unless `allowLinkLocal`
+ * (ALLOW_LINK_LOCAL_UPSTREAMS), not on a link-local or cloud metadata address, which would
+ * let the gateway hand the instance's cloud credentials to callers.
+ */
+export function upstreamUrl(allowLinkLocal: boolean) {
+  return allowLinkLocal
+    ? httpUrl
+    : httpUrl.refine(
+        (u) => !URL.canParse(u) || !isLinkLocalOrMetadata(new URL(u)),
+        "link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused; set ALLOW_LINK_LOCAL_UPSTREAMS=true to allow them",
+      );
+}
 
 /** Text a database stores as given (no lone surrogates, no NUL). */
 const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
@@ -26,19 +72,20 @@ export const v = {
     .array(z.string().regex(SCOPE, "RFC 6749 §3.3 scope characters only"))
     .max(50)
     .refine((s) => new Set(s).size === s.length, "duplicate scope"),
-  /** RFC 9700 §4.1: https, or http on a loopback host; absolute, no fragment. */
+  /**
+   * RFC 9700 §4.1: https, or http on a loopback host; absolute, no fragment. Only RFC 3986
+   * characters (RFC 6749 §3.1.2: an absolute URI), so what is stored is what a client sends
+   * (the URL parser would otherwise drop surrounding spaces and encode inner ones).
+   */
   callbackUrl: z
     .string()
     .max(2000)
+    .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
     .refine((u) => {
       if (!URL.canParse(u) || u.includes("#")) return false;
       const url = new URL(u);
       return (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
     }, "an absolute https URL (http only on localhost), without a fragment"),
-  upstreamUrl: z
-    .string()
-    .max(2000)
-    .refine((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol), "an absolute http(s) URL"),
   /** Seconds. */
   accessTokenLifetime: z.number().int().min(60).max(86_400),
   /** Seconds; at most 400 days. */

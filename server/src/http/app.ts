@@ -39,7 +39,7 @@ export async function createApp(config: Config, db: Db, logger: Logger, limiters
 
   const sessions = new BrowserSessions(config, db);
   app.use(interactionRouter(config, db, sessions, limiters));
-  app.use(await adminRouter(db, config.realm, sessions.middleware, logger));
+  app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
   app.use(spa());
   app.use((req, res, next) => {
     fallback(req, res).catch(next);

@@ -3,8 +3,10 @@
  * nobody, with a bearer token (e.g. the automation app's admin token), with any raw
  * `Authorization` header, or with a browser's session cookie (after /session/login).
  * Every answer is recorded in {@link responses}, so a suite can check them all at the end
- * (no stack traces, no 5xx).
+ * (no stack traces, no 5xx). {@link captureLog} keeps what the server logs, so a suite can
+ * check that malformed requests leave no error or stack trace in the log.
  */
+import { pino, type Logger } from "pino";
 import { DEMO } from "../../src/demo/seed.js";
 import { Browser, json, tokenRequest, type DemoClient, type Json } from "./flow.js";
 
@@ -136,4 +138,19 @@ export async function adminBearer(baseUrl: string): Promise<GraphQLClient> {
 /** The admin API as the demo administrator, signed in with a session cookie. */
 export async function adminSession(baseUrl: string): Promise<GraphQLClient> {
   return withSession(await signIn(baseUrl, DEMO.admin));
+}
+
+/** A log line that is an error (pino level 50 or above) or carries a stack trace. */
+export const TROUBLE_IN_LOG = /"level":(?:[5-9]\d)|"stack"|\\n\s+at /;
+
+/**
+ * From now on, keeps every line `logger` (a test server's `server.logger`, started with
+ * LOG_LEVEL silent) writes, at level debug, in memory instead of stdout.
+ * @returns the lines, growing as the server logs.
+ */
+export function captureLog(logger: Logger): string[] {
+  const lines: string[] = [];
+  (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (line: string) => lines.push(line) };
+  logger.level = "debug";
+  return lines;
 }

@@ -435,18 +435,21 @@ export const REVOKE_CONSENT = gql<{ revokeConsent: string }, { id: string }>(`
 
 /* The end user's Account page */
 
+/** An app the signed-in user allowed (the end user's own type: no admin data). */
 export interface MyConsent {
   id: string;
-  scopes: string[];
-  createdAt: string;
-  app: { name: string; developer: { organization: { name: string } } };
+  appName: string;
+  organizationName: string;
+  scopes: { name: string; description: string }[];
+  grantedAt: string;
+  lastUsedAt: string | null;
 }
 
 export const MY_CONSENTS = gql<{ myConsents: MyConsent[] }>(`
   query MyConsents {
     myConsents {
-      id scopes createdAt
-      app { name developer { organization { name } } }
+      id appName organizationName grantedAt lastUsedAt
+      scopes { name description }
     }
   }
 `);

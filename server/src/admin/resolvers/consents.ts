@@ -1,11 +1,24 @@
-/** Remembered consents: admins see and revoke any; a signed-in user sees and revokes their own. */
+/**
+ * Remembered consents: admins see and revoke any (`Consent`); a signed-in user sees and
+ * revokes their own (`MyConsent`, which holds only what the Account page shows).
+ */
+import { findDeveloper, findOrganization } from "../../accounts/organizations.js";
 import { findApp } from "../../apps/management.js";
 import { recordAuditEvent } from "../../audit/repository.js";
 import { findUserById } from "../../accounts/users.js";
-import { findConsent, listConsents, revokeConsent } from "../../authorizations/repository.js";
+import { describeScopes, findConsent, listConsents, revokeConsent } from "../../authorizations/repository.js";
 import { splitList } from "../../oauth/scopes.js";
+import { listTokens } from "../../tokens/management.js";
 import { gqlError, requireUser } from "../context.js";
 import type { Resolvers } from "./types.js";
+
+/** The consent row fields the Consent and MyConsent resolvers read. */
+interface ConsentRow {
+  appId: string;
+  userId: string;
+  scope: string;
+  updatedAt: Date;
+}
 
 export const consentResolvers: Resolvers = {
   Query: {
@@ -28,8 +41,21 @@ export const consentResolvers: Resolvers = {
     },
   },
   Consent: {
-    app: (c: { appId: string }, _a, { db }) => findApp(db, c.appId),
-    user: (c: { userId: string }, _a, { db }) => findUserById(db, c.userId),
-    scopes: (c: { scope: string }) => splitList(c.scope),
+    app: (c: ConsentRow, _a, { db }) => findApp(db, c.appId),
+    user: (c: ConsentRow, _a, { db }) => findUserById(db, c.userId),
+    scopes: (c: ConsentRow) => splitList(c.scope),
+  },
+  MyConsent: {
+    appName: async (c: ConsentRow, _a, { db }) => (await findApp(db, c.appId))?.name ?? "",
+    organizationName: async (c: ConsentRow, _a, { db }) => {
+      const app = await findApp(db, c.appId);
+      const developer = app && (await findDeveloper(db, app.developerId));
+      const organization = developer && (await findOrganization(db, developer.organizationId));
+      return organization ? organization.displayName || organization.name : "";
+    },
+    scopes: (c: ConsentRow, _a, { db }) => describeScopes(db, splitList(c.scope)),
+    grantedAt: (c: ConsentRow) => c.updatedAt,
+    /** The newest token of the user at the app (ids sort by creation); a refresh issues a new one. */
+    lastUsedAt: async (c: ConsentRow, _a, { db }) => (await listTokens(db, { userId: c.userId, appId: c.appId }, new Date(), 1)).nodes[0]?.issuedAt ?? null,
   },
 };

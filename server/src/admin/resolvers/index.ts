@@ -14,8 +14,11 @@ import { tokenResolvers } from "./tokens.js";
 import type { Resolver, Resolvers } from "./types.js";
 import { userResolvers } from "./users.js";
 
-/** Fields any caller may use (they check the signed-in user themselves). */
-const SELF_SERVICE = new Set(["me", "myConsents", "revokeMyConsent"]);
+/**
+ * Root fields any caller may use (they check the signed-in user themselves). What they
+ * reach must be the user's own data only (server/test/self-service-schema.test.ts).
+ */
+export const SELF_SERVICE: ReadonlySet<string> = new Set(["me", "myConsents", "revokeMyConsent"]);
 
 const DateTime = new GraphQLScalarType<Date, string>({
   name: "DateTime",

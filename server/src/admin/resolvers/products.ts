@@ -12,7 +12,7 @@ import {
   updateApi,
   updateApiProduct,
 } from "../../products/management.js";
-import { check, checkOptional, v } from "../validation.js";
+import { check, checkOptional, upstreamUrl, v } from "../validation.js";
 import type { Resolvers } from "./types.js";
 
 interface ProductInput {
@@ -40,10 +40,11 @@ function productData(input: ProductInput) {
   };
 }
 
-function apiData(input: ApiInput) {
+/** @param allowLinkLocal - ALLOW_LINK_LOCAL_UPSTREAMS (the context's allowLinkLocalUpstreams). */
+function apiData(input: ApiInput, allowLinkLocal: boolean) {
   return {
     name: checkOptional(v.apiName, input.name, "name"),
-    upstreamUrl: checkOptional(v.upstreamUrl, input.upstreamUrl, "upstreamUrl"),
+    upstreamUrl: checkOptional(upstreamUrl(allowLinkLocal), input.upstreamUrl, "upstreamUrl"),
     requiredScopes: checkOptional(v.scopes, input.requiredScopes, "requiredScopes"),
     passCookies: input.passCookies ?? undefined,
   };
@@ -64,9 +65,13 @@ export const productResolvers: Resolvers = {
       await deleteApiProduct(db, id);
       return id;
     },
-    createApi: (_p, { input }: { input: ApiInput & { name: string; upstreamUrl: string } }, { db }) =>
-      createApi(db, { ...apiData(input), name: check(v.apiName, input.name, "name"), upstreamUrl: check(v.upstreamUrl, input.upstreamUrl, "upstreamUrl") }),
-    updateApi: (_p, { id, input }: { id: string; input: ApiInput }, { db }) => updateApi(db, id, apiData(input)),
+    createApi: (_p, { input }: { input: ApiInput & { name: string; upstreamUrl: string } }, { db, allowLinkLocalUpstreams }) =>
+      createApi(db, {
+        ...apiData(input, allowLinkLocalUpstreams),
+        name: check(v.apiName, input.name, "name"),
+        upstreamUrl: check(upstreamUrl(allowLinkLocalUpstreams), input.upstreamUrl, "upstreamUrl"),
+      }),
+    updateApi: (_p, { id, input }: { id: string; input: ApiInput }, { db, allowLinkLocalUpstreams }) => updateApi(db, id, apiData(input, allowLinkLocalUpstreams)),
     deleteApi: async (_p, { id }: { id: string }, { db }) => {
       await deleteApi(db, id);
       return id;

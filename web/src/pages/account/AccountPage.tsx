@@ -2,7 +2,7 @@ import { Link } from "react-router";
 import { MY_CONSENTS, REVOKE_MY_CONSENT, type MyConsent } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { Chips, DateTime } from "../../components/Format";
+import { DateTime } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { Heading, Page } from "../../components/Page";
 import { ListState } from "../../components/Panel";
@@ -52,7 +52,7 @@ function ConnectedApps() {
     void action.run(async () => {
       await graphql(REVOKE_MY_CONSENT, { id: consent.id });
       query.setData((d) => ({ myConsents: d.myConsents.filter((c) => c.id !== consent.id) }));
-      return `${consent.app.name} can no longer access your accounts.`;
+      return `${consent.appName} can no longer access your accounts.`;
     }, consent.id);
   }
 
@@ -75,19 +75,17 @@ function ConnectedApps() {
           {consents.map((consent) => (
             <li key={consent.id} className="connected-app">
               <div className="connected-app-info">
-                <h3>{consent.app.name}</h3>
+                <h3>{consent.appName}</h3>
                 <p className="muted small">
-                  Operated by {consent.app.developer.organization.name} · allowed <DateTime value={consent.createdAt} />
+                  Operated by {consent.organizationName} · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
+                  {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
                 </p>
-                <div className="small">
-                  <span className="visually-hidden">Permissions: </span>
-                  <Chips items={consent.scopes} empty="No permissions" />
-                </div>
+                <Permissions scopes={consent.scopes} />
               </div>
               <ConfirmButton
                 label="Revoke"
-                context={`access for ${consent.app.name}`}
-                question={`Revoke ${consent.app.name}'s access? This also revokes the app's tokens.`}
+                context={`access for ${consent.appName}`}
+                question={`Revoke ${consent.appName}'s access? This also revokes the app's tokens.`}
                 confirmLabel="Yes, revoke access"
                 busy={action.pending === consent.id}
                 disabled={action.pending !== null}
@@ -98,5 +96,20 @@ function ConnectedApps() {
         </ul>
       </ListState>
     </section>
+  );
+}
+
+/** What the user allowed: each scope's description, with its name. */
+function Permissions({ scopes }: { scopes: MyConsent["scopes"] }) {
+  if (scopes.length === 0) return <p className="muted small">No permissions</p>;
+  return (
+    <ul className="small" aria-label="Permissions">
+      {scopes.map((scope) => (
+        <li key={scope.name}>
+          {scope.description !== scope.name && <>{scope.description} </>}
+          <code>{scope.name}</code>
+        </li>
+      ))}
+    </ul>
   );
 }
