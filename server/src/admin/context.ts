@@ -9,10 +9,9 @@ import { findUserById } from "../accounts/users.js";
 import type { Db } from "../db/client.js";
 import { bearerToken } from "../gateway/access.js";
 import { OAuthError } from "../oauth/errors.js";
+import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findToken } from "../tokens/repository.js";
 
-/** The scope that makes a bearer token an admin credential. */
-export const ADMIN_SCOPE = "admin";
 
 export type Actor =
   | { kind: "user"; userId: string; username: string; role: string }

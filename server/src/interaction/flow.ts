@@ -6,7 +6,6 @@
  */
 import { verify } from "@node-rs/argon2";
 import { findUserById, findUserByUsername, type UserRecord } from "../accounts/users.js";
-import { ADMIN_SCOPE } from "../admin/context.js";
 import { recordAuditEvent } from "../audit/repository.js";
 import { findAppSummary } from "../apps/repository.js";
 import {
@@ -21,6 +20,7 @@ import {
 import type { Db } from "../db/client.js";
 import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
 import { OAuthError } from "../oauth/errors.js";
+import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import type { SignInThrottle } from "./throttle.js";
 
 /** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */

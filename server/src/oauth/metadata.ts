@@ -2,12 +2,12 @@
  * Authorization server metadata (RFC 8414) at `GET /.well-known/oauth-authorization-server`.
  */
 import type { Request, Response } from "express";
-import { ADMIN_SCOPE } from "../admin/context.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { listScopeNames } from "../products/repository.js";
 import { CLIENT_AUTH_METHODS } from "./auth-methods.js";
 import { grants } from "./grants/index.js";
+import { ADMIN_SCOPE } from "./scopes.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out

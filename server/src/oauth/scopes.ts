@@ -7,6 +7,13 @@ import { InvalidScope } from "./errors.js";
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /**
+ * The scope that makes a bearer token an admin API credential: granted by client
+ * credentials to an app approved for it, and in the authorization code flow only by an
+ * administrator (interaction/flow.ts); not advertised in the metadata.
+ */
+export const ADMIN_SCOPE = "admin";
+
+/**
  * Parses a `scope` parameter into distinct scope names, in request order.
  * @throws InvalidScope when a name has characters RFC 6749 §3.3 does not allow.
  */
