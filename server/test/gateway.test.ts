@@ -700,21 +700,12 @@ describe("routing errors", () => {
     expect(hits.length).toBe(before);
   });
 
-  it.each(["/echo/../x", "/echo/%2e%2e/x", "/echo/%2E%2E/x", "/echo/a/./b", "/echo/%2e/b", "/echo/a%2fb", "/echo/.%2e/x", "/echo/%zz"])(
-    "answers the dot segment, encoded slash or bad escape path %s with 400",
-    async (path) => {
-      const before = hits.length;
-      const res = await raw(path, "GET", { Authorization: `Bearer ${appToken}` });
-      expect(res.status, res.body).toBe(400);
-      expect(res.headers["content-type"]).toMatch(/^application\/json\b/);
-      const body = JSON.parse(res.body) as Json;
-      expect(body.error).toBe("invalid_request");
-      expect(hits.length).toBe(before);
-    },
-  );
-
-  it.each(["/echo/..;/x", "/echo/..;x/y", "/echo/.;/x", "/echo/%2e%2e;x/y", "/echo/.%2E;/x", "/echo/%2E;jsessionid=1/x", "/echo/..%3b/x", "/..;/echo/x", "/echo/a/..;"])(
-    "answers the dot segment with ;parameters %s (read as .. or . by Java upstreams) with 400",
+  it.each([
+    ...["/echo/../x", "/echo/%2e%2e/x", "/echo/%2E%2E/x", "/echo/a/./b", "/echo/%2e/b", "/echo/a%2fb", "/echo/.%2e/x", "/echo/%zz"],
+    // Dot segments with ;parameters, read as .. or . by Java upstreams.
+    ...["/echo/..;/x", "/echo/..;x/y", "/echo/.;/x", "/echo/%2e%2e;x/y", "/echo/.%2E;/x", "/echo/%2E;jsessionid=1/x", "/echo/..%3b/x", "/..;/echo/x", "/echo/a/..;"],
+  ])(
+    "answers the dot segment (also with ;parameters), encoded slash or bad escape path %s with 400",
     async (path) => {
       const before = hits.length;
       const res = await raw(path, "GET", { Authorization: `Bearer ${appToken}` });

@@ -34,9 +34,7 @@ import { Browser, authorizeParams, authorizePath, interactionIdFrom, json, obtai
 import * as H from "./support/hostile.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
-const SEED = process.env.HOSTILE_SEED !== undefined ? Number(process.env.HOSTILE_SEED) : Math.floor(Math.random() * 2 ** 31);
-const SCALE = Number(process.env.HOSTILE_SCALE ?? "1");
-const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)), seed: SEED, reporter: H.shortReporter });
+const { SEED, runs } = H;
 /** Per-test timeout: generous, because a failing property shrinks by sending more requests. */
 const T = 120_000;
 

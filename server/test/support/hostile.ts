@@ -343,6 +343,16 @@ export function shorten(text: string): string {
   return text.replace(/(.)\1{63,}/gsu, (run, c: string) => `${c.repeat(8)}…(${run.length}×)`).replace(/(Buffer\.from\(\[(?:\d+,){40})(?:\d+,)+/g, "$1…,");
 }
 
+/** The fast-check seed of this run: HOSTILE_SEED to replay one, else random (and printed by the suites). */
+export const SEED = process.env.HOSTILE_SEED !== undefined ? Number(process.env.HOSTILE_SEED) : Math.floor(Math.random() * 2 ** 31);
+/** HOSTILE_SCALE multiplies the number of runs of every property (default 1). */
+const SCALE = Number(process.env.HOSTILE_SCALE ?? "1");
+
+/** fast-check parameters of a property: `n` runs times HOSTILE_SCALE, this run's seed, the short reporter. */
+export function runs(n: number): fc.Parameters<unknown> {
+  return { numRuns: Math.max(1, Math.round(n * SCALE)), seed: SEED, reporter: shortReporter };
+}
+
 /** A fast-check reporter that throws the default report with long values shortened and the cause's message included. */
 export function shortReporter<Ts>(details: fc.RunDetails<Ts>): void {
   if (!details.failed) return;
