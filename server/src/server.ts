@@ -14,7 +14,7 @@ import { migrate } from "./db/migrate.js";
 import { seedDemo } from "./demo/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createRequestListener } from "./http/dispatch.js";
-import { limiterFactory } from "./http/limiter.js";
+import { limiterFactory } from "./kernel/limiter.js";
 import { createLogger } from "./http/logger.js";
 import { schedulePurge } from "./maintenance/purge.js";
 
@@ -25,6 +25,8 @@ export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
   url: string;
   db: Db;
+  /** The Prisma client on the same database: for tests and tools that inspect rows, never for the service's own code. */
+  prisma: Db;
   logger: Logger;
   /** Base URL of the demo upstream, when the demo is on. */
   demoUpstreamUrl?: string;
@@ -71,6 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
     db,
+    prisma: db,
     logger,
     demoUpstreamUrl: upstream?.url,
     seeded,

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ALIASES, MAX_BODY_BYTES, MAX_DIRECTIVES, MAX_TOKENS } from "../src/admin/limits.js";
 import { SELF_SERVICE } from "../src/admin/resolvers/index.js";
 import { DEMO } from "../src/demo/seed.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { Browser, obtainCode, tokenRequest, type Json } from "./support/flow.js";
 import {
   TROUBLE_IN_LOG,
@@ -119,7 +119,7 @@ let aliceToken: GraphQLClient;
 
 /** Row counts of what a refused mutation could have changed. */
 async function footprint(): Promise<Record<string, number>> {
-  const db = server.db;
+  const db = server.prisma;
   return {
     organizations: await db.organization.count(),
     developers: await db.developer.count(),
@@ -222,7 +222,7 @@ describe.each([
 
   it("changed nothing and recorded no admin audit event", async () => {
     expect(await footprint()).toEqual(before);
-    expect(await server.db.organization.findUnique({ where: { name: "authz-probe" } })).toBeNull();
+    expect(await server.prisma.organization.findUnique({ where: { name: "authz-probe" } })).toBeNull();
   });
 });
 
@@ -255,7 +255,7 @@ describe("admins", () => {
     const { createOrganization } = await client().data("mutation($n: String!) { createOrganization(input: { name: $n }) { id name } }", { n: name });
     expect(createOrganization.name).toBe(name);
     expect((await client().data("query($id: ID!) { organization(id: $id) { name } }", { id: createOrganization.id })).organization.name).toBe(name);
-    const event = await server.db.auditEvent.findFirst({ where: { type: "admin.createOrganization", actor } });
+    const event = await server.prisma.auditEvent.findFirst({ where: { type: "admin.createOrganization", actor } });
     expect(event).not.toBeNull();
   });
 
@@ -292,14 +292,14 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
     expectRefused(await client.post("{ apiProducts { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
     expectRefused(await client.post("{ me { id } }"), 401, "UNAUTHENTICATED");
-    expect(await server.db.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
+    expect(await server.prisma.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
   });
 
   it("an expired admin token", async () => {
     const token = await clientToken(server.url, DEMO.adminApp);
     const client = withBearer(server.url, token);
     expect((await client.data("{ apis { name } }")).apis).toEqual([expect.objectContaining({ name: "accounts" })]);
-    await server.db.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
   });
@@ -308,7 +308,7 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
     const token = await clientToken(server.url, DEMO.adminApp);
     const client = withBearer(server.url, token);
     expect((await client.data("{ me { id } }")).me).toBeNull();
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect((await admin.data("mutation($id: ID!) { revokeToken(id: $id) { status } }", { id: row.id })).revokeToken.status).toBe("revoked");
     expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");
@@ -317,7 +317,7 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
   it("an invalid bearer wins over a valid admin session cookie", async () => {
     const session = withSession(await signIn(server.url, DEMO.admin));
     expectRefused(await session.post(MUTATION, undefined, { Authorization: "Bearer nope" }), 401, "UNAUTHENTICATED");
-    expect(await server.db.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
+    expect(await server.prisma.organization.findUnique({ where: { name: "bearer-probe" } })).toBeNull();
   });
 });
 
@@ -436,7 +436,7 @@ describe("Apollo CSRF prevention (admin session cookie)", () => {
     });
     expect(preflighted.status, preflighted.text).toBe(405);
     expect(await footprint()).toEqual(before);
-    expect(await server.db.organization.findUnique({ where: { name: "csrf-get" } })).toBeNull();
+    expect(await server.prisma.organization.findUnique({ where: { name: "csrf-get" } })).toBeNull();
   });
 
   it.each(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"])(
@@ -447,7 +447,7 @@ describe("Apollo CSRF prevention (admin session cookie)", () => {
       expect(answer.status, answer.text).toBe(400);
       expect(answer.body?.data ?? null).toBeNull();
       expect(await footprint()).toEqual(before);
-      expect(await server.db.organization.findUnique({ where: { name: "csrf-post" } })).toBeNull();
+      expect(await server.prisma.organization.findUnique({ where: { name: "csrf-post" } })).toBeNull();
     },
   );
 

@@ -10,7 +10,7 @@ import path from "node:path";
 import { buildSchema, getNamedType, isObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { Browser, authorizePath, pkcePair, obtainCode, randomState, tokenRequest, type DemoClient, type Json, type TokenAnswer } from "./support/flow.js";
 import {
   adminBearer,
@@ -194,7 +194,7 @@ describe("organizations", () => {
     expect(await code(admin, 'mutation { createOrganization(input: { name: "   " }) { id } }')).toBe("BAD_USER_INPUT");
     expect(await code(admin, "mutation($n: String!) { createOrganization(input: { name: $n }) { id } }", { n: "x".repeat(101) })).toBe("BAD_USER_INPUT");
     expect(await code(admin, "mutation($n: String!) { createOrganization(input: { name: $n }) { id } }", { n: DEMO.organization })).toBe("CONFLICT");
-    expect(await server.db.organization.count({ where: { name: DEMO.organization } })).toBe(1);
+    expect(await server.prisma.organization.count({ where: { name: DEMO.organization } })).toBe(1);
   });
 
   it("updateOrganization changes name and displayName; an unknown id is NOT_FOUND", async () => {
@@ -256,7 +256,7 @@ describe("developers", () => {
     expect(await code(admin, "mutation($o: ID!, $e: String!) { createDeveloper(input: { organizationId: $o, email: $e }) { id } }", { o: orgId, e: DEMO.developerEmail })).toBe(
       "CONFLICT",
     );
-    expect(await server.db.developer.count({ where: { organizationId: orgId, email: { not: "ada@developer-org.example" } } })).toBe(0);
+    expect(await server.prisma.developer.count({ where: { organizationId: orgId, email: { not: "ada@developer-org.example" } } })).toBe(0);
   });
 
   it("updateDeveloper changes email and names; an invalid email is BAD_USER_INPUT and changes nothing", async () => {
@@ -301,7 +301,7 @@ describe("APIs and API products", () => {
       const error = await admin.failure(CREATE_API, { input: { name, upstreamUrl: "https://upstream.example" } });
       expect(error.code).toBe("BAD_USER_INPUT");
       expect(error.message).toMatch(/^name: .*reserved/);
-      expect(await server.db.api.findUnique({ where: { name } })).toBeNull();
+      expect(await server.prisma.api.findUnique({ where: { name } })).toBeNull();
     },
   );
 
@@ -320,7 +320,7 @@ describe("APIs and API products", () => {
       expect(error.message).toMatch(/^requiredScopes/);
     }
     expect(await code(admin, CREATE_API, { input: { name: "accounts", upstreamUrl: "https://upstream.example" } })).toBe("CONFLICT");
-    expect(await server.db.api.count({ where: { name: { in: ["bad-upstream", "bad-scopes"] } } })).toBe(0);
+    expect(await server.prisma.api.count({ where: { name: { in: ["bad-upstream", "bad-scopes"] } } })).toBe(0);
   });
 
   // BUG (issue 13): an admin could point the gateway at the cloud metadata service and hand the instance's credentials to callers.
@@ -355,8 +355,8 @@ describe("APIs and API products", () => {
         expect(error.message, `${what} ${upstreamUrl}`).toMatch(/^upstreamUrl: link-local and cloud metadata addresses .* are refused; set ALLOW_LINK_LOCAL_UPSTREAMS=true to allow them$/);
       }
     }
-    expect(await server.db.api.findUnique({ where: { name: "metadata" } })).toBeNull();
-    expect((await server.db.api.findUniqueOrThrow({ where: { id: api.id } })).upstreamUrl).toBe("https://upstream.example/v1");
+    expect(await server.prisma.api.findUnique({ where: { name: "metadata" } })).toBeNull();
+    expect((await server.prisma.api.findUniqueOrThrow({ where: { id: api.id } })).upstreamUrl).toBe("https://upstream.example/v1");
     // Neighbours of those addresses, loopback (the demo upstream) and private networks stay allowed.
     for (const upstreamUrl of [
       "http://169.253.255.255/",
@@ -402,7 +402,7 @@ describe("APIs and API products", () => {
     }
     expect(await code(admin, CREATE_PRODUCT, { input: { name: "PSD2-AISP-v1" } })).toBe("CONFLICT");
     expect(await code(admin, CREATE_PRODUCT, { input: { name: "Dangling-Apis", apiIds: ["no-such-api"] } })).toBe("BAD_USER_INPUT");
-    expect(await server.db.apiProduct.count({ where: { name: { in: ["Bad-Scopes", "Dangling-Apis"] } } })).toBe(0);
+    expect(await server.prisma.apiProduct.count({ where: { name: { in: ["Bad-Scopes", "Dangling-Apis"] } } })).toBe(0);
   });
 
   it("an API and a product created here serve a new app at the gateway; updates and deletes take effect at once", async () => {
@@ -515,7 +515,7 @@ describe("apps and credentials", () => {
       .flatMap((t) => Object.values(t.getFields()).filter((f) => getNamedType(f.type).name === "IssuedCredential").map((f) => `${t.name}.${f.name}`));
     expect(holders.sort()).toEqual(["Mutation.createApp", "Mutation.rotateCredential"]);
 
-    const row = await server.db.credential.findUniqueOrThrow({ where: { id: created.credentialId } });
+    const row = await server.prisma.credential.findUniqueOrThrow({ where: { id: created.credentialId } });
     expect(row.consumerSecretHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.consumerSecretHash).toBe(hashSecret(created.consumerSecret));
     expect(JSON.stringify(row)).not.toContain(created.consumerSecret);
@@ -541,7 +541,7 @@ describe("apps and credentials", () => {
     for (const [what, input] of bad) expect(await code(admin, CREATE_APP, { input: { ...base, ...input } }), what).toBe("BAD_USER_INPUT");
     expect(await code(admin, CREATE_APP, { input: { ...base, developerId: "no-such-developer" } })).toBe("NOT_FOUND");
     expect(await code(admin, CREATE_APP, { input: { ...base, name: DEMO.app.name } })).toBe("CONFLICT");
-    expect(await server.db.app.count({ where: { name: "Refused App" } })).toBe(0);
+    expect(await server.prisma.app.count({ where: { name: "Refused App" } })).toBe(0);
   });
 
   describe("callback URLs", () => {
@@ -639,7 +639,7 @@ describe("apps and credentials", () => {
       expect((await app(cbApp.appId)).callbackUrls).toEqual(before);
       const error = await admin.failure(CREATE_APP, { input: { developerId, name: "Spaced Callback", callbackUrls: ["https://ok.example/cb", "https://spaced.example/c b"] } });
       expect(error).toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^callbackUrls\.1: RFC 3986 characters only/) });
-      expect(await server.db.app.count({ where: { name: "Spaced Callback" } })).toBe(0);
+      expect(await server.prisma.app.count({ where: { name: "Spaced Callback" } })).toBe(0);
 
       // Percent-encoded, the same URLs are fine.
       const encoded = "https://callback-app.example/c%20b?a=%7Bb%7D";
@@ -685,7 +685,7 @@ describe("apps and credentials", () => {
     const short = await tokenAnswer(a);
     expect(Number(short.body.expires_in)).toBeGreaterThanOrEqual(119);
     expect(Number(short.body.expires_in)).toBeLessThanOrEqual(120);
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(short.body.access_token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(short.body.access_token) } });
     expect(row.expiresAt.getTime() - row.issuedAt.getTime()).toBe(120_000);
 
     await admin.data("mutation($id: ID!) { setTokenLifetimes(appId: $id, input: { accessTokenLifetimeSeconds: 86400 }) { id } }", { id: a.appId });
@@ -776,7 +776,7 @@ describe("apps and credentials", () => {
       [a.consumerKey, "revoked"],
       [r.consumerKey, "approved"],
     ]);
-    expect((await server.db.credential.findUniqueOrThrow({ where: { id: r.credential.id } })).consumerSecretHash).toBe(hashSecret(r.consumerSecret));
+    expect((await server.prisma.credential.findUniqueOrThrow({ where: { id: r.credential.id } })).consumerSecretHash).toBe(hashSecret(r.consumerSecret));
   });
 
   it("rotateCredential with a grace period: old and new secrets both work until then; revokeCredential ends the old one", async () => {
@@ -842,8 +842,8 @@ describe("tokens", () => {
     revokeApp = await createApp("Token Revoke App");
     const first = await token(revokeApp);
     kept = await token(revokeApp);
-    const firstId = (await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(first) } })).id;
-    const keptId = (await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(kept) } })).id;
+    const firstId = (await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(first) } })).id;
+    const keptId = (await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(kept) } })).id;
     const live = (await admin.data(TOKENS, { app: revokeApp.appId })).tokens.nodes;
     expect(live.map((t: Json) => t.id)).toEqual([keptId, firstId]);
     expect(live[0]).toMatchObject({ status: "approved", grantType: "client_credentials", clientId: revokeApp.consumerKey, user: null, app: { name: "Token Revoke App" } });
@@ -919,7 +919,7 @@ describe("tokens", () => {
       after = page.pageInfo.endCursor;
     }
     expect(seen).toEqual(all);
-    const rows = await server.db.accessToken.findMany({ where: { appId: a.appId }, orderBy: { issuedAt: "desc" } });
+    const rows = await server.prisma.accessToken.findMany({ where: { appId: a.appId }, orderBy: { issuedAt: "desc" } });
     expect(new Set(seen)).toEqual(new Set(rows.map((r) => r.id)));
   });
 });
@@ -937,7 +937,7 @@ describe("users", () => {
       expect(await code(admin, CREATE, { input: { username, password: "a-long-enough-password" } }), username).toBe("BAD_USER_INPUT");
     }
     expect(await code(admin, CREATE, { input: { username: "alice", password: "a-long-enough-password" } })).toBe("CONFLICT");
-    expect(await server.db.user.count({ where: { username: "weak-user" } })).toBe(0);
+    expect(await server.prisma.user.count({ where: { username: "weak-user" } })).toBe(0);
   });
 
   it("createUser: the new user is listed and can sign in through /session/login", async () => {
@@ -950,7 +950,7 @@ describe("users", () => {
     expect(login.body.user).toEqual({ username: "dana.customer", role: "user" });
     expect((await withSession(browser).data("{ me { id username role } }")).me).toEqual({ id: dana.id, username: "dana.customer", role: "user" });
     // The stored password is an argon2id hash.
-    const row = await server.db.user.findUniqueOrThrow({ where: { id: dana.id } });
+    const row = await server.prisma.user.findUniqueOrThrow({ where: { id: dana.id } });
     expect(row.passwordHash).toMatch(/^\$argon2id\$/);
     expect(row.passwordHash).not.toContain(dana.password);
   });
@@ -1056,7 +1056,7 @@ describe("consents", () => {
     const pkce = pkcePair();
     const { code: authCode } = await obtainCode(server.url, { client, user: frances, scope: "aisp", pkce });
     const [consent] = (await admin.data(CONSENTS, { user: frances.id })).consents;
-    const aisp = await server.db.scope.findUniqueOrThrow({ where: { name: "aisp" } });
+    const aisp = await server.prisma.scope.findUniqueOrThrow({ where: { name: "aisp" } });
     expect(aisp.description).not.toBe("aisp");
     expect(await mine()).toEqual([
       { id: consent.id, appName: "Frances Budget", organizationName: "Frances Bank", scopes: [{ name: "aisp", description: aisp.description }], grantedAt: consent.updatedAt, lastUsedAt: null },
@@ -1183,7 +1183,7 @@ describe("queries", () => {
       expect(failed).toHaveLength(24);
       failed.forEach((b: Json, i: number) => expect(Date.parse(b.hour)).toBe(Date.parse(hour) - (23 - i) * HOUR_MS));
       expect(failed[23].count - before.failedClientAuthenticationsPerHour.at(-1).count).toBe(M);
-      const dbFailed = await server.db.auditEvent.count({ where: { type: "client.authentication_failed", at: { gte: new Date(hour) } } });
+      const dbFailed = await server.prisma.auditEvent.count({ where: { type: "client.authentication_failed", at: { gte: new Date(hour) } } });
       expect(failed[23].count).toBe(dbFailed);
       for (const b of after.tokensIssuedPerHour) expect(Date.parse(b.hour) % HOUR_MS).toBe(0);
       return;
@@ -1195,21 +1195,21 @@ describe("queries", () => {
 describe("audit log", () => {
   it("admin mutations record an event with the actor (session or bearer) and the subject", async () => {
     await adminBySession.data('mutation { createOrganization(input: { name: "Audited By Session" }) { id } }');
-    const bySession = await server.db.auditEvent.findMany({ where: { type: "admin.createOrganization", details: { contains: "Audited By Session" } } });
+    const bySession = await server.prisma.auditEvent.findMany({ where: { type: "admin.createOrganization", details: { contains: "Audited By Session" } } });
     expect(bySession).toHaveLength(1);
     expect(bySession[0]).toMatchObject({ actor: "admin:admin" });
     expect(JSON.parse(bySession[0]!.details)).toEqual({ args: { input: { name: "Audited By Session" } } });
 
     const a = await createApp("Audited App");
     await admin.data("mutation($id: ID!) { setAppStatus(appId: $id, status: revoked) { id } }", { id: a.appId });
-    const byBearer = await server.db.auditEvent.findMany({ where: { type: "admin.setAppStatus", subject: a.appId } });
+    const byBearer = await server.prisma.auditEvent.findMany({ where: { type: "admin.setAppStatus", subject: a.appId } });
     expect(byBearer).toHaveLength(1);
     expect(byBearer[0]).toMatchObject({ actor: `client:${DEMO.adminApp.consumerKey}` });
     expect(JSON.parse(byBearer[0]!.details).args).toEqual({ appId: a.appId, status: "revoked" });
     expect(Date.now() - byBearer[0]!.at.getTime()).toBeLessThan(60_000);
 
     // Every mutation type used in this file left events, each with an admin actor.
-    const types = new Set((await server.db.auditEvent.findMany({ where: { type: { startsWith: "admin." } }, select: { type: true } })).map((e) => e.type));
+    const types = new Set((await server.prisma.auditEvent.findMany({ where: { type: { startsWith: "admin." } }, select: { type: true } })).map((e) => e.type));
     for (const t of [
       "createOrganization", "updateOrganization", "deleteOrganization", "createDeveloper", "updateDeveloper", "deleteDeveloper",
       "createApi", "updateApi", "deleteApi", "createApiProduct", "updateApiProduct", "deleteApiProduct",
@@ -1218,24 +1218,24 @@ describe("audit log", () => {
     ]) {
       expect(types, t).toContain(`admin.${t}`);
     }
-    const actors = new Set((await server.db.auditEvent.findMany({ where: { type: { startsWith: "admin." } }, select: { actor: true } })).map((e) => e.actor));
+    const actors = new Set((await server.prisma.auditEvent.findMany({ where: { type: { startsWith: "admin." } }, select: { actor: true } })).map((e) => e.actor));
     expect([...actors].sort()).toEqual(["admin:admin", `client:${DEMO.adminApp.consumerKey}`].sort());
   });
 
   it("a createUser entry never contains the password", async () => {
     const password = "audit-me-not-password-42";
     await admin.data("mutation($p: String!) { createUser(input: { username: \"frank\", password: $p }) { id } }", { p: password });
-    const [entry] = await server.db.auditEvent.findMany({ where: { type: "admin.createUser", details: { contains: "frank" } } });
+    const [entry] = await server.prisma.auditEvent.findMany({ where: { type: "admin.createUser", details: { contains: "frank" } } });
     expect(entry).toBeDefined();
     expect(entry!.details).not.toContain(password);
     expect(JSON.parse(entry!.details)).toEqual({ args: { input: { username: "frank", password: "[redacted]" } } });
-    const everything = JSON.stringify(await server.db.auditEvent.findMany());
+    const everything = JSON.stringify(await server.prisma.auditEvent.findMany());
     for (const p of [password, ...passwords]) expect(everything).not.toContain(p);
   });
 
   it("no audit entry and no query answer contains a consumer secret or token value issued in this file", async () => {
     expect(secrets.length).toBeGreaterThan(40);
-    const everything = JSON.stringify(await server.db.auditEvent.findMany());
+    const everything = JSON.stringify(await server.prisma.auditEvent.findMany());
     const answers = [
       ...(await allPages(ALL_APPS, "apps", 10)),
       ...(await allPages(ALL_TOKENS, "tokens", 100)),
@@ -1253,7 +1253,7 @@ describe("audit log", () => {
   });
 
   it("queries and refused mutations record nothing", async () => {
-    const count = () => server.db.auditEvent.count({ where: { type: { startsWith: "admin." } } });
+    const count = () => server.prisma.auditEvent.count({ where: { type: { startsWith: "admin." } } });
     const before = await count();
     await admin.data("{ apps { nodes { id } } organizations { nodes { id } } dashboard { failedClientAuthenticationsPerHour { count } } }");
     expect(await code(admin, 'mutation { createOrganization(input: { name: "" }) { id } }')).toBe("BAD_USER_INPUT");

@@ -8,7 +8,7 @@ import { hash } from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FLOW_COOKIE } from "../src/interaction/session.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import {
   authorizeParams,
   authorizePath,
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 // Remembered consents change which stage a flow reaches; every test starts without any.
 beforeEach(async () => {
-  await server.db.consent.deleteMany();
+  await server.prisma.consent.deleteMany();
 });
 
 /** Starts a flow in `browser`; expects a redirect to a page of the SPA and returns the interaction id. */
@@ -182,8 +182,8 @@ describe("GET /authorize: requests that are never redirected (error page)", () =
   });
 
   it("a revoked app -> 400 page with unauthorized_client", async () => {
-    const developer = await server.db.developer.findFirstOrThrow();
-    await server.db.app.create({
+    const developer = await server.prisma.developer.findFirstOrThrow();
+    await server.prisma.app.create({
       data: {
         name: "Revoked app",
         developerId: developer.id,
@@ -284,7 +284,7 @@ describe("GET /authorize: errors redirected to the client with error, error_desc
 describe("GET /authorize: valid requests", () => {
   it("-> 302 to /login?interaction=<id>, flow cookie HttpOnly SameSite=Lax, no session yet, no-store", async () => {
     const browser = newBrowser();
-    const sessionsBefore = await server.db.session.count();
+    const sessionsBefore = await server.prisma.session.count();
     const res = await browser.fetch(authorizePath(authorizeParams()));
     expect(res.status).toBe(302);
     const location = res.headers.get("location");
@@ -293,7 +293,7 @@ describe("GET /authorize: valid requests", () => {
     const cookies = res.headers.getSetCookie().map(parseSetCookie);
     // Nothing to keep before a sign-in: no session cookie and no session row (L5).
     expect(cookies.map((c) => c.name)).toEqual([FLOW_COOKIE]);
-    expect(await server.db.session.count()).toBe(sessionsBefore);
+    expect(await server.prisma.session.count()).toBe(sessionsBefore);
     const flow = cookies[0]!;
     expect(flow.attributes.has("httponly")).toBe(true);
     expect(flow.attributes.get("samesite")?.toLowerCase()).toBe("lax");
@@ -301,7 +301,7 @@ describe("GET /authorize: valid requests", () => {
     // The issuer is http in this suite, so the cookie is not Secure (it would be with https).
     expect(flow.attributes.has("secure")).toBe(false);
     const id = interactionIdFrom(location);
-    expect(await server.db.interaction.findUnique({ where: { id } })).toMatchObject({ stage: "login", userId: null, scope: "aisp" });
+    expect(await server.prisma.interaction.findUnique({ where: { id } })).toMatchObject({ stage: "login", userId: null, scope: "aisp" });
   });
 
   it("with S256 PKCE for the client that requires it -> /login", async () => {
@@ -357,10 +357,10 @@ describe("GET /authorize: state with PKCE (RFC 9700 §2.1)", () => {
 
   it("rfc6749-profile app without PKCE, or with an empty code_challenge: state stays required -> invalid_request", async () => {
     // An rfc6749-profile app that does not require PKCE, so that only state is missing.
-    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
     const key = `state-test-${Date.now()}`;
-    await server.db.app.create({
+    await server.prisma.app.create({
       data: {
         name: key,
         developerId: developer.id,
@@ -428,7 +428,7 @@ describe("interaction API", () => {
     const own = await start(attacker);
     const attackerCsrf = (await view(attacker, own.id)).csrfToken;
     await expectError(await login(attacker, id, attackerCsrf), 403, "access_denied");
-    expect((await server.db.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
+    expect((await server.prisma.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
   });
 
   it("POST login without a CSRF header, with a wrong one, or with another session's -> 403; the flow still works after", async () => {
@@ -442,7 +442,7 @@ describe("interaction API", () => {
     await expectError(await login(browser, id, "wrong"), 403, "invalid_request");
     await expectError(await login(browser, id, `${csrf.slice(0, -1)}${csrf.endsWith("A") ? "B" : "A"}`), 403, "invalid_request");
     await expectError(await login(browser, id, otherCsrf), 403, "invalid_request");
-    expect((await server.db.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
+    expect((await server.prisma.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
 
     const ok = await login(browser, id, csrf);
     expect(ok.status).toBe(200);
@@ -541,7 +541,7 @@ describe("interaction API", () => {
     const browser = newBrowser();
     const params = authorizeParams();
     const { id, csrf } = await signedIn(browser, params);
-    const codesBefore = await server.db.authorizationCode.count();
+    const codesBefore = await server.prisma.authorizationCode.count();
     const res = await consent(browser, id, csrf, { approve: false });
     const body = await json(res);
     expect(res.status).toBe(200);
@@ -549,8 +549,8 @@ describe("interaction API", () => {
     const p = callbackParams(body.redirectTo);
     expect(Object.keys(p).sort()).toEqual(["error", "error_description", "iss", "state"]);
     expect(p).toMatchObject({ error: "access_denied", state: params.state, iss: ISSUER });
-    expect(await server.db.consent.count()).toBe(0);
-    expect(await server.db.authorizationCode.count()).toBe(codesBefore);
+    expect(await server.prisma.consent.count()).toBe(0);
+    expect(await server.prisma.authorizationCode.count()).toBe(codesBefore);
     // The next request in this browser asks again.
     expect((await start(browser)).location).toMatch(/^\/consent\?/);
   });
@@ -564,7 +564,7 @@ describe("interaction API", () => {
     await expectError(await consent(browser, id, csrf, { approve: true, scopes: [] }), 400, "invalid_request");
     await expectError(await consent(browser, id, csrf, { approve: true }), 400, "invalid_request");
     await expectError(await consent(browser, id, csrf, { approve: "yes", scopes: ["aisp"] }), 400, "invalid_request");
-    expect(await server.db.consent.count()).toBe(0);
+    expect(await server.prisma.consent.count()).toBe(0);
 
     const ok = await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] });
     expect(ok.status).toBe(200);
@@ -578,7 +578,7 @@ describe("interaction API", () => {
     const ok = await consent(browser, id, csrf, { approve: true, scopes: ["pisp"] });
     expect(ok.status).toBe(200);
     const code = expectCodeRedirect((await json(ok)).redirectTo, params.state as string);
-    const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+    const row = await server.prisma.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
     expect(row.scope).toBe("pisp");
     expect(row.redirectUri).toBe(DEMO.callbackUrl);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeLessThanOrEqual(61_000);
@@ -601,7 +601,7 @@ describe("interaction API", () => {
 
   it(`sign-in throttling: after ${MAX_FAILURES_PER_USER} failures -> 429 with Retry-After, even with the right password; other users unaffected`, async () => {
     const bob = { username: `bob-${Date.now()}`, password: "bob-correct-password" };
-    await server.db.user.create({ data: { username: bob.username, passwordHash: await hash(bob.password) } });
+    await server.prisma.user.create({ data: { username: bob.username, passwordHash: await hash(bob.password) } });
     const browser = newBrowser();
     const { id } = await start(browser);
     const csrf = (await view(browser, id)).csrfToken as string;
@@ -624,7 +624,7 @@ describe("interaction API", () => {
 
   it("a successful sign-in clears the user's failure count", async () => {
     const carol = { username: `carol-${Date.now()}`, password: "carol-correct-password" };
-    await server.db.user.create({ data: { username: carol.username, passwordHash: await hash(carol.password) } });
+    await server.prisma.user.create({ data: { username: carol.username, passwordHash: await hash(carol.password) } });
     for (let round = 0; round < 2; round++) {
       const browser = newBrowser();
       const { id } = await start(browser);
@@ -640,7 +640,7 @@ describe("interaction API", () => {
     const browser = newBrowser();
     const { id } = await start(browser);
     const csrf = (await view(browser, id)).csrfToken as string;
-    await server.db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expectError(await browser.fetch(`/interaction/${id}`), 410, "expired");
     await expectError(await login(browser, id, csrf), 410, "expired");
   });
@@ -648,9 +648,9 @@ describe("interaction API", () => {
   it("an interaction that expires at the consent stage -> 410 on consent, no code issued", async () => {
     const browser = newBrowser();
     const { id, csrf } = await signedIn(browser);
-    await server.db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expectError(await consent(browser, id, csrf, { approve: true, scopes: ["aisp"] }), 410, "expired");
-    expect(await server.db.consent.count()).toBe(0);
+    expect(await server.prisma.consent.count()).toBe(0);
   });
 
   it("remembered consent: same or fewer scopes in the same browser -> straight to the callback with a code; more scopes -> consent page", async () => {
@@ -662,7 +662,7 @@ describe("interaction API", () => {
       const res = await browser.fetch(authorizePath(params));
       expect(res.status).toBe(302);
       const code = expectCodeRedirect(res.headers.get("location"), params.state as string);
-      const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+      const row = await server.prisma.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
       expect(row.scope.split(" ").sort()).toEqual(scope.split(" ").sort());
     }
 

@@ -142,7 +142,7 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     // Every instance now holds the credential and the API in its catalog cache.
     for (const i of [0, 1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
     const where = { credential: { consumerKey: DEMO.app.consumerKey }, apiProduct: { name: "PSD2-AISP-v1" } };
-    const setStatus = (status: string) => instances[0]!.db.credentialProduct.updateMany({ where, data: { status } });
+    const setStatus = (status: string) => instances[0]!.prisma.credentialProduct.updateMany({ where, data: { status } });
     const until = async (i: number, expected: number) => {
       const since = Date.now();
       let status = 0;

@@ -9,7 +9,7 @@
 import { hash } from "@node-rs/argon2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { basic, FORM, json, obtainCode, pkcePair, TOKEN_PATHS, tokenRequest, type CodeOptions, type DemoClient, type Json, type TokenAnswer } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { AUTH_CODE_KEYS } from "./support/token-response.js";
@@ -25,7 +25,7 @@ const statuses: { what: string; status: number }[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
-  aliceId = (await server.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
+  aliceId = (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
 });
 
 afterAll(async () => {
@@ -279,13 +279,13 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=authorization_code", (path) => {
 
   it("expired code -> invalid_grant", async () => {
     const value = await code();
-    await server.db.authorizationCode.update({ where: { codeHash: hashSecret(value) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.authorizationCode.update({ where: { codeHash: hashSecret(value) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expectError(await exchange(path, value), 400, "invalid_grant");
   });
 
   it("codes live 60 seconds", async () => {
     const value = await code();
-    const row = await server.db.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(value) } });
+    const row = await server.prisma.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(value) } });
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeGreaterThan(55_000);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBeLessThanOrEqual(61_000);
   });
@@ -309,9 +309,9 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=authorization_code", (path) => {
 
   it("a code of a user disabled since -> invalid_grant", async () => {
     const user = { username: `dora-${path.length}-${Date.now()}`, password: "dora-correct-password" };
-    const row = await server.db.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const row = await server.prisma.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
     const value = await code({ user });
-    await server.db.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    await server.prisma.user.update({ where: { id: row.id }, data: { status: "disabled" } });
     expectError(await exchange(path, value), 400, "invalid_grant");
   });
 });
@@ -344,7 +344,7 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
   it("rotation keeps the family's refresh expiry (never extends it)", async () => {
     const first = ok(await exchange(path, await code()));
     const soon = new Date(Date.now() + 1000 * 1000);
-    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: soon } });
+    await server.prisma.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: soon } });
     const second = ok(await refresh(path, first.refresh_token));
     expect(Number(second.refresh_token_expires_in)).toBeLessThanOrEqual(1000);
     expect(Number(second.refresh_token_expires_in)).toBeGreaterThan(990);
@@ -410,15 +410,15 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
 
   it("expired refresh token -> invalid_grant", async () => {
     const first = ok(await exchange(path, await code()));
-    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(first.refresh_token) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
     expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
   });
 
   it("a refresh token of a user disabled since -> invalid_grant", async () => {
     const user = { username: `erin-${path.length}-${Date.now()}`, password: "erin-correct-password" };
-    const row = await server.db.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const row = await server.prisma.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
     const first = ok(await exchange(path, await code({ user })));
-    await server.db.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    await server.prisma.user.update({ where: { id: row.id }, data: { status: "disabled" } });
     expectError(await refresh(path, first.refresh_token), 400, "invalid_grant");
   });
 
@@ -454,11 +454,11 @@ describe("refresh scope is bounded by the original grant, not by the last narrow
 describe("a product revoked on the credential after consent gives no scope to a new token", () => {
   /** An apigee-profile app without PKCE, approved for PSD2-AISP-v1 and PSD2-PISP-v1, with the demo callback. */
   async function twoProductApp(): Promise<DemoClient & { credentialId: string }> {
-    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-    const products = await server.db.apiProduct.findMany({ where: { name: { in: ["PSD2-AISP-v1", "PSD2-PISP-v1"] } } });
+    const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const products = await server.prisma.apiProduct.findMany({ where: { name: { in: ["PSD2-AISP-v1", "PSD2-PISP-v1"] } } });
     const consumerKey = `revoke-test-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
     const consumerSecret = `secret-${consumerKey}`;
-    const app = await server.db.app.create({
+    const app = await server.prisma.app.create({
       data: {
         name: consumerKey,
         developerId: developer.id,
@@ -473,8 +473,8 @@ describe("a product revoked on the credential after consent gives no scope to a 
 
   /** Sets the status of PSD2-PISP-v1 on the client's credential. */
   async function setPisp(client: { credentialId: string }, status: string): Promise<void> {
-    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
-    await server.db.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status } });
+    const pisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.prisma.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status } });
   }
 
   it("code exchange: the revoked product's scope is left out, and asking for it is invalid_scope", async () => {
@@ -485,7 +485,7 @@ describe("a product revoked on the credential after consent gives no scope to a 
     const body = ok(await exchange("/token", value, {}, client));
     expect(body.scope).toBe("aisp");
     expect(body.api_product_list_json).toEqual(["PSD2-AISP-v1"]);
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
     expect(row.scope).toBe("aisp");
   });
 
@@ -508,10 +508,10 @@ describe("a product revoked on the credential after consent gives no scope to a 
     const tokens = ok(await exchange("/token", await code({ client, scope: "pisp" }), {}, client));
     const value = await code({ client, scope: "pisp" });
     await setPisp(client, "pending");
-    const before = await server.db.accessToken.count({ where: { credentialId: client.credentialId } });
+    const before = await server.prisma.accessToken.count({ where: { credentialId: client.credentialId } });
     expectError(await exchange("/token", value, {}, client), 400, "invalid_grant");
     expectError(await refresh("/token", tokens.refresh_token, {}, client), 400, "invalid_grant");
-    expect(await server.db.accessToken.count({ where: { credentialId: client.credentialId } })).toBe(before);
+    expect(await server.prisma.accessToken.count({ where: { credentialId: client.credentialId } })).toBe(before);
   });
 });
 

@@ -183,19 +183,19 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", () => resolve()));
   echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
 
-  const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
-  await server.db.api.create({
+  const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+  await server.prisma.api.create({
     data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } },
   });
-  await server.db.api.create({
+  await server.prisma.api.create({
     data: { name: "down", upstreamUrl: `http://127.0.0.1:${await closedPort()}`, requiredScopes: "", products: { create: [{ apiProductId: aisp.id }] } },
   });
   // The same upstream under a base path.
-  await server.db.api.create({
+  await server.prisma.api.create({
     data: { name: "echobase", upstreamUrl: `${echoUrl}/base/v1`, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } },
   });
   // An API no product grants: every token is refused with insufficient_scope.
-  await server.db.api.create({ data: { name: "orphan", upstreamUrl: echoUrl, requiredScopes: "" } });
+  await server.prisma.api.create({ data: { name: "orphan", upstreamUrl: echoUrl, requiredScopes: "" } });
 
   appToken = await token(DEMO.app);
 });
@@ -444,12 +444,12 @@ describe("forwarding to the upstream", () => {
   });
 
   it("sends a non-ASCII app name in X-App-Name as percent-encoded UTF-8", async () => {
-    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
     // "é" is in the Basic Multilingual Plane; "💶" (U+1F4B6) is a surrogate pair in JavaScript strings.
     for (const [i, name] of ["Café Budget", "Café 💶 Budget"].entries()) {
       const consumerKey = `gw-unicode-key-${i}`;
-      await server.db.app.create({
+      await server.prisma.app.create({
         data: {
           name,
           developerId: developer.id,
@@ -469,11 +469,11 @@ describe("forwarding to the upstream", () => {
   });
 
   it("percent-encodes a literal % in X-App-Name too, so the header decodes back to the name (RFC 3986 §2.4)", async () => {
-    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
     // Without escaping "%", "Caf%C3%A9" would reach the upstream exactly as "Café" does.
     const name = "100% Caf%C3%A9";
-    await server.db.app.create({
+    await server.prisma.app.create({
       data: {
         name,
         developerId: developer.id,
@@ -509,7 +509,7 @@ describe("the upstream's answer", () => {
       expect(res.headers["set-cookie"]).toBeUndefined();
       expect(res.headers["x-echo"]).toBe("yes");
     }
-    expect((await server.db.api.findUniqueOrThrow({ where: { name: "echo" } })).passCookies).toBe(false);
+    expect((await server.prisma.api.findUniqueOrThrow({ where: { name: "echo" } })).passCookies).toBe(false);
   });
 
   it("passes Set-Cookie only while the API's passCookies, set and audited through the admin API, is on", async () => {
@@ -524,8 +524,8 @@ describe("the upstream's answer", () => {
       input: { name: "echocookies", upstreamUrl: echoUrl, requiredScopes: ["aisp"], passCookies: true },
     });
     expect(api.passCookies).toBe(true);
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
-    await server.db.apiProductApi.createMany({ data: [plain.id, api.id].map((apiId: string) => ({ apiProductId: aisp.id, apiId })) });
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await server.prisma.apiProductApi.createMany({ data: [plain.id, api.id].map((apiId: string) => ({ apiProductId: aisp.id, apiId })) });
 
     const call = (name: string) => raw(`/${name}/cookie`, "GET", { Authorization: `Bearer ${appToken}` });
     expect((await call("echoplain")).headers["set-cookie"]).toBeUndefined();
@@ -543,7 +543,7 @@ describe("the upstream's answer", () => {
     expect((await call("echocookies")).headers["set-cookie"]).toEqual(UPSTREAM_COOKIES);
     expect((await admin.data<Json>("{ apis { name passCookies } }")).apis.filter((a: Json) => a.passCookies).map((a: Json) => a.name)).toEqual(["echocookies"]);
 
-    const events = await server.db.auditEvent.findMany({ where: { type: { in: ["admin.createApi", "admin.updateApi"] } } });
+    const events = await server.prisma.auditEvent.findMany({ where: { type: { in: ["admin.createApi", "admin.updateApi"] } } });
     const details = events.map((e) => ({ type: e.type, actor: e.actor, subject: e.subject, input: JSON.parse(e.details).args.input }));
     expect(details).toHaveLength(5);
     expect(details).toEqual(expect.arrayContaining([
@@ -615,7 +615,7 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers an expired token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.db.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const before = hits.length;
     const res = await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } });
     await expectJsonError(res, 401, "invalid_token");
@@ -626,7 +626,7 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers a revoked token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.db.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
     const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } });
     await expectJsonError(res, 401, "invalid_token");
     expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
@@ -670,9 +670,9 @@ describe("access errors (RFC 6750 §3)", () => {
   });
 
   it("stops forwarding once the token's product is revoked on its credential", async () => {
-    const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
-    const app = await server.db.app.create({
+    const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    const app = await server.prisma.app.create({
       data: {
         name: "Gateway product revocation",
         developerId: developer.id,
@@ -684,7 +684,7 @@ describe("access errors (RFC 6750 §3)", () => {
     });
     const t = await token({ consumerKey: "gw-product-key", consumerSecret: "gw-product-secret" });
     expect((await gw("/echo/p", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.db.credentialProduct.update({
+    await server.prisma.credentialProduct.update({
       where: { credentialId_apiProductId: { credentialId: app.credentials[0]!.id, apiProductId: aisp.id } },
       data: { status: "revoked" },
     });
@@ -740,8 +740,8 @@ describe("behind trusted proxies (TRUST_PROXY_HOPS=2)", () => {
 
   beforeAll(async () => {
     proxied = await startTestServer({ TRUST_PROXY_HOPS: "2" });
-    const aisp = await proxied.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
-    await proxied.db.api.create({ data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } } });
+    const aisp = await proxied.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await proxied.prisma.api.create({ data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } } });
     proxiedToken = await token(DEMO.app, undefined, proxied.url);
   });
 

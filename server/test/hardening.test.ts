@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { basic, Browser, FORM, formEncode, json, obtainCode, pkcePair, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -516,7 +516,7 @@ describe("the default server", () => {
 
   describe("audit log", () => {
     it("records the security events and never a secret, token, code or password", async () => {
-      const earlier = new Set((await s.db.auditEvent.findMany({ select: { id: true } })).map((e) => e.id));
+      const earlier = new Set((await s.prisma.auditEvent.findMany({ select: { id: true } })).map((e) => e.id));
       const wrongSecret = `wrong-secret-${randomBytes(12).toString("hex")}`;
       const wrongPassword = `wrong-password-${randomBytes(12).toString("hex")}`;
       const sensitive: string[] = [
@@ -556,12 +556,12 @@ describe("the default server", () => {
       // revocation
       expect((await oauthPost(s.url, REVOKE, DEMO.paymentsApp, form({ token: refreshed.body.refresh_token }))).status).toBe(200);
 
-      const events = (await s.db.auditEvent.findMany({ orderBy: { at: "asc" } })).filter((e) => !earlier.has(e.id));
+      const events = (await s.prisma.auditEvent.findMany({ orderBy: { at: "asc" } })).filter((e) => !earlier.has(e.id));
       const of = (type: string) => events.filter((e) => e.type === type);
       const details = (type: string) => of(type).map((e) => JSON.parse(e.details) as Record<string, unknown>);
 
-      const alice = await s.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
-      const payments = await s.db.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.paymentsApp.consumerKey } });
+      const alice = await s.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
+      const payments = await s.prisma.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.paymentsApp.consumerKey } });
 
       expect(details("token.issued")).toEqual(
         expect.arrayContaining([
@@ -594,7 +594,7 @@ describe("the default server", () => {
       expect(JSON.parse(revoked[0]!.details)).toEqual({ token_type: "refresh_token" });
 
       // Nothing secret anywhere in the log: not in clear, not as the stored SHA-256 either.
-      const all = await s.db.auditEvent.findMany();
+      const all = await s.prisma.auditEvent.findMany();
       const dump = JSON.stringify(all);
       for (const value of sensitive) {
         expect(value.length).toBeGreaterThan(8);

@@ -15,7 +15,7 @@
  * - every gateway answer carries `X-Content-Type-Options: nosniff`, and none carries an
  *   upstream's `Set-Cookie` unless the API passes cookies; the upstream never gets a
  *   forwarding field (`Forwarded`, `X-Forwarded-*`, `X-Real-IP` …) as the caller sent it;
- * - rejected requests do not write: every table is fingerprinted through `server.db` before
+ * - rejected requests do not write: every table is fingerprinted through `server.prisma` before
  *   and after each request; only the audit log (exactly one row per failed client
  *   authentication or sign-in), sessions and, for /authorize, one new interaction per
  *   redirect to /login may change.
@@ -337,7 +337,7 @@ async function clientCredentials(client: DemoClient, scope?: string): Promise<st
 
 beforeAll(async () => {
   server = await startTestServer(ENV);
-  watch = await H.DbWatch.create(server.db);
+  watch = await H.DbWatch.create(server.prisma);
   issuer = ((await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer;
 
   real.aisp = await clientCredentials(DEMO.app, "aisp");
@@ -1406,9 +1406,9 @@ describe("gateway (/accounts/...)", () => {
     const OTHERS = H.FORWARDING_FIELDS.map((n) => n.toLowerCase()).filter((n) => !OURS.includes(n));
 
     beforeAll(async () => {
-      const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+      const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
       for (const [name, passCookies] of [["echo", false], ["echo-cookies", true]] as const) {
-        await server.db.api.create({
+        await server.prisma.api.create({
           data: { name, upstreamUrl: `${server.demoUpstreamUrl}/echo`, requiredScopes: "aisp", passCookies, products: { create: [{ apiProductId: aisp.id }] } },
         });
       }

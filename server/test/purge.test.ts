@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { purgeExpired } from "../src/maintenance/purge.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { obtainCode, tokenRequest } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -30,14 +30,14 @@ interface Owners {
 }
 
 async function owners(server: TestServer): Promise<Owners> {
-  const credential = await server.db.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.app.consumerKey } });
-  const user = await server.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
+  const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.app.consumerKey } });
+  const user = await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
   return { appId: credential.appId, credentialId: credential.id, userId: user.id };
 }
 
 /** Row factories over one server's database. */
 function rows(server: TestServer, o: Owners) {
-  const db = server.db;
+  const db = server.prisma;
   return {
     interaction: async (expiresAt: Date) =>
       (await db.interaction.create({ data: { appId: o.appId, redirectUri: DEMO.callbackUrl, scope: "aisp", expiresAt } })).id,
@@ -88,7 +88,7 @@ describe("purgeExpired", () => {
   });
 
   it("deletes exactly what expired and keeps every live row", async () => {
-    const db = server.db;
+    const db = server.prisma;
     const make = rows(server, o);
     const now = new Date();
     const past = new Date(now.getTime() - HOUR);
@@ -216,7 +216,7 @@ describe("purgeExpired", () => {
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {
-    const db = server.db;
+    const db = server.prisma;
     const now = new Date();
     const past = new Date(now.getTime() - HOUR);
     const n = 1100;
@@ -241,17 +241,17 @@ describe("purgeExpired", () => {
     const { code } = await obtainCode(server.url, { client: DEMO.app, scope: "aisp extended_transaction_history" });
     const exchanged = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "authorization_code", code, redirect_uri: DEMO.callbackUrl });
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(exchanged.body.access_token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(exchanged.body.access_token) } });
     expect(row.familyId).not.toBeNull();
     // The access token and the code expire; the refresh token stays live.
     const past = new Date(Date.now() - HOUR);
-    await server.db.accessToken.update({ where: { id: row.id }, data: { expiresAt: past } });
-    await server.db.authorizationCode.update({ where: { id: row.familyId! }, data: { expiresAt: past } });
+    await server.prisma.accessToken.update({ where: { id: row.id }, data: { expiresAt: past } });
+    await server.prisma.authorizationCode.update({ where: { id: row.familyId! }, data: { expiresAt: past } });
 
-    const counts = await purgeExpired(server.db, new Date(), 30);
+    const counts = await purgeExpired(server.prisma, new Date(), 30);
     expect(counts.tokens).toBe(0);
     expect(counts.authorizationCodes).toBe(0);
-    expect(await server.db.authorizationCode.count({ where: { id: row.familyId! } })).toBe(1);
+    expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(1);
 
     // The refresh grant still works and still knows the original grant (scope cannot widen past it).
     const refreshed = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: exchanged.body.refresh_token });
@@ -259,11 +259,11 @@ describe("purgeExpired", () => {
     expect(refreshed.body.scope.split(" ").sort()).toEqual(["aisp", "extended_transaction_history"]);
 
     // Once the whole family is past its refresh expiry, the rows and the code go together.
-    await server.db.accessToken.updateMany({ where: { familyId: row.familyId }, data: { expiresAt: past, refreshTokenExpiresAt: past } });
-    const later = await purgeExpired(server.db, new Date(), 30);
+    await server.prisma.accessToken.updateMany({ where: { familyId: row.familyId }, data: { expiresAt: past, refreshTokenExpiresAt: past } });
+    const later = await purgeExpired(server.prisma, new Date(), 30);
     expect(later.tokens).toBe(2);
     expect(later.authorizationCodes).toBe(1);
-    expect(await server.db.authorizationCode.count({ where: { id: row.familyId! } })).toBe(0);
+    expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(0);
     // And the refresh token is simply unknown now.
     const gone = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
     expect(gone.status).toBe(400);
@@ -303,11 +303,11 @@ describe("scheduled purge", () => {
     };
 
     const remaining = async () => ({
-      interaction: await server.db.interaction.count({ where: { id: expired.interaction } }),
-      session: await server.db.session.count({ where: { sidHash: expired.session } }),
-      token: await server.db.accessToken.count({ where: { id: expired.token } }),
-      code: await server.db.authorizationCode.count({ where: { id: expired.code } }),
-      audit: await server.db.auditEvent.count({ where: { id: expired.audit } }),
+      interaction: await server.prisma.interaction.count({ where: { id: expired.interaction } }),
+      session: await server.prisma.session.count({ where: { sidHash: expired.session } }),
+      token: await server.prisma.accessToken.count({ where: { id: expired.token } }),
+      code: await server.prisma.authorizationCode.count({ where: { id: expired.code } }),
+      audit: await server.prisma.auditEvent.count({ where: { id: expired.audit } }),
     });
     const gone = { interaction: 0, session: 0, token: 0, code: 0, audit: 0 };
 
@@ -319,11 +319,11 @@ describe("scheduled purge", () => {
     }
     expect(seen).toEqual(gone);
 
-    expect(await server.db.interaction.count({ where: { id: live.interaction } })).toBe(1);
-    expect(await server.db.session.count({ where: { sidHash: live.session } })).toBe(1);
-    expect(await server.db.accessToken.count({ where: { id: { in: [live.token, live.refreshLive] } } })).toBe(2);
-    expect(await server.db.authorizationCode.count({ where: { id: live.code } })).toBe(1);
-    expect(await server.db.auditEvent.count({ where: { id: live.audit } })).toBe(1);
+    expect(await server.prisma.interaction.count({ where: { id: live.interaction } })).toBe(1);
+    expect(await server.prisma.session.count({ where: { sidHash: live.session } })).toBe(1);
+    expect(await server.prisma.accessToken.count({ where: { id: { in: [live.token, live.refreshLive] } } })).toBe(2);
+    expect(await server.prisma.authorizationCode.count({ where: { id: live.code } })).toBe(1);
+    expect(await server.prisma.auditEvent.count({ where: { id: live.audit } })).toBe(1);
 
     // The server keeps answering while it purges.
     const health = await fetch(new URL("/healthz", server.url));
@@ -348,7 +348,7 @@ describe("scheduled purge", () => {
         const deadline = Date.now() + 10_000;
         let left = 2;
         while (left > 0 && Date.now() < deadline) {
-          left = (await second.db.accessToken.count({ where: { id: tokenId } })) + (await second.db.interaction.count({ where: { id: interactionId } }));
+          left = (await second.prisma.accessToken.count({ where: { id: tokenId } })) + (await second.prisma.interaction.count({ where: { id: interactionId } }));
           if (left > 0) await sleep(100);
         }
         expect(left).toBe(0);

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { hashSecret } from "../src/oauth/secrets.js";
+import { hashSecret } from "../src/kernel/secrets.js";
 import { basic, FORM, formEncode, json, obtainCode, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // AUTH_URL and BASE_URL differ from the listening address (reverse proxy set-up), so the
   // metadata must name the configured public addresses, not the socket's.
   server = await startTestServer({ AUTH_URL, BASE_URL });
-  aliceId = (await server.db.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
+  aliceId = (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
 });
 
 afterAll(async () => {
@@ -104,10 +104,10 @@ async function gateway(token: string): Promise<number> {
 
 /** A fresh app (own credential, PSD2-AISP-v1 approved) created straight in the database. */
 async function extraClient(label: string): Promise<{ client: DemoClient; appId: string; credentialId: string }> {
-  const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
-  const product = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+  const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+  const product = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
   const client = { consumerKey: `${label}-${randomBytes(4).toString("hex")}`, consumerSecret: randomBytes(32).toString("base64url") };
-  const app = await server.db.app.create({
+  const app = await server.prisma.app.create({
     data: {
       name: client.consumerKey,
       developerId: developer.id,
@@ -224,7 +224,7 @@ describe("token revocation (RFC 7009)", () => {
     const token = await ccToken();
     expect((await revoke(DEMO.app, token)).status).toBe(200);
     expect(await gateway(token)).toBe(401);
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect(row.status).toBe("revoked");
     expect(row.revokedAt).toBeInstanceOf(Date);
   });
@@ -315,9 +315,9 @@ describe("token revocation (RFC 7009)", () => {
 
   it("writes a token.revoked audit event naming the client and the token row, without the token", async () => {
     const token = await ccToken();
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect((await revoke(DEMO.app, token)).status).toBe(200);
-    const events = await server.db.auditEvent.findMany({ where: { type: "token.revoked", subject: row.id } });
+    const events = await server.prisma.auditEvent.findMany({ where: { type: "token.revoked", subject: row.id } });
     expect(events).toHaveLength(1);
     expect(events[0]!.actor).toBe(DEMO.app.consumerKey);
     expect(JSON.parse(events[0]!.details)).toEqual({ token_type: "access_token" });
@@ -325,10 +325,10 @@ describe("token revocation (RFC 7009)", () => {
   });
 
   it("no event is written for an unknown token or another client's token", async () => {
-    const before = await server.db.auditEvent.count({ where: { type: "token.revoked" } });
+    const before = await server.prisma.auditEvent.count({ where: { type: "token.revoked" } });
     await revoke(DEMO.app, randomBytes(32).toString("base64url"));
     await revoke(DEMO.strictApp, await ccToken(DEMO.app));
-    expect(await server.db.auditEvent.count({ where: { type: "token.revoked" } })).toBe(before);
+    expect(await server.prisma.auditEvent.count({ where: { type: "token.revoked" } })).toBe(before);
   });
 });
 
@@ -387,7 +387,7 @@ describe("token introspection (RFC 7662)", () => {
     expect(b.iat).toBeLessThanOrEqual(after);
     expect(b.exp - b.iat).toBe(ACCESS_LIFETIME);
     // Matches the stored row.
-    const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(token) } });
     expect(b.exp).toBe(Math.floor(row.expiresAt.getTime() / 1000));
   });
 
@@ -441,7 +441,7 @@ describe("token introspection (RFC 7662)", () => {
 
   it("an expired access token is exactly {active: false}", async () => {
     const token = await ccToken();
-    await server.db.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const a = await introspect(token);
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ active: false });
@@ -450,7 +450,7 @@ describe("token introspection (RFC 7662)", () => {
 
   it("an expired refresh token is exactly {active: false}", async () => {
     const { refresh: refreshToken } = await userTokens();
-    await server.db.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(refreshToken) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { refreshTokenHash: hashSecret(refreshToken) }, data: { refreshTokenExpiresAt: new Date(Date.now() - 1000) } });
     expect((await introspect(refreshToken)).body).toEqual({ active: false });
   });
 
@@ -473,7 +473,7 @@ describe("token introspection (RFC 7662)", () => {
     const extra = await extraClient("revoked-app");
     const token = await ccToken(extra.client);
     expect((await introspect(token)).body.active).toBe(true);
-    await server.db.app.update({ where: { id: extra.appId }, data: { status: "revoked" } });
+    await server.prisma.app.update({ where: { id: extra.appId }, data: { status: "revoked" } });
     expect((await introspect(token)).body).toEqual({ active: false });
     expect(await gateway(token)).toBe(401);
   });
@@ -481,13 +481,13 @@ describe("token introspection (RFC 7662)", () => {
   it("a token of a revoked or expired credential is exactly {active: false}", async () => {
     const revoked = await extraClient("revoked-cred");
     const t1 = await ccToken(revoked.client);
-    await server.db.credential.update({ where: { id: revoked.credentialId }, data: { status: "revoked" } });
+    await server.prisma.credential.update({ where: { id: revoked.credentialId }, data: { status: "revoked" } });
     expect((await introspect(t1)).body).toEqual({ active: false });
 
     const expired = await extraClient("expired-cred");
     const t2 = await ccToken(expired.client);
     expect((await introspect(t2)).body.active).toBe(true);
-    await server.db.credential.update({ where: { id: expired.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.credential.update({ where: { id: expired.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await introspect(t2)).body).toEqual({ active: false });
   });
 
@@ -497,12 +497,12 @@ describe("token introspection (RFC 7662)", () => {
     // on a credential takes effect at once. A resource server deciding from introspection must
     // see the same list, or it grants what the gateway refuses.
     const extra = await extraClient("product-revoked");
-    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
-    await server.db.credentialProduct.create({ data: { credentialId: extra.credentialId, apiProductId: pisp.id } });
+    const pisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.prisma.credentialProduct.create({ data: { credentialId: extra.credentialId, apiProductId: pisp.id } });
     const token = await ccToken(extra.client);
     expect([...(await introspect(token)).body.api_product_list_json].sort()).toEqual(["PSD2-AISP-v1", "PSD2-PISP-v1"]);
-    const aisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
-    await server.db.credentialProduct.update({
+    const aisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
+    await server.prisma.credentialProduct.update({
       where: { credentialId_apiProductId: { credentialId: extra.credentialId, apiProductId: aisp.id } },
       data: { status: "revoked" },
     });

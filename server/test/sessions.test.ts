@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const sessionRows = () => server.db.session.count();
+const sessionRows = () => server.prisma.session.count();
 
 describe("before a sign-in nothing is stored for the browser (L5)", () => {
   it("100 cookie-less GET /session write no session row and set no session cookie", async () => {
@@ -31,13 +31,13 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
   });
 
   it("cookie-less GET /authorize writes its interaction but no session row", async () => {
-    const before = { sessions: await sessionRows(), interactions: await server.db.interaction.count() };
+    const before = { sessions: await sessionRows(), interactions: await server.prisma.interaction.count() };
     for (let i = 0; i < 3; i++) {
       const res = await fetch(new URL(authorizePath(authorizeParams()), server.url), { redirect: "manual", headers: { "X-Forwarded-For": `10.0.0.${i}` } });
       expect(res.status).toBe(302);
     }
     expect(await sessionRows()).toBe(before.sessions);
-    expect(await server.db.interaction.count()).toBe(before.interactions + 3);
+    expect(await server.prisma.interaction.count()).toBe(before.interactions + 3);
   });
 
   it("the sign-in creates the one session row, and the browser's flow carries over", async () => {
@@ -75,12 +75,12 @@ describe("authorization requests per client IP (L5)", () => {
     // An error page costs no write and no budget.
     for (let i = 0; i < 10; i++) expect((await from("10.0.1.1", authorizeParams(DEMO.app, { redirect_uri: "https://evil.example/cb" }))).status).toBe(400);
     for (let i = 0; i < 5; i++) expect((await from("10.0.1.1")).status).toBe(302);
-    const interactions = await server.db.interaction.count();
+    const interactions = await server.prisma.interaction.count();
     const limited = await from("10.0.1.1");
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await limited.json()) as { error: string }).error).toBe("too_many_requests");
-    expect(await server.db.interaction.count()).toBe(interactions);
+    expect(await server.prisma.interaction.count()).toBe(interactions);
     // Another address is not affected.
     expect((await from("10.0.1.2")).status).toBe(302);
   });

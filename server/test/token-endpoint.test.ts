@@ -120,14 +120,14 @@ interface ClientOptions {
 /** Creates an app of the demo developer with one credential, directly in the database. */
 async function createClient(o: ClientOptions = {}): Promise<TestClient> {
   const n = randomUUID().slice(0, 8);
-  const developer = await server.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+  const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
   const wanted = o.products ?? [{ name: "PSD2-AISP-v1" }];
-  const products = await server.db.apiProduct.findMany({ where: { name: { in: wanted.map((p) => p.name) } } });
+  const products = await server.prisma.apiProduct.findMany({ where: { name: { in: wanted.map((p) => p.name) } } });
   expect(products).toHaveLength(wanted.length);
   const consumerKey = o.consumerKey ?? `test-key-${n}`;
   const consumerSecret = o.consumerSecret ?? `test-secret-${randomBytes(16).toString("hex")}`;
   const appName = `Test App ${n}`;
-  const app = await server.db.app.create({
+  const app = await server.prisma.app.create({
     data: {
       name: appName,
       developerId: developer.id,
@@ -155,7 +155,7 @@ async function createClient(o: ClientOptions = {}): Promise<TestClient> {
 }
 
 function tokenCount(credentialId: string): Promise<number> {
-  return server.db.accessToken.count({ where: { credentialId } });
+  return server.prisma.accessToken.count({ where: { credentialId } });
 }
 
 function sortedScopes(scope: string): string[] {
@@ -228,8 +228,8 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       const res = await call(path);
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
-      expect(await server.db.accessToken.findFirst({ where: { tokenHash: body.access_token } })).toBeNull();
-      const row = await server.db.accessToken.findFirst({ where: { tokenHash: sha256(body.access_token) } });
+      expect(await server.prisma.accessToken.findFirst({ where: { tokenHash: body.access_token } })).toBeNull();
+      const row = await server.prisma.accessToken.findFirst({ where: { tokenHash: sha256(body.access_token) } });
       expect(row).not.toBeNull();
       expect(row!.grantType).toBe("client_credentials");
       expect(row!.status).toBe("approved");
@@ -307,7 +307,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(sortedScopes(body.scope)).toEqual(["aisp", "pisp"]);
       // The products stay the credential's approved products (decisions.md).
       expect([...body.api_product_list_json].sort()).toEqual(ALL_PRODUCTS);
-      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
       expect(sortedScopes(row.scope)).toEqual(["aisp", "pisp"]);
     });
 
@@ -318,10 +318,10 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
     });
 
     it("refuses an unknown scope with invalid_scope", async () => {
-      const before = await server.db.accessToken.count();
+      const before = await server.prisma.accessToken.count();
       await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "aisp admin" }), 400, "invalid_scope");
       await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "made_up" }), 400, "invalid_scope");
-      expect(await server.db.accessToken.count()).toBe(before);
+      expect(await server.prisma.accessToken.count()).toBe(before);
     });
 
     it("describes a scope with characters RFC 6749 section 3.3 forbids in plain ASCII (no '?' in place of a section sign)", async () => {
@@ -390,7 +390,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(Number.isInteger(body.issued_at)).toBe(true);
       expect(body.issued_at).toBeGreaterThanOrEqual(before);
       expect(body.issued_at).toBeLessThanOrEqual(after);
-      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
       expect(body.issued_at).toBe(Math.floor(row.issuedAt.getTime() / 1000));
       expect(body.issued_at + body.expires_in).toBeGreaterThanOrEqual(Math.floor(row.expiresAt.getTime() / 1000) - 1);
       // Same members as the apigee profile: only token_type, expires_in and issued_at change.
@@ -401,15 +401,15 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
 
     it("uses the app's accessTokenLifetimeSeconds for expires_in and the stored expiry", async () => {
       const client = await createClient();
-      await server.db.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 1800 } });
+      await server.prisma.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 1800 } });
       const res = await call(path, { authorization: basic(client.consumerKey, client.consumerSecret) });
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
       expect(["1800", "1799"]).toContain(body.expires_in);
-      const row = await server.db.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
       expect(row.expiresAt.getTime() - row.issuedAt.getTime()).toBe(1800 * 1000);
 
-      await server.db.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 120 } });
+      await server.prisma.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 120 } });
       const again = (await (await call(path, { authorization: basic(client.consumerKey, client.consumerSecret) })).json()) as Json;
       expect(["120", "119"]).toContain(again.expires_in);
     });
@@ -475,7 +475,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       const client = await createClient();
       const auth = basic(client.consumerKey, client.consumerSecret);
       expect((await call(path, { authorization: auth })).status).toBe(200);
-      await server.db.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
+      await server.prisma.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
       await expectInvalidClient(await call(path, { authorization: auth }));
     });
   });
@@ -534,10 +534,10 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
     });
 
     it("answers a client_id in the body that differs from the Basic credentials with 400", async () => {
-      const before = await server.db.accessToken.count();
+      const before = await server.prisma.accessToken.count();
       const res = await tokenRequest(path, { grant_type: "client_credentials", client_id: DEMO.paymentsApp.consumerKey });
       await expectOAuthError(res, 400, "invalid_request");
-      expect(await server.db.accessToken.count()).toBe(before);
+      expect(await server.prisma.accessToken.count()).toBe(before);
     });
 
     it("answers client_secret in the body without Basic with 401 invalid_client for an app that allows only Basic", async () => {
@@ -560,7 +560,7 @@ function formOf(params: Record<string, string>): string {
 
 /** Audit events of failed client authentications with this actor. */
 function authFailures(actor: string) {
-  return server.db.auditEvent.findMany({ where: { type: "client.authentication_failed", actor }, orderBy: { at: "asc" } });
+  return server.prisma.auditEvent.findMany({ where: { type: "client.authentication_failed", actor }, orderBy: { at: "asc" } });
 }
 
 describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication method per request (RFC 6749 §2.3)", (path) => {
@@ -603,9 +603,9 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
     const client = await createClient();
     const post = formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret });
     await expectInvalidClient(await call(path, { authorization: null, body: post }));
-    await server.db.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic client_secret_post" } });
+    await server.prisma.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic client_secret_post" } });
     expect((await call(path, { authorization: null, body: post })).status).toBe(200);
-    await server.db.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic" } });
+    await server.prisma.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic" } });
     await expectInvalidClient(await call(path, { authorization: null, body: post }));
   });
 
@@ -639,13 +639,13 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
     ["malformed Basic and valid body credentials", "Basic !!!", strictPost],
     ["a Bearer header and valid body credentials", "Bearer some-access-token", strictPost],
   ])("answers %s with 400 invalid_request before authenticating: no token, no audit event", async (_label, authorization, params) => {
-    const [tokens, audits] = [await server.db.accessToken.count(), await server.db.auditEvent.count()];
+    const [tokens, audits] = [await server.prisma.accessToken.count(), await server.prisma.auditEvent.count()];
     const res = await call(path, { authorization, body: formOf(params) });
     const body = await expectOAuthError(res, 400, "invalid_request");
     expect(body.error_description).toMatch(/one client authentication method/);
     expect(res.headers.get("www-authenticate")).toBeNull();
-    expect(await server.db.accessToken.count()).toBe(tokens);
-    expect(await server.db.auditEvent.count()).toBe(audits);
+    expect(await server.prisma.accessToken.count()).toBe(tokens);
+    expect(await server.prisma.auditEvent.count()).toBe(audits);
   });
 
   it("answers a repeated client_id or client_secret with 400 invalid_request", async () => {
@@ -692,9 +692,9 @@ describe("client id timing", () => {
     const WARMUP = 30;
     const ROUNDS = 300;
     // Client ids that exist but that nobody has used yet: not in the catalog cache.
-    const developer = await quiet.db.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+    const developer = await quiet.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
     const unused = Array.from({ length: WARMUP + ROUNDS }, (_, i) => `timing-key-${i}-${randomBytes(6).toString("hex")}`);
-    await quiet.db.app.create({
+    await quiet.prisma.app.create({
       data: { name: "Timing", developerId: developer.id, credentials: { create: unused.map((consumerKey) => ({ consumerKey, consumerSecretHash: sha256(randomBytes(32).toString("hex")) })) } },
     });
     const inUse = basic(DEMO.app.consumerKey, DEMO.app.consumerSecret);
@@ -730,8 +730,8 @@ describe("revoked products and client credentials", () => {
     const auth = basic(client.consumerKey, client.consumerSecret);
     const first = (await (await call("/token", { authorization: auth })).json()) as Json;
     expect(sortedScopes(first.scope)).toEqual(["aisp", "extended_transaction_history", "pisp"]);
-    const pisp = await server.db.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
-    await server.db.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status: "revoked" } });
+    const pisp = await server.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-PISP-v1" } });
+    await server.prisma.credentialProduct.update({ where: { credentialId_apiProductId: { credentialId: client.credentialId, apiProductId: pisp.id } }, data: { status: "revoked" } });
     const next = (await (await call("/token", { authorization: auth })).json()) as Json;
     expect(sortedScopes(next.scope)).toEqual(["aisp", "extended_transaction_history"]);
     expect(next.api_product_list_json).toEqual(["PSD2-AISP-v1"]);
@@ -753,7 +753,7 @@ describe("a revoked credential's tokens at the gateway", () => {
     expect(Array.isArray(accounts.accounts)).toBe(true);
     expect(accounts.caller.clientId).toBe(client.consumerKey);
 
-    await server.db.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
+    await server.prisma.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
     const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
     statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
     expect(refused.status).toBe(401);
@@ -766,7 +766,7 @@ describe("a revoked credential's tokens at the gateway", () => {
     const res = await call("/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
     expect((await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
-    await server.db.app.update({ where: { id: client.appId }, data: { status: "revoked" } });
+    await server.prisma.app.update({ where: { id: client.appId }, data: { status: "revoked" } });
     const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
     statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
     expect(refused.status).toBe(401);
@@ -778,7 +778,7 @@ describe("a revoked credential's tokens at the gateway", () => {
     const res = await call("/oauth2/v1/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
     expect((await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
-    await server.db.credential.update({ where: { id: client.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.credential.update({ where: { id: client.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
     statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
     expect(refused.status).toBe(401);

@@ -4,7 +4,7 @@
  */
 import session from "express-session";
 import type { Db } from "../db/client.js";
-import { hashSecret } from "../oauth/secrets.js";
+import { hashSecret } from "../kernel/secrets.js";
 
 /** Fallback lifetime of a session without a cookie expiry, milliseconds. */
 const DEFAULT_TTL_MS = 30 * 60 * 1000;

@@ -7,8 +7,8 @@ import type { Request } from "express";
 import { GraphQLError } from "graphql";
 import { findUserById } from "../accounts/users.js";
 import type { Db } from "../db/client.js";
-import { bearerToken } from "../gateway/access.js";
-import { OAuthError } from "../oauth/errors.js";
+import { bearerToken } from "../oauth/bearer.js";
+import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findToken } from "../tokens/repository.js";
 

@@ -3,8 +3,8 @@
  */
 import { BlockList, isIP } from "node:net";
 import { z } from "zod";
-import { TOLLGATE_SEGMENTS } from "../http/paths.js";
-import { isCleanText } from "../oauth/form.js";
+import { TOLLGATE_SEGMENTS } from "../kernel/paths.js";
+import { isCleanText } from "../kernel/text.js";
 import { gqlError } from "./context.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;

@@ -3,7 +3,7 @@
  */
 import type { Db } from "../db/client.js";
 import { parseClientAuthMethods, type ClientAuthMethod } from "../oauth/auth-methods.js";
-import { splitList } from "../oauth/scopes.js";
+import { splitList } from "../kernel/list.js";
 
 /** Token response format of an app: the spec's Apigee format, or strict RFC 6749. */
 export type TokenResponseProfile = "apigee" | "rfc6749";

@@ -3,7 +3,7 @@
  * purged past retention); details never contain secrets or tokens.
  */
 import type { Db } from "../db/client.js";
-import { newId } from "../db/ids.js";
+import { newId } from "../kernel/ids.js";
 import { paginate } from "../db/paginate.js";
 
 /** Event types; `admin.<mutation>` for every admin API change. */

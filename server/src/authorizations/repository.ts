@@ -4,7 +4,7 @@
  */
 import type { Db, Tx } from "../db/client.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
-import { joinList, splitList } from "../oauth/scopes.js";
+import { joinList, splitList } from "../kernel/list.js";
 import { revokeTokensOfOwner } from "../tokens/management.js";
 
 /** login -> consent -> done */

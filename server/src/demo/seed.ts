@@ -6,7 +6,7 @@
  */
 import { hash } from "@node-rs/argon2";
 import type { Db } from "../db/client.js";
-import { hashSecret } from "../oauth/secrets.js";
+import { hashSecret } from "../kernel/secrets.js";
 
 /** Human-readable scope descriptions, shown on the consent page. */
 const SCOPES = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BearerError } from "../oauth/errors.js";
-import { bearerToken } from "./access.js";
+import { BearerError } from "../kernel/errors.js";
+import { bearerToken } from "../oauth/bearer.js";
 
 const TOKEN = "cl3x9abcdEFGH-._~+/0123456789";
 

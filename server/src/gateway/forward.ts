@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { isIPv6 } from "node:net";
 import proxyaddr from "proxy-addr";
 import { Agent, errors } from "undici";
-import { sendJson } from "../http/json.js";
+import { sendJson } from "../kernel/json.js";
 import type { ApiRoute } from "../products/repository.js";
 
 /**

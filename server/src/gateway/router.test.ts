@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidRequest } from "../oauth/errors.js";
+import { InvalidRequest } from "../kernel/errors.js";
 import { splitPath } from "./router.js";
 
 describe("splitPath", () => {

@@ -7,10 +7,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
-import { InvalidRequest, MethodNotAllowed, NotFound } from "../oauth/errors.js";
+import { InvalidRequest, MethodNotAllowed, NotFound } from "../kernel/errors.js";
 import { findApiByName } from "../products/repository.js";
 import { findToken } from "../tokens/repository.js";
-import { bearerToken, checkAccess } from "./access.js";
+import { checkAccess } from "./access.js";
+import { bearerToken } from "../oauth/bearer.js";
 import { createForwarder } from "./forward.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];

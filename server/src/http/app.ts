@@ -15,7 +15,7 @@ import { metadataEndpoint } from "../oauth/metadata.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
 import type { Handler } from "./node.js";
-import type { LimiterFactory } from "./limiter.js";
+import type { LimiterFactory } from "../kernel/limiter.js";
 import { oauthCors, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
 

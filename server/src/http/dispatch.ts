@@ -11,15 +11,15 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
 import { gateway } from "../gateway/router.js";
 import type { ClientRequest } from "../oauth/client-request.js";
-import { MethodNotAllowed } from "../oauth/errors.js";
+import { MethodNotAllowed } from "../kernel/errors.js";
 import { introspectionEndpoint } from "../oauth/introspection.js";
 import { revocationEndpoint } from "../oauth/revocation.js";
 import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { createApp } from "./app.js";
-import type { LimiterFactory } from "./limiter.js";
+import type { LimiterFactory } from "../kernel/limiter.js";
 import { requestLogger } from "./logger.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
-import { isTollgatePath } from "./paths.js";
+import { isTollgatePath } from "../kernel/paths.js";
 import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
 
 /**

@@ -8,8 +8,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
-import { sendJson } from "./json.js";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../oauth/errors.js";
+import { sendJson } from "../kernel/json.js";
+import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../kernel/errors.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
 function clientErrorStatus(err: unknown): number | undefined {

@@ -6,13 +6,12 @@
  */
 import cors from "cors";
 import helmet from "helmet";
-import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { parseBasicCredentials } from "../oauth/client-auth.js";
-import { OAuthError } from "../oauth/errors.js";
-import type { LimiterFactory } from "./limiter.js";
+import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import { pathOf, type Middleware, type NodeRequest } from "./node.js";
-import { isTollgatePath } from "./paths.js";
+import { isTollgatePath } from "../kernel/paths.js";
 
 /** helmet with a CSP that allows only same-origin scripts, styles and calls, and no framing. */
 export function securityHeaders(): Middleware {
@@ -65,20 +64,6 @@ export function apiSecurityHeaders(): Middleware {
 /** CORS for the OAuth endpoints: only the configured origins; none by default. */
 export function oauthCors(config: Config): Middleware {
   return cors({ origin: config.corsOrigins.length > 0 ? config.corsOrigins : false, methods: ["GET", "POST"], maxAge: 600 });
-}
-
-/**
- * Counts one event under `key`.
- * @throws OAuthError 429 `too_many_requests` with `Retry-After` (seconds) when the limit is reached.
- */
-export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
-    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
-  }
 }
 
 /** Middleware counting one event per request under `key(req)` (skipped when undefined); over the limit, 429 with Retry-After. */

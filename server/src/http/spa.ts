@@ -5,9 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import express, { Router, type Response } from "express";
-
-/** Paths owned by the SPA (decisions.md "Hosts and paths"). */
-export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin"];
+import { SPA_PAGES } from "../kernel/paths.js";
 
 /** Locates dist/web from this file (works from server/src and dist/server/src). */
 function webDist(): string | undefined {

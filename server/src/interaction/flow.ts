@@ -19,7 +19,7 @@ import {
 } from "../authorizations/repository.js";
 import type { Db } from "../db/client.js";
 import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
-import { OAuthError } from "../oauth/errors.js";
+import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import type { SignInThrottle } from "./throttle.js";
 

@@ -18,7 +18,7 @@ import session from "express-session";
 import { PrismaSessionStore } from "../accounts/session-store.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/client.js";
-import { OAuthError } from "../oauth/errors.js";
+import { OAuthError } from "../kernel/errors.js";
 
 declare module "express-session" {
   interface SessionData {

@@ -1,11 +1,11 @@
 /**
  * Throttling of failed sign-ins per username and per client IP. Only failures count; a
  * success clears the username's counter. Counters are shared across instances with Redis
- * (see http/limiter.ts).
+ * (see kernel/limiter.ts).
  */
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { LimiterFactory } from "../http/limiter.js";
-import { OAuthError } from "../oauth/errors.js";
+import type { LimiterFactory } from "../kernel/limiter.js";
+import { OAuthError } from "../kernel/errors.js";
 
 export class TooManyAttempts extends OAuthError {
   constructor(retryAfterSeconds: number) {

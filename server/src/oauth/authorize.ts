@@ -6,13 +6,13 @@ import { findClientByConsumerKey } from "../apps/repository.js";
 import { insertAuthorizationCode } from "../authorizations/repository.js";
 import type { Db } from "../db/client.js";
 import type { Client } from "./client-auth.js";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "./errors.js";
-import { isCleanText } from "./form.js";
+import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "../kernel/errors.js";
+import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
 import { redirectWith } from "./redirect.js";
 import { grantScopes, parseScope } from "./scopes.js";
-import { hashSecret, newSecret } from "./secrets.js";
+import { hashSecret, newSecret } from "../kernel/secrets.js";
 
 /** Authorization code lifetime, seconds (decisions.md: 60 s). */
 export const CODE_LIFETIME_SECONDS = 60;

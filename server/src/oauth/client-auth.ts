@@ -7,9 +7,10 @@
 import { cachedClientByConsumerKey, findClientByConsumerKey, findConsumerSecretHash, type ClientRecord } from "../apps/repository.js";
 import type { Db } from "../db/client.js";
 import type { ClientAuthMethod } from "./auth-methods.js";
-import { InvalidClient, InvalidRequest } from "./errors.js";
-import { isCleanText, type FormParams } from "./form.js";
-import { hashMatches, hashSecret } from "./secrets.js";
+import { InvalidClient, InvalidRequest } from "../kernel/errors.js";
+import { type FormParams } from "./form.js";
+import { isCleanText } from "../kernel/text.js";
+import { hashMatches, hashSecret } from "../kernel/secrets.js";
 
 /** An authenticated client: its record without the secret hash. */
 export type Client = Omit<ClientRecord, "consumerSecretHash">;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
 import { authenticateClient, presentedClientId, type Client } from "./client-auth.js";
-import { InvalidClient } from "./errors.js";
+import { InvalidClient } from "../kernel/errors.js";
 import { readForm, type FormParams } from "./form.js";
 
 /** A request to the token, revocation or introspection endpoint, with its form body text, client IP and path. */

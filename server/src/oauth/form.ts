@@ -2,16 +2,8 @@
  * Strict reading of `application/x-www-form-urlencoded` bodies for the OAuth endpoints.
  */
 import type { IncomingMessage } from "node:http";
-import { InvalidRequest } from "./errors.js";
-
-/**
- * True for text a database can store and compare as given: well-formed UTF-16 (no lone
- * surrogates) without NUL (PostgreSQL refuses U+0000 in text). Identifiers failing it can
- * match nothing, so callers treat them as malformed instead of querying.
- */
-export function isCleanText(value: string): boolean {
-  return value.isWellFormed() && !value.includes("\0");
-}
+import { InvalidRequest } from "../kernel/errors.js";
+import { isCleanText } from "../kernel/text.js";
 
 /** Form parameters, each present at most once; empty values are treated as omitted. */
 export type FormParams = Record<string, string>;

@@ -6,10 +6,10 @@
 import type { ServerResponse } from "node:http";
 import type { Db } from "../db/client.js";
 import { findAnyToken, type StoredToken } from "../tokens/repository.js";
-import { sendJson } from "../http/json.js";
+import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
-import { InvalidRequest, OAuthError } from "./errors.js";
-import { joinList } from "./scopes.js";
+import { InvalidRequest, OAuthError } from "../kernel/errors.js";
+import { joinList } from "../kernel/list.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /**

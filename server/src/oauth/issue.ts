@@ -3,10 +3,10 @@
  * lifetimes from the app, SHA-256 hashes stored.
  */
 import type { Sql } from "../db/sql.js";
-import { newId } from "../db/ids.js";
+import { newId } from "../kernel/ids.js";
 import { insertAccessToken, tokenValue } from "../tokens/repository.js";
 import type { Client } from "./client-auth.js";
-import { hashSecret, newSecret } from "./secrets.js";
+import { hashSecret, newSecret } from "../kernel/secrets.js";
 
 /** The result of a grant: token values in clear (returned once, never stored) and their metadata. */
 export interface IssuedToken {

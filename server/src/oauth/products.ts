@@ -1,7 +1,7 @@
 /**
  * Which API products and scopes a client may get (decisions.md "Scopes and API products").
  */
-import { InvalidGrant } from "./errors.js";
+import { InvalidGrant } from "../kernel/errors.js";
 import { grantScopes, parseScope } from "./scopes.js";
 
 /** An API product approved on a credential. */

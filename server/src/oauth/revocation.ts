@@ -13,7 +13,7 @@ import type { Db } from "../db/client.js";
 import { findAnyToken, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
 import { revokeTokenById } from "../tokens/management.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
-import { InvalidRequest } from "./errors.js";
+import { InvalidRequest } from "../kernel/errors.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */

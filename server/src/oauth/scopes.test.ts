@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidScope } from "./errors.js";
+import { InvalidScope } from "../kernel/errors.js";
 import { grantScopes, parseScope } from "./scopes.js";
 
 describe("parseScope", () => {

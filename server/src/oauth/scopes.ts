@@ -2,7 +2,7 @@
  * Scope strings (RFC 6749 §3.3): space-delimited, case-sensitive, each token made of
  * %x21 / %x23-5B / %x5D-7E characters.
  */
-import { InvalidScope } from "./errors.js";
+import { InvalidScope } from "../kernel/errors.js";
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
@@ -24,16 +24,6 @@ export function parseScope(scope: string | undefined): string[] {
     if (!SCOPE_TOKEN.test(name)) throw new InvalidScope("scope contains characters RFC 6749 section 3.3 does not allow");
   }
   return [...new Set(names)];
-}
-
-/** Splits a stored space-separated list (scopes, product names) into its items. */
-export function splitList(value: string): string[] {
-  return value === "" ? [] : value.split(" ");
-}
-
-/** Joins names into the space-separated form used in responses and storage. */
-export function joinList(names: readonly string[]): string {
-  return names.join(" ");
 }
 
 /**

@@ -6,9 +6,9 @@
 import type { ServerResponse } from "node:http";
 import { recordAuditEvent } from "../audit/repository.js";
 import type { Db } from "../db/client.js";
-import { sendJson } from "../http/json.js";
+import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
-import { InvalidRequest, UnsupportedGrantType } from "./errors.js";
+import { InvalidRequest, UnsupportedGrantType } from "../kernel/errors.js";
 import { grants } from "./grants/index.js";
 import { formatTokenResponse } from "./token-response.js";
 

@@ -4,7 +4,7 @@
  */
 import type { Client } from "./client-auth.js";
 import type { IssuedToken } from "./issue.js";
-import { joinList } from "./scopes.js";
+import { joinList } from "../kernel/list.js";
 
 /** Whole seconds from `now` until `until`, rounded down, never negative. */
 function secondsUntil(until: Date, now: Date): number {

@@ -3,7 +3,7 @@
  * space-separated.
  */
 import type { Db } from "../db/client.js";
-import { joinList } from "../oauth/scopes.js";
+import { joinList } from "../kernel/list.js";
 
 export async function listApiProducts(db: Db) {
   return db.apiProduct.findMany({ orderBy: { name: "asc" } });

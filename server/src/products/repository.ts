@@ -2,7 +2,7 @@
  * APIs behind the gateway and the API products that grant them.
  */
 import type { Db } from "../db/client.js";
-import { splitList } from "../oauth/scopes.js";
+import { splitList } from "../kernel/list.js";
 
 /** A protected API as the gateway needs it. */
 export interface ApiRoute {

@@ -4,7 +4,7 @@
  * credential and products) comes from the catalog cache.
  *
  * Token values are split tokens, `<row id><secret>`: the row id (25 characters,
- * time-ordered, see db/ids.ts) finds the row through the primary key, and the SHA-256 of the whole value,
+ * time-ordered, see kernel/ids.ts) finds the row through the primary key, and the SHA-256 of the whole value,
  * compared in constant time with the stored hash, proves it. Only the hashes are stored.
  * Looking rows up by a random hash instead needed an index on it, where every insert
  * dirties a random page: at a million rows that random I/O cost a fifth of the issuance
@@ -12,10 +12,10 @@
  */
 import { findClientByCredentialId, type ClientRecord } from "../apps/repository.js";
 import type { Db } from "../db/client.js";
-import { ID_LENGTH } from "../db/ids.js";
+import { ID_LENGTH } from "../kernel/ids.js";
 import { dateOf, nullableDateOf, type Sql } from "../db/sql.js";
-import { joinList, splitList } from "../oauth/scopes.js";
-import { hashMatches, hashSecret } from "../oauth/secrets.js";
+import { joinList, splitList } from "../kernel/list.js";
+import { hashMatches, hashSecret } from "../kernel/secrets.js";
 import type { TokenCache } from "./cache.js";
 
 /** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */

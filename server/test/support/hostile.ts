@@ -753,7 +753,7 @@ export interface Fingerprint {
 type Dialect = "sqlite" | "postgresql";
 
 /**
- * Fingerprints every table in one SQL statement through `server.db`: a digest of all rows of
+ * Fingerprints every table in one SQL statement through `server.prisma`: a digest of all rows of
  * every table except the append-only audit log (count and newest entry) and the session
  * table (count only: rolling sessions are touched on every request). Works on SQLite and on
  * PostgreSQL (TEST_DATABASE=postgresql).

@@ -16,8 +16,8 @@ import {
   updateApp,
   type AppFilter,
 } from "../../apps/management.js";
-import { joinList, splitList } from "../../oauth/scopes.js";
-import { hashSecret, newSecret } from "../../oauth/secrets.js";
+import { joinList, splitList } from "../../kernel/list.js";
+import { hashSecret, newSecret } from "../../kernel/secrets.js";
 import { revokeTokensOf } from "../../tokens/management.js";
 import { gqlError, type AdminContext } from "../context.js";
 import { check, checkOptional, v } from "../validation.js";

@@ -7,7 +7,7 @@ import { findApp } from "../../apps/management.js";
 import { recordAuditEvent } from "../../audit/repository.js";
 import { findUserById } from "../../accounts/users.js";
 import { describeScopes, findConsent, listConsents, revokeConsent } from "../../authorizations/repository.js";
-import { splitList } from "../../oauth/scopes.js";
+import { splitList } from "../../kernel/list.js";
 import { listTokens } from "../../tokens/management.js";
 import { gqlError, requireUser } from "../context.js";
 import type { Resolvers } from "./types.js";

@@ -1,5 +1,5 @@
 /** API products and APIs. */
-import { splitList } from "../../oauth/scopes.js";
+import { splitList } from "../../kernel/list.js";
 import {
   apisOfProduct,
   createApi,

@@ -2,7 +2,7 @@
 import { findApp, findCredential } from "../../apps/management.js";
 import { findUserById } from "../../accounts/users.js";
 import { countAuditEventsPerHour, listAuditEvents } from "../../audit/repository.js";
-import { splitList } from "../../oauth/scopes.js";
+import { splitList } from "../../kernel/list.js";
 import { countTokensIssuedPerHour, findToken, listTokens, revokeTokenById, revokeTokensOf, type TokenFilter } from "../../tokens/management.js";
 import { gqlError } from "../context.js";
 import { check, v } from "../validation.js";

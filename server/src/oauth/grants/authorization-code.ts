@@ -6,11 +6,11 @@
 import { isActiveUser } from "../../accounts/users.js";
 import { findAuthorizationCode, markAuthorizationCodeUsed } from "../../authorizations/repository.js";
 import { revokeFamily } from "../../tokens/repository.js";
-import { InvalidGrant, InvalidRequest } from "../errors.js";
+import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { issueToken } from "../issue.js";
 import { verifyS256 } from "../pkce.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
-import { hashSecret } from "../secrets.js";
+import { hashSecret } from "../../kernel/secrets.js";
 import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {

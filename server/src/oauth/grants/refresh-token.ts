@@ -8,7 +8,7 @@
 import { isActiveUser } from "../../accounts/users.js";
 import { findAuthorizationCode } from "../../authorizations/repository.js";
 import { findRefreshToken, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
-import { InvalidGrant, InvalidRequest } from "../errors.js";
+import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { issueToken } from "../issue.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
 import type { Grant } from "./grant.js";

@@ -1,4 +1,8 @@
-import { SPA_PAGES } from "./spa.js";
+/**
+ * The paths Tollgate serves itself, which the gateway never forwards.
+ */
+/** Paths owned by the SPA (decisions.md "Hosts and paths"). */
+export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin"];
 
 /**
  * First path segments served by Tollgate itself. Every other first segment is an API

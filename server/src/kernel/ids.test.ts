@@ -1,5 +1,5 @@
 /**
- * Unit tests of `newId()` (db/ids.ts): cuid-shaped (25 characters, "c" first, lowercase
+ * Unit tests of `newId()` (kernel/ids.ts): cuid-shaped (25 characters, "c" first, lowercase
  * base 36), the creation time encoded after the "c", ids sorting by creation time (across
  * milliseconds and within a burst), a random tail, and uniqueness over 10,000 ids.
  */

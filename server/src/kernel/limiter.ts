@@ -3,8 +3,9 @@
  * they live in Redis, shared by every instance (an in-memory copy takes over while Redis
  * is unreachable, so an outage never blocks sign-ins or tokens); without it, in this process.
  */
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Redis } from "ioredis";
+import { OAuthError } from "./errors.js";
 
 /** Makes a limiter allowing `points` events per `durationSeconds` per key. */
 export type LimiterFactory = (name: string, points: number, durationSeconds: number) => RateLimiterAbstract;
@@ -19,4 +20,18 @@ export function limiterFactory(redis: Redis | undefined, prefix: string): Limite
     if (!redis) return memory;
     return new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}${name}`, points, duration, insuranceLimiter: memory });
   };
+}
+
+/**
+ * Counts one event under `key`.
+ * @throws OAuthError 429 `too_many_requests` with `Retry-After` (seconds) when the limit is reached.
+ */
+export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    throw new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
+  }
 }

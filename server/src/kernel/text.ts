@@ -1,0 +1,12 @@
+/**
+ * Text checks shared by every surface that takes identifiers from callers.
+ */
+
+/**
+ * True for text a database can store and compare as given: well-formed UTF-16 (no lone
+ * surrogates) without NUL (PostgreSQL refuses U+0000 in text). Identifiers failing it can
+ * match nothing, so callers treat them as malformed instead of querying.
+ */
+export function isCleanText(value: string): boolean {
+  return value.isWellFormed() && !value.includes("\0");
+}
