@@ -1,7 +1,7 @@
 /**
  * Playwright fixtures of the authorization code journeys.
  *
- * - `db` (worker): the project's own Prisma client (`createDb`) on the database the
+ * - `db` (worker): the project's own Prisma client (`openDatabase`) on the database the
  *   webServer runs on (e2e/support/env.ts); SQLite is in WAL mode, so this second
  *   connection and the server's coexist.
  * - `relyingParty` (worker): the relying party of relying-party.ts on its own free port,
@@ -12,7 +12,8 @@
  *   journey starts from "alice never consented", whatever ran before it.
  */
 import { test as base } from "@playwright/test";
-import { closeDb, createDb, type Db } from "../../server/src/db/client.js";
+import { openDatabase } from "../../server/src/db/database.js";
+import type { PrismaClient } from "../../server/src/generated/prisma/client.js";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { DATABASE_URL, TOLLGATE_URL } from "./env.js";
 import { startRelyingParty, type RelyingParty } from "./relying-party.js";
@@ -30,7 +31,7 @@ export const RP_APPS = {
 export type RpApp = keyof typeof RP_APPS;
 
 /** Adds `url` as a registered callback URL of the apps with these client ids. @returns the new rows' ids. */
-async function registerCallbackUrl(db: Db, url: string, clientIds: readonly string[]): Promise<string[]> {
+async function registerCallbackUrl(db: PrismaClient, url: string, clientIds: readonly string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const consumerKey of clientIds) {
     const credential = await db.credential.findUnique({ where: { consumerKey }, select: { appId: true } });
@@ -41,12 +42,12 @@ async function registerCallbackUrl(db: Db, url: string, clientIds: readonly stri
   return ids;
 }
 
-export const test = base.extend<{ rp: RelyingParty; freshConsents: void }, { db: Db; relyingParty: RelyingParty }>({
+export const test = base.extend<{ rp: RelyingParty; freshConsents: void }, { db: PrismaClient; relyingParty: RelyingParty }>({
   db: [
     async ({}, use) => {
-      const db = await createDb(DATABASE_URL);
-      await use(db);
-      await closeDb(db);
+      const opened = await openDatabase(DATABASE_URL);
+      await use(opened.prisma);
+      await opened.close();
     },
     { scope: "worker" },
   ],

@@ -8,10 +8,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { closeDb, createDb, type Db } from "./db/client.js";
+import { openDatabase, type OpenDatabase } from "./db/database.js";
+import type { Database } from "./stores/index.js";
 import { shareCatalogInvalidations } from "./db/catalog-events.js";
 import { migrate } from "./db/migrate.js";
-import { seedDemo } from "./demo/seed.js";
+import { demoSeed } from "./demo/seed.js";
+import { loadSeed } from "./db/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createRequestListener } from "./http/dispatch.js";
 import { limiterFactory } from "./kernel/limiter.js";
@@ -24,9 +26,10 @@ const DISCONNECT_TIMEOUT_MS = 2000;
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
   url: string;
-  db: Db;
+  /** The stores of the database. */
+  db: Database;
   /** The Prisma client on the same database: for tests and tools that inspect rows, never for the service's own code. */
-  prisma: Db;
+  prisma: OpenDatabase["prisma"];
   logger: Logger;
   /** Base URL of the demo upstream, when the demo is on. */
   demoUpstreamUrl?: string;
@@ -55,25 +58,30 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-  const db = await createDb(config.databaseUrl, { catalogTtlMs: config.catalogCacheTtlMs, sqliteSynchronous: config.sqliteSynchronous });
+  const opened = await openDatabase(config.databaseUrl, {
+    catalogTtlMs: config.catalogCacheTtlMs,
+    sqliteSynchronous: config.sqliteSynchronous,
+    transactionGuard: config.transactionGuard,
+  });
+  const db = opened.database;
 
   let upstream: { server: Server; url: string } | undefined;
   let seeded = false;
   if (config.seedDemo) {
     upstream = await startDemoUpstream(config.demoUpstreamPort);
-    seeded = await seedDemo(db, upstream.url);
+    seeded = await loadSeed(opened.prisma, await demoSeed(upstream.url));
   }
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
-  const stopSharing = redis ? shareCatalogInvalidations(db.catalog, redis, config.redisKeyPrefix, logger) : () => {};
+  const stopSharing = redis ? shareCatalogInvalidations(opened.catalog, redis, config.redisKeyPrefix, logger) : () => {};
   const server = createServer(await createRequestListener(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
   const port = await listen(server, config.port, config.host);
   const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
     db,
-    prisma: db,
+    prisma: opened.prisma,
     logger,
     demoUpstreamUrl: upstream?.url,
     seeded,
@@ -84,7 +92,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // Work a response left behind (express-session's touch after the answer) gets a moment to
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
-      await Promise.race([closeDb(db), sleep(DISCONNECT_TIMEOUT_MS)]);
+      await Promise.race([opened.close(), sleep(DISCONNECT_TIMEOUT_MS)]);
       stopSharing();
       redis?.disconnect();
     },

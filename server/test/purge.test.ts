@@ -146,7 +146,7 @@ describe("purgeExpired", () => {
     expect(await db.accessToken.count({ where: { id: tokens.ccExpired } })).toBe(1);
 
     // A purge as of two hours ago with a long retention finds nothing yet: `now` is honoured.
-    expect(await purgeExpired(db, new Date(now.getTime() - 2 * HOUR), 10_000)).toEqual({
+    expect(await purgeExpired(server.db, new Date(now.getTime() - 2 * HOUR), 10_000)).toEqual({
       tokens: 0,
       interactions: 0,
       sessions: 0,
@@ -154,7 +154,7 @@ describe("purgeExpired", () => {
       auditEvents: 0,
     });
 
-    const counts = await purgeExpired(db, now, retentionDays);
+    const counts = await purgeExpired(server.db, now, retentionDays);
     expect(counts).toEqual({
       tokens: 3,
       interactions: 1,
@@ -212,7 +212,7 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0 });
+    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0 });
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {
@@ -231,7 +231,7 @@ describe("purgeExpired", () => {
       })),
     });
     await db.interaction.createMany({ data: Array.from({ length: 600 }, () => ({ appId: o.appId, redirectUri: DEMO.callbackUrl, expiresAt: past })) });
-    const counts = await purgeExpired(db, now, 30);
+    const counts = await purgeExpired(server.db, now, 30);
     expect(counts.tokens).toBe(n);
     expect(counts.interactions).toBe(600);
     expect(await db.accessToken.count({ where: { expiresAt: { lt: now }, refreshTokenExpiresAt: null } })).toBe(0);
@@ -248,7 +248,7 @@ describe("purgeExpired", () => {
     await server.prisma.accessToken.update({ where: { id: row.id }, data: { expiresAt: past } });
     await server.prisma.authorizationCode.update({ where: { id: row.familyId! }, data: { expiresAt: past } });
 
-    const counts = await purgeExpired(server.prisma, new Date(), 30);
+    const counts = await purgeExpired(server.db, new Date(), 30);
     expect(counts.tokens).toBe(0);
     expect(counts.authorizationCodes).toBe(0);
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(1);
@@ -260,7 +260,7 @@ describe("purgeExpired", () => {
 
     // Once the whole family is past its refresh expiry, the rows and the code go together.
     await server.prisma.accessToken.updateMany({ where: { familyId: row.familyId }, data: { expiresAt: past, refreshTokenExpiresAt: past } });
-    const later = await purgeExpired(server.prisma, new Date(), 30);
+    const later = await purgeExpired(server.db, new Date(), 30);
     expect(later.tokens).toBe(2);
     expect(later.authorizationCodes).toBe(1);
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(0);

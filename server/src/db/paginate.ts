@@ -1,12 +1,9 @@
 /**
- * Cursor pagination over rows with string ids (cuid, which sort by creation time).
+ * Cursor pagination over rows with string ids (cuid-shaped, which sort by creation time),
+ * and substring search, for the stores' admin lists.
  */
-import { providerOfDb, type Db } from "./client.js";
-
-export interface Page<T> {
-  nodes: T[];
-  pageInfo: { endCursor: string | null; hasNextPage: boolean };
-}
+import type { Page, PageRequest } from "../stores/page.js";
+import type { Provider } from "./migrate.js";
 
 /** The Prisma findMany arguments for one page. */
 export interface PageArgs {
@@ -24,8 +21,7 @@ export interface PageArgs {
  */
 export async function paginate<T extends { id: string }>(
   fetch: (args: PageArgs) => Promise<T[]>,
-  first: number,
-  after: string | null | undefined,
+  { first, after }: PageRequest,
   order: "asc" | "desc" = "asc",
   keep: (row: T) => boolean = () => true,
 ): Promise<Page<T>> {
@@ -39,9 +35,9 @@ export async function paginate<T extends { id: string }>(
  * `_` to SQL LIKE as wildcards, so it can only narrow the rows; `matches` re-checks the
  * literal substring. SQLite's LIKE ignores ASCII case already; PostgreSQL needs ILIKE.
  */
-export function substringSearch(db: Db, raw: string) {
+export function substringSearch(provider: Provider, raw: string) {
   const search = raw.toWellFormed().replace(/\0/g, "");
   const needle = search.toLowerCase();
-  const where = providerOfDb(db) === "postgresql" ? { contains: search, mode: "insensitive" as const } : { contains: search };
+  const where = provider === "postgresql" ? { contains: search, mode: "insensitive" as const } : { contains: search };
   return { where, matches: (value: string) => value.toLowerCase().includes(needle) };
 }

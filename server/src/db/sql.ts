@@ -118,7 +118,7 @@ interface Queued {
  * the fsync under `synchronous = FULL`) is shared by all the requests of the turn. A
  * transaction's function must only await its `tx` (no other I/O): the batch waits for it.
  */
-export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
+export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): SqliteSql {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (text: string) => {
     let stmt = statements.get(text);
@@ -236,11 +236,21 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): Sql {
     async close() {},
   });
   const inside = make(true);
-  return make(false);
+  return Object.assign(make(false), { joined: inside });
+}
+
+/** Direct SQL on SQLite (see {@link sqliteSql}). */
+export interface SqliteSql extends Sql {
+  /**
+   * The statements run at once on the connection, without waiting for the gate: for use
+   * only inside a transaction that holds it (a Prisma interactive transaction), which they
+   * then belong to.
+   */
+  readonly joined: Sql;
 }
 
 /** `?` placeholders as PostgreSQL's `$1, $2, ...`. */
-function numbered(text: string): string {
+export function numbered(text: string): string {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
 }
@@ -314,4 +324,33 @@ export function postgresqlSql(connectionString: string, max: number): Sql {
     close: () => pool.end(),
   };
   return sql;
+}
+
+/** The raw query methods of a Prisma (transaction) client. */
+interface RawClient {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/**
+ * Direct SQL inside a Prisma interactive transaction on PostgreSQL, through the
+ * transaction's own connection (Prisma's raw queries), so that the statements commit or
+ * roll back with it. Dates are bound as timestamps and read back as Date.
+ */
+export function prismaTransactionSql(tx: RawClient): Sql {
+  return {
+    async get<T extends Row>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+      return (await tx.$queryRawUnsafe<T[]>(numbered(text), ...params))[0];
+    },
+    all<T extends Row>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
+      return tx.$queryRawUnsafe<T[]>(numbered(text), ...params);
+    },
+    run(text: string, params: readonly SqlValue[] = []) {
+      return tx.$executeRawUnsafe(numbered(text), ...params);
+    },
+    transaction() {
+      throw new Error("a transaction inside a Prisma transaction is not supported");
+    },
+    async close() {},
+  };
 }

@@ -5,7 +5,7 @@
  * seeding off (SEED_DEMO=false) anywhere but a laptop.
  */
 import { hash } from "@node-rs/argon2";
-import type { Db } from "../db/client.js";
+import type { CatalogSeed } from "../stores/seed.js";
 import { hashSecret } from "../kernel/secrets.js";
 
 /** Human-readable scope descriptions, shown on the consent page. */
@@ -49,64 +49,38 @@ export const DEMO = {
 } as const;
 
 /**
- * Loads the demo into an empty database (no organization yet); does nothing otherwise.
+ * The demo as a seed for an empty database (db/seed.ts loads it).
  * @param upstreamUrl - base URL of the demo upstream behind the `accounts` API.
- * @returns true when the demo was loaded now.
  */
-export async function seedDemo(db: Db, upstreamUrl: string): Promise<boolean> {
-  if ((await db.organization.count()) > 0) return false;
+export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
   const [passwordHash, adminPasswordHash] = await Promise.all([hash(DEMO.user.password), hash(DEMO.admin.password)]);
-  await db.$transaction(async (tx) => {
-    await tx.scope.createMany({ data: Object.entries(SCOPES).map(([name, description]) => ({ name, description })) });
-    const api = await tx.api.create({ data: { name: "accounts", upstreamUrl, requiredScopes: "aisp" } });
-    const products = [];
-    for (const p of PRODUCTS) {
-      products.push(
-        await tx.apiProduct.create({
-          data: {
-            name: p.name,
-            displayName: p.displayName,
-            scopes: p.scopes,
-            apis: { create: p.apis.map(() => ({ apiId: api.id })) },
-          },
-        }),
-      );
-    }
-    const org = await tx.organization.create({ data: { name: DEMO.organization, displayName: DEMO.organization } });
-    const developer = await tx.developer.create({
-      data: { email: DEMO.developerEmail, firstName: "Dana", lastName: "Developer", organizationId: org.id },
-    });
-    const psd2 = products.filter((p) => p.name.startsWith("PSD2-"));
-    const apps = [
-      { ...DEMO.app, profile: "apigee", requirePkce: false, canIntrospect: false, authMethods: BASIC, products: psd2 },
-      { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, canIntrospect: true, authMethods: BASIC_OR_POST, products: psd2 },
-      { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: products.filter((p) => p.name === "PSD2-PISP-v1") },
-      { ...DEMO.adminApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: products.filter((p) => p.name === "Tollgate-Admin") },
-    ];
-    for (const a of apps) {
-      await tx.app.create({
-        data: {
-          name: a.name,
-          developerId: developer.id,
-          tokenResponseProfile: a.profile,
-          requirePkce: a.requirePkce,
-          canIntrospect: a.canIntrospect,
-          tokenEndpointAuthMethods: a.authMethods,
-          callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
-          credentials: {
-            create: [
-              {
-                consumerKey: a.consumerKey,
-                consumerSecretHash: hashSecret(a.consumerSecret),
-                products: { create: a.products.map((p) => ({ apiProductId: p.id })) },
-              },
-            ],
-          },
-        },
-      });
-    }
-    await tx.user.create({ data: { username: DEMO.user.username, passwordHash } });
-    await tx.user.create({ data: { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" } });
-  });
-  return true;
+  const psd2 = PRODUCTS.map((p) => p.name).filter((name) => name.startsWith("PSD2-"));
+  const apps = [
+    { ...DEMO.app, profile: "apigee", requirePkce: false, canIntrospect: false, authMethods: BASIC, products: psd2 },
+    { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, canIntrospect: true, authMethods: BASIC_OR_POST, products: psd2 },
+    { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: ["PSD2-PISP-v1"] },
+    { ...DEMO.adminApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: ["Tollgate-Admin"] },
+  ];
+  return {
+    scopes: SCOPES,
+    apis: [{ name: "accounts", upstreamUrl, requiredScopes: "aisp" }],
+    products: PRODUCTS,
+    organization: { name: DEMO.organization, displayName: DEMO.organization },
+    developer: { email: DEMO.developerEmail, firstName: "Dana", lastName: "Developer" },
+    apps: apps.map((a) => ({
+      name: a.name,
+      tokenResponseProfile: a.profile,
+      requirePkce: a.requirePkce,
+      canIntrospect: a.canIntrospect,
+      tokenEndpointAuthMethods: a.authMethods,
+      callbackUrls: [DEMO.callbackUrl],
+      consumerKey: a.consumerKey,
+      consumerSecretHash: hashSecret(a.consumerSecret),
+      products: a.products,
+    })),
+    users: [
+      { username: DEMO.user.username, passwordHash, role: "user" },
+      { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" },
+    ],
+  };
 }

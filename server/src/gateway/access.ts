@@ -3,8 +3,8 @@
  * the API (RFC 6750 §2.1 and §3.1; decisions.md "Errors"). Pure functions, no HTTP.
  */
 import { BearerError } from "../kernel/errors.js";
-import type { ApiRoute } from "../products/repository.js";
-import type { PresentedToken } from "../tokens/repository.js";
+import type { PresentedToken } from "../oauth/tokens.js";
+import type { ApiRoute } from "../stores/catalog.js";
 
 /**
  * Decides whether `token` may call `api`.

@@ -105,3 +105,50 @@ describe("answerFields", () => {
     expect(headers).toEqual({ "content-type": "text/html" });
   });
 });
+
+describe("endToEndHeaders: more of RFC 9110 §7.6.1", () => {
+  it("leaves out fields whose value is undefined", () => {
+    expect(endToEndHeaders({ accept: "*/*", "x-a": undefined })).toEqual({ accept: "*/*" });
+  });
+
+  it("ignores empty entries in Connection and never drops a field only because Connection is missing", () => {
+    expect(endToEndHeaders({ connection: "x-a,, ,", "x-a": "1", "x-b": "2" })).toEqual({ "x-b": "2" });
+    expect(endToEndHeaders({ "x-b": "2" })).toEqual({ "x-b": "2" });
+  });
+});
+
+describe("answerFields: the upstream's hop-by-hop fields (RFC 9110 §7.6.1)", () => {
+  it("drops the upstream's Connection, the fields it names, Keep-Alive and Transfer-Encoding", () => {
+    const upstream = { connection: "close, x-upstream-hop", "x-upstream-hop": "1", "keep-alive": "timeout=5", "transfer-encoding": "chunked", "content-type": "text/plain" };
+    expect(answerFields(upstream, true)).toEqual({ "content-type": "text/plain", "x-content-type-options": "nosniff" });
+  });
+});
+
+describe("addForwardingFields: more of RFC 7239", () => {
+  it("replaces forwarding values already in the fields, so none the caller wrote survives", () => {
+    const out: Record<string, string | string[]> = { forwarded: "for=6.6.6.6", "x-forwarded-for": "6.6.6.6", "x-real-ip": "6.6.6.6", "x-forwarded-proto": "https" };
+    addForwardingFields(out, ["192.0.2.1"], "api.bank.example", "http");
+    expect(out.forwarded).toBe("for=192.0.2.1;host=api.bank.example;proto=http");
+    expect(out["x-forwarded-for"]).toBe("192.0.2.1");
+    expect(out["x-real-ip"]).toBe("192.0.2.1");
+    expect(out["x-forwarded-proto"]).toBe("http");
+  });
+
+  it("§6: quotes a node with a port (':' is not a token character) and leaves an obfuscated identifier bare", () => {
+    const out: Record<string, string | string[]> = {};
+    addForwardingFields(out, ["198.51.100.1:4711", "_hidden"], "h", "http");
+    expect(out.forwarded).toBe('for="198.51.100.1:4711";host=h;proto=http, for=_hidden');
+  });
+
+  it.each([
+    ["api.example:8443", "http", "8443"],
+    ["api.example:abc", "http", "80"],
+    ["api.example:", "https", "443"],
+    ["api.example:123456", "http", "80"],
+    ["[2001:db8::1]", "https", "443"],
+  ] as const)("X-Forwarded-Port of Host %j over %s is %s (RFC 9110 §7.2 uri-host [\":\" port])", (host, proto, port) => {
+    const out: Record<string, string | string[]> = {};
+    addForwardingFields(out, ["192.0.2.1"], host, proto);
+    expect(out["x-forwarded-port"]).toBe(port);
+  });
+});

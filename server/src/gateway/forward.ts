@@ -16,7 +16,7 @@ import { isIPv6 } from "node:net";
 import proxyaddr from "proxy-addr";
 import { Agent, errors } from "undici";
 import { sendJson } from "../kernel/json.js";
-import type { ApiRoute } from "../products/repository.js";
+import type { ApiRoute } from "../stores/catalog.js";
 
 /**
  * Fields that describe one connection, not the message (RFC 9110 §7.6.1, and RFC 9112 §6.1

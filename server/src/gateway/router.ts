@@ -6,12 +6,11 @@
  * in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Db } from "../db/client.js";
-import { InvalidRequest, MethodNotAllowed, NotFound } from "../kernel/errors.js";
-import { findApiByName } from "../products/repository.js";
-import { findToken } from "../tokens/repository.js";
-import { checkAccess } from "./access.js";
+import { InvalidRequest, MethodNotAllowed, UnknownPath } from "../kernel/errors.js";
 import { bearerToken } from "../oauth/bearer.js";
+import { findPresentedToken } from "../oauth/tokens.js";
+import type { Stores } from "../stores/index.js";
+import { checkAccess } from "./access.js";
 import { createForwarder } from "./forward.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -55,18 +54,18 @@ export function splitPath(url: string): { name: string; rest: string } {
  * Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself).
  * @param trustedHops - TRUST_PROXY_HOPS: reverse proxies whose forwarding fields are trusted (gateway/forward.ts).
  */
-export function gateway(db: Db, realm: string, trustedHops: number) {
+export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, realm: string, trustedHops: number) {
   const forward = createForwarder(UPSTREAM_TIMEOUT_MS, trustedHops);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // On the gateway's own answers (its errors) too; forward.ts sets it on the upstream's.
     res.setHeader("X-Content-Type-Options", "nosniff");
     const { name, rest } = splitPath(req.url ?? "/");
-    if (name === "") throw new NotFound("no API named in the path");
-    const api = await findApiByName(db, name);
-    if (!api) throw new NotFound(`no API named "${name}"`);
+    if (name === "") throw new UnknownPath("no API named in the path");
+    const api = await stores.catalog.apiRoute(name);
+    if (!api) throw new UnknownPath(`no API named "${name}"`);
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
-    const token = await findToken(db, bearerToken(req.headers.authorization, realm), new Date());
+    const token = await findPresentedToken(stores, bearerToken(req.headers.authorization, realm), new Date());
     checkAccess(token, api, realm);
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.

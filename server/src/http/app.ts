@@ -8,7 +8,7 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { adminRouter } from "../admin/graphql.js";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
+import type { Database } from "../stores/index.js";
 import { interactionRouter } from "../interaction/router.js";
 import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
@@ -24,20 +24,20 @@ import { spa } from "./spa.js";
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  * @param fallback - answers what no route here serves (the gateway, whose errors say why).
  */
-export async function createApp(config: Config, db: Db, logger: Logger, limiters: LimiterFactory, fallback: Handler): Promise<Express> {
+export async function createApp(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, fallback: Handler): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
   app.set("query parser", "simple");
   app.use(requestLogger(logger));
   app.use(securityHeaders());
-  app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db));
+  app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
 
-  const sessions = new BrowserSessions(config, db);
+  const sessions = new BrowserSessions(config, db.sessions);
   app.use(interactionRouter(config, db, sessions, limiters));
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
   app.use(spa());

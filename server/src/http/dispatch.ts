@@ -8,7 +8,7 @@ import type { ServerResponse } from "node:http";
 import bodyParser from "body-parser";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
+import type { Database } from "../stores/index.js";
 import { gateway } from "../gateway/router.js";
 import type { ClientRequest } from "../oauth/client-request.js";
 import { MethodNotAllowed } from "../kernel/errors.js";
@@ -26,7 +26,7 @@ import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
  * Builds the listener for `http.createServer`.
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  */
-export async function createRequestListener(config: Config, db: Db, logger: Logger, limiters: LimiterFactory) {
+export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory) {
   const forward = gateway(db, config.realm, config.trustProxyHops);
   const app = await createApp(config, db, logger, limiters, forward);
   const log: Middleware = requestLogger(logger);

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { sendJson } from "../kernel/json.js";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, NotFound, OAuthError } from "../kernel/errors.js";
+import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, UnknownPath, OAuthError } from "../kernel/errors.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
 function clientErrorStatus(err: unknown): number | undefined {
@@ -23,7 +23,7 @@ function toOAuthError(err: unknown): OAuthError | undefined {
   if (err instanceof OAuthError) return err;
   const status = clientErrorStatus(err);
   if (status === undefined) return undefined;
-  if (status === 404) return new NotFound("not found");
+  if (status === 404) return new UnknownPath("not found");
   if (status === 413) return new OAuthError("invalid_request", "request body too large", 413);
   const type = (err as { type?: unknown }).type;
   return new OAuthError("invalid_request", type === "charset.unsupported" ? "unsupported charset" : "malformed request", 400);

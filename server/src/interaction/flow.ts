@@ -5,19 +5,9 @@
  * answer it. The SPA only shows the state and posts the user's answers.
  */
 import { verify } from "@node-rs/argon2";
-import { findUserById, findUserByUsername, type UserRecord } from "../accounts/users.js";
-import { recordAuditEvent } from "../audit/repository.js";
-import { findAppSummary } from "../apps/repository.js";
-import {
-  advanceInteraction,
-  createInteraction,
-  describeScopes,
-  findConsentedScopes,
-  findInteraction,
-  rememberConsent,
-  type InteractionRecord,
-} from "../authorizations/repository.js";
-import type { Db } from "../db/client.js";
+import type { Stores } from "../stores/index.js";
+import type { InteractionRecord } from "../stores/interactions.js";
+import type { UserRecord } from "../stores/users.js";
 import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
@@ -29,9 +19,13 @@ const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzI
 /** Interaction ids are cuids; anything else is unknown without a lookup. */
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
+/** The stores of the flow. */
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit">;
+
 /** Flow settings. */
 export interface FlowContext {
-  db: Db;
+  /** The stores the flow reads and writes. */
+  db: FlowStores;
   /** OAuth issuer, `iss` on redirects (RFC 9207). */
   issuer: string;
   /** Interaction lifetime, seconds. */
@@ -56,8 +50,8 @@ function subset(scopes: readonly string[], of: readonly string[]): boolean {
 }
 
 /** The user if they exist and are active: a disabled user's open session signs in no one. */
-async function activeUser(db: Db, id: string | null | undefined): Promise<UserRecord | undefined> {
-  const user = id ? await findUserById(db, id) : undefined;
+async function activeUser(users: Stores["users"], id: string | null | undefined): Promise<UserRecord | undefined> {
+  const user = id ? await users.byId(id) : undefined;
   return user?.status === "active" ? user : undefined;
 }
 
@@ -90,18 +84,18 @@ export async function startFlow(
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
   };
-  const user = request.prompt === "login" ? undefined : await activeUser(ctx.db, sessionUserId);
+  const user = request.prompt === "login" ? undefined : await activeUser(ctx.db.users, sessionUserId);
   const refused = user && refusal(user, request.scopes);
   if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
-  const consented = user ? subset(request.scopes, await findConsentedScopes(ctx.db, user.id, request.client.appId)) : false;
+  const consented = user ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt === "none") {
     if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
     if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to these scopes", ctx.issuer) };
   }
   if (user && consented && request.prompt !== "consent") {
-    return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, userId: user.id }, ctx.issuer, now) };
+    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id }, ctx.issuer, now) };
   }
-  const interaction = await createInteraction(ctx.db, {
+  const interaction = await ctx.db.interactions.create({
     ...grant,
     prompt: request.prompt,
     stage: user ? "consent" : "login",
@@ -120,12 +114,12 @@ export async function startFlow(
  *   410 (expired or finished).
  */
 export async function openInteraction(
-  db: Db,
+  interactions: Stores["interactions"],
   id: string,
   browser: { interactionIds: readonly string[]; userId: string | undefined },
   now: Date,
 ): Promise<InteractionRecord> {
-  const interaction = INTERACTION_ID.test(id) ? await findInteraction(db, id) : undefined;
+  const interaction = INTERACTION_ID.test(id) ? await interactions.find(id) : undefined;
   if (!interaction) throw new OAuthError("not_found", "this sign-in request does not exist", 404);
   if (!browser.interactionIds.includes(id) || (interaction.userId !== null && interaction.userId !== browser.userId)) {
     throw new OAuthError("access_denied", "this sign-in request was started in another browser", 403);
@@ -137,13 +131,13 @@ export async function openInteraction(
 }
 
 /** Builds the view of an interaction for the SPA. */
-export async function viewInteraction(db: Db, interaction: InteractionRecord, username: string | null): Promise<InteractionView> {
-  const app = await findAppSummary(db, interaction.appId);
+export async function viewInteraction(db: Pick<Stores, "clients" | "consents">, interaction: InteractionRecord, username: string | null): Promise<InteractionView> {
+  const app = await db.clients.appSummary(interaction.appId);
   return {
     id: interaction.id,
     stage: interaction.stage === "consent" ? "consent" : "login",
     client: { name: app?.name ?? "", organization: app?.organizationName ?? "" },
-    scopes: await describeScopes(db, interaction.scopes),
+    scopes: await db.consents.describeScopes(interaction.scopes),
     user: username ? { username } : null,
   };
 }
@@ -156,15 +150,15 @@ export async function viewInteraction(db: Db, interaction: InteractionRecord, us
  */
 export async function authenticateUser(ctx: FlowContext, username: string, password: string, ip: string): Promise<UserRecord> {
   await ctx.throttle.check(username, ip);
-  const user = await findUserByUsername(ctx.db, username);
+  const user = await ctx.db.users.byUsername(username);
   const valid = await verify(user?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
   if (!user || !valid || user.status !== "active") {
     await ctx.throttle.recordFailure(username, ip);
-    await recordAuditEvent(ctx.db, { type: "signin.failed", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
+    await ctx.db.audit.record({ type: "signin.failed", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
     throw new OAuthError("invalid_credentials", "Invalid username or password", 401);
   }
   await ctx.throttle.recordSuccess(username);
-  await recordAuditEvent(ctx.db, { type: "signin.succeeded", actor: `user:${user.id}`, details: { ip } });
+  await ctx.db.audit.record({ type: "signin.succeeded", actor: `user:${user.id}`, details: { ip } });
   return user;
 }
 
@@ -177,17 +171,17 @@ export async function authenticateUser(ctx: FlowContext, username: string, passw
  */
 export async function completeLogin(ctx: FlowContext, interaction: InteractionRecord, user: UserRecord, now: Date): Promise<StepResult> {
   const refused = refusal(user, interaction.scopes);
-  const consented = subset(interaction.scopes, await findConsentedScopes(ctx.db, user.id, interaction.appId));
+  const consented = subset(interaction.scopes, await ctx.db.consents.scopesOf(user.id, interaction.appId));
   if (refused || (consented && interaction.prompt !== "consent")) {
-    if (!(await advanceInteraction(ctx.db, interaction.id, "login", "done", user.id))) throw notAt("login");
+    if (!(await ctx.db.interactions.advance(interaction.id, "login", "done", user.id))) throw notAt("login");
     const grant = codeGrant(interaction);
     return {
       redirectTo: refused
         ? errorRedirect(grant, "access_denied", refused, ctx.issuer)
-        : await issueAuthorizationCode(ctx.db, { ...grant, userId: user.id }, ctx.issuer, now),
+        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id }, ctx.issuer, now),
     };
   }
-  if (!(await advanceInteraction(ctx.db, interaction.id, "login", "consent", user.id))) throw notAt("login");
+  if (!(await ctx.db.interactions.advance(interaction.id, "login", "consent", user.id))) throw notAt("login");
   return { stage: "consent" };
 }
 
@@ -212,24 +206,24 @@ export async function completeConsent(
     if (scopes.length === 0 || !subset(answer.scopes, interaction.scopes)) {
       throw new OAuthError("invalid_request", "choose at least one of the requested scopes", 400);
     }
-    const app = await findAppSummary(ctx.db, interaction.appId);
+    const app = await ctx.db.clients.appSummary(interaction.appId);
     if (app?.status !== "approved") throw new OAuthError("unauthorized_client", "this app has been revoked", 400);
   }
-  const user = await activeUser(ctx.db, interaction.userId);
-  if (!(await advanceInteraction(ctx.db, interaction.id, "consent", "done"))) throw notAt("consent");
+  const user = await activeUser(ctx.db.users, interaction.userId);
+  if (!(await ctx.db.interactions.advance(interaction.id, "consent", "done"))) throw notAt("consent");
   const deny = (description: string) => ({ redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) });
   if (!answer.approve) return deny("the user denied the request");
   if (!user) return deny("the user's account is disabled");
   const refused = refusal(user, scopes);
   if (refused) return deny(refused);
-  await rememberConsent(ctx.db, user.id, interaction.appId, scopes);
-  await recordAuditEvent(ctx.db, {
+  await ctx.db.consents.remember(user.id, interaction.appId, scopes);
+  await ctx.db.audit.record({
     type: "consent.granted",
     actor: `user:${user.id}`,
     subject: interaction.appId,
     details: { username: user.username, role: user.role, scopes },
   });
-  return { redirectTo: await issueAuthorizationCode(ctx.db, { ...grant, scopes, userId: user.id }, ctx.issuer, now) };
+  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id }, ctx.issuer, now) };
 }
 
 function codeGrant(i: InteractionRecord) {

@@ -6,14 +6,11 @@
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
-import type { LimiterFactory } from "../kernel/limiter.js";
-import { consumeRateLimit } from "../kernel/limiter.js";
-import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
+import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import { isCleanText } from "../kernel/text.js";
-import { findUserById } from "../accounts/users.js";
-import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext } from "./flow.js";
+import { validateAuthorizationRequest } from "../oauth/authorize.js";
+import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
 import type { BrowserSessions } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
@@ -39,7 +36,7 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
  * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
  */
-export function interactionRouter(config: Config, db: Db, sessions: BrowserSessions, limiters: LimiterFactory): Router {
+export function interactionRouter(config: Config, db: FlowStores, sessions: BrowserSessions, limiters: LimiterFactory): Router {
   const ctx: FlowContext = {
     db,
     issuer: config.authUrl,
@@ -57,7 +54,7 @@ export function interactionRouter(config: Config, db: Db, sessions: BrowserSessi
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db, query, ctx.issuer);
+    const request = await validateAuthorizationRequest(db.clients, query, ctx.issuer);
     // A valid request writes (an interaction or a code): bounded per client IP.
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, req.ip ?? "unknown");
     const started = await startFlow(ctx, request, req.session.userId, new Date());
@@ -75,8 +72,8 @@ export function interactionRouter(config: Config, db: Db, sessions: BrowserSessi
   });
 
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
-    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), new Date());
-    const user = interaction.userId ? await findUserById(db, interaction.userId) : undefined;
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), new Date());
+    const user = interaction.userId ? await db.users.byId(interaction.userId) : undefined;
     const view = await viewInteraction(db, interaction, user?.username ?? null);
     res.json({ ...view, csrfToken: await sessions.csrfToken(req, res) });
   });
@@ -84,7 +81,7 @@ export function interactionRouter(config: Config, db: Db, sessions: BrowserSessi
   router.post("/interaction/:id/login", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
     const now = new Date();
-    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), now);
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
     const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
     const csrfToken = await sessions.signIn(req, res, user.id);
@@ -95,13 +92,13 @@ export function interactionRouter(config: Config, db: Db, sessions: BrowserSessi
   router.post("/interaction/:id/consent", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
-    const interaction = await openInteraction(db, req.params.id, sessions.browser(req), now);
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     res.json(await completeConsent(ctx, interaction, answer, now));
   });
 
   // The console's own sign-in (no OAuth request behind it): same page, session and throttle.
   router.get("/session", async (req: Request, res: Response) => {
-    const user = req.session.userId ? await findUserById(db, req.session.userId) : undefined;
+    const user = req.session.userId ? await db.users.byId(req.session.userId) : undefined;
     res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: await sessions.csrfToken(req, res) });
   });
 

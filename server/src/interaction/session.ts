@@ -15,9 +15,9 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { parse as parseCookies } from "cookie";
 import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from "express";
 import session from "express-session";
-import { PrismaSessionStore } from "../accounts/session-store.js";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
+import type { SessionStore } from "../stores/sessions.js";
+import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
 
 declare module "express-session" {
@@ -56,7 +56,7 @@ export class BrowserSessions {
   private readonly flowKey: Buffer;
   private readonly cookieOptions: CookieOptions;
 
-  constructor(config: Config, db: Db) {
+  constructor(config: Config, sessions: SessionStore) {
     const secret = config.sessionSecret ?? randomBytes(32).toString("hex");
     this.flowKey = createHmac("sha256", secret).update(FLOW_COOKIE).digest();
     const cookie = { httpOnly: true, sameSite: "lax", secure: config.authUrl.startsWith("https:"), path: "/" } as const;
@@ -64,7 +64,7 @@ export class BrowserSessions {
     this.middleware = session({
       name: SESSION_COOKIE,
       secret,
-      store: new PrismaSessionStore(db),
+      store: new ExpressSessionStore(sessions),
       resave: false,
       saveUninitialized: false,
       rolling: true,

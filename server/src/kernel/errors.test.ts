@@ -10,7 +10,22 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import {
+  AuthorizationErrorRedirect,
+  BearerError,
+  InvalidAuthorizationRequest,
+  InvalidClient,
+  InvalidGrant,
+  InvalidRequest,
+  InvalidScope,
+  MethodNotAllowed,
+  UnknownPath,
+  OAuthError,
+  UnauthorizedClient,
+  UnsupportedGrantType,
+} from "./errors.js";
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -79,5 +94,143 @@ describe("error descriptions in the source", () => {
     expect([...classes]).toEqual(expect.arrayContaining(["InvalidRequest", "InvalidClient", "InvalidScope", "BearerError", "InvalidAuthorizationRequest"]));
     expect(texts.length).toBeGreaterThan(100);
     expect(texts.filter((t) => !/^[\x20-\x7e]*$/.test(t.text))).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// The error classes themselves: what a caller gets in the body and the headers.
+// ---------------------------------------------------------------------------------------
+
+/** RFC 6749 §5.2 / RFC 6750 §3: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ). */
+const DESCRIPTION_CHARS = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/;
+
+describe("OAuthError description sanitizer (RFC 6749 §5.2 error_description character set)", () => {
+  it.each([
+    ["keeps printable ASCII other than quote and backslash", "bad value !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~", "bad value !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~"],
+    ['turns %x22 (") into \'', 'scope "admin" is unknown', "scope 'admin' is unknown"],
+    ["turns %x5C (\\) into /", "path a\\b", "path a/b"],
+    ["turns LF and CR (header injection) into ?", "x\r\nSet-Cookie: a=1", "x??Set-Cookie: a=1"],
+    ["turns TAB into ?", "a\tb", "a?b"],
+    ["turns DEL %x7F into ?", "a\x7fb", "a?b"],
+    ["turns NUL into ?", "a\0b", "a?b"],
+    ["turns a non-ASCII letter into ?", "caf\u00e9", "caf?"],
+    ["turns a lone surrogate into ?", "a\ud800b", "a?b"],
+  ])("%s", (_what, description, expected) => {
+    const err = new OAuthError("invalid_request", description);
+    expect(err.message).toBe(expected);
+    expect(err.toJSON().error_description).toBe(expected);
+    expect(expected).toMatch(DESCRIPTION_CHARS);
+  });
+
+  it("cuts an echoed description to 200 characters, before replacing characters", () => {
+    expect(new OAuthError("invalid_request", "x".repeat(250)).message).toBe("x".repeat(200));
+    expect(new OAuthError("invalid_request", '"'.repeat(250)).message).toBe("'".repeat(200));
+    expect(new OAuthError("invalid_request", "y".repeat(200)).message).toBe("y".repeat(200));
+  });
+
+  it("never lets a character outside the §5.2 set through, whatever the input (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => {
+        expect(new OAuthError("invalid_request", s).message).toMatch(DESCRIPTION_CHARS);
+      }),
+    );
+  });
+});
+
+describe("OAuthError.toJSON and fields (RFC 6749 §5.2 error response)", () => {
+  it("serializes to exactly error and error_description: no status, headers or stack", () => {
+    const err = new InvalidGrant("the authorization code has expired");
+    expect(err.toJSON()).toEqual({ error: "invalid_grant", error_description: "the authorization code has expired" });
+    expect(JSON.parse(JSON.stringify(err))).toEqual({ error: "invalid_grant", error_description: "the authorization code has expired" });
+  });
+
+  it("defaults to status 400 and no extra headers, and is named after its class", () => {
+    const err = new OAuthError("invalid_request", "x");
+    expect(err.status).toBe(400);
+    expect(err.headers).toEqual({});
+    expect(new InvalidScope("x").name).toBe("InvalidScope");
+  });
+
+  it.each([
+    ["InvalidRequest", () => new InvalidRequest("d"), "invalid_request", 400],
+    ["InvalidGrant", () => new InvalidGrant("d"), "invalid_grant", 400],
+    ["UnauthorizedClient", () => new UnauthorizedClient("d"), "unauthorized_client", 400],
+    ["UnsupportedGrantType", () => new UnsupportedGrantType("d"), "unsupported_grant_type", 400],
+    ["InvalidScope", () => new InvalidScope("d"), "invalid_scope", 400],
+    ["UnknownPath", () => new UnknownPath("d"), "not_found", 404],
+    ["InvalidAuthorizationRequest", () => new InvalidAuthorizationRequest("unauthorized_client", "d"), "unauthorized_client", 400],
+  ] as const)("%s carries the §5.2 code %s and status %i, without a challenge", (_name, make, code, status) => {
+    const err = make();
+    expect(err).toBeInstanceOf(OAuthError);
+    expect(err.error).toBe(code);
+    expect(err.status).toBe(status);
+    expect(err.headers).toEqual({});
+  });
+
+  it("InvalidRequest takes another status (e.g. 413 for a body too large)", () => {
+    expect(new InvalidRequest("too large", 413).status).toBe(413);
+  });
+});
+
+describe("InvalidClient (RFC 6749 §5.2 invalid_client, RFC 7617 §2 Basic challenge)", () => {
+  it("answers 401 with a Basic challenge naming the realm and charset UTF-8 (RFC 7617 §2.1)", () => {
+    const err = new InvalidClient("invalid consumer key or secret", "tollgate");
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("invalid_client");
+    expect(err.headers).toEqual({ "WWW-Authenticate": 'Basic realm="tollgate", charset="UTF-8"' });
+    expect(err.toJSON()).toEqual({ error: "invalid_client", error_description: "invalid consumer key or secret" });
+  });
+});
+
+describe("MethodNotAllowed (RFC 9110 §15.5.6: 405 with Allow)", () => {
+  it.each([
+    [["POST"], "POST"],
+    [["GET", "POST"], "GET, POST"],
+  ])("lists %j in Allow", (allow, header) => {
+    const err = new MethodNotAllowed(allow);
+    expect(err.status).toBe(405);
+    expect(err.error).toBe("invalid_request");
+    expect(err.headers).toEqual({ Allow: header });
+  });
+});
+
+describe("BearerError (RFC 6750 §3 WWW-Authenticate: Bearer)", () => {
+  it("§3.1: a request without a token gets only the realm, no error code or description", () => {
+    const err = new BearerError("tollgate", 401, undefined, "a Bearer access token is required");
+    expect(err.status).toBe(401);
+    expect(err.headers).toEqual({ "WWW-Authenticate": 'Bearer realm="tollgate"' });
+  });
+
+  it("§3.1 invalid_token: 401 with error and error_description in the challenge", () => {
+    const err = new BearerError("tollgate", 401, "invalid_token", "the access token expired");
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("invalid_token");
+    expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="invalid_token", error_description="the access token expired"');
+  });
+
+  it("§3.1 insufficient_scope: 403 with the required scope as a space-delimited scope attribute", () => {
+    const err = new BearerError("tollgate", 403, "insufficient_scope", "scope missing", "aisp pisp");
+    expect(err.status).toBe(403);
+    expect(err.error).toBe("insufficient_scope");
+    expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="insufficient_scope", error_description="scope missing", scope="aisp pisp"');
+  });
+
+  it("leaves out an empty scope attribute", () => {
+    expect(new BearerError("r", 403, "insufficient_scope", "d", "").headers["WWW-Authenticate"]).toBe('Bearer realm="r", error="insufficient_scope", error_description="d"');
+  });
+
+  it('§3: no " or \\ survives inside a quoted auth-param, so the challenge cannot gain parameters', () => {
+    const err = new BearerError('to"ll\\gate', 403, "insufficient_scope", 'the API "x\\y" needs more', 'a"b');
+    expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="insufficient_scope", error_description="the API xy needs more", scope="ab"');
+    // The JSON body keeps the §5.2 sanitizer's form.
+    expect(err.toJSON().error_description).toBe("the API 'x/y' needs more");
+  });
+});
+
+describe("AuthorizationErrorRedirect (RFC 6749 §4.1.2.1)", () => {
+  it("carries the redirect location and is not an OAuthError (so it is never rendered as a JSON error)", () => {
+    const err = new AuthorizationErrorRedirect("https://client.example/cb?error=access_denied&state=xyz");
+    expect(err.location).toBe("https://client.example/cb?error=access_denied&state=xyz");
+    expect(err).not.toBeInstanceOf(OAuthError);
   });
 });

@@ -88,7 +88,7 @@ export class MethodNotAllowed extends OAuthError {
 }
 
 /** 404 for an unknown path or API. */
-export class NotFound extends OAuthError {
+export class UnknownPath extends OAuthError {
   constructor(description: string) {
     super("not_found", description, 404);
   }

@@ -8,11 +8,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { deleteExpiredSessions } from "../accounts/session-store.js";
-import { deleteAuditEventsBefore } from "../audit/repository.js";
-import { deleteExpiredInteractions, deleteSpentAuthorizationCodes } from "../authorizations/repository.js";
-import type { Db } from "../db/client.js";
-import { deleteExpiredTokens } from "../tokens/repository.js";
+import type { Stores } from "../stores/index.js";
 
 /** Rows deleted per statement. */
 const BATCH = 100;
@@ -38,19 +34,22 @@ async function drain(remove: (limit: number) => Promise<number>): Promise<number
   }
 }
 
+/** The stores the purge deletes from. */
+export type PurgedStores = Pick<Stores, "tokens" | "interactions" | "sessions" | "codes" | "audit">;
+
 /**
  * Deletes everything expired at `now`. Tokens go first, so that codes whose families
  * expired become deletable in the same run.
  * @param auditRetentionDays - audit events older than this many days are deleted.
  */
-export async function purgeExpired(db: Db, now: Date, auditRetentionDays: number): Promise<PurgeCounts> {
-  const tokens = await drain((limit) => deleteExpiredTokens(db.sql, now, limit));
+export async function purgeExpired(db: PurgedStores, now: Date, auditRetentionDays: number): Promise<PurgeCounts> {
+  const tokens = await drain((limit) => db.tokens.deleteExpired(now, limit));
   return {
     tokens,
-    interactions: await drain((limit) => deleteExpiredInteractions(db, now, limit)),
-    sessions: await drain((limit) => deleteExpiredSessions(db, now, limit)),
-    authorizationCodes: await drain((limit) => deleteSpentAuthorizationCodes(db, now, limit)),
-    auditEvents: await drain((limit) => deleteAuditEventsBefore(db, new Date(now.getTime() - auditRetentionDays * DAY_MS), limit)),
+    interactions: await drain((limit) => db.interactions.deleteExpired(now, limit)),
+    sessions: await drain((limit) => db.sessions.deleteExpired(now, limit)),
+    authorizationCodes: await drain((limit) => db.codes.deleteSpent(now, limit)),
+    auditEvents: await drain((limit) => db.audit.deleteBefore(new Date(now.getTime() - auditRetentionDays * DAY_MS), limit)),
   };
 }
 
@@ -58,7 +57,7 @@ export async function purgeExpired(db: Db, now: Date, auditRetentionDays: number
  * Runs {@link purgeExpired} now and then every `intervalSeconds` (0: never).
  * @returns a function that stops the schedule.
  */
-export function schedulePurge(db: Db, logger: Logger, intervalSeconds: number, auditRetentionDays: number): () => void {
+export function schedulePurge(db: PurgedStores, logger: Logger, intervalSeconds: number, auditRetentionDays: number): () => void {
   if (intervalSeconds === 0) return () => {};
   let running = false;
   const run = async () => {

@@ -2,9 +2,8 @@
  * The authorization endpoint's rules (RFC 6749 §4.1.1, §4.1.2; RFC 7636; RFC 9207;
  * decisions.md "Authorization code flow"): validating the request and issuing the code.
  */
-import { findClientByConsumerKey } from "../apps/repository.js";
-import { insertAuthorizationCode } from "../authorizations/repository.js";
-import type { Db } from "../db/client.js";
+import type { AuthorizationCodeStore } from "../stores/codes.js";
+import type { ClientStore } from "../stores/clients.js";
 import type { Client } from "./client-auth.js";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "../kernel/errors.js";
 import { isCleanText } from "../kernel/text.js";
@@ -46,7 +45,7 @@ const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", 
  *   the request carries a PKCE `code_challenge`: RFC 9700 §2.1 lets PKCE protect such a
  *   client against CSRF, and standard clients (openid-client) then send no `state`.
  */
-export async function validateAuthorizationRequest(db: Db, query: string, issuer: string): Promise<AuthorizationRequest> {
+export async function validateAuthorizationRequest(clients: ClientStore, query: string, issuer: string): Promise<AuthorizationRequest> {
   const params = new URLSearchParams(query);
   const one = (name: string): string | undefined => {
     const values = params.getAll(name);
@@ -57,7 +56,7 @@ export async function validateAuthorizationRequest(db: Db, query: string, issuer
   const clientId = one("client_id");
   if (params.getAll("client_id").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "client_id is repeated");
   if (!clientId) throw new InvalidAuthorizationRequest("invalid_request", "client_id is required");
-  const record = await findClientByConsumerKey(db, clientId);
+  const record = await clients.byConsumerKey(clientId);
   if (!record) throw new InvalidAuthorizationRequest("invalid_request", "unknown client_id");
   const redirectUri = one("redirect_uri");
   if (params.getAll("redirect_uri").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "redirect_uri is repeated");
@@ -134,9 +133,9 @@ export interface CodeGrant {
  * Issues a single-use authorization code (lifetime {@link CODE_LIFETIME_SECONDS}) and
  * returns the redirect to the client: `code`, `state`, `iss` (RFC 6749 §4.1.2, RFC 9207).
  */
-export async function issueAuthorizationCode(db: Db, grant: CodeGrant, issuer: string, now: Date): Promise<string> {
+export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, issuer: string, now: Date): Promise<string> {
   const code = newSecret();
-  await insertAuthorizationCode(db, {
+  await codes.insert({
     codeHash: hashSecret(code),
     appId: grant.appId,
     userId: grant.userId,

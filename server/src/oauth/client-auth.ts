@@ -4,9 +4,8 @@
  * RFC 7617), or `client_id` and `client_secret` in the form body (`client_secret_post`),
  * as the app allows.
  */
-import { cachedClientByConsumerKey, findClientByConsumerKey, findConsumerSecretHash, type ClientRecord } from "../apps/repository.js";
-import type { Db } from "../db/client.js";
-import type { ClientAuthMethod } from "./auth-methods.js";
+import type { ClientRecord, ClientStore } from "../stores/clients.js";
+import type { ClientAuthMethod } from "../kernel/auth-methods.js";
 import { InvalidClient, InvalidRequest } from "../kernel/errors.js";
 import { type FormParams } from "./form.js";
 import { isCleanText } from "../kernel/text.js";
@@ -78,12 +77,12 @@ function presentedCredentials(authorization: string | undefined, params: FormPar
  * cached or not: its timing does not tell which client ids exist.
  * @returns undefined when the key is unknown or the secret wrong.
  */
-async function verifiedClient(db: Db, id: string, secret: string): Promise<ClientRecord | undefined> {
+async function verifiedClient(clients: ClientStore, id: string, secret: string): Promise<ClientRecord | undefined> {
   const presented = hashSecret(secret);
-  const cached = await cachedClientByConsumerKey(db, id);
+  const cached = await clients.cachedByConsumerKey(id);
   if (cached && hashMatches(presented, cached.consumerSecretHash)) return cached;
-  if (!hashMatches(presented, (await findConsumerSecretHash(db, id)) ?? UNKNOWN_CLIENT_HASH)) return undefined;
-  const record = await findClientByConsumerKey(db, id);
+  if (!hashMatches(presented, (await clients.consumerSecretHash(id)) ?? UNKNOWN_CLIENT_HASH)) return undefined;
+  const record = await clients.byConsumerKey(id);
   return record && hashMatches(presented, record.consumerSecretHash) ? record : undefined;
 }
 
@@ -100,9 +99,9 @@ async function verifiedClient(db: Db, id: string, secret: string): Promise<Clien
  *   malformed, the key is unknown, the secret is wrong, the app does not allow the method,
  *   or the app or credential is revoked or expired.
  */
-export async function authenticateClient(db: Db, authorization: string | undefined, params: FormParams, realm: string, now: Date): Promise<Client> {
+export async function authenticateClient(clients: ClientStore, authorization: string | undefined, params: FormParams, realm: string, now: Date): Promise<Client> {
   const { method, id, secret } = presentedCredentials(authorization, params, realm);
-  const record = await verifiedClient(db, id, secret);
+  const record = await verifiedClient(clients, id, secret);
   if (!record) throw new InvalidClient("invalid consumer key or secret", realm);
   if (!record.tokenEndpointAuthMethods.includes(method)) throw new InvalidClient(`this client may not authenticate with ${method}`, realm);
   if (record.appStatus !== "approved") throw new InvalidClient("the app is revoked", realm);

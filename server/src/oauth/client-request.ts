@@ -4,8 +4,7 @@
  * client_secret), with failed authentications written to the audit log.
  */
 import type { IncomingMessage } from "node:http";
-import { recordAuditEvent } from "../audit/repository.js";
-import type { Db } from "../db/client.js";
+import type { Stores } from "../stores/index.js";
 import { authenticateClient, presentedClientId, type Client } from "./client-auth.js";
 import { InvalidClient } from "../kernel/errors.js";
 import { readForm, type FormParams } from "./form.js";
@@ -14,18 +13,19 @@ import { readForm, type FormParams } from "./form.js";
 export type ClientRequest = IncomingMessage & { body?: unknown; ip: string; path: string };
 
 /**
+ * @param stores - the clients, and the audit log for failures.
  * @returns the form parameters and the authenticated client.
  * @throws InvalidRequest for a bad form or two client authentication methods; InvalidClient
  *   (401) for failed client authentication.
  */
-export async function readClientRequest(db: Db, req: ClientRequest, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
+export async function readClientRequest(stores: Pick<Stores, "clients" | "audit">, req: ClientRequest, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
   try {
-    return { params, client: await authenticateClient(db, req.headers.authorization, params, realm, now) };
+    return { params, client: await authenticateClient(stores.clients, req.headers.authorization, params, realm, now) };
   } catch (err) {
     if (err instanceof InvalidClient) {
       const actor = presentedClientId(req.headers.authorization, params);
-      await recordAuditEvent(db, { type: "client.authentication_failed", actor, details: { reason: err.message, ip: req.ip, path: req.path } });
+      await stores.audit.record({ type: "client.authentication_failed", actor, details: { reason: err.message, ip: req.ip, path: req.path } });
     }
     throw err;
   }

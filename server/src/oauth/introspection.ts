@@ -4,8 +4,8 @@
  * app or credential is no longer approved is `{"active": false}` and nothing more (§2.2).
  */
 import type { ServerResponse } from "node:http";
-import type { Db } from "../db/client.js";
-import { findAnyToken, type StoredToken } from "../tokens/repository.js";
+import type { Stores } from "../stores/index.js";
+import { findAnyToken, type StoredToken } from "./tokens.js";
 import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, OAuthError } from "../kernel/errors.js";
@@ -33,7 +33,7 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
 }
 
 /** Builds the handler of POST introspection requests (after http/dispatch.ts read the form). */
-export function introspectionEndpoint(db: Db, realm: string, issuer: string) {
+export function introspectionEndpoint(db: Pick<Stores, "clients" | "tokens" | "audit">, realm: string, issuer: string) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);

@@ -2,9 +2,9 @@
  * Issuance of access tokens (and refresh tokens for user grants): new random values,
  * lifetimes from the app, SHA-256 hashes stored.
  */
-import type { Sql } from "../db/sql.js";
 import { newId } from "../kernel/ids.js";
-import { insertAccessToken, tokenValue } from "../tokens/repository.js";
+import type { TokenStore } from "../stores/tokens.js";
+import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
 
@@ -44,7 +44,7 @@ const SECOND_MS = 1000;
  * Creates and stores a new access token (plus refresh token if asked).
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
  */
-export async function issueToken(sql: Sql, r: IssueRequest): Promise<IssuedToken> {
+export async function issueToken(tokens: TokenStore, r: IssueRequest): Promise<IssuedToken> {
   const id = newId();
   const accessToken = tokenValue(id, newSecret());
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
@@ -55,7 +55,7 @@ export async function issueToken(sql: Sql, r: IssueRequest): Promise<IssuedToken
         expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
       }
     : undefined;
-  await insertAccessToken(sql, {
+  await tokens.insert({
     id,
     tokenHash: hashSecret(accessToken),
     appId: r.client.appId,

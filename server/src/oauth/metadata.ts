@@ -3,9 +3,8 @@
  */
 import type { Request, Response } from "express";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
-import { listScopeNames } from "../products/repository.js";
-import { CLIENT_AUTH_METHODS } from "./auth-methods.js";
+import type { CatalogStore } from "../stores/catalog.js";
+import { CLIENT_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
 
@@ -35,8 +34,8 @@ export function metadata(config: Config, scopes: string[]): Record<string, unkno
 }
 
 /** Builds the Express handler. */
-export function metadataEndpoint(config: Config, db: Db) {
+export function metadataEndpoint(config: Config, catalog: CatalogStore) {
   return async (_req: Request, res: Response): Promise<void> => {
-    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await listScopeNames(db)));
+    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await catalog.scopeNames()));
   };
 }

@@ -8,16 +8,14 @@
  * on the same authorization grant"); revoking an access token leaves its refresh token.
  */
 import type { ServerResponse } from "node:http";
-import { recordAuditEvent } from "../audit/repository.js";
-import type { Db } from "../db/client.js";
-import { findAnyToken, revokeAccessToken, revokeFamily } from "../tokens/repository.js";
-import { revokeTokenById } from "../tokens/management.js";
+import type { Stores } from "../stores/index.js";
+import { findAnyToken } from "./tokens.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest } from "../kernel/errors.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */
-export function revocationEndpoint(db: Db, realm: string) {
+export function revocationEndpoint(db: Pick<Stores, "clients" | "tokens" | "audit">, realm: string) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
@@ -25,10 +23,10 @@ export function revocationEndpoint(db: Db, realm: string) {
     const token = await findAnyToken(db, params.token, now);
     if (token) {
       if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
-      if (token.type === "access_token") await revokeAccessToken(db.sql, db.tokens, token.id, now);
-      else if (token.familyId !== null) await revokeFamily(db.sql, db.tokens, token.familyId, now);
-      else await revokeTokenById(db, token.id, now);
-      await recordAuditEvent(db, { type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
+      if (token.type === "access_token") await db.tokens.revokeAccessToken(token.id, now);
+      else if (token.familyId !== null) await db.tokens.revokeFamily(token.familyId, now);
+      else await db.tokens.revokeRow(token.id, now);
+      await db.audit.record({ type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
     }
     res.writeHead(200, NO_STORE).end();
   };

@@ -24,3 +24,61 @@ describe("grantScopes", () => {
     expect(() => grantScopes(["admin"], ["aisp"])).toThrow(/admin/);
   });
 });
+
+describe("parseScope (RFC 6749 §3.3 scope = scope-token *( SP scope-token ))", () => {
+  it.each([
+    ["an empty parameter", "", []],
+    ["only spaces", "   ", []],
+    ["one name", "aisp", ["aisp"]],
+    ["leading and trailing spaces", " aisp pisp ", ["aisp", "pisp"]],
+    ["names differing only in case (case-sensitive)", "AISP aisp", ["AISP", "aisp"]],
+    ["the boundary characters %x21 %x23 %x5B %x5D %x7E", "! # [ ] ~", ["!", "#", "[", "]", "~"]],
+    ["URL-like scope names", "https://api.bank.example/accounts:read", ["https://api.bank.example/accounts:read"]],
+  ])("reads %s", (_what, scope, names) => {
+    expect(parseScope(scope)).toEqual(names);
+  });
+
+  it.each([
+    ["a TAB delimiter (only SP delimits)", "aisp\tpisp"],
+    ["a newline", "aisp\npisp"],
+    ["DEL %x7F", "ai\x7fsp"],
+    ["a control character", "ai\x01sp"],
+    ["a non-ASCII letter", "cons\u00e9nt"],
+    ["NUL", "aisp\0"],
+  ])("refuses %s with 400 invalid_scope", (_what, scope) => {
+    let err: unknown;
+    try {
+      parseScope(scope);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidScope);
+    expect((err as InvalidScope).error).toBe("invalid_scope");
+    expect((err as InvalidScope).status).toBe(400);
+  });
+});
+
+describe("grantScopes (RFC 6749 §3.3: the server may fully or partially ignore, here refuse)", () => {
+  it("grants the requested scopes in request order, not the allowed order", () => {
+    expect(grantScopes(["pisp", "aisp"], ["aisp", "piisp", "pisp"])).toEqual(["pisp", "aisp"]);
+  });
+
+  it("grants nothing when nothing is requested and nothing is allowed", () => {
+    expect(grantScopes([], [])).toEqual([]);
+  });
+
+  it("compares case-sensitively", () => {
+    expect(() => grantScopes(["AISP"], ["aisp"])).toThrow(InvalidScope);
+  });
+
+  it("names the first scope outside the allowed set (quotes sanitized to ' by RFC 6749 §5.2)", () => {
+    expect(() => grantScopes(["aisp", "x1", "x2"], ["aisp"])).toThrow("scope 'x1' is not available");
+  });
+
+  it("returns a new array: the caller's allowed list is not shared", () => {
+    const allowed = ["aisp"];
+    const granted = grantScopes([], allowed);
+    granted.push("admin");
+    expect(allowed).toEqual(["aisp"]);
+  });
+});

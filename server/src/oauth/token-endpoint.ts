@@ -4,8 +4,7 @@
  * token response with `Cache-Control: no-store` (RFC 6749 §5.1).
  */
 import type { ServerResponse } from "node:http";
-import { recordAuditEvent } from "../audit/repository.js";
-import type { Db } from "../db/client.js";
+import type { Database } from "../stores/index.js";
 import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest } from "./client-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "../kernel/errors.js";
@@ -16,7 +15,7 @@ import { formatTokenResponse } from "./token-response.js";
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 /** Builds the handler of POST token requests (after http/dispatch.ts read the form). */
-export function tokenEndpoint(db: Db, realm: string) {
+export function tokenEndpoint(db: Database, realm: string) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, realm, now);
@@ -27,8 +26,8 @@ export function tokenEndpoint(db: Db, realm: string) {
     if (grantType === undefined) throw new InvalidRequest("grant_type is required");
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
-    const issued = await grant.handle({ db, client, params, now });
-    await recordAuditEvent(db, {
+    const issued = await grant.handle({ stores: db, client, params, now });
+    await db.audit.record({
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,
       subject: issued.userId,

@@ -17,7 +17,7 @@ import { createHash } from "node:crypto";
 import { connect } from "node:net";
 import { deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
-import type { Db } from "../../src/db/client.js";
+import type { PrismaClient } from "../../src/generated/prisma/client.js";
 import { DEMO } from "../../src/demo/seed.js";
 
 // ---------------------------------------------------------------------------------------
@@ -760,12 +760,12 @@ type Dialect = "sqlite" | "postgresql";
  */
 export class DbWatch {
   private constructor(
-    private readonly db: Db,
+    private readonly db: PrismaClient,
     private readonly dialect: Dialect,
     private readonly sql: string,
   ) {}
 
-  static async create(db: Db): Promise<DbWatch> {
+  static async create(db: PrismaClient): Promise<DbWatch> {
     const dialect: Dialect = await db.$queryRawUnsafe("SELECT sqlite_version()").then(
       () => "sqlite",
       () => "postgresql",

@@ -3,9 +3,6 @@
  * of RFC 6749 §4.1.2 / RFC 9700 §4.14: a code works once; a second use fails with
  * `invalid_grant` and revokes every token issued from it.
  */
-import { isActiveUser } from "../../accounts/users.js";
-import { findAuthorizationCode, markAuthorizationCodeUsed } from "../../authorizations/repository.js";
-import { revokeFamily } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { issueToken } from "../issue.js";
 import { verifyS256 } from "../pkce.js";
@@ -15,15 +12,15 @@ import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {
   type: "authorization_code",
-  async handle({ db, client, params, now }) {
+  async handle({ stores, client, params, now }) {
     const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
 
-    const code = await findAuthorizationCode(db.sql, { codeHash: hashSecret(value) });
+    const code = await stores.codes.byHash(hashSecret(value));
     if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
     const replayed = async (): Promise<never> => {
-      await revokeFamily(db.sql, db.tokens, code.id, now);
+      await stores.tokens.revokeFamily(code.id, now);
       throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
     };
     if (code.usedAt !== null) return replayed();
@@ -35,14 +32,14 @@ export const authorizationCodeGrant: Grant = {
     } else if (verifier !== undefined) {
       throw new InvalidGrant("code_verifier sent but the authorization request had no code_challenge");
     }
-    if (!(await isActiveUser(db.sql, code.userId))) throw new InvalidGrant("the resource owner is disabled");
+    if (!(await stores.users.isActive(code.userId))) throw new InvalidGrant("the resource owner is disabled");
     const scopes = userTokenScopes(params.scope, code.scopes, client.products);
 
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
-    const issued = await db.sql.transaction(async (tx) =>
-      (await markAuthorizationCodeUsed(tx, code.id, now))
-        ? issueToken(tx, {
+    const issued = await stores.transaction(async (tx) =>
+      (await tx.codes.markUsed(code.id, now))
+        ? issueToken(tx.tokens, {
             client,
             grantType: "authorization_code",
             scopes,

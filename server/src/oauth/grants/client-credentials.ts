@@ -12,9 +12,9 @@ import type { Grant } from "./grant.js";
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
-  async handle({ db, client, params, now }) {
+  async handle({ stores, client, params, now }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
-    return issueToken(db.sql, {
+    return issueToken(stores.tokens, {
       client,
       grantType: "client_credentials",
       scopes,

@@ -2,14 +2,19 @@
  * The contract every grant type module implements (one file per grant under this folder,
  * looked up by `grant_type`, as in panva/node-oidc-provider's lib/actions/grants).
  */
-import type { Db } from "../../db/client.js";
+import type { Stores } from "../../stores/index.js";
 import type { Client } from "../client-auth.js";
 import type { FormParams } from "../form.js";
 import type { IssuedToken } from "../issue.js";
 
+/** The stores a grant uses: codes, tokens and users, and transactions over them (a Database is one). */
+export type GrantStores = Pick<Stores, "codes" | "tokens" | "users"> & {
+  transaction<T>(fn: (tx: Pick<Stores, "codes" | "tokens" | "users">) => Promise<T>): Promise<T>;
+};
+
 /** Everything a grant handler may use; no HTTP request or response. */
 export interface GrantContext {
-  db: Db;
+  stores: GrantStores;
   /** The authenticated client. */
   client: Client;
   /** The token request's form parameters (each at most once, empty ones dropped). */

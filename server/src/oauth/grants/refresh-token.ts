@@ -5,25 +5,25 @@
  * theft and revokes the whole family. The family keeps the refresh expiry of its first
  * token, so rotation never extends the PSD2 re-authentication deadline.
  */
-import { isActiveUser } from "../../accounts/users.js";
-import { findAuthorizationCode } from "../../authorizations/repository.js";
-import { findRefreshToken, revokeFamily, revokeRefreshToken } from "../../tokens/repository.js";
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { issueToken } from "../issue.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
+import { findTokenRow } from "../tokens.js";
 import type { Grant } from "./grant.js";
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ db, client, params, now }) {
+  async handle({ stores, client, params, now }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
-    const previous = await findRefreshToken(db.sql, params.refresh_token);
+    // Read past the token cache: rotation must see the row as committed.
+    const found = await findTokenRow(stores.tokens, params.refresh_token, true);
+    const previous = found?.type === "refresh_token" ? found.row : undefined;
     if (!previous || previous.appId !== client.appId || previous.userId === null || previous.refreshTokenExpiresAt === null) {
       throw new InvalidGrant("the refresh token is invalid");
     }
     const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
-      if (previous.familyId !== null) await revokeFamily(db.sql, db.tokens, previous.familyId, now);
+      if (previous.familyId !== null) await stores.tokens.revokeFamily(previous.familyId, now);
       throw new InvalidGrant("the refresh token was already used; the token family is revoked");
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
@@ -31,14 +31,14 @@ export const refreshTokenGrant: Grant = {
     // RFC 6749 §6: the scope may not exceed what the resource owner originally granted
     // (the family's authorization code); without `scope`, that original grant. Either way,
     // only scopes the credential's approved products still offer.
-    const original = previous.familyId === null ? undefined : await findAuthorizationCode(db.sql, { id: previous.familyId });
+    const original = previous.familyId === null ? undefined : await stores.codes.byId(previous.familyId);
     const scopes = userTokenScopes(params.scope, original?.scopes ?? previous.scopes, client.products);
-    if (!(await isActiveUser(db.sql, userId))) throw new InvalidGrant("the resource owner is disabled");
+    if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
-    const issued = await db.sql.transaction(async (tx) =>
-      (await revokeRefreshToken(tx, db.tokens, previous.id))
-        ? issueToken(tx, {
+    const issued = await stores.transaction(async (tx) =>
+      (await tx.tokens.revokeRefreshToken(previous.id))
+        ? issueToken(tx.tokens, {
             client,
             grantType: "refresh_token",
             scopes,

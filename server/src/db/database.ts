@@ -1,0 +1,181 @@
+/**
+ * Opens the database and builds its stores (stores/index.ts) once per provider: the only
+ * PrismaClient construction in the codebase. The provider follows DATABASE_URL: SQLite
+ * through better-sqlite3, PostgreSQL through node-postgres, each with its own generated
+ * client (prisma/schema.prisma and its derived prisma/postgresql/schema.prisma: the same
+ * models). Next to Prisma, the stores use direct prepared statements for the hot paths
+ * (db/sql.ts), the per-process catalog cache (db/catalog-cache.ts) and the token cache
+ * (db/token-cache.ts).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
+import type BetterSqlite3 from "better-sqlite3";
+import type { Database, Stores } from "../stores/index.js";
+import type { TokenRecord } from "../stores/tokens.js";
+import { PrismaClient } from "../generated/prisma/client.js";
+import { CatalogCache } from "./catalog-cache.js";
+import { startCheckpointer } from "./checkpointer.js";
+import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
+import { observedAdapter } from "./observed-adapter.js";
+import { postgresqlSql, prismaTransactionSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
+import type { Executor } from "./stores/executor.js";
+import { buildStores } from "./stores/index.js";
+import { TokenCache } from "./token-cache.js";
+
+/** Token rows the SQLite process keeps at most (db/token-cache.ts): about 10 MB. */
+const TOKEN_CACHE_ENTRIES = 10_000;
+
+/**
+ * SQLite page cache of the connection, KiB (better-sqlite3 builds SQLite with 16,000). What
+ * the hot paths touch is small: the right-hand edges of the time-ordered indexes, where new
+ * rows go, and the rows of recent tokens; the OS file cache holds the rest. 16 MB cost the
+ * process 18 MB of resident memory under load and bought no throughput (README, Performance).
+ */
+const SQLITE_PAGE_CACHE_KIB = 4000;
+
+/** SQLite `PRAGMA synchronous` levels offered (the README weighs them). */
+export type SqliteSynchronous = "NORMAL" | "FULL";
+
+export interface DbOptions {
+  /** PostgreSQL pool size, for Prisma and for the direct statements each. */
+  poolSize?: number;
+  /** Time to live of catalog cache entries, milliseconds. */
+  catalogTtlMs?: number;
+  sqliteSynchronous?: SqliteSynchronous;
+  /**
+   * Make the stores of the database throw when they are called inside one of its
+   * transactions (see {@link OuterStoreInTransaction}). Default true. It needs an
+   * AsyncLocalStorage, which on Node 20 costs every request about a fifth more CPU
+   * (README, Performance), so production (NODE_ENV=production) runs without it.
+   */
+  transactionGuard?: boolean;
+}
+
+/** An open database: its stores, and what the composition root and the tests need besides. */
+export interface OpenDatabase {
+  database: Database;
+  /** The Prisma client: for the demo seed, tests and tools; the service's own code uses the stores. */
+  prisma: PrismaClient;
+  provider: Provider;
+  /** The catalog cache, for sharing its invalidations between instances (db/catalog-events.ts). */
+  catalog: CatalogCache;
+  /** Closes the direct statements' side (PostgreSQL pool, SQLite checkpoint thread), then Prisma's connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Thrown when a store of the database is called inside one of its transactions, where only
+ * the stores handed to the transaction's function may be used: on SQLite the outer call
+ * would wait for the very transaction it runs in (a deadlock), on PostgreSQL it would run
+ * outside it (not atomic).
+ */
+export class OuterStoreInTransaction extends Error {
+  constructor(store: string, method: string) {
+    super(`${store}.${method} called on the database's stores inside a transaction: use the stores the transaction hands its function`);
+    this.name = "OuterStoreInTransaction";
+  }
+}
+
+/**
+ * Opens the database of `databaseUrl` and builds its stores.
+ *
+ * SQLite settings: WAL journal (readers never block the writer), `synchronous` NORMAL by
+ * default (a commit survives a crash of the process, as the kill -9 check shows; only an
+ * OS crash or power loss may drop the last commits, and never corrupts the file) or FULL,
+ * 5 s busy timeout (other processes on the same file), a 4 MB page cache, checkpoints in
+ * a worker thread.
+ * PostgreSQL: pools of `poolSize` connections.
+ */
+export async function openDatabase(databaseUrl: string, options: DbOptions = {}): Promise<OpenDatabase> {
+  const { poolSize = 10, catalogTtlMs = 1000, sqliteSynchronous = "NORMAL", transactionGuard = true } = options;
+  const catalog = new CatalogCache(catalogTtlMs);
+  const onCatalogWrite = () => catalog.invalidate();
+  if (providerOf(databaseUrl) === "postgresql") {
+    // Other instances revoke tokens too, unseen here: every use reads the database.
+    const tokenCache = new TokenCache<TokenRecord>(0);
+    // Both generated clients expose the same models and methods; only the SQL dialect differs.
+    // Loaded only here: each generated client brings its own query compiler (tens of MB).
+    const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
+    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite, onTokenWrite: () => tokenCache.clear() });
+    const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
+    const sql = postgresqlSql(databaseUrl, poolSize);
+    const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache };
+    return open(x, prisma, (tx) => prismaTransactionSql(tx), transactionGuard);
+  }
+  // This process is the database's only writer, so the token cache sees every change.
+  const tokenCache = new TokenCache<TokenRecord>(TOKEN_CACHE_ENTRIES);
+  const gate = new SqliteGate();
+  let connection: BetterSqlite3.Database | undefined;
+  const adapter = observedAdapter(new PrismaBetterSQLite3({ url: `file:${sqliteFilePath(databaseUrl)}`, timeout: 5000 }), {
+    onCatalogWrite,
+    onTokenWrite: () => tokenCache.clear(),
+    gate,
+    onConnect: (a) => (connection = sqliteConnectionOf(a)),
+  });
+  const prisma = new PrismaClient({ adapter });
+  await prisma.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+  await prisma.$executeRawUnsafe(`PRAGMA synchronous = ${sqliteSynchronous}`);
+  await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  await prisma.$executeRawUnsafe(`PRAGMA cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
+  // Checkpoints run in their own thread (db/checkpointer.ts), not in the committing request.
+  await prisma.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 0");
+  if (!connection) throw new Error("the SQLite adapter did not connect");
+  const checkpointer = startCheckpointer(sqliteFilePath(databaseUrl));
+  const sql = sqliteSql(connection, gate);
+  const x: Executor = { prisma, sql: { ...sql, close: () => checkpointer.stop() }, provider: "sqlite", catalog, tokenCache };
+  // A Prisma interactive transaction holds the gate: direct statements join it on the connection.
+  return open(x, prisma, () => sql.joined, transactionGuard);
+}
+
+/** The better-sqlite3 connection inside Prisma's adapter (its public `client`, @prisma/adapter-better-sqlite3 6.19). */
+function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
+  const client = (adapter as unknown as { client?: BetterSqlite3.Database }).client;
+  if (!client || typeof client.prepare !== "function") throw new Error("unexpected @prisma/adapter-better-sqlite3: no client connection");
+  return client;
+}
+
+/** Set while a transaction's function runs (only with the transaction guard on). */
+const insideTransaction = new AsyncLocalStorage<true>();
+
+/** `stores` with every method refusing to run inside a transaction ({@link OuterStoreInTransaction}). */
+function guarded(stores: Stores): Stores {
+  const guard = <S extends object>(name: string, store: S): S =>
+    Object.fromEntries(
+      Object.entries(store).map(([method, fn]) => [
+        method,
+        (...args: unknown[]) => {
+          if (insideTransaction.getStore()) throw new OuterStoreInTransaction(name, method);
+          return (fn as (...a: unknown[]) => unknown)(...args);
+        },
+      ]),
+    ) as S;
+  return Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, guard(name, store as object)])) as unknown as Stores;
+}
+
+/**
+ * The database over `x`: its stores, and transactions as Prisma interactive transactions
+ * whose stores run Prisma on the transaction client and direct SQL on `transactionSql` of it.
+ */
+function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0]) => Sql, guard: boolean): OpenDatabase {
+  const stores = buildStores(x);
+  const database: Database = {
+    ...(guard ? guarded(stores) : stores),
+    transaction: (fn) =>
+      prisma.$transaction((tx) => {
+        const inner = buildStores({ ...x, prisma: tx, sql: transactionSql(tx) });
+        return guard ? insideTransaction.run(true, () => fn(inner)) : fn(inner);
+      }),
+  };
+  return {
+    database,
+    prisma,
+    provider: x.provider,
+    catalog: x.catalog,
+    async close() {
+      await x.sql.close();
+      await prisma.$disconnect();
+    },
+  };
+}

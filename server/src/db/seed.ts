@@ -1,0 +1,37 @@
+/**
+ * Loads a {@link CatalogSeed} into an empty database, in one transaction.
+ */
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { CatalogSeed } from "../stores/seed.js";
+
+/**
+ * Loads `seed` when the database has no organization yet; does nothing otherwise.
+ * @returns true when it was loaded now.
+ */
+export async function loadSeed(prisma: PrismaClient, seed: CatalogSeed): Promise<boolean> {
+  if ((await prisma.organization.count()) > 0) return false;
+  await prisma.$transaction(async (tx) => {
+    await tx.scope.createMany({ data: Object.entries(seed.scopes).map(([name, description]) => ({ name, description })) });
+    const apis = new Map<string, string>();
+    for (const a of seed.apis) apis.set(a.name, (await tx.api.create({ data: a })).id);
+    const products = new Map<string, string>();
+    for (const { apis: names, ...p } of seed.products) {
+      const product = await tx.apiProduct.create({ data: { ...p, apis: { create: names.map((name) => ({ apiId: apis.get(name)! })) } } });
+      products.set(p.name, product.id);
+    }
+    const organization = await tx.organization.create({ data: seed.organization });
+    const developer = await tx.developer.create({ data: { ...seed.developer, organizationId: organization.id } });
+    for (const { callbackUrls, consumerKey, consumerSecretHash, products: names, ...app } of seed.apps) {
+      await tx.app.create({
+        data: {
+          ...app,
+          developerId: developer.id,
+          callbackUrls: { create: callbackUrls.map((url) => ({ url })) },
+          credentials: { create: [{ consumerKey, consumerSecretHash, products: { create: names.map((name) => ({ apiProductId: products.get(name)! })) } }] },
+        },
+      });
+    }
+    await tx.user.createMany({ data: seed.users });
+  });
+  return true;
+}

@@ -1,0 +1,30 @@
+/**
+ * Builds the stores (stores/index.ts) over an executor: once per provider for the
+ * database, and once per transaction over that transaction (db/database.ts).
+ */
+import type { Stores } from "../../stores/index.js";
+import { auditStore } from "./audit.js";
+import { catalogStore } from "./catalog.js";
+import { clientStore } from "./clients.js";
+import { codeStore } from "./codes.js";
+import { consentStore } from "./consents.js";
+import type { Executor } from "./executor.js";
+import { interactionStore } from "./interactions.js";
+import { sessionStore } from "./sessions.js";
+import { tokenStore } from "./tokens.js";
+import { userStore } from "./users.js";
+
+/** Every store over `x`. */
+export function buildStores(x: Executor): Stores {
+  return {
+    clients: clientStore(x),
+    catalog: catalogStore(x),
+    tokens: tokenStore(x),
+    codes: codeStore(x),
+    interactions: interactionStore(x),
+    consents: consentStore(x),
+    users: userStore(x),
+    audit: auditStore(x),
+    sessions: sessionStore(x),
+  };
+}

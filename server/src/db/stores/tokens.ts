@@ -1,0 +1,204 @@
+/**
+ * The token store (stores/tokens.ts). Issuance, lookups and revocations are on the hot
+ * paths and run as direct prepared SQL (db/sql.ts); lookups of token uses go through the
+ * process's token cache (db/token-cache.ts), which each change here evicts. The admin
+ * lists and counts use Prisma.
+ *
+ * Rows are found by id: a token value is `<row id><secret>` (oauth/token-values.ts), so
+ * the primary key finds the row and the stored SHA-256 proves the value. Looking rows up
+ * by a random hash instead needed an index on it, where every insert dirties a random
+ * page: at a million rows that random I/O cost a fifth of the issuance rate (README,
+ * Performance → Growth).
+ */
+import { joinList, splitList } from "../../kernel/list.js";
+import type { NewAccessToken, TokenOwner, TokenRecord, TokenStore } from "../../stores/tokens.js";
+import { paginate } from "../paginate.js";
+import { dateOf, nullableDateOf } from "../sql.js";
+import type { Executor } from "./executor.js";
+
+/** The columns of a token row the lookups read, as the driver returns them. */
+interface Row extends Record<string, unknown> {
+  id: string;
+  tokenHash: string;
+  refreshTokenHash: string | null;
+  appId: string;
+  credentialId: string;
+  userId: string | null;
+  username: string | null;
+  scope: string;
+  apiProducts: string;
+  status: string;
+  issuedAt: unknown;
+  expiresAt: unknown;
+  refreshTokenStatus: string | null;
+  refreshTokenIssuedAt: unknown;
+  refreshTokenExpiresAt: unknown;
+  refreshCount: unknown;
+  familyId: string | null;
+}
+
+function parseRow(row: Row): TokenRecord {
+  return {
+    id: row.id,
+    tokenHash: row.tokenHash,
+    refreshTokenHash: row.refreshTokenHash,
+    appId: row.appId,
+    credentialId: row.credentialId,
+    userId: row.userId,
+    username: row.username,
+    scopes: splitList(row.scope),
+    apiProducts: splitList(row.apiProducts),
+    status: row.status,
+    issuedAt: dateOf(row.issuedAt),
+    expiresAt: dateOf(row.expiresAt),
+    refreshTokenStatus: row.refreshTokenStatus,
+    refreshTokenIssuedAt: nullableDateOf(row.refreshTokenIssuedAt),
+    refreshTokenExpiresAt: nullableDateOf(row.refreshTokenExpiresAt),
+    refreshCount: Number(row.refreshCount),
+    familyId: row.familyId,
+  };
+}
+
+const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
+   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?)`;
+
+const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
+  FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
+
+/** The token store over `x`. */
+export function tokenStore(x: Executor): TokenStore {
+  const { sql, tokenCache: cache, prisma } = x;
+
+  /**
+   * Runs `write`, a change to cached token rows, between two evictions: the first keeps a
+   * read already under way from storing the old row, the second drops a row read meanwhile.
+   */
+  async function changing<T>(evict: () => void, write: () => Promise<T>): Promise<T> {
+    evict();
+    try {
+      return await write();
+    } finally {
+      evict();
+    }
+  }
+
+  return {
+    async insert(t: NewAccessToken) {
+      await sql.run(INSERT, [
+        t.id,
+        t.tokenHash,
+        t.appId,
+        t.credentialId,
+        t.userId ?? null,
+        t.grantType,
+        joinList(t.scopes),
+        joinList(t.apiProducts),
+        t.issuedAt,
+        t.expiresAt,
+        t.refresh?.tokenHash ?? null,
+        t.refresh?.issuedAt ?? null,
+        t.refresh?.expiresAt ?? null,
+        t.refresh ? "approved" : null,
+        t.refreshCount ?? 0,
+        t.familyId ?? null,
+      ]);
+    },
+
+    async byId(id, fresh = false) {
+      const cached = fresh ? undefined : cache.get(id);
+      if (cached) return cached;
+      const generation = cache.generation;
+      const row = await sql.get<Row>(BY_ID, [id]);
+      const token = row && parseRow(row);
+      if (token && !fresh) cache.set(id, token, generation);
+      return token;
+    },
+
+    async revokeRefreshToken(id) {
+      const changed = await changing(
+        () => cache.evict(id),
+        () => sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id]),
+      );
+      return changed === 1;
+    },
+
+    revokeFamily(familyId, now) {
+      return changing(
+        () => cache.evictFamily(familyId),
+        () =>
+          sql.run(
+            `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
+             WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
+            [now, familyId],
+          ),
+      );
+    },
+
+    async revokeAccessToken(id, now) {
+      await changing(
+        () => cache.evict(id),
+        () => sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]),
+      );
+    },
+
+    async revokeRow(id, now) {
+      const t = await prisma.accessToken.findUnique({ where: { id } });
+      if (!t) return undefined;
+      return prisma.accessToken.update({
+        where: { id },
+        data: { status: "revoked", revokedAt: now, ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) },
+      });
+    },
+
+    async revokeTokensOf(owner: TokenOwner, now) {
+      const base = {
+        ...(owner.appId ? { appId: owner.appId } : {}),
+        ...(owner.userId ? { userId: owner.userId } : {}),
+        ...(owner.credentialId ? { credentialId: owner.credentialId } : {}),
+      };
+      const access = await prisma.accessToken.updateMany({ where: { ...base, status: "approved" }, data: { status: "revoked", revokedAt: now } });
+      await prisma.accessToken.updateMany({ where: { ...base, refreshTokenStatus: "approved" }, data: { refreshTokenStatus: "revoked" } });
+      return access.count;
+    },
+
+    deleteExpired(before, limit) {
+      return sql.run(
+        `DELETE FROM "AccessToken" WHERE "id" IN (SELECT "id" FROM "AccessToken"
+           WHERE "expiresAt" < ? AND ("refreshTokenExpiresAt" IS NULL OR "refreshTokenExpiresAt" < ?) LIMIT ?)`,
+        [before, before, limit],
+      );
+    },
+
+    list(f, now, page) {
+      const where = {
+        AND: [
+          f.appId ? { appId: f.appId } : {},
+          f.userId ? { userId: f.userId } : {},
+          f.status ? { status: f.status } : {},
+          f.liveOnly ? { status: "approved", expiresAt: { gt: now } } : {},
+        ],
+      };
+      return paginate((args) => prisma.accessToken.findMany({ ...args, where }), page, "desc");
+    },
+
+    async find(id) {
+      return (await prisma.accessToken.findUnique({ where: { id } })) ?? undefined;
+    },
+
+    async countIssuedPerHour(hours) {
+      const perHour = await Promise.all(
+        hours.map(async (hour) => {
+          const groups = await prisma.accessToken.groupBy({
+            by: ["appId"],
+            where: { issuedAt: { gte: hour, lt: new Date(hour.getTime() + 3_600_000) } },
+            _count: { _all: true },
+          });
+          return groups.map((g) => ({ hour, appId: g.appId, count: g._count._all }));
+        }),
+      );
+      return perHour.flat();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { CLIENT_AUTH_METHODS, parseClientAuthMethods } from "./auth-methods.js";
+
+describe("parseClientAuthMethods (RFC 7591 §2 token_endpoint_auth_method names)", () => {
+  it("knows exactly the two client secret methods of RFC 6749 §2.3.1", () => {
+    expect([...CLIENT_AUTH_METHODS]).toEqual(["client_secret_basic", "client_secret_post"]);
+  });
+
+  it.each([
+    [["client_secret_basic"], ["client_secret_basic"]],
+    [["client_secret_post", "client_secret_basic"], ["client_secret_basic", "client_secret_post"]],
+    [["none", "private_key_jwt", "client_secret_jwt", "tls_client_auth"], []],
+    [["CLIENT_SECRET_BASIC", "client_secret_post "], []],
+    [["client_secret_post", "client_secret_post"], ["client_secret_post"]],
+    [[], []],
+  ])("%j gives %j", (names, methods) => {
+    expect(parseClientAuthMethods(names)).toEqual(methods);
+  });
+});

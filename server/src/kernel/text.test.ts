@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { isCleanText } from "./text.js";
+
+describe("isCleanText (well-formed UTF-16, no U+0000)", () => {
+  it.each([
+    ["empty", ""],
+    ["ASCII", "client-123"],
+    ["a BMP letter", "caf\u00e9"],
+    ["a surrogate pair (U+1F600)", "\ud83d\ude00"],
+    ["U+FFFD", "\ufffd"],
+    ["other control characters", "a\tb\x7f\x01"],
+  ])("accepts %s", (_what, value) => {
+    expect(isCleanText(value)).toBe(true);
+  });
+
+  it.each([
+    ["NUL alone", "\0"],
+    ["NUL inside", "abc\0def"],
+    ["a lone high surrogate", "a\ud800"],
+    ["a lone low surrogate", "\udc00a"],
+    ["a pair in the wrong order", "\ude00\ud83d"],
+  ])("refuses %s", (_what, value) => {
+    expect(isCleanText(value)).toBe(false);
+  });
+});

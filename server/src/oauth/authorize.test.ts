@@ -1,0 +1,34 @@
+/** The pure parts of the authorization endpoint (the rest needs a database: server/test). */
+import { describe, expect, it } from "vitest";
+import { CODE_LIFETIME_SECONDS, errorRedirect } from "./authorize.js";
+
+describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minutes is RECOMMENDED)", () => {
+  it("is decisions.md's 60 s, within the RFC's 10 minutes", () => {
+    expect(CODE_LIFETIME_SECONDS).toBe(60);
+    expect(CODE_LIFETIME_SECONDS).toBeLessThanOrEqual(600);
+  });
+});
+
+describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
+  it("sends error, error_description, state and iss", () => {
+    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb", state: "s1" }, "access_denied", "the user denied consent", "https://auth.bank.example"));
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      error: "access_denied",
+      error_description: "the user denied consent",
+      state: "s1",
+      iss: "https://auth.bank.example",
+    });
+  });
+
+  it("§4.1.2.1: leaves state out when the request had none", () => {
+    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb", state: null }, "invalid_scope", "scope is required", "https://auth.bank.example"));
+    expect(url.searchParams.has("state")).toBe(false);
+    expect(url.searchParams.get("iss")).toBe("https://auth.bank.example");
+  });
+
+  it("RFC 9207 §2: iss is the issuer identifier exactly, also with a path", () => {
+    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb?x=1", state: "s" }, "invalid_request", "d", "https://bank.example/auth"));
+    expect(url.searchParams.get("iss")).toBe("https://bank.example/auth");
+    expect(url.searchParams.get("x")).toBe("1");
+  });
+});

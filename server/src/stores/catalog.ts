@@ -1,0 +1,31 @@
+/**
+ * The catalog as the gateway and the metadata endpoint read it: APIs by gateway path
+ * prefix, and the described scopes.
+ */
+
+/** A protected API as the gateway needs it. */
+export interface ApiRoute {
+  name: string;
+  /**
+   * Where calls are forwarded, from the API's absolute http(s) upstream URL, parsed once
+   * when the route is loaded: its origin, and its path without a trailing slash (prefixed
+   * to every forwarded path).
+   */
+  upstream: { origin: string; basePath: string };
+  /** Scopes a token must all carry to call this API. */
+  requiredScopes: string[];
+  /** Names of the API products that grant this API. */
+  productNames: string[];
+  /** Whether the upstream's `Set-Cookie` reaches the caller; when false it is dropped (gateway/forward.ts). */
+  passCookies: boolean;
+}
+
+export interface CatalogStore {
+  /**
+   * The API served under gateway path prefix `name` (per-process catalog cache).
+   * @returns undefined when no API has this name.
+   */
+  apiRoute(name: string): Promise<ApiRoute | undefined>;
+  /** Names of all described scopes, sorted. */
+  scopeNames(): Promise<string[]>;
+}

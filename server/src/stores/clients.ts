@@ -1,0 +1,69 @@
+/**
+ * Clients as the OAuth endpoints see them (RFC 6749 §2): an app's credential joined with
+ * the app, its developer and organization, its approved API products and callback URLs.
+ */
+import type { ClientAuthMethod } from "../kernel/auth-methods.js";
+
+/** Token response format of an app: the spec's Apigee format, or strict RFC 6749. */
+export type TokenResponseProfile = "apigee" | "rfc6749";
+
+/** An app's credential with everything the token endpoint needs. Shared between requests: read-only. */
+export interface ClientRecord {
+  /** The consumer key (OAuth `client_id`). */
+  clientId: string;
+  credentialId: string;
+  /** SHA-256 hex of the consumer secret. */
+  consumerSecretHash: string;
+  /** approved | revoked */
+  credentialStatus: string;
+  /** End of the credential's validity (rotation grace period), if any. */
+  credentialExpiresAt: Date | null;
+  appId: string;
+  appName: string;
+  /** approved | revoked */
+  appStatus: string;
+  organizationName: string;
+  developerEmail: string;
+  tokenResponseProfile: TokenResponseProfile;
+  /** Seconds. */
+  accessTokenLifetimeSeconds: number;
+  /** Seconds. */
+  refreshTokenLifetimeSeconds: number;
+  requirePkce: boolean;
+  /** May call the introspection endpoint (RFC 7662). */
+  canIntrospect: boolean;
+  /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */
+  tokenEndpointAuthMethods: ClientAuthMethod[];
+  /** API products approved on this credential, with their scopes. */
+  products: { name: string; scopes: string[] }[];
+  /** Registered redirect URIs, matched exactly. */
+  callbackUrls: string[];
+}
+
+/** An app's name, organization and status, for display and status checks. */
+export interface AppSummary {
+  name: string;
+  organizationName: string;
+  /** approved | revoked */
+  status: string;
+}
+
+/**
+ * Client lookups. The `by…` reads come from a per-process catalog cache (fresh within
+ * CATALOG_CACHE_TTL_MS, emptied by every catalog write of this process).
+ */
+export interface ClientStore {
+  /** @returns undefined when no credential has this consumer key. */
+  byConsumerKey(consumerKey: string): Promise<ClientRecord | undefined>;
+  /** What {@link byConsumerKey} would answer from the cache right now, without loading; undefined when not cached. */
+  cachedByConsumerKey(consumerKey: string): Promise<ClientRecord | undefined> | undefined;
+  /**
+   * The SHA-256 hex of the consumer secret, read from the database, never from the cache:
+   * one indexed read that costs the same whether or not the key exists.
+   */
+  consumerSecretHash(consumerKey: string): Promise<string | undefined>;
+  /** Like {@link byConsumerKey}, by credential id (a token's credential). */
+  byCredentialId(credentialId: string): Promise<ClientRecord | undefined>;
+  /** @returns undefined when no app has this id. */
+  appSummary(appId: string): Promise<AppSummary | undefined>;
+}

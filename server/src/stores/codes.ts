@@ -1,0 +1,40 @@
+/**
+ * Authorization codes (RFC 6749 §4.1.2): single use, short-lived, bound to the client, the
+ * redirect URI, the user, the scopes and the PKCE challenge. Only the SHA-256 of a code is stored.
+ */
+import type { TokenOwner } from "./tokens.js";
+
+export interface AuthorizationCodeRecord {
+  id: string;
+  appId: string;
+  userId: string;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/** A code to store: the record's fields but its id and use, plus the SHA-256 hex of the code. */
+export type NewAuthorizationCode = Omit<AuthorizationCodeRecord, "id" | "usedAt"> & { codeHash: string };
+
+export interface AuthorizationCodeStore {
+  insert(code: NewAuthorizationCode): Promise<void>;
+  /** @returns the code with this SHA-256 hex, or undefined. */
+  byHash(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
+  /** @returns the code with this id (a token family's origin), or undefined. */
+  byId(id: string): Promise<AuthorizationCodeRecord | undefined>;
+  /**
+   * Marks a code used, only if it was unused: the single-use guard (RFC 6749 §4.1.2).
+   * @returns false when the code had already been used.
+   */
+  markUsed(id: string, now: Date): Promise<boolean>;
+  /** Deletes the unredeemed codes of a user (optionally at one app). */
+  deleteUnredeemed(owner: Required<Pick<TokenOwner, "userId">> & Pick<TokenOwner, "appId">): Promise<void>;
+  /**
+   * Deletes up to `limit` codes that expired before `before` and have no token family left
+   * (the refresh grant reads a family's original scopes from its code). @returns how many.
+   */
+  deleteSpent(before: Date, limit: number): Promise<number>;
+}

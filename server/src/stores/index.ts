@@ -1,0 +1,39 @@
+/**
+ * The store ports: one interface per domain store, implemented once per database provider
+ * in db/stores (SQLite, PostgreSQL), the way ORY fosite and Hydra separate their storage.
+ * Grants, endpoints, the gateway, the flow and the admin use cases receive the stores they
+ * need and never see SQL, Prisma, caches or connections.
+ */
+import type { AuditStore } from "./audit.js";
+import type { CatalogStore } from "./catalog.js";
+import type { ClientStore } from "./clients.js";
+import type { AuthorizationCodeStore } from "./codes.js";
+import type { ConsentStore } from "./consents.js";
+import type { InteractionStore } from "./interactions.js";
+import type { SessionStore } from "./sessions.js";
+import type { TokenStore } from "./tokens.js";
+import type { UserStore } from "./users.js";
+
+/** Every domain store, bound to the database or to one of its transactions. */
+export interface Stores {
+  clients: ClientStore;
+  catalog: CatalogStore;
+  tokens: TokenStore;
+  codes: AuthorizationCodeStore;
+  interactions: InteractionStore;
+  consents: ConsentStore;
+  users: UserStore;
+  audit: AuditStore;
+  sessions: SessionStore;
+}
+
+/** The stores of the database, and its transactions. */
+export interface Database extends Stores {
+  /**
+   * Runs `fn` in one transaction: everything `fn` does through the stores it is given
+   * commits when `fn` resolves and rolls back when it throws. Inside `fn`, use only those
+   * stores and no other I/O: calling this database's own stores there throws
+   * (`OuterStoreInTransaction`) instead of waiting for the very transaction it runs in.
+   */
+  transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,29 @@
+/**
+ * A starting catalog and its users, as plain data: what a fresh database is loaded with
+ * (the demo, demo/seed.ts). Secrets are given as their stored forms only.
+ */
+export interface CatalogSeed {
+  /** Scope name → description shown on the consent page. */
+  scopes: Record<string, string>;
+  apis: { name: string; upstreamUrl: string; requiredScopes: string }[];
+  /** `apis`: names of the APIs the product grants. */
+  products: { name: string; displayName: string; scopes: string; apis: string[] }[];
+  organization: { name: string; displayName: string };
+  developer: { email: string; firstName: string; lastName: string };
+  apps: {
+    name: string;
+    tokenResponseProfile: string;
+    requirePkce: boolean;
+    canIntrospect: boolean;
+    /** Space-separated client authentication methods. */
+    tokenEndpointAuthMethods: string;
+    callbackUrls: string[];
+    consumerKey: string;
+    /** SHA-256 hex of the consumer secret. */
+    consumerSecretHash: string;
+    /** Names of the API products approved on the app's credential. */
+    products: string[];
+  }[];
+  /** `passwordHash`: argon2id PHC string. */
+  users: { username: string; passwordHash: string; role: string }[];
+}

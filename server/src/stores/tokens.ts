@@ -1,0 +1,117 @@
+/**
+ * Issued access tokens and, for user grants, their refresh tokens: one row per issuance
+ * (a rotation writes a new row). Only SHA-256 hashes of token values are stored.
+ */
+import type { Page, PageRequest } from "./page.js";
+
+/** What is stored for a newly issued access token. */
+export interface NewAccessToken {
+  /** Row id: the first part of the token values (kernel/ids.ts newId()). */
+  id: string;
+  /** SHA-256 hex of the access token value. */
+  tokenHash: string;
+  appId: string;
+  credentialId: string;
+  userId?: string;
+  grantType: string;
+  scopes: string[];
+  apiProducts: string[];
+  issuedAt: Date;
+  expiresAt: Date;
+  refresh?: { tokenHash: string; issuedAt: Date; expiresAt: Date };
+  refreshCount?: number;
+  /** Rotation family: the id of the authorization code the family descends from. */
+  familyId?: string;
+}
+
+/**
+ * A token row parsed once when read (and then possibly cached): lists split, dates as
+ * Date, the user's name joined in. Shared between requests: read-only.
+ */
+export interface TokenRecord {
+  readonly id: string;
+  /** SHA-256 hex of the access token value; of the refresh token value, if any. */
+  readonly tokenHash: string;
+  readonly refreshTokenHash: string | null;
+  readonly appId: string;
+  readonly credentialId: string;
+  readonly userId: string | null;
+  readonly username: string | null;
+  /** Scopes and API products recorded at issuance. */
+  readonly scopes: readonly string[];
+  readonly apiProducts: readonly string[];
+  /** approved | revoked */
+  readonly status: string;
+  readonly issuedAt: Date;
+  readonly expiresAt: Date;
+  readonly refreshTokenStatus: string | null;
+  readonly refreshTokenIssuedAt: Date | null;
+  readonly refreshTokenExpiresAt: Date | null;
+  readonly refreshCount: number;
+  readonly familyId: string | null;
+}
+
+/** A token row as the admin API lists it (never a value; lists as stored, space-separated). */
+export interface TokenRow {
+  id: string;
+  appId: string;
+  credentialId: string;
+  userId: string | null;
+  grantType: string;
+  scope: string;
+  apiProducts: string;
+  status: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  refreshTokenStatus: string | null;
+  refreshTokenExpiresAt: Date | null;
+  refreshCount: number;
+}
+
+/** Whose tokens: an app's, a user's, a credential's, or a combination (all must match). */
+export interface TokenOwner {
+  appId?: string;
+  userId?: string;
+  credentialId?: string;
+}
+
+/** Admin list filter. */
+export interface TokenFilter {
+  appId?: string | null;
+  userId?: string | null;
+  status?: string | null;
+  /** Only tokens still usable: approved and not expired. */
+  liveOnly?: boolean | null;
+}
+
+export interface TokenStore {
+  /** Stores a new token row. */
+  insert(token: NewAccessToken): Promise<void>;
+  /**
+   * The row with this id. Uses of a token (gateway, introspection) may be answered from the
+   * process's token cache, which every change to a token row evicts.
+   * @param fresh - read the database, never the cache (the refresh grant).
+   */
+  byId(id: string, fresh?: boolean): Promise<TokenRecord | undefined>;
+  /**
+   * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
+   * @returns false when it was already revoked (a concurrent or repeated use).
+   */
+  revokeRefreshToken(id: string): Promise<boolean>;
+  /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
+  revokeFamily(familyId: string, now: Date): Promise<number>;
+  /** Revokes one access token (not its refresh token). */
+  revokeAccessToken(id: string, now: Date): Promise<void>;
+  /** Revokes one row's access token and its refresh token, if any. @returns the row, or undefined when unknown. */
+  revokeRow(id: string, now: Date): Promise<TokenRow | undefined>;
+  /** Revokes every live access and refresh token of an owner. @returns how many access tokens were revoked. */
+  revokeTokensOf(owner: TokenOwner, now: Date): Promise<number>;
+  /** Deletes up to `limit` rows whose access and refresh tokens both expired before `before`. @returns how many. */
+  deleteExpired(before: Date, limit: number): Promise<number>;
+  /** Rows newest first. @param now - for `liveOnly`. */
+  list(filter: TokenFilter, now: Date, page: PageRequest): Promise<Page<TokenRow>>;
+  /** @returns undefined when unknown. */
+  find(id: string): Promise<TokenRow | undefined>;
+  /** Tokens issued per app in each hourly bucket [start, start + 1 h). */
+  countIssuedPerHour(hours: Date[]): Promise<{ hour: Date; appId: string; count: number }[]>;
+}

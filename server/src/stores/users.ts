@@ -1,0 +1,31 @@
+/**
+ * End users (bank customers, PSUs) and administrators.
+ */
+import type { Page, PageRequest } from "./page.js";
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  /** argon2id PHC string. */
+  passwordHash: string;
+  /** user | admin */
+  role: string;
+  /** active | disabled */
+  status: string;
+  createdAt: Date;
+}
+
+export interface UserStore {
+  /** @returns undefined when unknown. */
+  byUsername(username: string): Promise<UserRecord | undefined>;
+  /** @returns undefined when unknown. */
+  byId(id: string): Promise<UserRecord | undefined>;
+  /** True when the user exists and is active (one prepared read: the code and refresh grants). */
+  isActive(id: string): Promise<boolean>;
+  /** Users whose username contains `search` (case-insensitive, literally), oldest first. */
+  list(search: string | null | undefined, page: PageRequest): Promise<Page<UserRecord>>;
+  /** @param passwordHash - argon2id PHC string. @throws Conflict when the username is taken. */
+  create(user: { username: string; passwordHash: string; role: string }): Promise<UserRecord>;
+  /** @throws NotFound when no user has this id. */
+  setStatus(id: string, status: "active" | "disabled"): Promise<UserRecord>;
+}

@@ -1,0 +1,296 @@
+/**
+ * The storage contract: what every implementation of the stores (stores/*.ts) must do,
+ * written once and run on the database of this pass (SQLite, or PostgreSQL with
+ * TEST_DATABASE=postgresql) and, for the stores the grants use, on the in-memory stores of
+ * the grants' unit tests (support/memory-stores.ts). Then the database's transactions:
+ * commit, rollback, and the guard against using the outer stores inside one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OuterStoreInTransaction } from "../src/db/database.js";
+import { DEMO } from "../src/demo/seed.js";
+import { Conflict, NotFound } from "../src/kernel/domain-errors.js";
+import { newId } from "../src/kernel/ids.js";
+import { hashSecret } from "../src/kernel/secrets.js";
+import type { AuthorizationCodeStore } from "../src/stores/codes.js";
+import type { NewAccessToken, TokenStore } from "../src/stores/tokens.js";
+import type { UserStore } from "../src/stores/users.js";
+import { memoryStores } from "./support/memory-stores.js";
+import { startTestServer, type TestServer } from "./support/server.js";
+
+const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
+const HOUR = 3_600_000;
+
+let server: TestServer;
+/** Ids of demo rows the stored rows refer to. */
+const ids = { appId: "", credentialId: "", userId: "", otherUserId: "" };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.app.consumerKey } });
+  Object.assign(ids, {
+    appId: credential.appId,
+    credentialId: credential.id,
+    userId: (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id,
+    otherUserId: (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.admin.username } })).id,
+  });
+});
+afterAll(() => server?.close());
+
+/** A token row of alice's at the demo app, with a refresh token, in family `familyId`. */
+function newToken(o: Partial<NewAccessToken> = {}): NewAccessToken {
+  return {
+    id: newId(),
+    tokenHash: hashSecret(newId()),
+    appId: ids.appId,
+    credentialId: ids.credentialId,
+    userId: ids.userId,
+    grantType: "authorization_code",
+    scopes: ["aisp", "pisp"],
+    apiProducts: ["PSD2-AISP-v1"],
+    issuedAt: NOW,
+    expiresAt: new Date(NOW.getTime() + HOUR),
+    refresh: { tokenHash: hashSecret(newId()), issuedAt: NOW, expiresAt: new Date(NOW.getTime() + 24 * HOUR) },
+    familyId: `family-${newId()}`,
+    ...o,
+  };
+}
+
+type GrantStores = { tokens: TokenStore; codes: AuthorizationCodeStore; users: Pick<UserStore, "isActive"> };
+
+describe.each<[string, () => GrantStores]>([
+  ["the database", () => server.db],
+  ["the in-memory stores", () => memoryStores([{ id: ids.userId, username: "alice", passwordHash: "", role: "user", status: "active", createdAt: NOW }])],
+])("the grants' stores on %s", (_name, make) => {
+  let s: GrantStores;
+  beforeAll(() => {
+    s = make();
+  });
+
+  it("tokens: a stored row reads back with its lists, dates and status", async () => {
+    const t = newToken();
+    await s.tokens.insert(t);
+    expect(await s.tokens.byId(t.id)).toMatchObject({
+      id: t.id,
+      tokenHash: t.tokenHash,
+      refreshTokenHash: t.refresh!.tokenHash,
+      appId: ids.appId,
+      userId: ids.userId,
+      scopes: ["aisp", "pisp"],
+      apiProducts: ["PSD2-AISP-v1"],
+      status: "approved",
+      issuedAt: NOW,
+      expiresAt: t.expiresAt,
+      refreshTokenStatus: "approved",
+      refreshTokenExpiresAt: t.refresh!.expiresAt,
+      refreshCount: 0,
+      familyId: t.familyId,
+    });
+    expect(await s.tokens.byId(newId())).toBeUndefined();
+  });
+
+  it("tokens: a refresh token is revoked once; the second rotation finds it revoked", async () => {
+    const t = newToken();
+    await s.tokens.insert(t);
+    expect(await s.tokens.revokeRefreshToken(t.id)).toBe(true);
+    expect(await s.tokens.revokeRefreshToken(t.id)).toBe(false);
+    expect((await s.tokens.byId(t.id))!).toMatchObject({ status: "approved", refreshTokenStatus: "revoked" });
+  });
+
+  it("tokens: revoking a family revokes its every access and refresh token and no other", async () => {
+    const familyId = `family-${newId()}`;
+    const [a, b, other] = [newToken({ familyId }), newToken({ familyId }), newToken()];
+    for (const t of [a, b, other]) await s.tokens.insert(t);
+    // A read before the revocation must not hide it afterwards (the token cache).
+    await s.tokens.byId(a.id);
+    expect(await s.tokens.revokeFamily(familyId, NOW)).toBe(2);
+    for (const t of [a, b]) expect(await s.tokens.byId(t.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "revoked" });
+    expect((await s.tokens.byId(other.id))!.status).toBe("approved");
+    expect(await s.tokens.revokeFamily(familyId, NOW)).toBe(0);
+  });
+
+  it("tokens: revoking an access token leaves its refresh token; revoking the row revokes both", async () => {
+    const t = newToken();
+    await s.tokens.insert(t);
+    await s.tokens.byId(t.id);
+    await s.tokens.revokeAccessToken(t.id, NOW);
+    expect(await s.tokens.byId(t.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "approved" });
+    expect(await s.tokens.revokeRow(t.id, NOW)).toMatchObject({ id: t.id, status: "revoked", refreshTokenStatus: "revoked" });
+    expect(await s.tokens.revokeRow(newId(), NOW)).toBeUndefined();
+  });
+
+  it("codes: found by hash and id, used once, unredeemed ones deleted", async () => {
+    const codeHash = hashSecret(newId());
+    const expiresAt = new Date(NOW.getTime() + 60_000);
+    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", expiresAt });
+    const code = (await s.codes.byHash(codeHash))!;
+    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", expiresAt, usedAt: null });
+    expect(await s.codes.byId(code.id)).toEqual(code);
+    expect(await s.codes.markUsed(code.id, NOW)).toBe(true);
+    expect(await s.codes.markUsed(code.id, NOW)).toBe(false);
+    const unused = hashSecret(newId());
+    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, expiresAt });
+    await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
+    expect(await s.codes.byHash(unused)).toBeUndefined();
+    expect((await s.codes.byId(code.id))!.usedAt).toEqual(NOW);
+  });
+
+  it("users: only an existing active user is active", async () => {
+    expect(await s.users.isActive(ids.userId)).toBe(true);
+    expect(await s.users.isActive(newId())).toBe(false);
+  });
+});
+
+describe("the database's other stores", () => {
+  it("tokens: revoking an owner's tokens counts access tokens and leaves other owners' alone", async () => {
+    const mine = [newToken({ userId: ids.otherUserId }), newToken({ userId: ids.otherUserId })];
+    const theirs = newToken();
+    for (const t of [...mine, theirs]) await server.db.tokens.insert(t);
+    expect(await server.db.tokens.revokeTokensOf({ userId: ids.otherUserId, appId: ids.appId }, NOW)).toBe(2);
+    expect(await server.db.tokens.byId(mine[0]!.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "revoked" });
+    expect((await server.db.tokens.byId(theirs.id))!.status).toBe("approved");
+  });
+
+  it("tokens: the purge deletes rows whose access and refresh tokens both expired, only", async () => {
+    const past = new Date(NOW.getTime() - 48 * HOUR);
+    const gone = newToken({ issuedAt: past, expiresAt: past, refresh: undefined });
+    const refreshable = newToken({ issuedAt: past, expiresAt: past });
+    for (const t of [gone, refreshable]) await server.db.tokens.insert(t);
+    expect(await server.db.tokens.deleteExpired(new Date(NOW.getTime() - 24 * HOUR), 1000)).toBeGreaterThanOrEqual(1);
+    expect(await server.db.tokens.byId(gone.id)).toBeUndefined();
+    expect(await server.db.tokens.byId(refreshable.id)).toBeDefined();
+  });
+
+  it("clients: by consumer key and credential id, the secret hash uncached, unknown keys undefined", async () => {
+    const client = (await server.db.clients.byConsumerKey(DEMO.app.consumerKey))!;
+    expect(client).toMatchObject({ clientId: DEMO.app.consumerKey, appId: ids.appId, appName: DEMO.app.name, appStatus: "approved", organizationName: DEMO.organization });
+    expect(client.products.map((p) => p.name)).toEqual(["PSD2-AISP-v1", "PSD2-PIISP-v1", "PSD2-PISP-v1"]);
+    expect(await server.db.clients.byCredentialId(ids.credentialId)).toEqual(client);
+    expect(await server.db.clients.consumerSecretHash(DEMO.app.consumerKey)).toBe(hashSecret(DEMO.app.consumerSecret));
+    expect(await server.db.clients.byConsumerKey("no-such-key")).toBeUndefined();
+    expect(await server.db.clients.consumerSecretHash("no-such-key")).toBeUndefined();
+    expect(await server.db.clients.appSummary(ids.appId)).toEqual({ name: DEMO.app.name, organizationName: DEMO.organization, status: "approved" });
+  });
+
+  it("catalog: API routes by name and the described scopes", async () => {
+    const route = (await server.db.catalog.apiRoute("accounts"))!;
+    expect(route).toMatchObject({ name: "accounts", requiredScopes: ["aisp"], productNames: ["PSD2-AISP-v1"], passCookies: false });
+    expect(route.upstream.basePath).toBe("");
+    expect(await server.db.catalog.apiRoute("nope")).toBeUndefined();
+    expect(await server.db.catalog.scopeNames()).toEqual(["admin", "aisp", "extended_transaction_history", "piisp", "pisp"]);
+  });
+
+  it("interactions: created, found, advanced once per stage", async () => {
+    const i = await server.db.interactions.create({
+      appId: ids.appId,
+      redirectUri: DEMO.callbackUrl,
+      scopes: ["aisp"],
+      state: "s",
+      codeChallenge: null,
+      codeChallengeMethod: null,
+      prompt: null,
+      stage: "login",
+      userId: null,
+      expiresAt: new Date(NOW.getTime() + HOUR),
+    });
+    expect(await server.db.interactions.find(i.id)).toEqual(i);
+    expect(await server.db.interactions.advance(i.id, "login", "consent", ids.userId)).toBe(true);
+    expect(await server.db.interactions.advance(i.id, "login", "consent", ids.userId)).toBe(false);
+    expect(await server.db.interactions.find(i.id)).toMatchObject({ stage: "consent", userId: ids.userId, scopes: ["aisp"] });
+  });
+
+  it("consents: remembered scopes add up, a revoked consent grants none and is revoked once", async () => {
+    const { consents } = server.db;
+    await consents.remember(ids.otherUserId, ids.appId, ["aisp"]);
+    await consents.remember(ids.otherUserId, ids.appId, ["pisp", "aisp"]);
+    expect(await consents.scopesOf(ids.otherUserId, ids.appId)).toEqual(["aisp", "pisp"]);
+    const [consent] = await consents.list({ userId: ids.otherUserId });
+    expect(consent).toMatchObject({ userId: ids.otherUserId, appId: ids.appId, scope: "aisp pisp", revokedAt: null });
+    expect((await consents.revoke(consent!.id, NOW))!.revokedAt).toEqual(NOW);
+    expect(await consents.revoke(consent!.id, NOW)).toBeUndefined();
+    expect(await consents.scopesOf(ids.otherUserId, ids.appId)).toEqual([]);
+    expect(await consents.list({ userId: ids.otherUserId })).toEqual([]);
+    expect(await consents.describeScopes(["aisp", "unknown"])).toEqual([
+      { name: "aisp", description: "Read your account details, balances and transactions" },
+      { name: "unknown", description: "unknown" },
+    ]);
+  });
+
+  it("users: found by name and id, a taken username is a Conflict, an unknown id a NotFound", async () => {
+    const { users } = server.db;
+    const bob = await users.create({ username: `bob-${newId()}`, passwordHash: "$argon2id$x", role: "user" });
+    expect(await users.byUsername(bob.username)).toEqual(bob);
+    expect(await users.byId(bob.id)).toEqual(bob);
+    await expect(users.create({ username: bob.username, passwordHash: "x", role: "user" })).rejects.toBeInstanceOf(Conflict);
+    expect((await users.setStatus(bob.id, "disabled")).status).toBe("disabled");
+    expect(await users.isActive(bob.id)).toBe(false);
+    await expect(users.setStatus(newId(), "disabled")).rejects.toBeInstanceOf(NotFound);
+    const page = await users.list(bob.username.toUpperCase(), { first: 10 });
+    expect(page.nodes.map((u) => u.id)).toEqual([bob.id]);
+  });
+
+  it("audit: events are appended with actor and subject cut to 200 code points, listed newest first", async () => {
+    const actor = `client-${newId()}`;
+    await server.db.audit.record({ type: "token.issued", actor, subject: "😀".repeat(300), details: { n: 1 } });
+    await server.db.audit.record({ type: "token.revoked", actor });
+    const page = await server.db.audit.list({ actor }, { first: 10 });
+    expect(page.nodes.map((e) => e.type)).toEqual(["token.revoked", "token.issued"]);
+    expect([...page.nodes[1]!.subject]).toHaveLength(200);
+    expect(JSON.parse(page.nodes[1]!.details)).toEqual({ n: 1 });
+  });
+
+  it("sessions: written, read until expiry, touched, destroyed", async () => {
+    const { sessions } = server.db;
+    const sid = hashSecret(newId());
+    await sessions.write(sid, '{"userId":"u"}', new Date(NOW.getTime() + HOUR));
+    expect(await sessions.read(sid, NOW)).toBe('{"userId":"u"}');
+    expect(await sessions.read(sid, new Date(NOW.getTime() + 2 * HOUR))).toBeUndefined();
+    await sessions.touch(sid, new Date(NOW.getTime() + 3 * HOUR));
+    expect(await sessions.read(sid, new Date(NOW.getTime() + 2 * HOUR))).toBe('{"userId":"u"}');
+    await sessions.destroy(sid);
+    expect(await sessions.read(sid, NOW)).toBeUndefined();
+  });
+});
+
+describe("the database's transactions", () => {
+  it("commit what the function did through the stores it is given, Prisma and direct SQL alike", async () => {
+    const t = newToken();
+    const actor = `tx-${newId()}`;
+    await server.db.transaction(async (tx) => {
+      await tx.tokens.insert(t);
+      await tx.tokens.revokeTokensOf({ userId: ids.userId, appId: ids.appId, credentialId: "none" }, NOW);
+      await tx.audit.record({ type: "token.issued", actor });
+    });
+    expect((await server.db.tokens.byId(t.id))!.status).toBe("approved");
+    expect((await server.db.audit.list({ actor }, { first: 5 })).nodes).toHaveLength(1);
+  });
+
+  it("roll back everything when the function throws", async () => {
+    const t = newToken();
+    const actor = `tx-${newId()}`;
+    const user = await server.db.users.create({ username: `carol-${newId()}`, passwordHash: "x", role: "user" });
+    await expect(
+      server.db.transaction(async (tx) => {
+        await tx.tokens.insert(t);
+        await tx.users.setStatus(user.id, "disabled");
+        await tx.audit.record({ type: "token.issued", actor });
+        throw new Error("abandon");
+      }),
+    ).rejects.toThrow("abandon");
+    expect(await server.db.tokens.byId(t.id)).toBeUndefined();
+    expect(await server.db.users.isActive(user.id)).toBe(true);
+    expect((await server.db.audit.list({ actor }, { first: 5 })).nodes).toEqual([]);
+  });
+
+  it("refuse the outer stores inside the function (OuterStoreInTransaction) instead of deadlocking, and roll back", async () => {
+    const t = newToken();
+    await expect(
+      server.db.transaction(async (tx) => {
+        await tx.tokens.insert(t);
+        await server.db.users.isActive(ids.userId);
+      }),
+    ).rejects.toBeInstanceOf(OuterStoreInTransaction);
+    expect(await server.db.tokens.byId(t.id)).toBeUndefined();
+    // The outer stores work again once the transaction is over.
+    expect(await server.db.users.isActive(ids.userId)).toBe(true);
+  });
+});

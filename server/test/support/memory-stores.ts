@@ -1,0 +1,175 @@
+/**
+ * In-memory stores for unit tests of the grants: the token, authorization code and user
+ * stores of stores/, and transactions that roll back what their function did when it
+ * throws. They keep the contract the storage suite (server/test/stores.test.ts) checks on
+ * the real databases, and run that suite too.
+ */
+import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationCode } from "../../src/stores/codes.js";
+import type { TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
+import type { UserRecord, UserStore } from "../../src/stores/users.js";
+
+/** The stores the grants use (oauth/grants/grant.ts), in memory. */
+export interface MemoryStores {
+  tokens: TokenStore;
+  codes: AuthorizationCodeStore;
+  users: UserStore;
+  transaction<T>(fn: (tx: Pick<MemoryStores, "tokens" | "codes" | "users">) => Promise<T>): Promise<T>;
+  /** The rows, for assertions. */
+  readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
+}
+
+const unsupported = (what: string) => () => {
+  throw new Error(`${what} is not kept in memory`);
+};
+
+function row(t: MemoryStores["state"]["tokens"] extends Map<string, infer R> ? R : never): TokenRow {
+  return {
+    id: t.id,
+    appId: t.appId,
+    credentialId: t.credentialId,
+    userId: t.userId,
+    grantType: t.grantType,
+    scope: t.scopes.join(" "),
+    apiProducts: t.apiProducts.join(" "),
+    status: t.status,
+    issuedAt: t.issuedAt,
+    expiresAt: t.expiresAt,
+    refreshTokenStatus: t.refreshTokenStatus,
+    refreshTokenExpiresAt: t.refreshTokenExpiresAt,
+    refreshCount: t.refreshCount,
+  };
+}
+
+/** New, empty in-memory stores. @param users - users to start with. */
+export function memoryStores(users: UserRecord[] = []): MemoryStores {
+  const state: MemoryStores["state"] = { tokens: new Map(), codes: new Map(), users: new Map(users.map((u) => [u.id, u])) };
+  const update = <K extends keyof MemoryStores["state"]>(map: K, id: string, change: object) => {
+    const m = state[map] as Map<string, object>;
+    m.set(id, { ...m.get(id)!, ...change });
+  };
+
+  const tokens: TokenStore = {
+    async insert(t) {
+      state.tokens.set(t.id, {
+        id: t.id,
+        tokenHash: t.tokenHash,
+        refreshTokenHash: t.refresh?.tokenHash ?? null,
+        appId: t.appId,
+        credentialId: t.credentialId,
+        userId: t.userId ?? null,
+        username: t.userId ? (state.users.get(t.userId)?.username ?? null) : null,
+        scopes: [...t.scopes],
+        apiProducts: [...t.apiProducts],
+        status: "approved",
+        issuedAt: t.issuedAt,
+        expiresAt: t.expiresAt,
+        refreshTokenStatus: t.refresh ? "approved" : null,
+        refreshTokenIssuedAt: t.refresh?.issuedAt ?? null,
+        refreshTokenExpiresAt: t.refresh?.expiresAt ?? null,
+        refreshCount: t.refreshCount ?? 0,
+        familyId: t.familyId ?? null,
+        grantType: t.grantType,
+        revokedAt: null,
+      });
+    },
+    async byId(id) {
+      return state.tokens.get(id);
+    },
+    async revokeRefreshToken(id) {
+      if (state.tokens.get(id)?.refreshTokenStatus !== "approved") return false;
+      update("tokens", id, { refreshTokenStatus: "revoked" });
+      return true;
+    },
+    async revokeFamily(familyId, now) {
+      let n = 0;
+      for (const t of state.tokens.values()) {
+        if (t.familyId !== familyId || (t.status !== "approved" && t.refreshTokenStatus !== "approved")) continue;
+        update("tokens", t.id, { status: "revoked", refreshTokenStatus: "revoked", revokedAt: now });
+        n++;
+      }
+      return n;
+    },
+    async revokeAccessToken(id, now) {
+      if (state.tokens.get(id)?.status === "approved") update("tokens", id, { status: "revoked", revokedAt: now });
+    },
+    async revokeRow(id, now) {
+      const t = state.tokens.get(id);
+      if (!t) return undefined;
+      update("tokens", id, { status: "revoked", revokedAt: now, ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) });
+      return row(state.tokens.get(id)!);
+    },
+    async revokeTokensOf(owner, now) {
+      let n = 0;
+      for (const t of state.tokens.values()) {
+        if ((owner.appId && t.appId !== owner.appId) || (owner.userId && t.userId !== owner.userId) || (owner.credentialId && t.credentialId !== owner.credentialId)) continue;
+        if (t.status === "approved") n++;
+        update("tokens", t.id, {
+          ...(t.status === "approved" ? { status: "revoked", revokedAt: now } : {}),
+          ...(t.refreshTokenStatus === "approved" ? { refreshTokenStatus: "revoked" } : {}),
+        });
+      }
+      return n;
+    },
+    deleteExpired: unsupported("deleteExpired"),
+    list: unsupported("list"),
+    async find(id) {
+      const t = state.tokens.get(id);
+      return t && row(t);
+    },
+    countIssuedPerHour: unsupported("countIssuedPerHour"),
+  };
+
+  const codes: AuthorizationCodeStore = {
+    async insert(c: NewAuthorizationCode) {
+      const id = `code${state.codes.size + 1}`;
+      state.codes.set(id, { ...c, scopes: [...c.scopes], id, usedAt: null });
+    },
+    async byHash(codeHash) {
+      return [...state.codes.values()].find((c) => c.codeHash === codeHash);
+    },
+    async byId(id) {
+      return state.codes.get(id);
+    },
+    async markUsed(id, now) {
+      if (state.codes.get(id)?.usedAt !== null) return false;
+      update("codes", id, { usedAt: now });
+      return true;
+    },
+    async deleteUnredeemed(owner) {
+      for (const c of [...state.codes.values()]) {
+        if (c.userId === owner.userId && (!owner.appId || c.appId === owner.appId) && c.usedAt === null) state.codes.delete(c.id);
+      }
+    },
+    deleteSpent: unsupported("deleteSpent"),
+  };
+
+  const userStore: UserStore = {
+    async byUsername(username) {
+      return [...state.users.values()].find((u) => u.username === username);
+    },
+    async byId(id) {
+      return state.users.get(id);
+    },
+    async isActive(id) {
+      return state.users.get(id)?.status === "active";
+    },
+    list: unsupported("list"),
+    create: unsupported("create"),
+    setStatus: unsupported("setStatus"),
+  };
+
+  const stores = { tokens, codes, users: userStore };
+  return {
+    ...stores,
+    state,
+    async transaction(fn) {
+      const saved = { tokens: new Map(state.tokens), codes: new Map(state.codes), users: new Map(state.users) };
+      try {
+        return await fn(stores);
+      } catch (err) {
+        Object.assign(state, saved);
+        throw err;
+      }
+    },
+  };
+}
