@@ -221,9 +221,20 @@ describe("BearerError (RFC 6750 §3 WWW-Authenticate: Bearer)", () => {
 
   it('§3: no " or \\ survives inside a quoted auth-param, so the challenge cannot gain parameters', () => {
     const err = new BearerError('to"ll\\gate', 403, "insufficient_scope", 'the API "x\\y" needs more', 'a"b');
-    expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="insufficient_scope", error_description="the API xy needs more", scope="ab"');
-    // The JSON body keeps the §5.2 sanitizer's form.
+    expect(err.headers["WWW-Authenticate"]).toBe(`Bearer realm="to'll/gate", error="insufficient_scope", error_description="the API 'x/y' needs more", scope="a'b"`);
+    // The JSON body and the challenge carry the same description.
     expect(err.toJSON().error_description).toBe("the API 'x/y' needs more");
+  });
+
+  it("§3: CR, LF and characters outside %x20-21 / %x23-5B / %x5D-7E never reach the challenge", () => {
+    const err = new BearerError("tollgate", 401, "invalid_token", "bad\r\nSet-Cookie: x=1 é 😀");
+    expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="invalid_token", error_description="bad??Set-Cookie: x=1 ? ?"');
+  });
+
+  it("§3: the description is cut to 200 characters, also when each is a surrogate pair", () => {
+    const err = new BearerError("tollgate", 401, "invalid_token", "😀".repeat(300));
+    expect(err.message).toBe("?".repeat(200));
+    expect(err.headers["WWW-Authenticate"]).toContain(`error_description="${"?".repeat(200)}"`);
   });
 });
 

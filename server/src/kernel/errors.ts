@@ -4,6 +4,22 @@
  * them into responses. Anything else that escapes becomes a generic `server_error`.
  */
 
+/** Longest error description, in characters. */
+const MAX_DESCRIPTION = 200;
+
+/**
+ * Text fit for `error_description` (RFC 6749 §5.2) and for an RFC 6750 §3 auth-param: at
+ * most {@link MAX_DESCRIPTION} characters of %x20-21 / %x23-5B / %x5D-7E, so `"` and `\`
+ * become `'` and `/`, and any other character (a control character, a non-ASCII letter, a
+ * whole emoji) one `?`. It may echo input, so it never carries CR or LF into a header.
+ */
+export function sanitizeDescription(description: string): string {
+  return [...description]
+    .slice(0, MAX_DESCRIPTION)
+    .map((c) => (c === '"' ? "'" : c === "\\" ? "/" : /^[\x20-\x21\x23-\x5b\x5d-\x7e]$/.test(c) ? c : "?"))
+    .join("");
+}
+
 /** Base class: an error that is safe to show to the caller. */
 export class OAuthError extends Error {
   /** RFC error code, e.g. `invalid_request`. */
@@ -13,19 +29,9 @@ export class OAuthError extends Error {
   /** Extra response headers (e.g. `WWW-Authenticate`, `Allow`). */
   readonly headers: Record<string, string>;
 
-  /**
-   * @param description - made to fit RFC 6749 §5.2 (%x20-21 / %x23-5B / %x5D-7E, so `"` and
-   *   `\` become `'` and `/`, anything else `?`), at most 200 characters: it may echo input.
-   */
+  /** @param description - made to fit RFC 6749 §5.2 by {@link sanitizeDescription}: it may echo input. */
   constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
-    super(
-      [...description]
-        .slice(0, 200)
-        .join("")
-        .replace(/"/g, "'")
-        .replace(/\\/g, "/")
-        .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "?"),
-    );
+    super(sanitizeDescription(description));
     this.name = new.target.name;
     this.error = error;
     this.status = status;
@@ -94,9 +100,9 @@ export class UnknownPath extends OAuthError {
   }
 }
 
-/** Quotes a value for an RFC 6750 §3 auth-param (no `"` or `\` survive). */
+/** Quotes a value for an RFC 6750 §3 auth-param, made to fit its character set ({@link sanitizeDescription}). */
 function quoted(value: string): string {
-  return `"${value.replace(/["\\]/g, "")}"`;
+  return `"${sanitizeDescription(value)}"`;
 }
 
 /**

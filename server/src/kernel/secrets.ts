@@ -27,6 +27,9 @@ export function hashSecret(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
 }
 
+/** A SHA-256 digest as {@link hashSecret} writes it: 64 lowercase hex characters. */
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /**
  * Compares the SHA-256 hex digest of a presented secret (from {@link hashSecret}) with a
  * stored one in constant time; the presented secret is hashed once by the caller, which may
@@ -34,7 +37,7 @@ export function hashSecret(value: string): string {
  * @returns true when `presentedHash == storedHash` and both are SHA-256 hex digests.
  */
 export function hashMatches(presentedHash: string, storedHash: string): boolean {
-  const a = Buffer.from(presentedHash, "hex");
-  const b = Buffer.from(storedHash, "hex");
-  return a.length === 32 && b.length === a.length && timingSafeEqual(a, b);
+  // Buffer.from(…, "hex") stops at the first non-hex pair: check the whole text first.
+  if (!SHA256_HEX.test(presentedHash) || !SHA256_HEX.test(storedHash)) return false;
+  return timingSafeEqual(Buffer.from(presentedHash, "hex"), Buffer.from(storedHash, "hex"));
 }
