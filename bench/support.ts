@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { DEMO } from "../server/src/demo/seed.js";
 import { obtainCode, tokenRequest, type Browser } from "../server/test/support/flow.js";
-import { SERVER_ENTRY, serverNodeFlags } from "../server/test/support/start-command.js";
+import { SERVER_ENTRY, serverEnv, serverNodeFlags } from "../server/test/support/start-command.js";
 
 export const duration = Number(process.env.BENCH_DURATION ?? 10);
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -105,6 +105,7 @@ export async function startInstance(env: Record<string, string>, wrapper: readon
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const instance = await spawnListening([...serverNodeFlags(), ...profile, SERVER_ENTRY], {
     ...process.env,
+    ...serverEnv(),
     PORT: "0",
     DEMO_UPSTREAM_PORT: "0",
     LOG_LEVEL: "silent",

@@ -8,13 +8,20 @@ import { readFileSync } from "node:fs";
 /** The built server's entry point, relative to the repository root. */
 export const SERVER_ENTRY = "dist/server/src/main.js";
 
-/**
- * The node flags before the entry point in `npm start` (e.g. the V8 heap limit).
- * @throws if package.json's start script does not run `node [flags] dist/server/src/main.js`.
- */
+/** The node flags before the entry point in `npm start` (e.g. the V8 heap limit). */
 export function serverNodeFlags(): string[] {
+  return startCommand()[2]!.split(" ").filter(Boolean);
+}
+
+/** The environment `npm start` sets for the server (`NAME=value` before `node`, e.g. NODE_ENV=production). */
+export function serverEnv(): Record<string, string> {
+  return Object.fromEntries(startCommand()[1]!.split(" ").filter(Boolean).map((a) => a.split("=", 2) as [string, string]));
+}
+
+/** @throws if package.json's start script does not run `[NAME=value ...] node [flags] dist/server/src/main.js`. */
+function startCommand(): RegExpExecArray {
   const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { scripts: { start: string } };
-  const match = /\bnode((?: --\S+)*) dist\/server\/src\/main\.js\b/.exec(pkg.scripts.start);
+  const match = /((?:\b[A-Z_]+=\S+ )*)\bnode((?: --\S+)*) dist\/server\/src\/main\.js\b/.exec(pkg.scripts.start);
   if (!match) throw new Error(`package.json scripts.start does not run node ${SERVER_ENTRY}: ${pkg.scripts.start}`);
-  return match[1]!.split(" ").filter(Boolean);
+  return match;
 }
