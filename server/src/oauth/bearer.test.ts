@@ -1,5 +1,5 @@
 /**
- * bearerToken beyond the scheme cases in gateway/access.test.ts: RFC 6750 §2.1
+ * bearerToken: RFC 6750 §2.1
  * (`credentials = "Bearer" 1*SP b64token`) and the §3.1 challenge for a missing token.
  */
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,29 @@ function refusal(header: string | undefined): BearerError {
   }
   return expect.unreachable();
 }
+
+const TOKEN = "cl3x9abcdEFGH-._~+/0123456789";
+
+describe("bearerToken (RFC 6750 §2.1)", () => {
+  it.each(["Bearer", "bearer", "BEARER", "BearerToken", "bearertoken", "BEARERTOKEN", "bEaReRtOkEn"])("takes the token after the %s scheme", (scheme) => {
+    expect(bearerToken(`${scheme} ${TOKEN}`, "tollgate")).toBe(TOKEN);
+  });
+
+  it.each(["Basic Zm9vOmJhcg==", "Token abc", "BearerTokens abc", "Bearer-Token abc", "Bearer_Token abc", "Bearertoken2 abc", "XBearer abc"])(
+    "refuses %s with 401 and a challenge without error code (another scheme)",
+    (header) => {
+      const err = refusal(header);
+      expect(err.status).toBe(401);
+      expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate"');
+    },
+  );
+
+  it.each(["BearerToken", "BearerToken ", "BearerToken a b", "bearertoken !!"])("refuses the malformed %j with 401 invalid_token", (header) => {
+    const err = refusal(header);
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("invalid_token");
+  });
+});
 
 describe("bearerToken: no credentials (RFC 6750 §3.1)", () => {
   it.each([undefined, ""])("answers %j with 401 and a challenge naming only the realm", (header) => {

@@ -37,9 +37,9 @@ export const authorizationCodeGrant: Grant = {
 
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
-    const issued = await stores.transaction(async (tx) =>
-      (await tx.codes.markUsed(code.id, now))
-        ? issueToken(tx.tokens, {
+    const issued = await stores.transaction(async ({ codes, tokens }) =>
+      (await codes.markUsed(code.id, now))
+        ? issueToken(tokens, {
             client,
             grantType: "authorization_code",
             scopes,

@@ -9,7 +9,7 @@ import type { IssuedToken } from "../issue.js";
 
 /** The stores a grant uses: codes, tokens and users, and transactions over them (a Database is one). */
 export type GrantStores = Pick<Stores, "codes" | "tokens" | "users"> & {
-  transaction<T>(fn: (tx: Pick<Stores, "codes" | "tokens" | "users">) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (inside: Pick<Stores, "codes" | "tokens" | "users">) => Promise<T>): Promise<T>;
 };
 
 /** Everything a grant handler may use; no HTTP request or response. */

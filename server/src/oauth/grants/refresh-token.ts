@@ -36,9 +36,9 @@ export const refreshTokenGrant: Grant = {
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
-    const issued = await stores.transaction(async (tx) =>
-      (await tx.tokens.revokeRefreshToken(previous.id))
-        ? issueToken(tx.tokens, {
+    const issued = await stores.transaction(async ({ tokens }) =>
+      (await tokens.revokeRefreshToken(previous.id))
+        ? issueToken(tokens, {
             client,
             grantType: "refresh_token",
             scopes,
