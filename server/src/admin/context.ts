@@ -5,20 +5,26 @@
  */
 import type { Request } from "express";
 import { GraphQLError } from "graphql";
-import { findUserById } from "../accounts/users.js";
-import type { Db } from "../db/client.js";
-import { bearerToken } from "../oauth/bearer.js";
 import { OAuthError } from "../kernel/errors.js";
+import { bearerToken } from "../oauth/bearer.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
-import { findToken } from "../tokens/repository.js";
+import { findPresentedToken } from "../oauth/tokens.js";
+import type { Database, Stores } from "../stores/index.js";
 
+/** A user signed in to the browser session. */
+export interface SignedInUser {
+  kind: "user";
+  userId: string;
+  username: string;
+  /** user | admin */
+  role: string;
+}
 
-export type Actor =
-  | { kind: "user"; userId: string; username: string; role: string }
-  | { kind: "client"; clientId: string; scopes: string[] };
+/** Who calls: a signed-in user, or a client by the bearer token it sent (its live scopes). */
+export type Actor = SignedInUser | { kind: "client"; clientId: string; scopes: string[] };
 
 export interface AdminContext {
-  db: Db;
+  db: Database;
   actor: Actor | null;
   /** ALLOW_LINK_LOCAL_UPSTREAMS: an API's upstream URL may be a link-local or cloud metadata address. */
   allowLinkLocalUpstreams: boolean;
@@ -40,11 +46,11 @@ export function gqlError(
  * Resolves the caller: a bearer token when an Authorization header is sent (any other
  * scheme, or an invalid token, is UNAUTHENTICATED), else the session's active user.
  */
-export async function resolveActor(db: Db, req: Request, realm: string): Promise<Actor | null> {
+export async function resolveActor(db: Pick<Stores, "tokens" | "clients" | "users">, req: Request, realm: string): Promise<Actor | null> {
   if (req.headers.authorization !== undefined) {
     let token;
     try {
-      token = await findToken(db, bearerToken(req.headers.authorization, realm), new Date());
+      token = await findPresentedToken(db, bearerToken(req.headers.authorization, realm), new Date());
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
     }
@@ -52,7 +58,7 @@ export async function resolveActor(db: Db, req: Request, realm: string): Promise
     return { kind: "client", clientId: token.clientId, scopes: token.scopes };
   }
   const userId = req.session?.userId;
-  const user = userId ? await findUserById(db, userId) : undefined;
+  const user = userId ? await db.users.byId(userId) : undefined;
   return user && user.status === "active" ? { kind: "user", userId: user.id, username: user.username, role: user.role } : null;
 }
 
@@ -68,7 +74,7 @@ export function requireAdmin(ctx: AdminContext): string {
 }
 
 /** @returns the signed-in user. @throws UNAUTHENTICATED when no user is signed in. */
-export function requireUser(ctx: AdminContext): Extract<Actor, { kind: "user" }> {
+export function requireUser(ctx: AdminContext): SignedInUser {
   if (ctx.actor?.kind !== "user") throw gqlError("UNAUTHENTICATED", "sign in first");
   return ctx.actor;
 }

@@ -2,20 +2,22 @@
  * The admin GraphQL endpoint `POST /graphql` (Apollo Server 5 on Express 5): the SDL in
  * schema.graphql, resolvers per domain, Apollo's CSRF prevention, the document rules of
  * limits.ts (tokens, depth, aliases, directives, cost), schema introspection for admins
- * only, and errors reduced to `extensions.code`. A malformed document or malformed
+ * only, and errors reduced to `extensions.code` (the domain errors of the use cases and
+ * stores mapped here, in one place). A malformed document or malformed
  * variables get a 4xx GraphQL error and never reach the error log; a body that is not JSON
  * or is over {@link MAX_BODY_BYTES} is refused before GraphQL, by the app's error handler
  * (400 or 413 `invalid_request`, as on every endpoint).
  */
 import { readFileSync } from "node:fs";
-import { ApolloServer, type ApolloServerOptionsWithTypeDefs, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { Router, type RequestHandler } from "express";
 import { GraphQLError, NoSchemaIntrospectionCustomRule, getVariableValues, validate, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
-import type { Db } from "../db/client.js";
+import { Conflict, NotFound, UnknownReference } from "../kernel/domain-errors.js";
+import type { Database } from "../stores/index.js";
 import { gqlError, isAdmin, resolveActor, type AdminContext } from "./context.js";
 import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
@@ -55,18 +57,23 @@ const limits: ApolloServerPlugin<AdminContext> = {
   },
 };
 
-/** Prisma error codes that are the caller's fault, with their GraphQL code. */
-const PRISMA_CODES: Record<string, [code: string, message: string]> = {
-  P2002: ["CONFLICT", "a record with this unique value already exists"],
-  P2025: ["NOT_FOUND", "no record with this id"],
-  P2003: ["BAD_USER_INPUT", "a referenced record does not exist"],
-};
+/** The GraphQL code of a domain error (kernel/domain-errors.ts), or undefined for any other error. */
+function domainCode(err: unknown): "NOT_FOUND" | "CONFLICT" | "BAD_USER_INPUT" | undefined {
+  if (err instanceof NotFound) return "NOT_FOUND";
+  if (err instanceof Conflict) return "CONFLICT";
+  if (err instanceof UnknownReference) return "BAD_USER_INPUT";
+  return undefined;
+}
 
+/**
+ * Errors as callers see them: a domain error with its message and GraphQL code, GraphQL
+ * errors as they are, anything else logged and answered as "internal error" without detail.
+ */
 function formatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error) as { code?: unknown } | undefined;
-    const prisma = typeof original?.code === "string" ? PRISMA_CODES[original.code] : undefined;
-    if (prisma) return { message: prisma[1], path: formatted.path, extensions: { code: prisma[0] } };
+    const original = unwrapResolverError(error);
+    const code = domainCode(original);
+    if (code && original instanceof Error) return { message: original.message, path: formatted.path, extensions: { code } };
     if (formatted.extensions?.code === "INTERNAL_SERVER_ERROR") {
       logger.error({ err: original }, "admin API error");
       return { message: "internal error", path: formatted.path, extensions: { code: "INTERNAL_SERVER_ERROR" } };
@@ -81,7 +88,7 @@ function formatError(logger: Logger) {
  * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS.
  */
 export async function adminRouter(
-  db: Db,
+  db: Database,
   realm: string,
   session: RequestHandler,
   logger: Logger,
@@ -90,7 +97,7 @@ export async function adminRouter(
   const { allowLinkLocalUpstreams } = config;
   const server = new ApolloServer<AdminContext>({
     typeDefs: readFileSync(new URL("./schema.graphql", import.meta.url), "utf8"),
-    resolvers: buildResolvers() as ApolloServerOptionsWithTypeDefs<AdminContext>["resolvers"],
+    resolvers: buildResolvers(),
     csrfPrevention: true,
     introspection: true,
     includeStacktraceInErrorResponses: false,

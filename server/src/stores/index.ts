@@ -4,12 +4,15 @@
  * Grants, endpoints, the gateway, the flow and the admin use cases receive the stores they
  * need and never see SQL, Prisma, caches or connections.
  */
+import type { AppStore } from "./apps.js";
 import type { AuditStore } from "./audit.js";
 import type { CatalogStore } from "./catalog.js";
 import type { ClientStore } from "./clients.js";
 import type { AuthorizationCodeStore } from "./codes.js";
 import type { ConsentStore } from "./consents.js";
 import type { InteractionStore } from "./interactions.js";
+import type { OrganizationStore } from "./organizations.js";
+import type { ProductStore } from "./products.js";
 import type { SessionStore } from "./sessions.js";
 import type { TokenStore } from "./tokens.js";
 import type { UserStore } from "./users.js";
@@ -25,6 +28,9 @@ export interface Stores {
   users: UserStore;
   audit: AuditStore;
   sessions: SessionStore;
+  organizations: OrganizationStore;
+  apps: AppStore;
+  products: ProductStore;
 }
 
 /** The stores of the database, and its transactions. */

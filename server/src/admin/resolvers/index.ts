@@ -1,17 +1,16 @@
 /**
  * All resolvers, with the access rule applied in one place: every Query and Mutation field
- * needs an admin, except the signed-in user's own fields; every admin mutation is written
- * to the audit log with who did it.
+ * needs an admin, except the signed-in user's own fields. Every admin mutation records its
+ * audit event in its use case's transaction (audit.ts, use-cases/common.ts).
  */
-import { GraphQLScalarType, Kind } from "graphql";
-import { recordAuditEvent } from "../../audit/repository.js";
+import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from "graphql";
 import { requireAdmin, type AdminContext } from "../context.js";
+import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/resolvers.js";
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";
 import { organizationResolvers } from "./organizations.js";
 import { productResolvers } from "./products.js";
 import { tokenResolvers } from "./tokens.js";
-import type { Resolver, Resolvers } from "./types.js";
 import { userResolvers } from "./users.js";
 
 /**
@@ -28,37 +27,32 @@ const DateTime = new GraphQLScalarType<Date, string>({
   parseLiteral: (ast) => new Date(ast.kind === Kind.STRING ? ast.value : NaN),
 });
 
-/** Arguments naming what a mutation changes, in order of preference, for the audit log. */
-const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
+/** A root field's resolver, as the guard sees it. */
+type RootResolver = (parent: unknown, args: unknown, ctx: AdminContext, info: GraphQLResolveInfo) => unknown;
 
-function adminOnly(field: string, resolve: Resolver, audited: boolean): Resolver {
-  return async (parent, args, ctx: AdminContext) => {
-    const actor = requireAdmin(ctx);
-    const result = await resolve(parent, args, ctx);
-    if (audited) {
-      const subject = SUBJECT_ARGS.map((k) => (args as Record<string, unknown>)[k]).find((v) => typeof v === "string");
-      await recordAuditEvent(ctx.db, { type: `admin.${field}`, actor, subject: subject as string | undefined, details: { args: redact(args) } });
-    }
-    return result;
-  };
-}
-
-/** Arguments as logged: passwords removed. */
-function redact(args: unknown): unknown {
-  return JSON.parse(JSON.stringify(args, (key, value) => (key === "password" ? "[redacted]" : value)));
-}
-
-function guard(type: "Query" | "Mutation", fields: Record<string, Resolver>): Record<string, Resolver> {
-  return Object.fromEntries(
-    Object.entries(fields).map(([field, resolve]) => [field, SELF_SERVICE.has(field) ? resolve : adminOnly(field, resolve, type === "Mutation")]),
-  );
+/** The root fields `fields`, each but the {@link SELF_SERVICE} ones refusing a caller who is not an admin (context.ts requireAdmin). */
+function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
+  const guarded = Object.entries(fields as Record<string, RootResolver>).map(([field, resolve]): [string, RootResolver] => [
+    field,
+    SELF_SERVICE.has(field)
+      ? resolve
+      : (parent, args, ctx, info) => {
+          requireAdmin(ctx);
+          return resolve(parent, args, ctx, info);
+        },
+  ]);
+  return Object.fromEntries(guarded) as F;
 }
 
 const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, consentResolvers];
 
+/** The root fields of type `type` of every module. */
+function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolvers[T]> {
+  return modules.reduce<NonNullable<Resolvers[T]>>((all, m) => ({ ...all, ...m[type] }), {});
+}
+
 /** The merged resolver map for Apollo Server. */
-export function buildResolvers(): Record<string, unknown> {
-  const merged: Resolvers = {};
-  for (const m of modules) for (const [type, fields] of Object.entries(m)) merged[type] = { ...merged[type], ...fields };
-  return { ...merged, Query: guard("Query", merged.Query!), Mutation: guard("Mutation", merged.Mutation!), DateTime };
+export function buildResolvers(): Resolvers {
+  const objectTypes = modules.reduce<Resolvers>((all, m) => ({ ...all, ...m }), {});
+  return { ...objectTypes, Query: guard(rootFields("Query")), Mutation: guard(rootFields("Mutation")), DateTime };
 }

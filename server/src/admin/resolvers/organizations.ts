@@ -1,75 +1,64 @@
 /** Organizations and developers. */
-import {
-  createDeveloper,
-  createOrganization,
-  deleteDeveloper,
-  deleteOrganization,
-  developersOf,
-  findDeveloper,
-  findOrganization,
-  listDevelopers,
-  listOrganizations,
-  updateDeveloper,
-  updateOrganization,
-} from "../../accounts/organizations.js";
-import { appsOfDeveloper } from "../../apps/management.js";
-import { gqlError, type AdminContext } from "../context.js";
+import type { Resolvers } from "../generated/resolvers.js";
+import { found } from "../use-cases/common.js";
+import { createDeveloper, createOrganization, deleteDeveloper, deleteOrganization, updateDeveloper, updateOrganization } from "../use-cases/organizations.js";
 import { check, checkOptional, v } from "../validation.js";
-import type { Resolvers } from "./types.js";
+import { adminEvent } from "./audit.js";
 
-interface Row {
-  id: string;
-  organizationId: string;
-}
-
+/** Resolvers of the organizations domain: its Query and Mutation fields and its object types' fields. */
 export const organizationResolvers: Resolvers = {
   Query: {
-    organizations: (_p, a: { first: number; after?: string }, { db }) => listOrganizations(db, check(v.first, a.first, "first"), a.after),
-    organization: (_p, a: { id: string }, { db }) => findOrganization(db, a.id),
-    developers: (_p, a: { organizationId?: string; first: number; after?: string }, { db }) =>
-      listDevelopers(db, a.organizationId, check(v.first, a.first, "first"), a.after),
+    organizations: (_p, a, { db }) => db.organizations.list({ first: check(v.first, a.first, "first"), after: a.after }),
+    organization: (_p, a, { db }) => db.organizations.find(a.id),
+    developers: (_p, a, { db }) => db.organizations.listDevelopers(a.organizationId, { first: check(v.first, a.first, "first"), after: a.after }),
   },
   Mutation: {
-    createOrganization: (_p, { input }: { input: { name: string; displayName?: string } }, { db }) => {
+    createOrganization: (_p, args, ctx, info) => {
+      const { input } = args;
       const name = check(v.name, input.name, "name");
-      return createOrganization(db, { name, displayName: checkOptional(v.name, input.displayName, "displayName") ?? name });
+      const displayName = checkOptional(v.name, input.displayName, "displayName") ?? name;
+      return createOrganization(ctx.db, { name, displayName, audit: adminEvent(args, ctx, info) });
     },
-    updateOrganization: (_p, { id, input }: { id: string; input: { name?: string; displayName?: string } }, { db }) =>
-      updateOrganization(db, id, { name: checkOptional(v.name, input.name, "name"), displayName: checkOptional(v.name, input.displayName, "displayName") }),
-    deleteOrganization: async (_p, { id }: { id: string }, { db }) => {
-      if (!(await deleteOrganization(db, id))) throw gqlError("CONFLICT", "the organization still has developers");
-      return id;
+    updateOrganization: (_p, args, ctx, info) => {
+      const { id, input } = args;
+      const name = checkOptional(v.name, input.name, "name");
+      const displayName = checkOptional(v.name, input.displayName, "displayName");
+      return updateOrganization(ctx.db, { id, name, displayName, audit: adminEvent(args, ctx, info) });
     },
-    createDeveloper: (_p, { input }: { input: { organizationId: string; email: string; firstName?: string; lastName?: string } }, { db }) =>
-      createDeveloper(db, {
+    deleteOrganization: async (_p, args, ctx, info) => {
+      await deleteOrganization(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
+      return args.id;
+    },
+    createDeveloper: (_p, args, ctx, info) => {
+      const { input } = args;
+      return createDeveloper(ctx.db, {
         organizationId: input.organizationId,
         email: check(v.email, input.email, "email"),
         firstName: checkOptional(v.name, input.firstName, "firstName") ?? "",
         lastName: checkOptional(v.name, input.lastName, "lastName") ?? "",
-      }),
-    updateDeveloper: (_p, { id, input }: { id: string; input: { email?: string; firstName?: string; lastName?: string } }, { db }) =>
-      updateDeveloper(db, id, {
+        audit: adminEvent(args, ctx, info),
+      });
+    },
+    updateDeveloper: (_p, args, ctx, info) => {
+      const { id, input } = args;
+      return updateDeveloper(ctx.db, {
+        id,
         email: checkOptional(v.email, input.email, "email"),
         firstName: checkOptional(v.name, input.firstName, "firstName"),
         lastName: checkOptional(v.name, input.lastName, "lastName"),
-      }),
-    deleteDeveloper: async (_p, { id }: { id: string }, { db }) => {
-      if (!(await deleteDeveloper(db, id))) throw gqlError("CONFLICT", "the developer still has apps");
-      return id;
+        audit: adminEvent(args, ctx, info),
+      });
+    },
+    deleteDeveloper: async (_p, args, ctx, info) => {
+      await deleteDeveloper(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
+      return args.id;
     },
   },
   Organization: {
-    developers: (o: { id: string }, _a, { db }: AdminContext) => developersOf(db, o.id),
+    developers: (o, _a, { db }) => db.organizations.developersOf(o.id),
   },
   Developer: {
-    organization: (d: Row, _a, { db }: AdminContext) => findOrganization(db, d.organizationId),
-    apps: (d: Row, _a, { db }: AdminContext) => appsOfDeveloper(db, d.id),
+    organization: (d, _a, { db }) => found(db.organizations.find(d.organizationId), "no organization with this id"),
+    apps: (d, _a, { db }) => db.apps.ofDeveloper(d.id),
   },
 };
-
-/** Resolves a developer id to its row. @throws NOT_FOUND. */
-export async function requireDeveloper(ctx: AdminContext, id: string) {
-  const developer = await findDeveloper(ctx.db, id);
-  if (!developer) throw gqlError("NOT_FOUND", "no developer with this id");
-  return developer;
-}

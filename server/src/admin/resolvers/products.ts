@@ -1,36 +1,12 @@
 /** API products and APIs. */
-import { splitList } from "../../kernel/list.js";
-import {
-  apisOfProduct,
-  createApi,
-  createApiProduct,
-  deleteApi,
-  deleteApiProduct,
-  listApiProducts,
-  listApis,
-  productsOfApi,
-  updateApi,
-  updateApiProduct,
-} from "../../products/management.js";
+import type { ApiChanges, ApiProductChanges } from "../../stores/products.js";
+import type { Resolvers, UpdateApiInput, UpdateApiProductInput } from "../generated/resolvers.js";
+import { createApi, createApiProduct, deleteApi, deleteApiProduct, updateApi, updateApiProduct } from "../use-cases/products.js";
 import { check, checkOptional, upstreamUrl, v } from "../validation.js";
-import type { Resolvers } from "./types.js";
+import { adminEvent } from "./audit.js";
 
-interface ProductInput {
-  name?: string;
-  displayName?: string;
-  description?: string;
-  scopes?: string[];
-  apiIds?: string[];
-}
-
-interface ApiInput {
-  name?: string;
-  upstreamUrl?: string;
-  requiredScopes?: string[];
-  passCookies?: boolean;
-}
-
-function productData(input: ProductInput) {
+/** The checked fields of a product input; absent ones undefined. */
+function productChanges(input: UpdateApiProductInput): ApiProductChanges {
   return {
     name: checkOptional(v.productName, input.name, "name"),
     displayName: checkOptional(v.name, input.displayName, "displayName"),
@@ -40,8 +16,11 @@ function productData(input: ProductInput) {
   };
 }
 
-/** @param allowLinkLocal - ALLOW_LINK_LOCAL_UPSTREAMS (the context's allowLinkLocalUpstreams). */
-function apiData(input: ApiInput, allowLinkLocal: boolean) {
+/**
+ * The checked fields of an API input; absent ones undefined.
+ * @param allowLinkLocal - ALLOW_LINK_LOCAL_UPSTREAMS (the context's allowLinkLocalUpstreams).
+ */
+function apiChanges(input: UpdateApiInput, allowLinkLocal: boolean): ApiChanges {
   return {
     name: checkOptional(v.apiName, input.name, "name"),
     upstreamUrl: checkOptional(upstreamUrl(allowLinkLocal), input.upstreamUrl, "upstreamUrl"),
@@ -50,39 +29,45 @@ function apiData(input: ApiInput, allowLinkLocal: boolean) {
   };
 }
 
+/** Resolvers of the products domain: its Query and Mutation fields and its object types' fields. */
 export const productResolvers: Resolvers = {
   Query: {
-    apiProducts: (_p, _a, { db }) => listApiProducts(db),
-    apis: (_p, _a, { db }) => listApis(db),
+    apiProducts: (_p, _a, { db }) => db.products.listProducts(),
+    apis: (_p, _a, { db }) => db.products.listApis(),
   },
   Mutation: {
-    createApiProduct: (_p, { input }: { input: ProductInput & { name: string } }, { db }) => {
-      const data = productData(input);
-      return createApiProduct(db, { ...data, name: check(v.productName, input.name, "name"), displayName: data.displayName ?? input.name });
+    createApiProduct: (_p, args, ctx, info) => {
+      const { input } = args;
+      const changes = productChanges(input);
+      const name = check(v.productName, input.name, "name");
+      return createApiProduct(ctx.db, { ...changes, name, displayName: changes.displayName ?? input.name, audit: adminEvent(args, ctx, info) });
     },
-    updateApiProduct: (_p, { id, input }: { id: string; input: ProductInput }, { db }) => updateApiProduct(db, id, productData(input)),
-    deleteApiProduct: async (_p, { id }: { id: string }, { db }) => {
-      await deleteApiProduct(db, id);
-      return id;
+    updateApiProduct: (_p, args, ctx, info) => updateApiProduct(ctx.db, { id: args.id, ...productChanges(args.input), audit: adminEvent(args, ctx, info) }),
+    deleteApiProduct: async (_p, args, ctx, info) => {
+      await deleteApiProduct(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
+      return args.id;
     },
-    createApi: (_p, { input }: { input: ApiInput & { name: string; upstreamUrl: string } }, { db, allowLinkLocalUpstreams }) =>
-      createApi(db, {
-        ...apiData(input, allowLinkLocalUpstreams),
+    createApi: (_p, args, ctx, info) => {
+      const { input } = args;
+      const allow = ctx.allowLinkLocalUpstreams;
+      return createApi(ctx.db, {
+        ...apiChanges(input, allow),
         name: check(v.apiName, input.name, "name"),
-        upstreamUrl: check(upstreamUrl(allowLinkLocalUpstreams), input.upstreamUrl, "upstreamUrl"),
-      }),
-    updateApi: (_p, { id, input }: { id: string; input: ApiInput }, { db, allowLinkLocalUpstreams }) => updateApi(db, id, apiData(input, allowLinkLocalUpstreams)),
-    deleteApi: async (_p, { id }: { id: string }, { db }) => {
-      await deleteApi(db, id);
-      return id;
+        upstreamUrl: check(upstreamUrl(allow), input.upstreamUrl, "upstreamUrl"),
+        audit: adminEvent(args, ctx, info),
+      });
+    },
+    updateApi: (_p, args, ctx, info) =>
+      updateApi(ctx.db, { id: args.id, ...apiChanges(args.input, ctx.allowLinkLocalUpstreams), audit: adminEvent(args, ctx, info) }),
+    deleteApi: async (_p, args, ctx, info) => {
+      await deleteApi(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
+      return args.id;
     },
   },
   ApiProduct: {
-    scopes: (p: { scopes: string }) => splitList(p.scopes),
-    apis: (p: { id: string }, _a, { db }) => apisOfProduct(db, p.id),
+    apis: (p, _a, { db }) => db.products.apisOfProduct(p.id),
   },
   Api: {
-    requiredScopes: (a: { requiredScopes: string }) => splitList(a.requiredScopes),
-    products: (a: { id: string }, _a, { db }) => productsOfApi(db, a.id),
+    products: (a, _a, { db }) => db.products.productsOfApi(a.id),
   },
 };

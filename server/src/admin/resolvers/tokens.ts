@@ -1,12 +1,11 @@
 /** Issued tokens (never their values), the dashboard's hourly figures and the audit log. */
-import { findApp, findCredential } from "../../apps/management.js";
-import { findUserById } from "../../accounts/users.js";
-import { countAuditEventsPerHour, listAuditEvents } from "../../audit/repository.js";
 import { splitList } from "../../kernel/list.js";
-import { countTokensIssuedPerHour, findToken, listTokens, revokeTokenById, revokeTokensOf, type TokenFilter } from "../../tokens/management.js";
 import { gqlError } from "../context.js";
+import type { Resolvers } from "../generated/resolvers.js";
+import { found } from "../use-cases/common.js";
+import { revokeToken, revokeTokens } from "../use-cases/tokens.js";
 import { check, v } from "../validation.js";
-import type { Resolvers } from "./types.js";
+import { adminEvent } from "./audit.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -16,16 +15,16 @@ export function last24Hours(now: Date): Date[] {
   return Array.from({ length: 24 }, (_, i) => new Date(current - (23 - i) * HOUR_MS));
 }
 
+/** Resolvers of the tokens domain: its Query and Mutation fields and its object types' fields. */
 export const tokenResolvers: Resolvers = {
   Query: {
-    tokens: (_p, a: TokenFilter & { first: number; after?: string }, { db }) => listTokens(db, a, new Date(), check(v.first, a.first, "first"), a.after),
-    auditEvents: (_p, a: { type?: string; actor?: string; first: number; after?: string }, { db }) =>
-      listAuditEvents(db, a, check(v.first, a.first, "first"), a.after),
+    tokens: (_p, a, { db }) => db.tokens.list(a, new Date(), { first: check(v.first, a.first, "first"), after: a.after }),
+    auditEvents: (_p, a, { db }) => db.audit.list(a, { first: check(v.first, a.first, "first"), after: a.after }),
     dashboard: async (_p, _a, { db }) => {
       const hours = last24Hours(new Date());
-      const [issued, failed] = await Promise.all([countTokensIssuedPerHour(db, hours), countAuditEventsPerHour(db, "client.authentication_failed", hours)]);
+      const [issued, failed] = await Promise.all([db.tokens.countIssuedPerHour(hours), db.audit.countPerHour("client.authentication_failed", hours)]);
       const appNames = new Map<string, string>();
-      for (const appId of new Set(issued.map((b) => b.appId))) appNames.set(appId, (await findApp(db, appId))?.name ?? appId);
+      for (const appId of new Set(issued.map((b) => b.appId))) appNames.set(appId, (await db.apps.find(appId))?.name ?? appId);
       return {
         tokensIssuedPerHour: issued.map((b) => ({ hour: b.hour, appName: appNames.get(b.appId)!, count: b.count })),
         failedClientAuthenticationsPerHour: failed,
@@ -33,20 +32,19 @@ export const tokenResolvers: Resolvers = {
     },
   },
   Mutation: {
-    revokeToken: async (_p, a: { id: string }, { db }) => {
-      if (!(await findToken(db, a.id))) throw gqlError("NOT_FOUND", "no token with this id");
-      return revokeTokenById(db, a.id, new Date());
-    },
-    revokeTokens: (_p, a: { appId?: string; userId?: string }, { db }) => {
-      if (!a.appId && !a.userId) throw gqlError("BAD_USER_INPUT", "give appId, userId or both");
-      return revokeTokensOf(db, { appId: a.appId ?? undefined, userId: a.userId ?? undefined }, new Date());
+    revokeToken: (_p, args, ctx, info) => revokeToken(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) }),
+    revokeTokens: (_p, args, ctx, info) => {
+      const { appId, userId } = args;
+      const owner = appId ? { appId, userId: userId ?? undefined } : userId ? { userId } : undefined;
+      if (!owner) throw gqlError("BAD_USER_INPUT", "give appId, userId or both");
+      return revokeTokens(ctx.db, { ...owner, audit: adminEvent(args, ctx, info) });
     },
   },
   AccessToken: {
-    app: (t: { appId: string }, _a, { db }) => findApp(db, t.appId),
-    clientId: async (t: { credentialId: string }, _a, { db }) => (await findCredential(db, t.credentialId))?.consumerKey ?? "",
-    user: (t: { userId: string | null }, _a, { db }) => (t.userId ? findUserById(db, t.userId) : null),
-    scopes: (t: { scope: string }) => splitList(t.scope),
-    products: (t: { apiProducts: string }) => splitList(t.apiProducts),
+    app: (t, _a, { db }) => found(db.apps.find(t.appId), "no app with this id"),
+    clientId: async (t, _a, { db }) => (await db.apps.findCredential(t.credentialId))?.consumerKey ?? "",
+    user: (t, _a, { db }) => (t.userId ? db.users.byId(t.userId) : null),
+    scopes: (t) => splitList(t.scope),
+    products: (t) => splitList(t.apiProducts),
   },
 };

@@ -1,27 +1,31 @@
 /** End users and administrators. */
-import { hash } from "@node-rs/argon2";
-import { createUser, findUserById, listUsers, setUserStatus } from "../../accounts/users.js";
-import { gqlError } from "../context.js";
+import type { Resolvers } from "../generated/resolvers.js";
+import { createUser, setUserStatus } from "../use-cases/users.js";
 import { check, v } from "../validation.js";
-import type { Resolvers } from "./types.js";
+import { adminEvent } from "./audit.js";
 
+/** Resolvers of the users domain: its Query and Mutation fields and its object types' fields. */
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_p, _a, { actor }) => (actor?.kind === "user" ? { id: actor.userId, username: actor.username, role: actor.role } : null),
-    users: (_p, a: { search?: string; first: number; after?: string }, { db }) => listUsers(db, a.search, check(v.first, a.first, "first"), a.after),
+    me: (_p, _a, { actor }) => (actor?.kind === "user" ? actor : null),
+    users: (_p, a, { db }) => db.users.list(a.search, { first: check(v.first, a.first, "first"), after: a.after }),
   },
   Mutation: {
-    createUser: async (_p, { input }: { input: { username: string; password: string; role?: string } }, { db }) =>
-      createUser(db, {
+    createUser: (_p, args, ctx, info) => {
+      const { input } = args;
+      return createUser(ctx.db, {
         username: check(v.username, input.username, "username"),
-        passwordHash: await hash(check(v.password, input.password, "password")),
+        password: check(v.password, input.password, "password"),
         role: input.role ?? "user",
-      }),
-    /** Disabling a user also voids their codes and tokens: a disabled customer keeps no access. */
-    setUserStatus: async (_p, a: { userId: string; status: "active" | "disabled" }, { db, actor }) => {
-      if (!(await findUserById(db, a.userId))) throw gqlError("NOT_FOUND", "no user with this id");
-      if (a.status === "disabled" && actor?.kind === "user" && actor.userId === a.userId) throw gqlError("CONFLICT", "you cannot disable yourself");
-      return setUserStatus(db, a.userId, a.status, new Date());
+        audit: adminEvent(args, ctx, info),
+      });
     },
+    setUserStatus: (_p, args, ctx, info) => {
+      const signedInUserId = ctx.actor?.kind === "user" ? ctx.actor.userId : undefined;
+      return setUserStatus(ctx.db, { userId: args.userId, status: args.status, signedInUserId, audit: adminEvent(args, ctx, info) });
+    },
+  },
+  Me: {
+    id: (me) => me.userId,
   },
 };

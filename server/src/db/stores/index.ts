@@ -3,6 +3,7 @@
  * database, and once per transaction over that transaction (db/database.ts).
  */
 import type { Stores } from "../../stores/index.js";
+import { appStore } from "./apps.js";
 import { auditStore } from "./audit.js";
 import { catalogStore } from "./catalog.js";
 import { clientStore } from "./clients.js";
@@ -10,6 +11,8 @@ import { codeStore } from "./codes.js";
 import { consentStore } from "./consents.js";
 import type { Executor } from "./executor.js";
 import { interactionStore } from "./interactions.js";
+import { organizationStore } from "./organizations.js";
+import { productStore } from "./products.js";
 import { sessionStore } from "./sessions.js";
 import { tokenStore } from "./tokens.js";
 import { userStore } from "./users.js";
@@ -26,5 +29,8 @@ export function buildStores(x: Executor): Stores {
     users: userStore(x),
     audit: auditStore(x),
     sessions: sessionStore(x),
+    organizations: organizationStore(x),
+    apps: appStore(x),
+    products: productStore(x),
   };
 }

@@ -1,0 +1,41 @@
+/**
+ * Revoking remembered consents, by an admin (any consent) or by the signed-in user (their
+ * own). Each revocation voids, in the same transaction, the user's unredeemed codes and live
+ * tokens at that app ({@link voidGrants}), and records its audit event there too.
+ */
+import { NotFound } from "../../kernel/domain-errors.js";
+import type { ConsentRow } from "../../stores/consents.js";
+import type { Database, Stores } from "../../stores/index.js";
+import { auditedChange, voidGrants, type Audited } from "./common.js";
+
+/** Revokes a live consent and voids what it granted. @returns the consent, or undefined when unknown or already revoked. */
+async function revokeLive(stores: Stores, id: string): Promise<ConsentRow | undefined> {
+  const now = new Date();
+  const consent = await stores.consents.revoke(id, now);
+  if (consent) await voidGrants(stores, { userId: consent.userId, appId: consent.appId }, now);
+  return consent;
+}
+
+/** An admin revokes any live consent. @throws NotFound when unknown or already revoked. */
+export function revokeConsent(db: Database, o: { id: string } & Audited): Promise<ConsentRow> {
+  return auditedChange(db, o.audit, async (stores) => {
+    const consent = await revokeLive(stores, o.id);
+    if (!consent) throw new NotFound("no live consent with this id");
+    return consent;
+  });
+}
+
+/**
+ * The signed-in user revokes one of their own live consents, recorded as `consent.revoked`
+ * by `user:<userId>` about the app.
+ * @throws NotFound when unknown, another user's, or already revoked.
+ */
+export function revokeMyConsent(db: Database, o: { id: string; userId: string }): Promise<ConsentRow> {
+  return db.transaction(async (stores) => {
+    const own = (await stores.consents.find(o.id))?.userId === o.userId;
+    const consent = own ? await revokeLive(stores, o.id) : undefined;
+    if (!consent) throw new NotFound("no live consent of yours with this id");
+    await stores.audit.record({ type: "consent.revoked", actor: `user:${o.userId}`, subject: consent.appId });
+    return consent;
+  });
+}

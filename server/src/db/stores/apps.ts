@@ -1,0 +1,131 @@
+/**
+ * The app store (stores/apps.ts), on Prisma: apps, callback URLs, credentials and the API
+ * products on credentials. Every write here empties the catalog cache (db/observed-adapter.ts),
+ * which holds the clients the token endpoint reads.
+ */
+import type { Prisma } from "../../generated/prisma/client.js";
+import { joinList, splitList } from "../../kernel/list.js";
+import type { AppRecord, AppSettings, AppStore, NewCredential } from "../../stores/apps.js";
+import { paginate, substringSearch } from "../paginate.js";
+import type { Executor } from "./executor.js";
+import { withDomainErrors } from "./errors.js";
+import { API_PRODUCT, toApiProduct } from "./products.js";
+
+/** The columns of an AppRecord (its methods list still space-separated). */
+const APP = {
+  id: true,
+  name: true,
+  developerId: true,
+  status: true,
+  accessTokenLifetimeSeconds: true,
+  refreshTokenLifetimeSeconds: true,
+  tokenResponseProfile: true,
+  requirePkce: true,
+  canIntrospect: true,
+  tokenEndpointAuthMethods: true,
+  createdAt: true,
+} satisfies Prisma.AppSelect;
+/** The columns of a CredentialRecord: never the secret's hash. */
+const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
+
+/** An app row as its record. */
+function toApp(row: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
+  return { ...row, tokenEndpointAuthMethods: splitList(row.tokenEndpointAuthMethods) };
+}
+
+/** The settings columns to write; undefined leaves a column as it is (or takes its default). */
+function settingsColumns(s: AppSettings) {
+  return {
+    accessTokenLifetimeSeconds: s.accessTokenLifetimeSeconds,
+    refreshTokenLifetimeSeconds: s.refreshTokenLifetimeSeconds,
+    tokenResponseProfile: s.tokenResponseProfile,
+    requirePkce: s.requirePkce,
+    canIntrospect: s.canIntrospect,
+    tokenEndpointAuthMethods: s.tokenEndpointAuthMethods && joinList(s.tokenEndpointAuthMethods),
+  };
+}
+
+/** A nested create of a credential with its products. */
+function credentialColumns(c: NewCredential) {
+  return { consumerKey: c.consumerKey, consumerSecretHash: c.consumerSecretHash, products: { create: c.products } };
+}
+
+/** The app store over `x`. */
+export function appStore(x: Executor): AppStore {
+  const { prisma, provider } = x;
+  return {
+    async list(f, page) {
+      const search = f.search ? substringSearch(provider, f.search) : undefined;
+      const where = {
+        ...(search ? { name: search.where } : {}),
+        ...(f.developerId ? { developerId: f.developerId } : {}),
+        ...(f.organizationId ? { developer: { organizationId: f.organizationId } } : {}),
+        ...(f.status ? { status: f.status } : {}),
+      };
+      const rows = await paginate((args) => prisma.app.findMany({ ...args, where, select: APP }), page, "asc", (app) => search?.matches(app.name) ?? true);
+      return { ...rows, nodes: rows.nodes.map(toApp) };
+    },
+    async find(id) {
+      const row = await prisma.app.findUnique({ where: { id }, select: APP });
+      return row ? toApp(row) : undefined;
+    },
+    async ofDeveloper(developerId) {
+      return (await prisma.app.findMany({ where: { developerId }, orderBy: { name: "asc" }, select: APP })).map(toApp);
+    },
+    async create(a) {
+      const row = await withDomainErrors(
+        prisma.app.create({
+          data: {
+            ...settingsColumns(a),
+            developerId: a.developerId,
+            name: a.name,
+            callbackUrls: { create: a.callbackUrls.map((url) => ({ url })) },
+            credentials: { create: [credentialColumns(a.credential)] },
+          },
+          select: { ...APP, credentials: { select: CREDENTIAL } },
+        }),
+      );
+      const { credentials, ...app } = row;
+      return { app: toApp(app), credential: credentials[0]! };
+    },
+    async update(id, changes) {
+      const data = { ...settingsColumns(changes), status: changes.status };
+      return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
+    },
+
+    async callbackUrls(appId) {
+      return (await prisma.callbackUrl.findMany({ where: { appId }, orderBy: { createdAt: "asc" }, select: { url: true } })).map((c) => c.url);
+    },
+    async addCallbackUrl(appId, url) {
+      await withDomainErrors(prisma.callbackUrl.upsert({ where: { appId_url: { appId, url } }, create: { appId, url }, update: {}, select: { id: true } }));
+    },
+    async removeCallbackUrl(appId, url) {
+      await prisma.callbackUrl.deleteMany({ where: { appId, url } });
+    },
+
+    credentials: (appId) => prisma.credential.findMany({ where: { appId }, orderBy: { createdAt: "asc" }, select: CREDENTIAL }),
+    async findCredential(id) {
+      return (await prisma.credential.findUnique({ where: { id }, select: CREDENTIAL })) ?? undefined;
+    },
+    addCredential: (appId, c) => withDomainErrors(prisma.credential.create({ data: { appId, ...credentialColumns(c) }, select: CREDENTIAL })),
+    updateCredential: (id, data) => withDomainErrors(prisma.credential.update({ where: { id }, data, select: CREDENTIAL }), "no credential with this id"),
+    async productsOfCredential(credentialId) {
+      const rows = await prisma.credentialProduct.findMany({
+        where: { credentialId },
+        orderBy: { apiProduct: { name: "asc" } },
+        select: { status: true, apiProduct: { select: API_PRODUCT } },
+      });
+      return rows.map((p) => ({ product: toApiProduct(p.apiProduct), status: p.status }));
+    },
+    async setProductStatus(credentialId, apiProductId, status) {
+      await withDomainErrors(
+        prisma.credentialProduct.upsert({
+          where: { credentialId_apiProductId: { credentialId, apiProductId } },
+          create: { credentialId, apiProductId, status },
+          update: { status },
+          select: { status: true },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The organization store (stores/organizations.ts), on Prisma: organizations and their developers.
+ */
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { OrganizationStore } from "../../stores/organizations.js";
+import { paginate } from "../paginate.js";
+import type { Executor } from "./executor.js";
+import { withDomainErrors } from "./errors.js";
+
+/** The columns of an OrganizationRecord. */
+const ORGANIZATION = { id: true, name: true, displayName: true, createdAt: true } satisfies Prisma.OrganizationSelect;
+/** The columns of a DeveloperRecord. */
+const DEVELOPER = { id: true, email: true, firstName: true, lastName: true, organizationId: true, createdAt: true } satisfies Prisma.DeveloperSelect;
+
+/** The organization store over `x`. */
+export function organizationStore(x: Executor): OrganizationStore {
+  const { prisma } = x;
+  return {
+    list: (page) => paginate((args) => prisma.organization.findMany({ ...args, select: ORGANIZATION }), page),
+    async find(id) {
+      return (await prisma.organization.findUnique({ where: { id }, select: ORGANIZATION })) ?? undefined;
+    },
+    create: (data) => withDomainErrors(prisma.organization.create({ data, select: ORGANIZATION })),
+    update: (id, data) => withDomainErrors(prisma.organization.update({ where: { id }, data, select: ORGANIZATION })),
+    async delete(id) {
+      if ((await prisma.developer.count({ where: { organizationId: id } })) > 0) return false;
+      await withDomainErrors(prisma.organization.delete({ where: { id }, select: { id: true } }));
+      return true;
+    },
+
+    listDevelopers: (organizationId, page) =>
+      paginate((args) => prisma.developer.findMany({ ...args, where: organizationId ? { organizationId } : {}, select: DEVELOPER }), page),
+    developersOf: (organizationId) => prisma.developer.findMany({ where: { organizationId }, orderBy: { email: "asc" }, select: DEVELOPER }),
+    async findDeveloper(id) {
+      return (await prisma.developer.findUnique({ where: { id }, select: DEVELOPER })) ?? undefined;
+    },
+    createDeveloper: (data) => withDomainErrors(prisma.developer.create({ data, select: DEVELOPER })),
+    updateDeveloper: (id, data) => withDomainErrors(prisma.developer.update({ where: { id }, data, select: DEVELOPER })),
+    async deleteDeveloper(id) {
+      if ((await prisma.app.count({ where: { developerId: id } })) > 0) return false;
+      await withDomainErrors(prisma.developer.delete({ where: { id }, select: { id: true } }));
+      return true;
+    },
+  };
+}

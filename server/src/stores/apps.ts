@@ -1,0 +1,111 @@
+/**
+ * Apps (OAuth clients, RFC 6749 §2; Apigee: developer apps) as the admin API manages them:
+ * their settings, callback URLs, credentials (consumer key / secret pairs) and the API
+ * products approved on each credential. The token endpoint's view of the same rows is clients.ts.
+ */
+import type { Page, PageRequest } from "./page.js";
+import type { ApiProductRecord } from "./products.js";
+
+export interface AppRecord {
+  id: string;
+  /** Unique per developer. */
+  name: string;
+  developerId: string;
+  /** approved | revoked */
+  status: string;
+  /** Seconds. */
+  accessTokenLifetimeSeconds: number;
+  /** Seconds. */
+  refreshTokenLifetimeSeconds: number;
+  /** apigee | rfc6749 */
+  tokenResponseProfile: string;
+  requirePkce: boolean;
+  canIntrospect: boolean;
+  /** Client authentication methods (RFC 7591 §2 names), as stored. */
+  tokenEndpointAuthMethods: string[];
+  createdAt: Date;
+}
+
+/** An app's client settings: on creation a field left out takes its default, on update it keeps its value. */
+export interface AppSettings {
+  /** Seconds. */
+  accessTokenLifetimeSeconds?: number;
+  /** Seconds. */
+  refreshTokenLifetimeSeconds?: number;
+  tokenResponseProfile?: string;
+  requirePkce?: boolean;
+  canIntrospect?: boolean;
+  /** RFC 7591 §2 names. */
+  tokenEndpointAuthMethods?: string[];
+}
+
+/** A credential. Its secret is never read back: only its SHA-256 is stored. */
+export interface CredentialRecord {
+  id: string;
+  appId: string;
+  /** The OAuth client_id. */
+  consumerKey: string;
+  /** approved | revoked */
+  status: string;
+  /** End of validity (rotation grace period), if any. */
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** A new credential: its key, the SHA-256 hex of its secret, and its API products with their status. */
+export interface NewCredential {
+  consumerKey: string;
+  consumerSecretHash: string;
+  products: { apiProductId: string; status?: string }[];
+}
+
+/** An API product on a credential. */
+export interface CredentialProductRecord {
+  product: ApiProductRecord;
+  /** approved | pending | revoked */
+  status: string;
+}
+
+export interface AppFilter {
+  /** Case-insensitive, literal substring of the name. */
+  search?: string | null;
+  developerId?: string | null;
+  organizationId?: string | null;
+  status?: string | null;
+}
+
+export interface AppStore {
+  /** Apps, oldest first. */
+  list(filter: AppFilter, page: PageRequest): Promise<Page<AppRecord>>;
+  /** @returns undefined when unknown. */
+  find(id: string): Promise<AppRecord | undefined>;
+  /** The apps of a developer, by name. */
+  ofDeveloper(developerId: string): Promise<AppRecord[]>;
+  /**
+   * Creates an app with its callback URLs and its first credential, in one statement.
+   * @throws Conflict when the developer has an app of this name or the key is taken, UnknownReference for an unknown developer or product.
+   */
+  create(app: AppSettings & { developerId: string; name: string; callbackUrls: string[]; credential: NewCredential }): Promise<{ app: AppRecord; credential: CredentialRecord }>;
+  /** Changes status or settings (undefined keeps a field). @throws NotFound "no app with this id" */
+  update(id: string, changes: AppSettings & { status?: string }): Promise<AppRecord>;
+
+  /** Registered redirect URIs, oldest first. */
+  callbackUrls(appId: string): Promise<string[]>;
+  /** Registers a redirect URI (nothing when already there). @throws UnknownReference for an unknown app. */
+  addCallbackUrl(appId: string, url: string): Promise<void>;
+  /** Removes a redirect URI (nothing when not there). */
+  removeCallbackUrl(appId: string, url: string): Promise<void>;
+
+  /** The credentials of an app, oldest first. */
+  credentials(appId: string): Promise<CredentialRecord[]>;
+  /** @returns undefined when unknown. */
+  findCredential(id: string): Promise<CredentialRecord | undefined>;
+  /** Adds a credential to an app. @throws Conflict when the key is taken, UnknownReference for an unknown app or product. */
+  addCredential(appId: string, credential: NewCredential): Promise<CredentialRecord>;
+  /** Changes a credential's status or end of validity. @throws NotFound "no credential with this id" */
+  updateCredential(id: string, changes: { status?: string; expiresAt?: Date }): Promise<CredentialRecord>;
+  /** The API products on a credential, by product name. */
+  productsOfCredential(credentialId: string): Promise<CredentialProductRecord[]>;
+  /** Sets an API product's status on a credential, adding the product if it was not there. @throws UnknownReference for an unknown credential or product. */
+  setProductStatus(credentialId: string, apiProductId: string, status: string): Promise<void>;
+}

@@ -1,0 +1,49 @@
+/**
+ * Organizations (companies onboarded as API consumers) and their developers (Apigee:
+ * developer), who own the apps.
+ */
+import type { Page, PageRequest } from "./page.js";
+
+export interface OrganizationRecord {
+  id: string;
+  /** Unique. */
+  name: string;
+  displayName: string;
+  createdAt: Date;
+}
+
+export interface DeveloperRecord {
+  id: string;
+  /** Unique. */
+  email: string;
+  firstName: string;
+  lastName: string;
+  organizationId: string;
+  createdAt: Date;
+}
+
+export interface OrganizationStore {
+  /** Organizations, oldest first. */
+  list(page: PageRequest): Promise<Page<OrganizationRecord>>;
+  /** @returns undefined when unknown. */
+  find(id: string): Promise<OrganizationRecord | undefined>;
+  /** @throws Conflict when the name is taken. */
+  create(organization: { name: string; displayName: string }): Promise<OrganizationRecord>;
+  /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the name is taken. */
+  update(id: string, changes: { name?: string; displayName?: string }): Promise<OrganizationRecord>;
+  /** Deletes an organization that has no developers. @returns false when it still has developers. @throws NotFound */
+  delete(id: string): Promise<boolean>;
+
+  /** Developers, oldest first, optionally of one organization. */
+  listDevelopers(organizationId: string | null | undefined, page: PageRequest): Promise<Page<DeveloperRecord>>;
+  /** The developers of an organization, by email. */
+  developersOf(organizationId: string): Promise<DeveloperRecord[]>;
+  /** @returns undefined when unknown. */
+  findDeveloper(id: string): Promise<DeveloperRecord | undefined>;
+  /** @throws UnknownReference when the organization does not exist, Conflict when the email is taken. */
+  createDeveloper(developer: Omit<DeveloperRecord, "id" | "createdAt">): Promise<DeveloperRecord>;
+  /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the email is taken. */
+  updateDeveloper(id: string, changes: { email?: string; firstName?: string; lastName?: string }): Promise<DeveloperRecord>;
+  /** Deletes a developer who has no apps. @returns false when they still have apps. @throws NotFound */
+  deleteDeveloper(id: string): Promise<boolean>;
+}

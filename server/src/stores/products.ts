@@ -1,0 +1,69 @@
+/**
+ * The catalog as the admin API manages it: API products (Apigee: bundles of APIs and
+ * scopes offered to apps) and APIs (gateway path prefix -> upstream). The gateway's
+ * read-only view of the same tables is catalog.ts.
+ */
+export interface ApiProductRecord {
+  id: string;
+  /** Unique, no spaces (product names are stored space-separated in tokens). */
+  name: string;
+  displayName: string;
+  description: string;
+  /** Scope names the product offers. */
+  scopes: string[];
+  createdAt: Date;
+}
+
+export interface ApiRecord {
+  id: string;
+  /** Unique gateway path prefix. */
+  name: string;
+  /** Absolute http(s) URL. */
+  upstreamUrl: string;
+  /** Scopes a token must all carry to call the API. */
+  requiredScopes: string[];
+  /** Whether the upstream's Set-Cookie reaches callers. */
+  passCookies: boolean;
+  createdAt: Date;
+}
+
+/** An API product's fields to set; `apiIds` replaces the product's APIs. */
+export interface ApiProductChanges {
+  name?: string;
+  displayName?: string;
+  description?: string;
+  scopes?: string[];
+  apiIds?: string[];
+}
+
+/** An API's fields to set. */
+export interface ApiChanges {
+  name?: string;
+  upstreamUrl?: string;
+  requiredScopes?: string[];
+  passCookies?: boolean;
+}
+
+export interface ProductStore {
+  /** Every API product, by name. */
+  listProducts(): Promise<ApiProductRecord[]>;
+  /** The APIs an API product grants. */
+  apisOfProduct(apiProductId: string): Promise<ApiRecord[]>;
+  /** Fields left out take their defaults. @throws Conflict when the name is taken, UnknownReference for an unknown API id. */
+  createProduct(product: ApiProductChanges & { name: string }): Promise<ApiProductRecord>;
+  /** Changes the given fields in one statement (undefined keeps a field). @throws NotFound, Conflict, UnknownReference as {@link createProduct}. */
+  updateProduct(id: string, changes: ApiProductChanges): Promise<ApiProductRecord>;
+  /** Deletes an API product and its approvals on credentials. @throws NotFound */
+  deleteProduct(id: string): Promise<void>;
+
+  /** Every API, by name. */
+  listApis(): Promise<ApiRecord[]>;
+  /** The API products granting an API. */
+  productsOfApi(apiId: string): Promise<ApiProductRecord[]>;
+  /** Fields left out take their defaults (no required scopes, cookies dropped). @throws Conflict when the name is taken. */
+  createApi(api: ApiChanges & { name: string; upstreamUrl: string }): Promise<ApiRecord>;
+  /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the name is taken. */
+  updateApi(id: string, changes: ApiChanges): Promise<ApiRecord>;
+  /** Deletes an API (and its place in products). @throws NotFound */
+  deleteApi(id: string): Promise<void>;
+}
