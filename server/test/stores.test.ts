@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OuterStoreInTransaction } from "../src/db/database.js";
 import { DEMO } from "../src/demo/seed.js";
-import { Conflict, NotFound } from "../src/kernel/domain-errors.js";
+import { Conflict, NotFound, UnknownReference } from "../src/kernel/domain-errors.js";
 import { newId } from "../src/kernel/ids.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import type { AuthorizationCodeStore } from "../src/stores/codes.js";
@@ -248,6 +248,82 @@ describe("the database's other stores", () => {
     expect(await sessions.read(sid, new Date(NOW.getTime() + 2 * HOUR))).toBe('{"userId":"u"}');
     await sessions.destroy(sid);
     expect(await sessions.read(sid, NOW)).toBeUndefined();
+  });
+});
+
+describe("the database's catalog management stores", () => {
+  it("organizations and developers: created, found, listed, updated; one still in use is not deleted", async () => {
+    const { organizations } = server.db;
+    const org = await organizations.create({ name: `org-${newId()}`, displayName: "Org" });
+    expect(await organizations.find(org.id)).toEqual(org);
+    await expect(organizations.create({ name: org.name, displayName: "" })).rejects.toBeInstanceOf(Conflict);
+    expect((await organizations.update(org.id, { displayName: "Org Ltd" })).displayName).toBe("Org Ltd");
+    await expect(organizations.update(newId(), { displayName: "x" })).rejects.toBeInstanceOf(NotFound);
+    const dev = await organizations.createDeveloper({ organizationId: org.id, email: `${newId()}@org.example`, firstName: "Ann", lastName: "Lee" });
+    expect(await organizations.findDeveloper(dev.id)).toEqual(dev);
+    expect(await organizations.developersOf(org.id)).toEqual([dev]);
+    expect((await organizations.listDevelopers(org.id, { first: 10 })).nodes).toEqual([dev]);
+    await expect(organizations.createDeveloper({ organizationId: newId(), email: `${newId()}@x.example`, firstName: "", lastName: "" })).rejects.toBeInstanceOf(
+      UnknownReference,
+    );
+    expect(await organizations.delete(org.id)).toBe(false);
+    expect(await organizations.deleteDeveloper(dev.id)).toBe(true);
+    expect(await organizations.delete(org.id)).toBe(true);
+    expect(await organizations.find(org.id)).toBeUndefined();
+  });
+
+  it("products and APIs: created with their links, updated, listed both ways, deleted", async () => {
+    const { products } = server.db;
+    const api = await products.createApi({ name: `api-${newId()}`, upstreamUrl: "https://upstream.example/v1", requiredScopes: ["aisp"] });
+    expect(api).toMatchObject({ upstreamUrl: "https://upstream.example/v1", requiredScopes: ["aisp"], passCookies: false });
+    const product = await products.createProduct({ name: `P-${newId()}`, displayName: "P", scopes: ["aisp", "pisp"], apiIds: [api.id] });
+    expect(product.scopes).toEqual(["aisp", "pisp"]);
+    expect(await products.apisOfProduct(product.id)).toEqual([api]);
+    expect(await products.productsOfApi(api.id)).toEqual([product]);
+    const updated = await products.updateProduct(product.id, { scopes: ["pisp"], apiIds: [] });
+    expect(updated.scopes).toEqual(["pisp"]);
+    expect(await products.apisOfProduct(product.id)).toEqual([]);
+    expect((await products.updateApi(api.id, { passCookies: true })).passCookies).toBe(true);
+    expect((await products.listApis()).map((a) => a.id)).toContain(api.id);
+    await products.deleteProduct(product.id);
+    await products.deleteApi(api.id);
+    expect((await products.listProducts()).map((p) => p.id)).not.toContain(product.id);
+    await expect(products.deleteApi(api.id)).rejects.toBeInstanceOf(NotFound);
+  });
+
+  it("apps: created with callback URLs and a first credential, settings updated, credentials added and their products set", async () => {
+    const { apps, organizations, products } = server.db;
+    const [developer] = await organizations.developersOf((await organizations.list({ first: 1 })).nodes[0]!.id);
+    const product = (await products.listProducts()).find((p) => p.name === "PSD2-AISP-v1")!;
+    const { app, credential } = await apps.create({
+      developerId: developer!.id,
+      name: `app-${newId()}`,
+      callbackUrls: ["https://tpp.example/cb"],
+      tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"],
+      credential: { consumerKey: `key-${newId()}`, consumerSecretHash: hashSecret("s"), products: [{ apiProductId: product.id }] },
+    });
+    expect(app).toMatchObject({ status: "approved", requirePkce: true, tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"] });
+    expect(await apps.find(app.id)).toEqual(app);
+    expect(await apps.callbackUrls(app.id)).toEqual(["https://tpp.example/cb"]);
+    await apps.addCallbackUrl(app.id, "https://tpp.example/cb");
+    await apps.addCallbackUrl(app.id, "https://tpp.example/cb2");
+    await apps.removeCallbackUrl(app.id, "https://tpp.example/cb");
+    expect(await apps.callbackUrls(app.id)).toEqual(["https://tpp.example/cb2"]);
+    expect(await apps.update(app.id, { accessTokenLifetimeSeconds: 60, status: "revoked" })).toMatchObject({ accessTokenLifetimeSeconds: 60, status: "revoked" });
+    await expect(apps.update(newId(), { status: "revoked" })).rejects.toBeInstanceOf(NotFound);
+    expect(await apps.credentials(app.id)).toEqual([credential]);
+    await expect(apps.addCredential(app.id, { consumerKey: credential.consumerKey, consumerSecretHash: hashSecret("t"), products: [] })).rejects.toBeInstanceOf(Conflict);
+    await apps.setProductStatus(credential.id, product.id, "revoked");
+    expect((await apps.productsOfCredential(credential.id)).map((p) => [p.product.name, p.status])).toEqual([["PSD2-AISP-v1", "revoked"]]);
+    const expiresAt = new Date(NOW.getTime() + HOUR);
+    expect(await apps.updateCredential(credential.id, { expiresAt })).toMatchObject({ expiresAt, status: "approved" });
+    expect((await apps.list({ developerId: developer!.id, search: app.name.toUpperCase() }, { first: 10 })).nodes.map((a) => a.id)).toEqual([app.id]);
+  });
+
+  it("a catalog change reaches the cached client at once", async () => {
+    const before = (await server.db.clients.byConsumerKey(DEMO.paymentsApp.consumerKey))!;
+    await server.db.apps.update(before.appId, { accessTokenLifetimeSeconds: before.accessTokenLifetimeSeconds + 1 });
+    expect((await server.db.clients.byConsumerKey(DEMO.paymentsApp.consumerKey))!.accessTokenLifetimeSeconds).toBe(before.accessTokenLifetimeSeconds + 1);
   });
 });
 
