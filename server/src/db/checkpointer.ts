@@ -4,7 +4,7 @@
  * automatic checkpoint every 1000 pages), it stalls the event loop for milliseconds. Here a
  * second connection in its own thread runs `PRAGMA wal_checkpoint(PASSIVE)` every
  * `intervalMs`, which waits for no reader or writer, and the main connection turns its
- * automatic checkpoints off (db/client.ts). Measured on issuance: p99 32 → 25 ms,
+ * automatic checkpoints off (db/database.ts). Measured on issuance: p99 32 → 25 ms,
  * throughput +18 % (README, Performance).
  */
 import { createRequire } from "node:module";

@@ -4,7 +4,7 @@
  * schema) and PostgreSQL (double-quoted, "public" schema) forms, do; writes to tables the
  * cache never holds, reads and pragmas do not; a write whose table is not recognised does
  * (the safe default). The SQLite statements are as Prisma 6 emits them.
- * Likewise `writesTokens`: which statements empty the token cache (tokens/cache.ts).
+ * Likewise `writesTokens`: which statements empty the token cache (db/token-cache.ts).
  */
 import { describe, expect, it } from "vitest";
 import { writesCatalog, writesTokens } from "./observed-adapter.js";

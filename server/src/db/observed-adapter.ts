@@ -16,7 +16,7 @@ const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`
 const READ_ONLY = /^\s*(?:SELECT|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SHOW|SET)\b/i;
 
 /**
- * Tables whose writes leave cached token rows (tokens/cache.ts) as they are. A user's row
+ * Tables whose writes leave cached token rows (db/token-cache.ts) as they are. A user's row
  * is read with the token (its username), and catalog rows cascade to tokens on delete.
  */
 const TOKEN_NEUTRAL_TABLES = new Set(["AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "Scope", "_prisma_migrations"]);
@@ -45,7 +45,7 @@ export interface Observers {
   onTokenWrite(): void;
   /** SQLite only: serializes transactions with db/sql.ts. */
   gate?: SqliteGate;
-  /** Receives each connected adapter (db/client.ts takes the SQLite connection from it). */
+  /** Receives each connected adapter (db/database.ts takes the SQLite connection from it). */
   onConnect?(adapter: SqlDriverAdapter): void;
 }
 

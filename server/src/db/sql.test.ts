@@ -29,7 +29,7 @@ beforeEach(() => {
   file = path.join(dir, "test.db");
   db = new Database(file);
   db.pragma("journal_mode = WAL");
-  db.pragma("wal_autocheckpoint = 0"); // as db/client.ts does
+  db.pragma("wal_autocheckpoint = 0"); // as db/database.ts does
   db.defaultSafeIntegers(true); // as @prisma/adapter-better-sqlite3 does
   db.exec(`CREATE TABLE "Item" (
     "id" INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
 /**
- * Unit tests of the token cache (tokens/cache.ts): rows are stored only when nothing was
+ * Unit tests of the token cache (db/token-cache.ts): rows are stored only when nothing was
  * evicted since their read began, evictions by id, by family and in full, and the bound.
  */
 import { describe, expect, it } from "vitest";

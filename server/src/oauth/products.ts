@@ -29,7 +29,7 @@ export function productsForScopes(products: readonly ApprovedProduct[], scopes: 
  * ones, or without `scope` every scope of the user's grant, counting only the scopes of the
  * grant that the credential's approved products still offer. A product revoked on the
  * credential after consent thus adds nothing to a new token, as it stops counting for the
- * tokens already issued (tokens/repository.ts).
+ * tokens already issued (oauth/tokens.ts liveGrant).
  * @param requested - the request's `scope` parameter.
  * @param granted - the scopes the user granted (the authorization code's).
  * @throws InvalidGrant when no scope of the grant is offered any more.
