@@ -113,7 +113,7 @@ describe("writesTokens", () => {
     expect(writesTokens(sql)).toBe(false);
   });
 
-  it("counts the revocations of tokens/management.ts as Prisma 6 emits them on SQLite", () => {
+  it("counts the revocations of db/stores/tokens.ts (revokeTokensOf) as Prisma 6 emits them on SQLite", () => {
     expect(writesTokens("UPDATE `main`.`AccessToken` SET `status` = ?, `revokedAt` = ? WHERE (`main`.`AccessToken`.`appId` = ? AND `main`.`AccessToken`.`status` = ?)")).toBe(true);
   });
 
