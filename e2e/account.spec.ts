@@ -5,6 +5,7 @@
  * the app's tokens.
  */
 import { DEMO } from "../server/src/demo/seed.js";
+import { expectAccessible } from "./support/accessibility.js";
 import { callAccounts, expectInvalidToken, expectSampleAccounts, signInAt, tokenRequest } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, RP_APPS, test } from "./support/fixtures.js";
@@ -55,6 +56,7 @@ test("revoking a connected app on the Account page ends its refresh and access t
   await expect(item.getByText("aisp", { exact: true })).toBeVisible();
   await expect(item.getByText(/· last used /)).toBeVisible();
   await expect(item.getByText("last used never")).toHaveCount(0);
+  await expectAccessible(page);
 
   // Revoke, with the inline confirmation.
   await item.getByRole("button", { name: `Revoke access for ${app.name}` }).click();
@@ -88,4 +90,5 @@ test("the Account page asks for a sign-in first and lists nothing for a user wit
   await expect(page.getByText(`Signed in as ${ALICE.username}`)).toBeVisible();
   // alice's consents are deleted before every test (fixtures.ts).
   await expect(page.getByRole("region", { name: "Connected apps" }).getByText("No apps are connected to your account.")).toBeVisible();
+  await expectAccessible(page);
 });

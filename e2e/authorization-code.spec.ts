@@ -6,6 +6,7 @@
  */
 import { DEMO } from "../server/src/demo/seed.js";
 import { AUTH_CODE_KEYS } from "../server/test/support/token-response.js";
+import { expectAccessible } from "./support/accessibility.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, RP_APPS, test, type RpApp } from "./support/fixtures.js";
 import {
@@ -98,6 +99,7 @@ test.describe("full flow: sign in, consent, code exchange, protected API, refres
       // The relying party sends the browser to Tollgate, which asks alice to sign in.
       await page.goto(`${rp.url}/start?app=${app}`);
       await expectLoginPage(page, RP_APPS[app].name);
+      await expectAccessible(page);
       const flow = lastFlow(rp);
       expect(authorizeRequests).toHaveLength(1);
       const authorize = authorizeRequests[0]!.searchParams;
@@ -114,6 +116,7 @@ test.describe("full flow: sign in, consent, code exchange, protected API, refres
 
       await signIn(page, ALICE.username, ALICE.password);
       await expectConsentPage(page, RP_APPS[app].name);
+      await expectAccessible(page);
       await page.getByRole("button", { name: "Allow" }).click();
 
       // Back at the relying party with a code, the original state and Tollgate as issuer.
@@ -208,6 +211,7 @@ test("a wrong password shows a generic error and stays on the login page", async
     await expect(page.getByRole("alert")).toHaveText("The username or password is incorrect.");
     await expect(page.getByLabel("Password")).toHaveValue("");
     expect(page.url()).toBe(loginUrl);
+    await expectAccessible(page);
   }
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Sign in to continue to ${DEMO.strictApp.name}`);
   await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
@@ -318,6 +322,7 @@ test("an unregistered redirect_uri gets Tollgate's error page and the browser ne
     await expect(page.getByText("redirect_uri does not match a callback URL registered for this client")).toBeVisible();
     expect(new URL(page.url()).origin).toBe(TOLLGATE_URL);
   }
+  await expectAccessible(page);
   // A registered callback URL of another app is not one of this app's.
   const otherApp = await page.goto(authorizeUrl(rp.callbackUrl, DEMO.paymentsApp.consumerKey));
   expect(otherApp?.status()).toBe(400);

@@ -6,9 +6,11 @@
  *    already issued and the credential;
  * 3. a signed-in end user who is not an admin gets no console and no admin data;
  * 4. the dashboard's charts (and their table alternative) reflect tokens issued and a
- *    failed client authentication.
+ *    failed client authentication;
+ * 5. the console pages the other journeys do not open list the demo data.
  *
- * Journey 2 (end user's Account page) is in account.spec.ts.
+ * Journey 2 (end user's Account page) is in account.spec.ts. Every page the journeys show
+ * passes the accessibility checks (support/accessibility.ts).
  */
 import type { Page } from "@playwright/test";
 import { DEMO } from "../server/src/demo/seed.js";
@@ -29,6 +31,7 @@ import {
   uniqueName,
   type HttpResult,
 } from "./support/console.js";
+import { expectAccessible } from "./support/accessibility.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE, type Json } from "./support/journey.js";
@@ -43,6 +46,7 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await signInToConsole(page);
     await openConsolePage(page, "Apps");
     const credential = await createAppInConsole(page, { name, callbackUrls: [callbackUrl], productLabels: [AISP_PRODUCT.label] });
+    await expectAccessible(page);
 
     // "Copy" puts each value on the clipboard and says so.
     const secretPanel = page.getByRole("region", { name: `App ${name} created` });
@@ -93,12 +97,14 @@ test.describe("an admin creates an app and revokes its credential", () => {
     expect(tokens).toHaveLength(1);
     expect(tokens[0]!.User).toBe("app (client credentials)");
     expect(tokens[0]!.Grant).toBe("client_credentials");
+    await expectAccessible(page);
 
     // The inline confirmation: "Cancel" changes nothing ...
     const revokeButton = card.getByRole("button", { name: `Revoke credential ${credential.consumerKey}` });
     await revokeButton.click();
     const confirm = card.getByRole("group", { name: "Revoke this credential? Its key and secret stop working now." });
     await expect(confirm).toBeVisible();
+    await expectAccessible(page);
     await confirm.getByRole("button", { name: "Cancel" }).click();
     await expect(confirm).toHaveCount(0);
     await expect(revokeButton).toBeFocused();
@@ -183,6 +189,7 @@ test("an end user who is not an admin gets no console and no admin data", async 
   await expect(page.getByRole("heading", { name: "Dashboard" })).toHaveCount(0);
   await expect(page.getByText("Tokens issued")).toHaveCount(0);
   await expect(page.getByText(DEMO.app.name)).toHaveCount(0);
+  await expectAccessible(page);
 
   // A deeper console page is refused the same way.
   await page.goto("/admin/apps");
@@ -273,7 +280,32 @@ test("the dashboard charts tokens issued and failed client authentications", asy
   await failuresPanel.getByText("Show the data as a table").click();
   const failureRows = await readTable(failuresPanel.getByRole("table", { name: "Failed client authentications per hour" }));
   expect(columnSum(failureRows, "Failed authentications")).toBe(expectedFailures);
+  await expectAccessible(page);
 
   // And the dashboard shows what the admin API says (nothing else happened meanwhile).
   expect(await dashboardFigures(page)).toEqual({ tokens: expectedTokens, failures: expectedFailures });
+});
+
+test("the organizations, API products and users pages pass the accessibility checks", async ({ page }) => {
+  await signInToConsole(page);
+  await expectAccessible(page);
+
+  await openConsolePage(page, "Organizations");
+  await panel(page, "All organizations").getByRole("button", { name: `Developers of ${DEMO.organization}` }).click();
+  const developers = await readTable(panel(page, `Developers of ${DEMO.organization}`).getByRole("table"));
+  expect(developers.map((d) => d.Email)).toContain(DEMO.developerEmail);
+  await expectAccessible(page);
+
+  await openConsolePage(page, "API products", "API products and APIs");
+  const products = await readTable(panel(page, "API products").getByRole("table"));
+  expect(products.map((p) => p.Name)).toContain(AISP_PRODUCT.name);
+  const apis = await readTable(panel(page, "APIs").getByRole("table"));
+  expect(apis.map((a) => a.Name)).toContain("/accounts/");
+  await expectAccessible(page);
+
+  await openConsolePage(page, "Users");
+  await panel(page, "All users").getByRole("button", { name: `Tokens and consents of ${ALICE.username}` }).click();
+  await expect(page.getByRole("region", { name: `Tokens and consents of ${ALICE.username}` })).toBeVisible();
+  await expect(panel(page, "Consents").getByText("No consents.")).toBeVisible();
+  await expectAccessible(page);
 });

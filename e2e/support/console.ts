@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, type Locator, type Page } from "@playwright/test";
 import { DEMO } from "../../server/src/demo/seed.js";
+import { expectAccessible } from "./accessibility.js";
 import { TOLLGATE_URL } from "./env.js";
 import { signIn, type Json } from "./journey.js";
 
@@ -24,13 +25,14 @@ export function uniqueName(prefix: string): string {
 
 /**
  * Opens `path` (an /admin or /account page) without a session, checks the redirect to
- * `/login?next=<path>` and signs in with the form. Ends on `path`.
+ * `/login?next=<path>` and its accessibility, and signs in with the form. Ends on `path`.
  */
 export async function signInAt(page: Page, path: string, user: { username: string; password: string }): Promise<void> {
   await page.goto(path);
   await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === "/login" && url.searchParams.get("next") === path);
   const forConsole = path.startsWith("/admin");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(forConsole ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account");
+  await expectAccessible(page);
   await signIn(page, user.username, user.password);
   await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === path);
 }

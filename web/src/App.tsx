@@ -3,6 +3,7 @@ import { BrowserRouter, Link, Route, Routes } from "react-router";
 import { AdminLayout } from "./components/AdminLayout";
 import { AdminPage } from "./components/AdminPage";
 import { RequireSession } from "./components/RequireSession";
+import { patterns, routes } from "./lib/routes";
 import { AccountPage } from "./pages/account/AccountPage";
 import { AppDetailPage } from "./pages/admin/AppDetailPage";
 import { AppsPage } from "./pages/admin/AppsPage";
@@ -18,30 +19,30 @@ import { NotFoundPage } from "./pages/NotFoundPage";
 // The charts library is only loaded on the dashboard (AdminLayout shows a loading state meanwhile).
 const DashboardPage = lazy(() => import("./pages/admin/DashboardPage").then((m) => ({ default: m.DashboardPage })));
 
-/** The SPA's routes (the server serves index.html for /, /login, /consent, /error, /account, /admin and below). */
+/** The SPA's routes (lib/routes.ts; the server serves index.html for /, /login, /consent, /error, /account, /admin and below). */
 export function App() {
   return (
     <BrowserRouter>
       <Routes>
-        <Route path="/" element={<HomePage />} />
-        <Route path="/login" element={<LoginPage />} />
-        <Route path="/consent" element={<ConsentPage />} />
-        <Route path="/error" element={<ErrorPage />} />
-        <Route path="/account" element={<AccountPage />} />
+        <Route path={patterns.home} element={<HomePage />} />
+        <Route path={patterns.login} element={<LoginPage />} />
+        <Route path={patterns.consent} element={<ConsentPage />} />
+        <Route path={patterns.error} element={<ErrorPage />} />
+        <Route path={patterns.account} element={<AccountPage />} />
         <Route
-          path="/admin"
+          path={patterns.console}
           element={
-            <RequireSession role="admin" home="/admin">
+            <RequireSession role="admin" home={routes.dashboard()}>
               <AdminLayout />
             </RequireSession>
           }
         >
           <Route index element={<DashboardPage />} />
-          <Route path="organizations" element={<OrganizationsPage />} />
-          <Route path="apps" element={<AppsPage />} />
-          <Route path="apps/:id" element={<AppDetailPage />} />
-          <Route path="products" element={<ProductsPage />} />
-          <Route path="users" element={<UsersPage />} />
+          <Route path={patterns.organizations} element={<OrganizationsPage />} />
+          <Route path={patterns.apps} element={<AppsPage />} />
+          <Route path={patterns.appDetail} element={<AppDetailPage />} />
+          <Route path={patterns.products} element={<ProductsPage />} />
+          <Route path={patterns.users} element={<UsersPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
@@ -55,7 +56,7 @@ function AdminNotFound() {
     <AdminPage title="Page not found">
       <p>There is no console page at this address.</p>
       <p>
-        <Link to="/admin">Go to the dashboard</Link>
+        <Link to={routes.dashboard()}>Go to the dashboard</Link>
       </p>
     </AdminPage>
   );

@@ -3,6 +3,21 @@
  */
 import { BlockList, isIP } from "node:net";
 import { z } from "zod";
+import {
+  ACCESS_TOKEN_LIFETIME_SECONDS,
+  API_NAME_MAX_LENGTH,
+  EMAIL_MAX_LENGTH,
+  GRACE_SECONDS,
+  NAME_MAX_LENGTH,
+  PAGE_SIZE,
+  PASSWORD_LENGTH,
+  PRODUCT_NAME_MAX_LENGTH,
+  REFRESH_TOKEN_LIFETIME_SECONDS,
+  SCOPES_MAX_COUNT,
+  TEXT_MAX_LENGTH,
+  URL_MAX_LENGTH,
+  USERNAME_LENGTH,
+} from "../kernel/limits.js";
 import { TOLLGATE_SEGMENTS } from "../kernel/paths.js";
 import { isCleanText } from "../kernel/text.js";
 import { gqlError } from "./context.js";
@@ -38,7 +53,7 @@ function isLinkLocalOrMetadata(url: URL): boolean {
 
 const httpUrl = z
   .string()
-  .max(2000)
+  .max(URL_MAX_LENGTH)
   .refine((u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol), "an absolute http(s) URL");
 
 /**
@@ -59,18 +74,18 @@ export function upstreamUrl(allowLinkLocal: boolean) {
 const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
 
 export const v = {
-  name: text(100).pipe(z.string().min(1)),
-  optionalText: text(500).optional(),
-  email: z.email().max(200),
+  name: text(NAME_MAX_LENGTH).pipe(z.string().min(1)),
+  optionalText: text(TEXT_MAX_LENGTH).optional(),
+  email: z.email().max(EMAIL_MAX_LENGTH),
   /** API product names are stored space-separated in tokens, so no spaces. */
-  productName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "letters, digits, . _ - (no spaces)"),
+  productName: z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${PRODUCT_NAME_MAX_LENGTH - 1}}$`), "letters, digits, . _ - (no spaces)"),
   apiName: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "lowercase letters, digits, . _ -")
+    .regex(new RegExp(`^[a-z0-9][a-z0-9._-]{0,${API_NAME_MAX_LENGTH - 1}}$`), "lowercase letters, digits, . _ -")
     .refine((n) => !TOLLGATE_SEGMENTS.has(n), "this path is reserved by Tollgate"),
   scopes: z
     .array(z.string().regex(SCOPE, "RFC 6749 §3.3 scope characters only"))
-    .max(50)
+    .max(SCOPES_MAX_COUNT)
     .refine((s) => new Set(s).size === s.length, "duplicate scope"),
   /**
    * RFC 9700 §4.1: https, or http on a loopback host; absolute, no fragment. Only RFC 3986
@@ -79,7 +94,7 @@ export const v = {
    */
   callbackUrl: z
     .string()
-    .max(2000)
+    .max(URL_MAX_LENGTH)
     .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
     .refine((u) => {
       if (!URL.canParse(u) || u.includes("#")) return false;
@@ -87,14 +102,19 @@ export const v = {
       return (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
     }, "an absolute https URL (http only on localhost), without a fragment"),
   /** Seconds. */
-  accessTokenLifetime: z.number().int().min(60).max(86_400),
+  accessTokenLifetime: z.number().int().min(ACCESS_TOKEN_LIFETIME_SECONDS.min).max(ACCESS_TOKEN_LIFETIME_SECONDS.max),
   /** Seconds; at most 400 days. */
-  refreshTokenLifetime: z.number().int().min(60).max(34_560_000),
+  refreshTokenLifetime: z.number().int().min(REFRESH_TOKEN_LIFETIME_SECONDS.min).max(REFRESH_TOKEN_LIFETIME_SECONDS.max),
   /** Seconds. */
-  graceSeconds: z.number().int().min(0).max(2_592_000),
-  username: z.string().regex(/^[A-Za-z0-9._@-]{3,100}$/, "3-100 letters, digits, . _ @ -"),
-  password: z.string().min(12).max(1000).refine(isCleanText, "must be well-formed text without NUL"),
-  first: z.number().int().min(1).max(200),
+  graceSeconds: z.number().int().min(GRACE_SECONDS.min).max(GRACE_SECONDS.max),
+  username: z
+    .string()
+    .regex(
+      new RegExp(`^[A-Za-z0-9._@-]{${USERNAME_LENGTH.min},${USERNAME_LENGTH.max}}$`),
+      `${USERNAME_LENGTH.min}-${USERNAME_LENGTH.max} letters, digits, . _ @ -`,
+    ),
+  password: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).refine(isCleanText, "must be well-formed text without NUL"),
+  first: z.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max),
   /** Client authentication methods (the GraphQL enum admits only known names): one or more, each once. */
   authMethods: z
     .array(z.string())

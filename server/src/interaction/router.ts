@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Config } from "../config.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
+import { SIGN_IN_PASSWORD_MAX_LENGTH, SIGN_IN_USERNAME_MAX_LENGTH } from "../kernel/limits.js";
 import { isCleanText } from "../kernel/text.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
@@ -15,7 +16,7 @@ import type { BrowserSessions } from "./session.js";
 import { SignInThrottle } from "./throttle.js";
 
 const cleanText = (max: number) => z.string().min(1).max(max).refine(isCleanText, "must be well-formed text without NUL");
-const loginBody = z.object({ username: cleanText(200), password: cleanText(1000) });
+const loginBody = z.object({ username: cleanText(SIGN_IN_USERNAME_MAX_LENGTH), password: cleanText(SIGN_IN_PASSWORD_MAX_LENGTH) });
 const consentBody = z.discriminatedUnion("approve", [
   z.object({ approve: z.literal(true), scopes: z.array(cleanText(200)).max(100) }),
   z.object({ approve: z.literal(false) }),

@@ -1,14 +1,15 @@
 import { Suspense } from "react";
 import { NavLink, Outlet } from "react-router";
+import { routes } from "../lib/routes";
 import { useSession } from "../lib/session";
 import { SignOutButton } from "./SignOutButton";
 
 const LINKS = [
-  { to: "/admin", label: "Dashboard", end: true },
-  { to: "/admin/organizations", label: "Organizations" },
-  { to: "/admin/apps", label: "Apps" },
-  { to: "/admin/products", label: "API products" },
-  { to: "/admin/users", label: "Users" },
+  { to: routes.dashboard(), label: "Dashboard", end: true },
+  { to: routes.organizations(), label: "Organizations" },
+  { to: routes.apps(), label: "Apps" },
+  { to: routes.products(), label: "API products" },
+  { to: routes.users(), label: "Users" },
 ];
 
 /** The console's frame: brand, navigation, who is signed in and "Sign out", then the page. */

@@ -1,30 +1,63 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from "react";
+import { useId, type ComponentPropsWithRef, type ReactNode } from "react";
+import { durationText } from "./Format";
 
-type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "value" | "onChange" | "aria-describedby">;
+/** The ids a field's control takes: its own, and those of the texts describing it. */
+interface ControlIds {
+  id: string;
+  describedBy: string | undefined;
+}
 
-/** A labelled text input, with an optional hint under the label. */
-export function TextField({
+/**
+ * A form field: its label, an optional hint under the label, then the control that
+ * `children` renders with the given ids (the hint, and `describedBy`, describe it).
+ */
+function Field({
   label,
   hint,
-  value,
-  onChange,
-  ...input
-}: InputProps & { label: ReactNode; hint?: ReactNode; value: string; onChange: (value: string) => void }) {
+  describedBy,
+  children,
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  /** Ids of more texts describing the control (e.g. an error message). */
+  describedBy?: string;
+  children: (ids: ControlIds) => ReactNode;
+}) {
   const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const describing = [hintId, describedBy].filter(Boolean).join(" ");
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {hint && (
-        <p id={`${id}-hint`} className="hint field-hint">
+        <p id={hintId} className="hint field-hint">
           {hint}
         </p>
       )}
-      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} value={value} onChange={(e) => onChange(e.target.value)} {...input} />
+      {children({ id, describedBy: describing || undefined })}
     </div>
   );
 }
 
-/** A labelled textarea (one item per line). */
+type InputProps = Omit<ComponentPropsWithRef<"input">, "id" | "value" | "onChange" | "aria-describedby">;
+
+/** A labelled text input, with an optional hint under the label; `ref` reaches the input. */
+export function TextField({
+  label,
+  hint,
+  describedBy,
+  value,
+  onChange,
+  ...input
+}: InputProps & { label: ReactNode; hint?: ReactNode; describedBy?: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <Field label={label} hint={hint} describedBy={describedBy}>
+      {(ids) => <input id={ids.id} aria-describedby={ids.describedBy} value={value} onChange={(e) => onChange(e.target.value)} {...input} />}
+    </Field>
+  );
+}
+
+/** A labelled textarea (one item per line), with an optional hint. */
 export function TextAreaField({
   label,
   hint,
@@ -32,7 +65,6 @@ export function TextAreaField({
   onChange,
   rows = 3,
   placeholder,
-  disabled,
 }: {
   label: ReactNode;
   hint?: ReactNode;
@@ -40,38 +72,23 @@ export function TextAreaField({
   onChange: (value: string) => void;
   rows?: number;
   placeholder?: string;
-  disabled?: boolean;
 }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p id={`${id}-hint`} className="hint field-hint">
-          {hint}
-        </p>
+    <Field label={label} hint={hint}>
+      {(ids) => (
+        <textarea id={ids.id} rows={rows} placeholder={placeholder} aria-describedby={ids.describedBy} value={value} onChange={(e) => onChange(e.target.value)} />
       )}
-      <textarea
-        id={id}
-        rows={rows}
-        placeholder={placeholder}
-        disabled={disabled}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-      />
-    </div>
+    </Field>
   );
 }
 
-/** A labelled select. */
+/** A labelled select; `placeholder` is a first, empty choice ("Choose a developer"). */
 export function SelectField<T extends string>({
   label,
   value,
   onChange,
   options,
   required,
-  disabled,
   placeholder,
 }: {
   label: ReactNode;
@@ -79,48 +96,44 @@ export function SelectField<T extends string>({
   onChange: (value: T) => void;
   options: ReadonlyArray<{ value: T; label: string }>;
   required?: boolean;
-  disabled?: boolean;
-  /** A first, empty choice ("Choose a developer"). */
   placeholder?: string;
 }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} required={required} disabled={disabled} onChange={(e) => onChange(e.target.value as T)}>
-        {placeholder !== undefined && (
-          <option value="" disabled>
-            {placeholder}
-          </option>
-        )}
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
+    <Field label={label}>
+      {(ids) => (
+        <select id={ids.id} value={value} required={required} onChange={(e) => onChange(e.target.value as T)}>
+          {placeholder !== undefined && (
+            <option value="" disabled>
+              {placeholder}
+            </option>
+          )}
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 
-/** A checkbox with its label on the right. */
+/** A checkbox with its label on the right, and an optional hint after it. */
 export function CheckboxField({
   label,
   checked,
   onChange,
   hint,
-  disabled,
 }: {
   label: ReactNode;
   checked: boolean;
   onChange: (checked: boolean) => void;
   hint?: ReactNode;
-  disabled?: boolean;
 }) {
   const id = useId();
   return (
     <div className="check">
-      <input id={id} type="checkbox" checked={checked} disabled={disabled} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(e.target.checked)} />
+      <input id={id} type="checkbox" checked={checked} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(e.target.checked)} />
       <label htmlFor={id}>{label}</label>
       {hint && (
         <span id={`${id}-hint`} className="hint check-hint">
@@ -128,6 +141,34 @@ export function CheckboxField({
         </span>
       )}
     </div>
+  );
+}
+
+/** A required whole number of seconds within `range`, whose bounds the hint gives ("60 to 86400 (1 day)."). */
+export function SecondsField({
+  label,
+  range,
+  value,
+  onChange,
+}: {
+  label: string;
+  range: { min: number; max: number };
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <TextField
+      label={`${label} (seconds)`}
+      hint={`${range.min} to ${range.max} (${durationText(range.max)}).`}
+      type="number"
+      inputMode="numeric"
+      min={range.min}
+      max={range.max}
+      step={1}
+      required
+      value={value}
+      onChange={onChange}
+    />
   );
 }
 

@@ -39,19 +39,31 @@ export function Chips({ items, empty = "none" }: { items: readonly string[]; emp
   );
 }
 
+/** Units of durations, largest first: size in seconds, symbol, name. */
+const UNITS = [
+  [86400, "d", "day"],
+  [3600, "h", "hour"],
+  [60, "min", "minute"],
+] as const;
+
+/** The largest unit a positive number of seconds is a whole number of. */
+const unitOf = (seconds: number) => UNITS.find(([size]) => seconds >= size && seconds % size === 0);
+
 /** A duration in seconds, with its largest whole unit ("3600 s (1 h)"). */
 export function Seconds({ value }: { value: number }) {
-  const units: Array<[number, string]> = [
-    [86400, "d"],
-    [3600, "h"],
-    [60, "min"],
-  ];
-  const unit = units.find(([size]) => value >= size && value % size === 0);
+  const unit = unitOf(value);
   return (
     <span>
-      {value} s{unit && value > 0 ? ` (${value / unit[0]} ${unit[1]})` : ""}
+      {value} s{unit ? ` (${value / unit[0]} ${unit[1]})` : ""}
     </span>
   );
+}
+
+/** A duration in words, in its largest whole unit ("400 days", "1 hour"), else in seconds. */
+export function durationText(seconds: number): string {
+  const unit = unitOf(seconds);
+  const [count, name] = unit ? [seconds / unit[0], unit[2]] : [seconds, "second"];
+  return `${count} ${name}${count === 1 ? "" : "s"}`;
 }
 
 /** Words from a comma- or whitespace-separated input ("aisp, pisp" or "aisp pisp"), deduplicated. */

@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { formatDayHour, formatHour, type HourRow } from "../lib/dashboard";
+import { DataTable, type Column } from "./DataTable";
 
 /** Series colours, readable on the light and the dark card. */
 const PALETTE = ["#2563eb", "#059669", "#d97706", "#7c3aed", "#db2777", "#0891b2", "#65a30d", "#dc2626", "#4b5563"];
@@ -12,6 +13,11 @@ export interface Series {
 
 /** A stacked bar chart of counts per hour, with its data as a table for screen readers and keyboard users. */
 export function HourlyChart({ rows, series, label }: { rows: HourRow[]; series: Series[]; label: string }) {
+  const columns: Column<HourRow>[] = [
+    { header: "Hour", rowHeader: true, cell: (r) => formatDayHour(r.hour) },
+    ...series.map((s) => ({ key: `series:${s.key}`, header: s.name, className: "num", cell: (r: HourRow) => r.counts[s.key] ?? 0 })),
+    ...(series.length > 1 ? [{ header: "Total", className: "num", cell: (r: HourRow) => r.total }] : []),
+  ];
   return (
     <figure className="chart">
       <div className="chart-canvas">
@@ -41,37 +47,14 @@ export function HourlyChart({ rows, series, label }: { rows: HourRow[]; series: 
       <figcaption>
         <details className="chart-data">
           <summary>Show the data as a table</summary>
-          <div className="table-wrap">
-            <table className="table compact">
-              <caption className="visually-hidden">{label}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Hour</th>
-                  {series.map((s) => (
-                    <th scope="col" key={s.key}>
-                      {s.name}
-                    </th>
-                  ))}
-                  {series.length > 1 && <th scope="col">Total</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {rows
-                  .filter((r) => r.total > 0)
-                  .map((r) => (
-                    <tr key={r.hour}>
-                      <th scope="row">{formatDayHour(r.hour)}</th>
-                      {series.map((s) => (
-                        <td key={s.key} className="num">
-                          {r.counts[s.key] ?? 0}
-                        </td>
-                      ))}
-                      {series.length > 1 && <td className="num">{r.total}</td>}
-                    </tr>
-                  ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption={label}
+            columns={columns}
+            rows={rows.filter((r) => r.total > 0)}
+            rowKey={(r) => r.hour}
+            empty="Nothing was counted in these hours."
+            compact
+          />
         </details>
       </figcaption>
     </figure>

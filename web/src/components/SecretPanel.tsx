@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { IssuedCredential } from "../api/admin";
 
+const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
+
 /** "Copy" for one value; says "Copied" (or how to copy by hand) in a live region next to it. */
 function CopyButton({ value, what }: { value: string; what: string }) {
   const [result, setResult] = useState<"" | "copied" | "failed">("");
@@ -27,7 +29,7 @@ function CopyButton({ value, what }: { value: string; what: string }) {
         Copy<span className="visually-hidden"> {what}</span>
       </button>
       <span role="status" className={result === "failed" ? "copy-status failed" : "copy-status"}>
-        {result === "copied" ? `${what[0]!.toUpperCase()}${what.slice(1)} copied` : result === "failed" ? "Copying failed: select the value and copy it by hand." : ""}
+        {result === "copied" ? `${capitalised(what)} copied` : result === "failed" ? "Copying failed: select the value and copy it by hand." : ""}
       </span>
     </span>
   );
@@ -63,20 +65,18 @@ export function SecretPanel({
         rotate the credential to get a new one.
       </p>
       <dl className="secret-values">
-        <div>
-          <dt>Consumer key</dt>
-          <dd>
-            <code data-testid="consumer-key">{issued.consumerKey}</code>
-            <CopyButton value={issued.consumerKey} what="consumer key" />
-          </dd>
-        </div>
-        <div>
-          <dt>Consumer secret</dt>
-          <dd>
-            <code data-testid="consumer-secret">{issued.consumerSecret}</code>
-            <CopyButton value={issued.consumerSecret} what="consumer secret" />
-          </dd>
-        </div>
+        {[
+          { what: "consumer key", value: issued.consumerKey },
+          { what: "consumer secret", value: issued.consumerSecret },
+        ].map(({ what, value }) => (
+          <div key={what}>
+            <dt>{capitalised(what)}</dt>
+            <dd>
+              <code data-testid={what.replace(" ", "-")}>{value}</code>
+              <CopyButton value={value} what={what} />
+            </dd>
+          </div>
+        ))}
       </dl>
       <div className="actions">
         <button type="button" className="button primary" onClick={onDone}>

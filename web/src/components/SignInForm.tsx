@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { SIGN_IN_PASSWORD_MAX_LENGTH, SIGN_IN_USERNAME_MAX_LENGTH } from "../../../server/src/kernel/limits";
 import { InteractionApiError, type Credentials } from "../api/interaction";
-import { sentence } from "../lib/text";
+import { describeFailure } from "../lib/text";
+import { TextField } from "./Field";
 
 /** A failed sign-in as shown to the user; `credentials` when the username or password was wrong. */
 export interface SignInError {
@@ -29,8 +31,11 @@ export function signInError(err: unknown): SignInError {
       credentials: false,
     };
   }
-  return { message: err.errorDescription ? sentence(err.errorDescription) : "Something went wrong. Please try again.", credentials: false };
+  return { message: describeFailure(err), credentials: false };
 }
+
+/** The error message's id: after wrong credentials it describes both fields. */
+const ERROR_ID = "login-error";
 
 export const UNEXPECTED_RESPONSE: SignInError = { message: "The server sent an unexpected response. Please try again.", credentials: false };
 
@@ -88,49 +93,40 @@ export function SignInForm({
   }
 
   const busy = submitting || leaving;
+  // After wrong credentials, both fields are marked invalid and described by the error.
   const invalid = error?.credentials === true;
+  const fieldState = { required: true, "aria-invalid": invalid || undefined, describedBy: invalid ? ERROR_ID : undefined };
   return (
     <form className="form" onSubmit={onSubmit}>
       {error && (
-        <p id="login-error" role="alert" className="alert">
+        <p id={ERROR_ID} role="alert" className="alert">
           {error.message}
         </p>
       )}
-      <div className="field">
-        <label htmlFor="login-username">Username</label>
-        <input
-          ref={usernameRef}
-          id="login-username"
-          name="username"
-          type="text"
-          autoComplete="username"
-          autoCapitalize="none"
-          autoCorrect="off"
-          spellCheck={false}
-          required
-          maxLength={200}
-          aria-invalid={invalid || undefined}
-          aria-describedby={invalid ? "login-error" : undefined}
-          value={username}
-          onChange={(e) => setUsername(e.target.value)}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="login-password">Password</label>
-        <input
-          ref={passwordRef}
-          id="login-password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          maxLength={1000}
-          aria-invalid={invalid || undefined}
-          aria-describedby={invalid ? "login-error" : undefined}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-      </div>
+      <TextField
+        ref={usernameRef}
+        label="Username"
+        name="username"
+        autoComplete="username"
+        autoCapitalize="none"
+        autoCorrect="off"
+        spellCheck={false}
+        maxLength={SIGN_IN_USERNAME_MAX_LENGTH}
+        value={username}
+        onChange={setUsername}
+        {...fieldState}
+      />
+      <TextField
+        ref={passwordRef}
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        maxLength={SIGN_IN_PASSWORD_MAX_LENGTH}
+        value={password}
+        onChange={setPassword}
+        {...fieldState}
+      />
       <div className="actions">
         <button ref={submitRef} type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined}>
           Sign in

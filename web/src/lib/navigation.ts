@@ -1,11 +1,5 @@
-/** Where the SPA sends the browser: its own error page, or away (back into the OAuth flow). */
-
-/** The /error page's URL for an error code and description. */
-export function errorPageUrl(error: string, errorDescription?: string): string {
-  const params = new URLSearchParams({ error });
-  if (errorDescription) params.set("error_description", errorDescription);
-  return `/error?${params.toString()}`;
-}
+/** Where the SPA may send the browser: away (back into the OAuth flow), or to a path it was given. */
+import { isWithin, patterns } from "./routes";
 
 /**
  * Leaves the SPA for a URL the server chose (the authorization endpoint or the client's
@@ -38,15 +32,12 @@ export function safeNextPath(raw: string | null): string | null {
     return null;
   }
   if (url.origin !== window.location.origin) return null;
-  return `${url.pathname}${url.search}${url.hash}`;
+  // "/.//host" resolves to the path "//host", which a browser would read as another origin.
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.startsWith("//") ? null : path;
 }
 
 /** Paths the SPA renders itself; any other same-origin path is loaded from the server. */
 export function isSpaPath(path: string): boolean {
-  return /^\/(admin|account)(?:[/?#]|$)/.test(path) || path === "/" || /^\/[?#]/.test(path);
-}
-
-/** The console's sign-in page, coming back to `next` afterwards. */
-export function loginUrl(next: string): string {
-  return `/login?${new URLSearchParams({ next }).toString()}`;
+  return isWithin(path, patterns.console) || isWithin(path, patterns.account) || /^\/(?:[?#]|$)/.test(path);
 }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useLocation, useNavigate } from "react-router";
 import { execute, GraphQLRequestError, type Document, type Variables } from "../api/graphql";
-import { loginUrl } from "./navigation";
+import { routes } from "./routes";
 import { sentence } from "./text";
 
 /**
@@ -46,7 +46,7 @@ export function useSignedOutRedirect(): (err: unknown) => boolean {
   return useCallback(
     (err: unknown) => {
       if (!(err instanceof GraphQLRequestError && err.code === "UNAUTHENTICATED")) return false;
-      navigate(loginUrl(here.current), { replace: true });
+      navigate(routes.signIn(here.current), { replace: true });
       return true;
     },
     [navigate],
@@ -54,6 +54,28 @@ export function useSignedOutRedirect(): (err: unknown) => boolean {
 }
 
 const isAbort = (err: unknown) => err instanceof DOMException && err.name === "AbortError";
+
+/**
+ * Runs `document`, then hands its data to `onData`, or what to tell the user to `onError`;
+ * neither once `signal` is aborted, nor for a signed-out session (`redirect` took over).
+ */
+function run<TData, TVariables extends Variables>(
+  document: Document<TData, TVariables>,
+  variables: TVariables,
+  { signal, redirect }: { signal: AbortSignal; redirect: (err: unknown) => boolean },
+  onData: (data: TData) => void,
+  onError: (message: string) => void,
+): void {
+  execute(document, variables, { signal }).then(
+    (data) => {
+      if (!signal.aborted) onData(data);
+    },
+    (err: unknown) => {
+      if (signal.aborted || isAbort(err) || redirect(err)) return;
+      onError(errorMessage(err));
+    },
+  );
+}
 
 export interface QueryResult<TData> {
   /** The last answer; kept while a reload is under way. */
@@ -79,14 +101,12 @@ export function useQuery<TData, TVariables extends Variables>(document: Document
   useEffect(() => {
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
-    execute(document, JSON.parse(key) as TVariables, { signal: controller.signal }).then(
-      (data) => {
-        if (!controller.signal.aborted) setState({ data, loading: false, error: null });
-      },
-      (err: unknown) => {
-        if (controller.signal.aborted || isAbort(err) || redirect(err)) return;
-        setState((s) => ({ ...s, loading: false, error: errorMessage(err) }));
-      },
+    run(
+      document,
+      JSON.parse(key) as TVariables,
+      { signal: controller.signal, redirect },
+      (data) => setState({ data, loading: false, error: null }),
+      (error) => setState((s) => ({ ...s, loading: false, error })),
     );
     return () => controller.abort();
   }, [document, key, attempt, redirect]);
@@ -143,28 +163,38 @@ export function useConnection<TData, TVariables extends Variables & { after?: st
   const [error, setError] = useState<string | null>(null);
   const more = useRef<AbortController | null>(null);
 
+  /** Loads the first page (no `after`: replaces the nodes) or the page after `after` (appended), then calls `settle`. */
+  const fetchPage = useCallback(
+    (signal: AbortSignal, after: string | null | undefined, settle: () => void) => {
+      const variables = { ...(JSON.parse(key) as TVariables), ...(after === undefined ? {} : { after }) };
+      run(
+        document,
+        variables,
+        { signal, redirect },
+        (data) => {
+          const page = selectRef.current(data);
+          setNodes((prev) => (after === undefined ? page.nodes : [...prev, ...page.nodes]));
+          setPageInfo(page.pageInfo);
+          settle();
+        },
+        (message) => {
+          setError(message);
+          settle();
+        },
+      );
+    },
+    [document, key, redirect],
+  );
+
   useEffect(() => {
     const controller = new AbortController();
     more.current?.abort();
     setLoading(true);
     setLoadingMore(false);
     setError(null);
-    execute(document, JSON.parse(key) as TVariables, { signal: controller.signal }).then(
-      (data) => {
-        if (controller.signal.aborted) return;
-        const page = selectRef.current(data);
-        setNodes(page.nodes);
-        setPageInfo(page.pageInfo);
-        setLoading(false);
-      },
-      (err: unknown) => {
-        if (controller.signal.aborted || isAbort(err) || redirect(err)) return;
-        setError(errorMessage(err));
-        setLoading(false);
-      },
-    );
+    fetchPage(controller.signal, undefined, () => setLoading(false));
     return () => controller.abort();
-  }, [document, key, attempt, redirect]);
+  }, [fetchPage, attempt]);
 
   const loadMore = useCallback(() => {
     if (!pageInfo?.hasNextPage || loadingMore) return;
@@ -172,22 +202,8 @@ export function useConnection<TData, TVariables extends Variables & { after?: st
     more.current = controller;
     setLoadingMore(true);
     setError(null);
-    const vars = { ...(JSON.parse(key) as TVariables), after: pageInfo.endCursor };
-    execute(document, vars, { signal: controller.signal }).then(
-      (data) => {
-        if (controller.signal.aborted) return;
-        const page = selectRef.current(data);
-        setNodes((prev) => [...prev, ...page.nodes]);
-        setPageInfo(page.pageInfo);
-        setLoadingMore(false);
-      },
-      (err: unknown) => {
-        if (controller.signal.aborted || isAbort(err) || redirect(err)) return;
-        setError(errorMessage(err));
-        setLoadingMore(false);
-      },
-    );
-  }, [document, key, pageInfo, loadingMore, redirect]);
+    fetchPage(controller.signal, pageInfo.endCursor, () => setLoadingMore(false));
+  }, [fetchPage, pageInfo, loadingMore]);
 
   useEffect(() => () => more.current?.abort(), []);
 
@@ -207,7 +223,8 @@ export interface Action {
    * while another call of this action is under way.
    */
   run: (fn: () => Promise<string | void>, key?: string) => Promise<boolean>;
-  clear: () => void;
+  /** The state of a button that runs this action with `key`: busy while it runs, disabled while any call runs. */
+  button: (key: string) => { busy: boolean; disabled: boolean };
 }
 
 /** State of the mutations of one part of a page. */
@@ -238,9 +255,6 @@ export function useAction(): Action {
     },
     [redirect],
   );
-  const clear = useCallback(() => {
-    setError(null);
-    setStatus("");
-  }, []);
-  return { pending, error, status, run, clear };
+  const button = useCallback((key: string) => ({ busy: pending === key, disabled: pending !== null }), [pending]);
+  return { pending, error, status, run, button };
 }

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type Interaction } from "../api/interaction";
-import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
-import { errorPageUrl, leaveTo } from "../lib/navigation";
-import { sentence } from "../lib/text";
-import { useInteraction } from "../lib/useInteraction";
+import { InteractionPage } from "../components/InteractionPage";
+import { Heading, IncompleteLink, Page } from "../components/Page";
+import { leaveTo } from "../lib/navigation";
+import { routes } from "../lib/routes";
+import { toggled } from "../lib/sets";
+import { describeFailure } from "../lib/text";
 
 const TITLE = "Allow access";
 
@@ -13,21 +15,11 @@ export function ConsentPage() {
   const [params] = useSearchParams();
   const id = params.get("interaction");
   if (!id) return <IncompleteLink heading="This consent link is incomplete" />;
-  return <ConsentInteraction key={id} id={id} />;
-}
-
-function ConsentInteraction({ id }: { id: string }) {
-  const navigate = useNavigate();
-  const { state, reload } = useInteraction(id);
-  const atLogin = state.status === "ready" && state.interaction.stage === "login";
-
-  useEffect(() => {
-    if (atLogin) navigate(`/login?interaction=${encodeURIComponent(id)}`, { replace: true });
-  }, [atLogin, id, navigate]);
-
-  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
-  if (state.status === "loading" || atLogin) return <Loading title={TITLE} />;
-  return <ConsentForm interaction={state.interaction} onStale={reload} />;
+  return (
+    <InteractionPage key={id} id={id} stage="consent" title={TITLE}>
+      {(interaction, reload) => <ConsentForm interaction={interaction} onStale={reload} />}
+    </InteractionPage>
+  );
 }
 
 /** @param onStale - loads the interaction again (the session changed, e.g. a sign-in in another tab). */
@@ -46,15 +38,6 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
     if (error) (error.after === "allow" && !allowRef.current?.disabled ? allowRef : denyRef).current?.focus();
   }, [error]);
 
-  function toggle(name: string, on: boolean) {
-    setGranted((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(name);
-      else next.delete(name);
-      return next;
-    });
-  }
-
   async function decide(decision: ConsentDecision) {
     if (pending || leaving) return;
     const action = decision.approve ? "allow" : "deny";
@@ -69,7 +52,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
       setError({ message: "The server sent an unexpected response. Please try again.", after: action });
     } catch (err) {
       if (err instanceof InteractionApiError && isGone(err)) {
-        navigate(errorPageUrl(err.error, err.errorDescription), { replace: true });
+        navigate(routes.error(err.error, err.errorDescription), { replace: true });
         return;
       }
       if (err instanceof InteractionApiError && err.status === 403) {
@@ -77,9 +60,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         onStale();
         return;
       }
-      const message =
-        err instanceof InteractionApiError && err.errorDescription ? sentence(err.errorDescription) : "Something went wrong. Please try again.";
-      setError({ message, after: action });
+      setError({ message: describeFailure(err), after: action });
     } finally {
       setPending(null);
     }
@@ -123,7 +104,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
                     checked={granted.has(scope.name)}
                     disabled={busy}
                     aria-describedby={`scope-${i}-name`}
-                    onChange={(e) => toggle(scope.name, e.target.checked)}
+                    onChange={(e) => setGranted((prev) => toggled(prev, scope.name, e.target.checked))}
                   />
                   <label htmlFor={`scope-${i}`}>{scope.description || scope.name}</label>
                   <code id={`scope-${i}-name`} className="scope-name">

@@ -2,11 +2,12 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useLocation, useNavigate, useSearchParams } from "react-router";
 import { InteractionApiError, isGone, isStale, submitLogin, type Credentials, type Interaction } from "../api/interaction";
 import { getSession, signIn } from "../api/session";
+import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
 import { SignInForm, signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
-import { errorPageUrl, isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
-import { sentence } from "../lib/text";
-import { useInteraction } from "../lib/useInteraction";
+import { isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
+import { isWithin, patterns, routes } from "../lib/routes";
+import { useLoad } from "../lib/useLoad";
 
 const TITLE = "Sign in";
 
@@ -17,24 +18,16 @@ const TITLE = "Sign in";
 export function LoginPage() {
   const [params] = useSearchParams();
   const id = params.get("interaction");
-  if (id) return <LoginInteraction key={id} id={id} />;
+  if (id) {
+    return (
+      <InteractionPage key={id} id={id} stage="login" title={TITLE}>
+        {(interaction, reload) => <LoginForm interaction={interaction} onStale={reload} />}
+      </InteractionPage>
+    );
+  }
   const next = safeNextPath(params.get("next"));
   if (next) return <SessionLogin key={next} next={next} />;
   return <IncompleteLink heading="This sign-in link is incomplete" />;
-}
-
-function LoginInteraction({ id }: { id: string }) {
-  const navigate = useNavigate();
-  const { state, reload } = useInteraction(id);
-  const atConsent = state.status === "ready" && state.interaction.stage === "consent";
-
-  useEffect(() => {
-    if (atConsent) navigate(`/consent?interaction=${encodeURIComponent(id)}`, { replace: true });
-  }, [atConsent, id, navigate]);
-
-  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
-  if (state.status === "loading" || atConsent) return <Loading title={TITLE} />;
-  return <LoginForm interaction={state.interaction} onStale={reload} />;
 }
 
 /** @param onStale - loads the interaction again (its stage or the session changed, e.g. signed in from another tab). */
@@ -47,7 +40,7 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
       const result = await submitLogin(interaction.id, interaction.csrfToken, credentials);
       if ("stage" in result) {
         // The consent page loads the interaction again, with the new session's CSRF token.
-        navigate(`/consent?interaction=${encodeURIComponent(interaction.id)}`, { replace: true });
+        navigate(routes.consent(interaction.id), { replace: true });
         return undefined;
       }
       if (leaveTo(result.redirectTo)) {
@@ -57,7 +50,7 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
       return UNEXPECTED_RESPONSE;
     } catch (err) {
       if (err instanceof InteractionApiError && isGone(err)) {
-        navigate(errorPageUrl(err.error, err.errorDescription), { replace: true });
+        navigate(routes.error(err.error, err.errorDescription), { replace: true });
         return undefined;
       }
       if (err instanceof InteractionApiError && isStale(err)) {
@@ -77,8 +70,6 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
   );
 }
 
-type SessionState = { status: "loading" } | { status: "ready" } | { status: "failed"; message: string };
-
 /** Signed in (or already signed in): on to `next`, inside the SPA when it is one of its pages. */
 function useGoNext(next: string) {
   const navigate = useNavigate();
@@ -92,40 +83,19 @@ function useGoNext(next: string) {
 function SessionLogin({ next }: { next: string }) {
   const location = useLocation();
   const goNext = useGoNext(next);
-  const [state, setState] = useState<SessionState>({ status: "loading" });
-  const [attempt, setAttempt] = useState(0);
+  const { state, reload } = useLoad("session", getSession);
   const signedOut = (location.state as { signedOut?: boolean } | null)?.signedOut === true;
   const csrfToken = useRef("");
 
   useEffect(() => {
-    const controller = new AbortController();
-    setState({ status: "loading" });
-    getSession(controller.signal).then(
-      (session) => {
-        if (controller.signal.aborted) return;
-        if (session.user) {
-          goNext();
-          return;
-        }
-        csrfToken.current = session.csrfToken;
-        setState({ status: "ready" });
-      },
-      (err: unknown) => {
-        if (controller.signal.aborted) return;
-        const message =
-          err instanceof InteractionApiError && err.errorDescription
-            ? sentence(err.errorDescription)
-            : "Something went wrong while loading this page. Please try again.";
-        setState({ status: "failed", message });
-      },
-    );
-    return () => controller.abort();
-  }, [attempt, goNext]);
+    if (state.status !== "ready") return;
+    if (state.value.user) goNext();
+    else csrfToken.current = state.value.csrfToken;
+  }, [state, goNext]);
 
-  const forConsole = /^\/admin(?:[/?#]|$)/.test(next);
-  const heading = forConsole ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account";
-  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={() => setAttempt((n) => n + 1)} />;
-  if (state.status === "loading") return <Loading title={TITLE} />;
+  const heading = isWithin(next, patterns.console) ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account";
+  if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
+  if (state.status === "loading" || state.value.user) return <Loading title={TITLE} />;
 
   async function onSignIn(credentials: Credentials): Promise<SignInError | undefined> {
     for (let tries = 0; ; tries++) {

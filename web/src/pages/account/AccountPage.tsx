@@ -5,16 +5,17 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { DateTime } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { Heading, Page } from "../../components/Page";
-import { ListState } from "../../components/Panel";
+import { LoadState } from "../../components/LoadState";
 import { RequireSession } from "../../components/RequireSession";
 import { SignOutButton } from "../../components/SignOutButton";
+import { routes } from "../../lib/routes";
 import { useSession } from "../../lib/session";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 
 /** /account: the signed-in end user's connected apps (their consents), which they can revoke. */
 export function AccountPage() {
   return (
-    <RequireSession home="/account">
+    <RequireSession home={routes.account()}>
       <Account />
     </RequireSession>
   );
@@ -35,7 +36,7 @@ function Account() {
       </div>
       {user.role === "admin" && (
         <p className="small">
-          <Link to="/admin">Go to the Tollgate console</Link>
+          <Link to={routes.dashboard()}>Go to the Tollgate console</Link>
         </p>
       )}
       <ConnectedApps />
@@ -64,37 +65,34 @@ function ConnectedApps() {
         holds; it will have to ask for your permission again.
       </p>
       <ActionNotices action={action} />
-      <ListState
-        loading={query.loading}
-        error={query.error}
-        isEmpty={consents.length === 0}
-        empty={query.data ? "No apps are connected to your account." : ""}
-        onRetry={query.reload}
-      >
-        <ul className="connected-apps">
-          {consents.map((consent) => (
-            <li key={consent.id} className="connected-app">
-              <div className="connected-app-info">
-                <h3>{consent.appName}</h3>
-                <p className="muted small">
-                  Operated by {consent.organizationName} · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
-                  {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
-                </p>
-                <Permissions scopes={consent.scopes} />
-              </div>
-              <ConfirmButton
-                label="Revoke"
-                context={`access for ${consent.appName}`}
-                question={`Revoke ${consent.appName}'s access? This also revokes the app's tokens.`}
-                confirmLabel="Yes, revoke access"
-                busy={action.pending === consent.id}
-                disabled={action.pending !== null}
-                onConfirm={() => revoke(consent)}
-              />
-            </li>
-          ))}
-        </ul>
-      </ListState>
+      <LoadState loading={query.loading} error={query.error} isEmpty={consents.length === 0} onRetry={query.reload}>
+        {consents.length === 0 ? (
+          <p className="empty">No apps are connected to your account.</p>
+        ) : (
+          <ul className="connected-apps">
+            {consents.map((consent) => (
+              <li key={consent.id} className="connected-app">
+                <div className="connected-app-info">
+                  <h3>{consent.appName}</h3>
+                  <p className="muted small">
+                    Operated by {consent.organizationName} · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
+                    {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
+                  </p>
+                  <Permissions scopes={consent.scopes} />
+                </div>
+                <ConfirmButton
+                  label="Revoke"
+                  context={`access for ${consent.appName}`}
+                  question={`Revoke ${consent.appName}'s access? This also revokes the app's tokens.`}
+                  confirmLabel="Yes, revoke access"
+                  {...action.button(consent.id)}
+                  onConfirm={() => revoke(consent)}
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </LoadState>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { GRACE_SECONDS } from "../../../../server/src/kernel/limits";
 import {
   REVOKE_CREDENTIAL,
   ROTATE_CREDENTIAL,
@@ -10,12 +11,15 @@ import {
   type ProductStatus,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
+import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { Badge, DateTime } from "../../components/Format";
+import { actionsColumn, DataTable, type Column } from "../../components/DataTable";
+import { Facts } from "../../components/Facts";
+import { Badge, DateTime, durationText } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SecretPanel } from "../../components/SecretPanel";
-import { useAction } from "../../lib/useGraphQL";
+import { useAction, type Action } from "../../lib/useGraphQL";
 
 /**
  * The app's credentials (part of /admin/apps/:id): their API products (approve / revoke),
@@ -63,8 +67,6 @@ function CredentialCard({
 }) {
   const action = useAction();
   const headingId = useId();
-  const graceId = useId();
-  const [grace, setGrace] = useState("0");
   const approved = credential.status === "approved";
   const key = credential.consumerKey;
 
@@ -80,8 +82,7 @@ function CredentialCard({
     }, item.product.id);
   }
 
-  function rotate() {
-    const graceSeconds = Number(grace);
+  function rotate(graceSeconds: number) {
     void action.run(async () => {
       const { rotateCredential } = await graphql(ROTATE_CREDENTIAL, { credentialId: credential.id, graceSeconds });
       onRotated(rotateCredential);
@@ -96,140 +97,113 @@ function CredentialCard({
     }, "revoke");
   }
 
-  const graceValue = Number(grace);
-  const graceValid = grace.trim() !== "" && Number.isInteger(graceValue) && graceValue >= 0 && graceValue <= 2_592_000;
+  const productColumns: Column<CredentialProduct>[] = [
+    {
+      header: "API product",
+      rowHeader: true,
+      cell: ({ product }) => (
+        <>
+          {product.name}
+          {product.displayName && product.displayName !== product.name && <span className="muted small"> {product.displayName}</span>}
+        </>
+      ),
+    },
+    { header: "Status", cell: (item) => <Badge>{item.status}</Badge> },
+    actionsColumn((item) => (
+      <>
+        {approved && item.status !== "approved" && (
+          <ActionButton label="Approve" context={item.product.name} {...action.button(item.product.id)} onClick={() => setProductStatus(item, "approved")} />
+        )}
+        {approved && item.status !== "revoked" && (
+          <ConfirmButton
+            label="Revoke"
+            context={item.product.name}
+            question={`Revoke ${item.product.name} on this credential? New tokens will not include it.`}
+            confirmLabel="Yes, revoke"
+            {...action.button(item.product.id)}
+            onConfirm={() => setProductStatus(item, "revoked")}
+          />
+        )}
+      </>
+    )),
+  ];
   return (
     <article className="credential" aria-labelledby={headingId}>
       <h3 id={headingId}>
         Consumer key <code>{key}</code>
       </h3>
-      <dl className="facts">
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <Badge>{credential.status}</Badge>
-          </dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <DateTime value={credential.createdAt} />
-          </dd>
-        </div>
-        {credential.expiresAt && (
-          <div>
-            <dt>Valid until</dt>
-            <dd>
-              <DateTime value={credential.expiresAt} />
-            </dd>
-          </div>
-        )}
-      </dl>
-      {credential.products.length === 0 ? (
-        <p className="empty">No API products on this credential.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">API products of consumer key {key}</caption>
-            <thead>
-              <tr>
-                <th scope="col">API product</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {credential.products.map((item) => (
-                <tr key={item.product.id}>
-                  <th scope="row">
-                    {item.product.name}
-                    {item.product.displayName && item.product.displayName !== item.product.name && (
-                      <span className="muted small"> {item.product.displayName}</span>
-                    )}
-                  </th>
-                  <td>
-                    <Badge>{item.status}</Badge>
-                  </td>
-                  <td className="cell-actions">
-                    {approved && item.status !== "approved" && (
-                      <button
-                        type="button"
-                        className="button secondary small"
-                        aria-disabled={action.pending !== null || undefined}
-                        aria-busy={action.pending === item.product.id || undefined}
-                        onClick={() => setProductStatus(item, "approved")}
-                      >
-                        Approve<span className="visually-hidden"> {item.product.name}</span>
-                      </button>
-                    )}
-                    {approved && item.status !== "revoked" && (
-                      <ConfirmButton
-                        label="Revoke"
-                        context={item.product.name}
-                        question={`Revoke ${item.product.name} on this credential? New tokens will not include it.`}
-                        confirmLabel="Yes, revoke"
-                        busy={action.pending === item.product.id}
-                        disabled={action.pending !== null}
-                        onConfirm={() => setProductStatus(item, "revoked")}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Facts
+        facts={[
+          ["Status", <Badge>{credential.status}</Badge>],
+          ["Created", <DateTime value={credential.createdAt} />],
+          ["Valid until", credential.expiresAt ? <DateTime value={credential.expiresAt} /> : null],
+        ]}
+      />
+      <DataTable
+        caption={`API products of consumer key ${key}`}
+        rows={credential.products}
+        columns={productColumns}
+        rowKey={(item) => item.product.id}
+        empty="No API products on this credential."
+      />
       {approved && (
         <div className="credential-actions">
-          <div className="rotate">
-            <label htmlFor={graceId}>Grace period (seconds)</label>
-            <div className="rotate-row">
-              <input
-                id={graceId}
-                type="number"
-                inputMode="numeric"
-                min={0}
-                max={2_592_000}
-                step={1}
-                value={grace}
-                aria-describedby={`${graceId}-hint`}
-                aria-invalid={!graceValid || undefined}
-                onChange={(e) => setGrace(e.target.value)}
-              />
-              <ConfirmButton
-                label="Rotate"
-                context={`consumer key ${key}`}
-                className="button secondary small"
-                question={
-                  graceValue > 0
-                    ? `Issue a new key and secret? The old ones keep working for ${graceValue} seconds.`
-                    : "Issue a new key and secret? The old ones stop working now."
-                }
-                confirmLabel="Yes, rotate"
-                busy={action.pending === "rotate"}
-                disabled={action.pending !== null || !graceValid}
-                onConfirm={rotate}
-              />
-            </div>
-            <p id={`${graceId}-hint`} className="hint">
-              How long the old secret keeps working after the rotation (up to 30 days); 0 revokes it now.
-            </p>
-          </div>
+          <RotateControl consumerKey={key} action={action} onRotate={rotate} />
           <ConfirmButton
             label="Revoke credential"
             context={key}
             question="Revoke this credential? Its key and secret stop working now."
             confirmLabel="Yes, revoke the credential"
-            busy={action.pending === "revoke"}
-            disabled={action.pending !== null}
+            {...action.button("revoke")}
             onConfirm={revoke}
           />
         </div>
       )}
       <ActionNotices action={action} />
     </article>
+  );
+}
+
+/** "Rotate" with its grace period: how long the old key and secret keep working (0: not at all). */
+function RotateControl({ consumerKey, action, onRotate }: { consumerKey: string; action: Action; onRotate: (graceSeconds: number) => void }) {
+  const id = useId();
+  const [grace, setGrace] = useState("0");
+  const seconds = Number(grace);
+  const valid = grace.trim() !== "" && Number.isInteger(seconds) && seconds >= GRACE_SECONDS.min && seconds <= GRACE_SECONDS.max;
+  return (
+    <div className="rotate">
+      <label htmlFor={id}>Grace period (seconds)</label>
+      <div className="rotate-row">
+        <input
+          id={id}
+          type="number"
+          inputMode="numeric"
+          min={GRACE_SECONDS.min}
+          max={GRACE_SECONDS.max}
+          step={1}
+          value={grace}
+          aria-describedby={`${id}-hint`}
+          aria-invalid={!valid || undefined}
+          onChange={(e) => setGrace(e.target.value)}
+        />
+        <ConfirmButton
+          label="Rotate"
+          context={`consumer key ${consumerKey}`}
+          className="button secondary small"
+          question={
+            seconds > 0
+              ? `Issue a new key and secret? The old ones keep working for ${seconds} seconds.`
+              : "Issue a new key and secret? The old ones stop working now."
+          }
+          confirmLabel="Yes, rotate"
+          busy={action.pending === "rotate"}
+          disabled={action.pending !== null || !valid}
+          onConfirm={() => onRotate(seconds)}
+        />
+      </div>
+      <p id={`${id}-hint`} className="hint">
+        How long the old secret keeps working after the rotation (up to {durationText(GRACE_SECONDS.max)}); 0 revokes it now.
+      </p>
+    </div>
   );
 }

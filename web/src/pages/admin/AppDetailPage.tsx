@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router";
+import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
   ADD_CALLBACK_URL,
   APP,
@@ -12,16 +13,22 @@ import {
   type TokenResponseProfile,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
+import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { CheckboxField, SelectField, SubmitButton, TextField } from "../../components/Field";
+import { Facts } from "../../components/Facts";
+import { CheckboxField, SecondsField, SelectField, SubmitButton, TextField } from "../../components/Field";
 import { Badge, DateTime, Seconds } from "../../components/Format";
+import { PanelForm } from "../../components/FormLayouts";
+import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
-import { ListState, Panel } from "../../components/Panel";
+import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
+import { routes } from "../../lib/routes";
 import { toggled } from "../../lib/sets";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
+import { RequirePkceField } from "./RequirePkceField";
 
 type SetApp = (app: AppDetail) => void;
 
@@ -32,13 +39,13 @@ export function AppDetailPage() {
   const app = query.data?.app;
   const setApp: SetApp = (next) => query.setData(() => ({ app: next }));
 
-  const back = <Link to="/admin/apps">← All apps</Link>;
+  const back = <Link to={routes.apps()}>← All apps</Link>;
   if (!app) {
     return (
       <AdminPage title={query.data ? "App not found" : "App"} breadcrumb={back}>
-        <ListState loading={query.loading} error={query.error} isEmpty empty="There is no app with this id." onRetry={query.reload}>
-          {null}
-        </ListState>
+        <LoadState loading={query.loading} error={query.error} isEmpty onRetry={query.reload}>
+          <p className="empty">There is no app with this id.</p>
+        </LoadState>
       </AdminPage>
     );
   }
@@ -79,39 +86,18 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
             onConfirm={() => setStatus("revoked")}
           />
         ) : (
-          <button
-            type="button"
-            className="button primary small"
-            aria-disabled={action.pending !== null || undefined}
-            onClick={() => setStatus("approved")}
-          >
-            Approve app
-          </button>
+          <ActionButton label="Approve app" className="button primary small" disabled={action.pending !== null} onClick={() => setStatus("approved")} />
         )
       }
     >
-      <dl className="facts">
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <Badge>{app.status}</Badge>
-          </dd>
-        </div>
-        <div>
-          <dt>Developer</dt>
-          <dd>{app.developer.email}</dd>
-        </div>
-        <div>
-          <dt>Organization</dt>
-          <dd>{app.developer.organization.name}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <DateTime value={app.createdAt} />
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        facts={[
+          ["Status", <Badge>{app.status}</Badge>],
+          ["Developer", app.developer.email],
+          ["Organization", app.developer.organization.name],
+          ["Created", <DateTime value={app.createdAt} />],
+        ]}
+      />
       <ActionNotices action={action} />
     </Panel>
   );
@@ -148,34 +134,23 @@ function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp })
   }
 
   return (
-    <Panel title="Client settings">
-      <form className="form-grid" onSubmit={onSubmit}>
-        <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />
-        <CheckboxField
-          label="Require PKCE"
-          hint="Authorization requests without a code_challenge (S256) are refused."
-          checked={requirePkce}
-          onChange={setRequirePkce}
-        />
-        <CheckboxField
-          label="May introspect tokens"
-          hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
-          checked={canIntrospect}
-          onChange={setCanIntrospect}
-        />
-        <fieldset className="fieldset">
-          <legend>Client authentication</legend>
-          <p className="hint">How the app may send its consumer secret; one method per request.</p>
-          {AUTH_METHODS.map((m) => (
-            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
-          ))}
-        </fieldset>
-        <div className="form-actions">
-          <SubmitButton busy={action.pending !== null}>Save client settings</SubmitButton>
-        </div>
-      </form>
-      <ActionNotices action={action} />
-    </Panel>
+    <PanelForm title="Client settings" action={action} submitLabel="Save client settings" onSubmit={onSubmit}>
+      <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />
+      <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />
+      <CheckboxField
+        label="May introspect tokens"
+        hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
+        checked={canIntrospect}
+        onChange={setCanIntrospect}
+      />
+      <fieldset className="fieldset">
+        <legend>Client authentication</legend>
+        <p className="hint">How the app may send its consumer secret; one method per request.</p>
+        {AUTH_METHODS.map((m) => (
+          <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
+        ))}
+      </fieldset>
+    </PanelForm>
   );
 }
 
@@ -216,8 +191,7 @@ function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
                 context={`callback URL ${value}`}
                 question="Remove this callback URL?"
                 confirmLabel="Yes, remove"
-                busy={action.pending === value}
-                disabled={action.pending !== null}
+                {...action.button(value)}
                 onConfirm={() => remove(value)}
               />
             </li>
@@ -225,7 +199,7 @@ function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
         </ul>
       )}
       <form className="inline-form" onSubmit={onAdd}>
-        <TextField label="New callback URL" type="url" value={url} onChange={setUrl} required maxLength={2000} placeholder="https://app.example/callback" autoComplete="off" />
+        <TextField label="New callback URL" type="url" value={url} onChange={setUrl} required maxLength={URL_MAX_LENGTH} placeholder="https://app.example/callback" autoComplete="off" />
         <SubmitButton busy={action.pending === "add"} className="button secondary">
           Add callback URL
         </SubmitButton>
@@ -251,40 +225,19 @@ function TokenLifetimes({ app, onChange }: { app: AppDetail; onChange: SetApp })
   }
 
   return (
-    <Panel title="Token lifetimes">
-      <p className="muted small">
-        Now: access tokens <Seconds value={app.accessTokenLifetimeSeconds} />, refresh tokens <Seconds value={app.refreshTokenLifetimeSeconds} />.
-      </p>
-      <form className="form-grid" onSubmit={onSubmit}>
-        <TextField
-          label="Access token lifetime (seconds)"
-          hint="60 to 86400 (1 day)."
-          type="number"
-          inputMode="numeric"
-          min={60}
-          max={86_400}
-          step={1}
-          required
-          value={access}
-          onChange={setAccess}
-        />
-        <TextField
-          label="Refresh token lifetime (seconds)"
-          hint="60 to 34560000 (400 days)."
-          type="number"
-          inputMode="numeric"
-          min={60}
-          max={34_560_000}
-          step={1}
-          required
-          value={refresh}
-          onChange={setRefresh}
-        />
-        <div className="form-actions">
-          <SubmitButton busy={action.pending !== null}>Save lifetimes</SubmitButton>
-        </div>
-      </form>
-      <ActionNotices action={action} />
-    </Panel>
+    <PanelForm
+      title="Token lifetimes"
+      intro={
+        <p className="muted small">
+          Now: access tokens <Seconds value={app.accessTokenLifetimeSeconds} />, refresh tokens <Seconds value={app.refreshTokenLifetimeSeconds} />.
+        </p>
+      }
+      action={action}
+      submitLabel="Save lifetimes"
+      onSubmit={onSubmit}
+    >
+      <SecondsField label="Access token lifetime" range={ACCESS_TOKEN_LIFETIME_SECONDS} value={access} onChange={setAccess} />
+      <SecondsField label="Refresh token lifetime" range={REFRESH_TOKEN_LIFETIME_SECONDS} value={refresh} onChange={setRefresh} />
+    </PanelForm>
   );
 }

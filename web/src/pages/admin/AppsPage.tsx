@@ -1,11 +1,15 @@
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { APPS, type IssuedCredential } from "../../api/admin";
+import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
+import { APPS, type AppSummary, type IssuedCredential } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
-import { SearchForm } from "../../components/SearchForm";
+import type { Column } from "../../components/DataTable";
 import { Badge, DateTime } from "../../components/Format";
-import { ListState, LoadMore, Panel } from "../../components/Panel";
+import { ListTable, LoadMore } from "../../components/ListTable";
+import { Panel } from "../../components/Panel";
+import { SearchForm } from "../../components/SearchForm";
 import { SecretPanel } from "../../components/SecretPanel";
+import { routes } from "../../lib/routes";
 import { useConnection } from "../../lib/useGraphQL";
 import { CREATE_APP_FORM_ID, CreateAppForm } from "./CreateAppForm";
 
@@ -15,6 +19,14 @@ function goToCreateForm() {
 }
 
 const PAGE_SIZE = 25;
+
+const APP_COLUMNS: Column<AppSummary>[] = [
+  { header: "Name", rowHeader: true, cell: (app) => <Link to={routes.appDetail(app.id)}>{app.name}</Link> },
+  { header: "Developer", cell: (app) => app.developer.email },
+  { header: "Organization", cell: (app) => app.developer.organization.name },
+  { header: "Status", cell: (app) => <Badge>{app.status}</Badge> },
+  { header: "Created", cell: (app) => <DateTime value={app.createdAt} /> },
+];
 
 /** /admin/apps[?search=…]: apps by name, "Load more", and "Create app" (then its key and secret, once). */
 export function AppsPage() {
@@ -28,7 +40,7 @@ export function AppsPage() {
     <AdminPage title="Apps" intro="The developers' apps, their consumer keys and what they may call.">
       {issued && (
         <SecretPanel issued={issued} title={`App ${issued.app.name} created`} onDone={() => setIssued(null)}>
-          <Link to={`/admin/apps/${encodeURIComponent(issued.app.id)}`}>Open {issued.app.name}</Link>
+          <Link to={routes.appDetail(issued.app.id)}>Open {issued.app.name}</Link>
         </SecretPanel>
       )}
       <Panel
@@ -43,49 +55,18 @@ export function AppsPage() {
           id="app-search"
           label="Search by name"
           name="Apps"
-          maxLength={200}
+          maxLength={NAME_MAX_LENGTH}
           initial={search}
           onSearch={(value) => setParams(value ? { search: value } : {}, { replace: true })}
         />
-        <ListState
-          loading={apps.loading}
-          error={apps.error}
-          isEmpty={apps.nodes.length === 0}
+        <ListTable
+          caption="Apps"
+          list={apps}
+          columns={APP_COLUMNS}
+          rowKey={(app) => app.id}
           empty={search ? `No app name contains “${search}”.` : "There are no apps yet."}
-          onRetry={apps.reload}
-        >
-          <div className="table-wrap">
-            <table className="table" aria-busy={apps.loading || undefined}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Developer</th>
-                  <th scope="col">Organization</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {apps.nodes.map((app) => (
-                  <tr key={app.id}>
-                    <th scope="row">
-                      <Link to={`/admin/apps/${encodeURIComponent(app.id)}`}>{app.name}</Link>
-                    </th>
-                    <td>{app.developer.email}</td>
-                    <td>{app.developer.organization.name}</td>
-                    <td>
-                      <Badge>{app.status}</Badge>
-                    </td>
-                    <td>
-                      <DateTime value={app.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <LoadMore hasNextPage={apps.hasNextPage} loading={apps.loadingMore} onLoadMore={apps.loadMore} what="apps" />
-        </ListState>
+        />
+        <LoadMore list={apps} what="apps" />
       </Panel>
       <CreateAppForm
         key={created}

@@ -1,13 +1,18 @@
-import { useState, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { Link } from "react-router";
+import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { CREATE_APP, CREATE_APP_OPTIONS, type IssuedCredential, type TokenResponseProfile } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { CheckboxField, SelectField, SubmitButton, TextAreaField, TextField } from "../../components/Field";
 import { splitLines } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
-import { ListState, Panel } from "../../components/Panel";
+import { LoadState } from "../../components/LoadState";
+import { Panel } from "../../components/Panel";
+import { routes } from "../../lib/routes";
 import { toggled } from "../../lib/sets";
+import { useFields } from "../../lib/useFields";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { RequirePkceField } from "./RequirePkceField";
 
 /** The form's element id ("New app" on the list moves focus into it). */
 export const CREATE_APP_FORM_ID = "create-app";
@@ -16,20 +21,23 @@ export const CREATE_APP_FORM_ID = "create-app";
 export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredential) => void }) {
   const options = useQuery(CREATE_APP_OPTIONS);
   const action = useAction();
-  const [developerId, setDeveloperId] = useState("");
-  const [name, setName] = useState("");
-  const [callbackUrls, setCallbackUrls] = useState("");
-  const [productIds, setProductIds] = useState<ReadonlySet<string>>(new Set());
-  const [profile, setProfile] = useState<TokenResponseProfile>("apigee");
-  const [requirePkce, setRequirePkce] = useState(false);
+  const fields = useFields({
+    developerId: "",
+    name: "",
+    callbackUrls: "",
+    productIds: new Set<string>() as ReadonlySet<string>,
+    profile: "apigee" as TokenResponseProfile,
+    requirePkce: false,
+  });
+  const { productIds, profile } = fields.values;
 
   const developers = options.data?.developers.nodes ?? [];
   const products = options.data?.apiProducts ?? [];
 
-
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
+      const { developerId, name, callbackUrls, requirePkce } = fields.values;
       const { createApp } = await graphql(CREATE_APP, {
         input: {
           developerId,
@@ -44,27 +52,19 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
     });
   }
 
-  const busy = action.pending !== null;
   return (
     <Panel title="Create an app" id={CREATE_APP_FORM_ID}>
-      <ListState
-        loading={options.loading}
-        error={options.error}
-        isEmpty={!options.data}
-        empty=""
-        onRetry={options.reload}
-      >
+      <LoadState loading={options.loading} error={options.error} isEmpty={!options.data} onRetry={options.reload}>
         {developers.length === 0 ? (
           <p className="empty">
-            An app belongs to a developer, and there are no developers yet. <Link to="/admin/organizations">Add one to an organization</Link>{" "}
+            An app belongs to a developer, and there are no developers yet. <Link to={routes.organizations()}>Add one to an organization</Link>{" "}
             first.
           </p>
         ) : (
           <form className="form-stack" onSubmit={onSubmit}>
             <SelectField
               label="Developer"
-              value={developerId}
-              onChange={setDeveloperId}
+              {...fields.bind("developerId")}
               required
               placeholder="Choose a developer"
               options={developers.map((d) => ({
@@ -72,19 +72,18 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
                 label: `${d.email}${d.firstName || d.lastName ? ` (${`${d.firstName} ${d.lastName}`.trim()})` : ""} · ${d.organization.name}`,
               }))}
             />
-            <TextField label="Name" value={name} onChange={setName} required maxLength={200} autoComplete="off" />
+            <TextField label="Name" {...fields.bind("name")} required maxLength={NAME_MAX_LENGTH} autoComplete="off" />
             <TextAreaField
               label="Callback URLs"
               hint="One per line. Needed for the authorization code flow; leave empty for client credentials only."
-              value={callbackUrls}
-              onChange={setCallbackUrls}
+              {...fields.bind("callbackUrls")}
               placeholder="https://app.example/callback"
             />
             <fieldset className="fieldset">
               <legend>API products</legend>
               {products.length === 0 ? (
                 <p className="hint">
-                  There are no API products yet (<Link to="/admin/products">create one</Link>). The app can be created without any.
+                  There are no API products yet (<Link to={routes.products()}>create one</Link>). The app can be created without any.
                 </p>
               ) : (
                 <>
@@ -95,7 +94,7 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
                       label={p.displayName && p.displayName !== p.name ? `${p.displayName} (${p.name})` : p.name}
                       hint={p.scopes.length > 0 ? `Scopes: ${p.scopes.join(", ")}` : "No scopes"}
                       checked={productIds.has(p.id)}
-                      onChange={(on) => setProductIds((prev) => toggled(prev, p.id, on))}
+                      onChange={(on) => fields.set("productIds")(toggled(productIds, p.id, on))}
                     />
                   ))}
                 </>
@@ -104,29 +103,24 @@ export function CreateAppForm({ onCreated }: { onCreated: (issued: IssuedCredent
             <fieldset className="fieldset">
               <legend>Token response</legend>
               <div className="check">
-                <input id="profile-apigee" type="radio" name="profile" checked={profile === "apigee"} onChange={() => setProfile("apigee")} />
+                <input id="profile-apigee" type="radio" name="profile" checked={profile === "apigee"} onChange={() => fields.set("profile")("apigee")} />
                 <label htmlFor="profile-apigee">Apigee</label>
                 <span className="hint check-hint">The product spec's response (numbers as strings, developer and product fields). The default.</span>
               </div>
               <div className="check">
-                <input id="profile-rfc6749" type="radio" name="profile" checked={profile === "rfc6749"} onChange={() => setProfile("rfc6749")} />
+                <input id="profile-rfc6749" type="radio" name="profile" checked={profile === "rfc6749"} onChange={() => fields.set("profile")("rfc6749")} />
                 <label htmlFor="profile-rfc6749">RFC 6749</label>
                 <span className="hint check-hint">Plain OAuth 2.0, for strict client libraries.</span>
               </div>
             </fieldset>
-            <CheckboxField
-              label="Require PKCE"
-              hint="Authorization requests without a code_challenge (S256) are refused."
-              checked={requirePkce}
-              onChange={setRequirePkce}
-            />
+            <RequirePkceField checked={fields.values.requirePkce} onChange={fields.set("requirePkce")} />
             <div className="form-actions">
-              <SubmitButton busy={busy}>Create app</SubmitButton>
+              <SubmitButton busy={action.pending !== null}>Create app</SubmitButton>
             </div>
             <ActionNotices action={action} />
           </form>
         )}
-      </ListState>
+      </LoadState>
     </Panel>
   );
 }

@@ -1,7 +1,8 @@
 import { DASHBOARD } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import { HourlyChart } from "../../components/HourlyChart";
-import { ListState, Panel } from "../../components/Panel";
+import { LoadState } from "../../components/LoadState";
+import { Panel } from "../../components/Panel";
 import { failuresByHour, tokensByHour } from "../../lib/dashboard";
 import { useQuery } from "../../lib/useGraphQL";
 
@@ -19,7 +20,7 @@ export function DashboardPage() {
     <AdminPage title="Dashboard" intro="The last 24 hours, per hour, in your time zone.">
       <div className="dashboard">
         <Panel title="Tokens issued" actions={refresh}>
-          <ListState loading={loading} error={error} isEmpty={!tokens} empty="" onRetry={reload}>
+          <LoadState loading={loading} error={error} isEmpty={!tokens} onRetry={reload}>
             {tokens && tokens.total > 0 ? (
               <>
                 <p className="stat">
@@ -31,12 +32,14 @@ export function DashboardPage() {
             ) : (
               <p className="empty">No tokens were issued in the last 24 hours.</p>
             )}
-          </ListState>
+          </LoadState>
         </Panel>
         <Panel title="Failed client authentications">
           {/* A load error is shown once, in the panel above. */}
-          <ListState loading={loading} error={null} isEmpty={!failures} empty={error ? "Not available." : ""}>
-            {failures && failures.total > 0 ? (
+          <LoadState loading={loading} error={null} isEmpty={!failures}>
+            {!failures ? (
+              <p className="empty">Not available.</p>
+            ) : failures.total > 0 ? (
               <>
                 <p className="stat">
                   <span className="stat-value">{failures.total}</span> failed client authentications (wrong or unknown consumer key or secret)
@@ -50,7 +53,7 @@ export function DashboardPage() {
             ) : (
               <p className="empty">No failed client authentications in the last 24 hours.</p>
             )}
-          </ListState>
+          </LoadState>
         </Panel>
       </div>
     </AdminPage>

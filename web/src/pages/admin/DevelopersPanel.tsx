@@ -1,17 +1,28 @@
-import { useState, type FormEvent } from "react";
+import type { FormEvent } from "react";
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { CREATE_DEVELOPER, DEVELOPERS, ORGANIZATION, type Developer } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { SubmitButton, TextField } from "../../components/Field";
+import type { Column } from "../../components/DataTable";
+import { TextField } from "../../components/Field";
+import { Subform } from "../../components/FormLayouts";
 import { DateTime } from "../../components/Format";
-import { ActionNotices } from "../../components/Notices";
-import { ListState, LoadMore, Panel } from "../../components/Panel";
+import { ListTable, LoadMore } from "../../components/ListTable";
+import { Panel } from "../../components/Panel";
+import { nonBlank, useFields } from "../../lib/useFields";
 import { useAction, useConnection, useQuery } from "../../lib/useGraphQL";
+
+const DEVELOPER_COLUMNS: Column<Developer>[] = [
+  { header: "Email", rowHeader: true, cell: (dev) => dev.email },
+  { header: "Name", cell: (dev) => `${dev.firstName} ${dev.lastName}`.trim() || <span className="muted">—</span> },
+  { header: "Created", cell: (dev) => <DateTime value={dev.createdAt} /> },
+];
 
 /** The developers of one organization, and "Add a developer" (part of /admin/organizations). */
 export function DevelopersPanel({ organizationId, onClose }: { organizationId: string; onClose: () => void }) {
   const org = useQuery(ORGANIZATION, { id: organizationId });
   const developers = useConnection(DEVELOPERS, { organizationId, first: 50 }, (d) => d.developers);
   const name = org.data?.organization?.name;
+  const title = name ? `Developers of ${name}` : "Developers";
 
   if (org.data && !org.data.organization) {
     return (
@@ -28,44 +39,21 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
 
   return (
     <Panel
-      title={name ? `Developers of ${name}` : "Developers"}
+      title={title}
       actions={
         <button type="button" className="button secondary small" onClick={onClose}>
           Close<span className="visually-hidden"> developers</span>
         </button>
       }
     >
-      <ListState
-        loading={developers.loading}
-        error={developers.error ?? org.error}
-        isEmpty={developers.nodes.length === 0}
+      <ListTable
+        caption={title}
+        list={{ ...developers, error: developers.error ?? org.error }}
+        columns={DEVELOPER_COLUMNS}
+        rowKey={(dev) => dev.id}
         empty="This organization has no developers yet."
-        onRetry={developers.reload}
-      >
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {developers.nodes.map((dev) => (
-                <tr key={dev.id}>
-                  <th scope="row">{dev.email}</th>
-                  <td>{`${dev.firstName} ${dev.lastName}`.trim() || <span className="muted">—</span>}</td>
-                  <td>
-                    <DateTime value={dev.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <LoadMore hasNextPage={developers.hasNextPage} loading={developers.loadingMore} onLoadMore={developers.loadMore} what="developers" />
-      </ListState>
+      />
+      <LoadMore list={developers} what="developers" />
       <AddDeveloper organizationId={organizationId} onAdded={(dev) => developers.update((nodes) => [...nodes, dev])} />
     </Panel>
   );
@@ -73,42 +61,26 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
 
 function AddDeveloper({ organizationId, onAdded }: { organizationId: string; onAdded: (dev: Developer) => void }) {
   const action = useAction();
-  const [email, setEmail] = useState("");
-  const [firstName, setFirstName] = useState("");
-  const [lastName, setLastName] = useState("");
+  const fields = useFields({ email: "", firstName: "", lastName: "" });
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
-      // Optional names are left out when blank (the server refuses empty strings).
-      const input = {
-        organizationId,
-        email: email.trim(),
-        ...(firstName.trim() ? { firstName: firstName.trim() } : {}),
-        ...(lastName.trim() ? { lastName: lastName.trim() } : {}),
-      };
-      const { createDeveloper } = await graphql(CREATE_DEVELOPER, { input });
-      setEmail("");
-      setFirstName("");
-      setLastName("");
+      const { email, firstName, lastName } = fields.values;
+      const { createDeveloper } = await graphql(CREATE_DEVELOPER, { input: { organizationId, email: email.trim(), ...nonBlank({ firstName, lastName }) } });
+      fields.reset();
       onAdded(createDeveloper);
       return `Developer ${createDeveloper.email} added.`;
     });
   }
 
-  const busy = action.pending !== null;
   return (
-    <form className="subform" onSubmit={onSubmit} aria-labelledby="add-developer-title">
-      <h3 id="add-developer-title">Add a developer</h3>
+    <Subform title="Add a developer" action={action} submitLabel="Add developer" onSubmit={onSubmit}>
       <div className="form-grid">
-        <TextField label="Email" type="email" value={email} onChange={setEmail} required maxLength={320} autoComplete="off" />
-        <TextField label="First name" value={firstName} onChange={setFirstName} maxLength={200} autoComplete="off" />
-        <TextField label="Last name" value={lastName} onChange={setLastName} maxLength={200} autoComplete="off" />
-        <div className="form-actions">
-          <SubmitButton busy={busy}>Add developer</SubmitButton>
-        </div>
+        <TextField label="Email" type="email" {...fields.bind("email")} required maxLength={EMAIL_MAX_LENGTH} autoComplete="off" />
+        <TextField label="First name" {...fields.bind("firstName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
+        <TextField label="Last name" {...fields.bind("lastName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
       </div>
-      <ActionNotices action={action} />
-    </form>
+    </Subform>
   );
 }

@@ -4,7 +4,9 @@ import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Chips, DateTime } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
-import { ListState, Panel } from "../../components/Panel";
+import { actionsColumn, type Column } from "../../components/DataTable";
+import { ListTable } from "../../components/ListTable";
+import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 
@@ -27,10 +29,10 @@ export function UserActivity({ userId, username, onClose }: { userId: string; us
   );
 }
 
+/** The apps the user consented to, with "Revoke" per consent (which revokes its tokens too). */
 function Consents({ userId, onRevoked }: { userId: string; onRevoked: () => void }) {
   const query = useQuery(CONSENTS, { userId });
   const action = useAction();
-  const consents = query.data?.consents ?? [];
 
   function revoke(consent: Consent) {
     void action.run(async () => {
@@ -41,55 +43,27 @@ function Consents({ userId, onRevoked }: { userId: string; onRevoked: () => void
     }, consent.id);
   }
 
+  const columns: Column<Consent>[] = [
+    { header: "App", rowHeader: true, cell: (c) => c.app.name },
+    { header: "Organization", cell: (c) => c.app.developer.organization.name },
+    { header: "Scopes", cell: (c) => <Chips items={c.scopes} /> },
+    { header: "Granted", cell: (c) => <DateTime value={c.createdAt} /> },
+    { header: "Updated", cell: (c) => <DateTime value={c.updatedAt} /> },
+    actionsColumn((consent) => (
+      <ConfirmButton
+        label="Revoke"
+        context={`consent for ${consent.app.name}`}
+        question="Revoke this consent? Every token issued under it is revoked too."
+        confirmLabel="Yes, revoke"
+        {...action.button(consent.id)}
+        onConfirm={() => revoke(consent)}
+      />
+    )),
+  ];
   return (
     <Panel title="Consents">
       <ActionNotices action={action} />
-      <ListState loading={query.loading} error={query.error} isEmpty={consents.length === 0} empty={query.data ? "No consents." : ""} onRetry={query.reload}>
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">App</th>
-                <th scope="col">Organization</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Granted</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {consents.map((consent) => (
-                <tr key={consent.id}>
-                  <th scope="row">{consent.app.name}</th>
-                  <td>{consent.app.developer.organization.name}</td>
-                  <td>
-                    <Chips items={consent.scopes} />
-                  </td>
-                  <td>
-                    <DateTime value={consent.createdAt} />
-                  </td>
-                  <td>
-                    <DateTime value={consent.updatedAt} />
-                  </td>
-                  <td className="cell-actions">
-                    <ConfirmButton
-                      label="Revoke"
-                      context={`consent for ${consent.app.name}`}
-                      question="Revoke this consent? Every token issued under it is revoked too."
-                      confirmLabel="Yes, revoke"
-                      busy={action.pending === consent.id}
-                      disabled={action.pending !== null}
-                      onConfirm={() => revoke(consent)}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </ListState>
+      <ListTable caption="Consents" list={{ ...query, nodes: query.data?.consents ?? [] }} columns={columns} rowKey={(c) => c.id} empty="No consents." />
     </Panel>
   );
 }

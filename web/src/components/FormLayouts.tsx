@@ -1,0 +1,51 @@
+import { useId, type FormEvent, type ReactNode } from "react";
+import type { Action } from "../lib/useGraphQL";
+import { SubmitButton } from "./Field";
+import { ActionNotices } from "./Notices";
+import { Panel } from "./Panel";
+
+interface FormProps {
+  title: string;
+  /** The mutation the form runs: its submit button is busy meanwhile, and its messages follow the form. */
+  action: Action;
+  submitLabel: string;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+  /** The form's fields. */
+  children: ReactNode;
+}
+
+/** The submit button of a form of `action`, busy while the action runs. */
+function FormActions({ action, label }: { action: Action; label: string }) {
+  return (
+    <div className="form-actions">
+      <SubmitButton busy={action.pending !== null}>{label}</SubmitButton>
+    </div>
+  );
+}
+
+/** A console panel holding one form: `intro`, the fields in a grid with the submit button, then the action's messages. */
+export function PanelForm({ title, intro, action, submitLabel, onSubmit, children }: FormProps & { intro?: ReactNode }) {
+  return (
+    <Panel title={title}>
+      {intro}
+      <form className="form-grid" onSubmit={onSubmit}>
+        {children}
+        <FormActions action={action} label={submitLabel} />
+      </form>
+      <ActionNotices action={action} />
+    </Panel>
+  );
+}
+
+/** A form below a panel's list ("Create an API"), named by its <h3> title: the fields, the submit button, the action's messages. */
+export function Subform({ title, action, submitLabel, onSubmit, children }: FormProps) {
+  const titleId = useId();
+  return (
+    <form className="subform" onSubmit={onSubmit} aria-labelledby={titleId}>
+      <h3 id={titleId}>{title}</h3>
+      {children}
+      <FormActions action={action} label={submitLabel} />
+      <ActionNotices action={action} />
+    </form>
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * The SPA's addresses: the route patterns App.tsx declares, and one typed function per page
+ * that builds its URL. Every link and navigation inside the SPA takes its path from here.
+ */
+
+/** The react-router pattern of each page. */
+export const patterns = {
+  home: "/",
+  login: "/login",
+  consent: "/consent",
+  error: "/error",
+  account: "/account",
+  console: "/admin",
+  organizations: "/admin/organizations",
+  apps: "/admin/apps",
+  appDetail: "/admin/apps/:id",
+  products: "/admin/products",
+  users: "/admin/users",
+} as const;
+
+const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
+
+/** Builds the URL of each page. */
+export const routes = {
+  home: () => patterns.home,
+  /** The sign-in page of an authorization request. */
+  login: (interactionId: string) => withQuery(patterns.login, { interaction: interactionId }),
+  /** The console's and Account page's sign-in, coming back to `next` (a path on this origin) afterwards. */
+  signIn: (next: string) => withQuery(patterns.login, { next }),
+  /** The consent page of an authorization request. */
+  consent: (interactionId: string) => withQuery(patterns.consent, { interaction: interactionId }),
+  /** The error page, with an OAuth error code and its description. */
+  error: (error: string, errorDescription?: string) =>
+    withQuery(patterns.error, errorDescription ? { error, error_description: errorDescription } : { error }),
+  account: () => patterns.account,
+  /** The console's home page. */
+  dashboard: () => patterns.console,
+  organizations: () => patterns.organizations,
+  apps: () => patterns.apps,
+  appDetail: (id: string) => `${patterns.apps}/${encodeURIComponent(id)}`,
+  products: () => patterns.products,
+  users: () => patterns.users,
+};
+
+/** Whether `path` ("/admin/apps?x=1") is the page `base` ("/admin") or one below it. */
+export function isWithin(path: string, base: string): boolean {
+  return path === base || (path.startsWith(base) && /^[/?#]/.test(path.slice(base.length)));
+}

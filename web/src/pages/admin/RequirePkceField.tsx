@@ -1,0 +1,13 @@
+import { CheckboxField } from "../../components/Field";
+
+/** "Require PKCE", as the forms that create and change an app offer it. */
+export function RequirePkceField({ checked, onChange }: { checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <CheckboxField
+      label="Require PKCE"
+      hint="Authorization requests without a code_challenge (S256) are refused."
+      checked={checked}
+      onChange={onChange}
+    />
+  );
+}
