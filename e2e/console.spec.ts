@@ -170,6 +170,11 @@ test("an admin changes an existing app's client settings, and the token endpoint
   await page.reload();
   await expect(settings.getByLabel("Token response")).toHaveValue("rfc6749");
   await expect(settings.getByRole("checkbox", { name: "Form body (client_secret_post)" })).toBeChecked();
+
+  // With no method left, the form says why and sends nothing.
+  for (const method of ["HTTP Basic (client_secret_basic)", "Form body (client_secret_post)"]) await settings.getByRole("checkbox", { name: method }).uncheck();
+  await settings.getByRole("button", { name: "Save client settings" }).click();
+  await expect(settings.getByRole("alert")).toHaveText("Choose at least one client authentication method.");
 });
 
 test("an end user who is not an admin gets no console and no admin data", async ({ page }) => {

@@ -17,8 +17,12 @@ function fieldMessage(message: string): string {
   return sentence(`${words}: ${match[2]!}`);
 }
 
+/** A form's input refused before anything is sent; its message is shown as it is. */
+export class FormInputError extends Error {}
+
 /** What to tell the user about a failed call. */
 export function errorMessage(err: unknown): string {
+  if (err instanceof FormInputError) return err.message;
   if (!(err instanceof GraphQLRequestError)) return "Something went wrong. Please try again.";
   switch (err.code) {
     case "UNAUTHENTICATED":

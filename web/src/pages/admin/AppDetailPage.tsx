@@ -26,7 +26,7 @@ import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
 import { routes } from "../../lib/routes";
 import { toggled } from "../../lib/sets";
-import { useAction, useQuery } from "../../lib/useGraphQL";
+import { FormInputError, useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
 import { RequirePkceField } from "./RequirePkceField";
 
@@ -125,7 +125,7 @@ function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp })
     event.preventDefault();
     void action.run(async () => {
       const tokenEndpointAuthMethods = AUTH_METHODS.map((m) => m.value).filter((m) => methods.has(m));
-      if (tokenEndpointAuthMethods.length === 0) throw new Error("Choose at least one client authentication method.");
+      if (tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
       const input = { tokenResponseProfile: profile, requirePkce, canIntrospect, tokenEndpointAuthMethods };
       const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
       onChange(setAppSettings);
