@@ -14,7 +14,7 @@ import type { SqlDriverAdapter } from "@prisma/driver-adapter-utils";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Database, Stores } from "../stores/index.js";
 import type { TokenRecord } from "../stores/tokens.js";
-import { PrismaClient } from "../generated/prisma/client.js";
+import { PrismaClient, type Prisma } from "../generated/prisma/client.js";
 import { CatalogCache } from "./catalog-cache.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
@@ -158,7 +158,7 @@ function guarded(stores: Stores): Stores {
  * The database over `x`: its stores, and transactions as Prisma interactive transactions
  * whose stores run Prisma on the transaction client and direct SQL on `transactionSql` of it.
  */
-function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0]) => Sql, guard: boolean): OpenDatabase {
+function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Prisma.TransactionClient) => Sql, guard: boolean): OpenDatabase {
   const stores = buildStores(x);
   const database: Database = {
     ...(guard ? guarded(stores) : stores),
