@@ -6,105 +6,111 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { FORM, authorizeParams, authorizePath, basic, formEncode, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
-import { adminBearer, type GraphQLClient } from "./support/graphql.js";
+import { authorizeParams, authorizePath, basic, INTROSPECTION_ENDPOINT, request, TOKEN_ENDPOINT, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
+import { adminBearer, withAuthorization, type GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
 let admin: GraphQLClient;
-let appId: string;
-let client: DemoClient;
 
 const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods";
 
 beforeAll(async () => {
   server = await startTestServer();
   admin = await adminBearer(server.url);
-  const { developers, apiProducts } = await admin.data("{ developers { nodes { id } } apiProducts { id name } }");
-  const { createApp } = await admin.data(
-    `mutation($input: CreateAppInput!) { createApp(input: $input) { consumerKey consumerSecret app { ${SETTINGS} } } }`,
-    {
-      input: {
-        developerId: developers.nodes[0].id,
-        name: "Settings test app",
-        callbackUrls: [DEMO.callbackUrl],
-        apiProductIds: apiProducts.filter((p: { name: string }) => p.name.startsWith("PSD2-")).map((p: { id: string }) => p.id),
-      },
-    },
-  );
-  appId = createApp.app.id;
-  client = { consumerKey: createApp.consumerKey, consumerSecret: createApp.consumerSecret };
-  expect(createApp.app).toEqual({ id: appId, tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"] });
 });
 afterAll(() => server?.close());
 
-async function setSettings(input: Record<string, unknown>): Promise<Json> {
+/** A new app of the demo developer (demo callback, the PSD2 products), checked to start with the default settings. */
+async function newApp(name: string): Promise<{ appId: string; client: DemoClient }> {
+  const { developers, apiProducts } = await admin.data("{ developers { nodes { id } } apiProducts { id name } }");
+  const { createApp } = await admin.data(`mutation($input: CreateAppInput!) { createApp(input: $input) { consumerKey consumerSecret app { ${SETTINGS} } } }`, {
+    input: {
+      developerId: developers.nodes[0].id,
+      name,
+      callbackUrls: [DEMO.callbackUrl],
+      apiProductIds: apiProducts.filter((p: { name: string }) => p.name.startsWith("PSD2-")).map((p: { id: string }) => p.id),
+    },
+  });
+  const appId = createApp.app.id;
+  expect(createApp.app).toEqual({ id: appId, tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"] });
+  return { appId, client: { consumerKey: createApp.consumerKey, consumerSecret: createApp.consumerSecret } };
+}
+
+async function setSettings(appId: string, input: Record<string, unknown>): Promise<Json> {
   return (await admin.data(`mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { ${SETTINGS} } }`, { id: appId, input })).setAppSettings;
 }
 
-/** A client credentials request with the secret in the form body (client_secret_post). */
-async function postCredentials(): Promise<{ status: number; body: Json }> {
-  const body = `grant_type=client_credentials&client_id=${formEncode(client.consumerKey)}&client_secret=${formEncode(client.consumerSecret)}`;
-  const res = await fetch(new URL("/oauth2/v1/token", server.url), { method: "POST", headers: { "Content-Type": FORM }, body });
-  return { status: res.status, body: await res.json() };
-}
+/** A client credentials request of `client` with HTTP Basic. */
+const basicCredentials = (client: DemoClient) => tokenRequest(server.url, TOKEN_ENDPOINT, client, { grant_type: "client_credentials" });
+
+/** A client credentials request of `client` with the secret in the form body (client_secret_post). */
+const postCredentials = (client: DemoClient) =>
+  tokenRequest(server.url, TOKEN_ENDPOINT, null, { grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret });
 
 describe("setAppSettings", () => {
   it("switches the token response profile: the next token answer has the rfc6749 shape, then the apigee shape again", async () => {
-    expect((await setSettings({ tokenResponseProfile: "rfc6749" })).tokenResponseProfile).toBe("rfc6749");
-    const strict = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials" });
+    const { appId, client } = await newApp("Profile settings app");
+    expect((await setSettings(appId, { tokenResponseProfile: "rfc6749" })).tokenResponseProfile).toBe("rfc6749");
+    const strict = await basicCredentials(client);
     expect(strict.body.token_type).toBe("Bearer");
     expect(typeof strict.body.expires_in).toBe("number");
-    await setSettings({ tokenResponseProfile: "apigee" });
-    const apigee = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials" });
+    await setSettings(appId, { tokenResponseProfile: "apigee" });
+    const apigee = await basicCredentials(client);
     expect(apigee.body.token_type).toBe("BearerToken");
     expect(typeof apigee.body.expires_in).toBe("string");
   });
 
   it("turns the PKCE requirement off and on for the next authorization request", async () => {
-    const withoutPkce = () => fetch(new URL(authorizePath(authorizeParams(client)), server.url), { redirect: "manual" });
+    const { appId, client } = await newApp("PKCE settings app");
+    const withoutPkce = () => request(new URL(authorizePath(authorizeParams(client)), server.url));
     const refused = await withoutPkce();
     expect(new URL(refused.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
-    await setSettings({ requirePkce: false });
+    await setSettings(appId, { requirePkce: false });
     expect((await withoutPkce()).headers.get("location")).toMatch(/^\/login\?interaction=/);
-    await setSettings({ requirePkce: true });
+    await setSettings(appId, { requirePkce: true });
     expect(new URL((await withoutPkce()).headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
   });
 
   it("allows and stops introspection", async () => {
-    const introspect = () => tokenRequest(server.url, "/oauth2/v1/introspect", client, { token: "unknown" });
+    const { appId, client } = await newApp("Introspection settings app");
+    const introspect = () => tokenRequest(server.url, INTROSPECTION_ENDPOINT, client, { token: "unknown" });
     expect((await introspect()).status).toBe(403);
-    await setSettings({ canIntrospect: true });
+    await setSettings(appId, { canIntrospect: true });
     expect(await introspect()).toMatchObject({ status: 200, body: { active: false } });
-    await setSettings({ canIntrospect: false });
+    await setSettings(appId, { canIntrospect: false });
     expect((await introspect()).status).toBe(403);
   });
 
   it("changes the client authentication methods: client_secret_post only refuses Basic, and back", async () => {
-    expect((await postCredentials()).status).toBe(401);
-    const set = await setSettings({ tokenEndpointAuthMethods: ["client_secret_post"] });
+    const { appId, client } = await newApp("Authentication settings app");
+    expect((await postCredentials(client)).status).toBe(401);
+    const set = await setSettings(appId, { tokenEndpointAuthMethods: ["client_secret_post"] });
     expect(set.tokenEndpointAuthMethods).toEqual(["client_secret_post"]);
-    expect((await postCredentials()).status).toBe(200);
-    expect((await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials" })).status).toBe(401);
-    await setSettings({ tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"] });
-    expect((await postCredentials()).status).toBe(200);
-    expect((await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials" })).status).toBe(200);
-    await setSettings({ tokenEndpointAuthMethods: ["client_secret_basic"] });
+    expect((await postCredentials(client)).status).toBe(200);
+    expect((await basicCredentials(client)).status).toBe(401);
+    await setSettings(appId, { tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"] });
+    expect((await postCredentials(client)).status).toBe(200);
+    expect((await basicCredentials(client)).status).toBe(200);
+    await setSettings(appId, { tokenEndpointAuthMethods: ["client_secret_basic"] });
+    expect((await postCredentials(client)).status).toBe(401);
   });
 
   it("keeps what is left out, and refuses no method, a repeated method, an unknown method and an unknown app", async () => {
-    const before = await setSettings({});
+    const { appId } = await newApp("Refused settings app");
+    const before = await setSettings(appId, {});
     expect(before).toEqual({ id: appId, tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"] });
     const mutation = "mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { id } }";
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: [] } })).code).toBe("BAD_USER_INPUT");
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_post", "client_secret_post"] } })).code).toBe("BAD_USER_INPUT");
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["private_key_jwt"] } })).status).toBe(400);
     expect((await admin.failure(mutation, { id: "no-such-app", input: { requirePkce: false } })).code).toBe("NOT_FOUND");
-    expect(await setSettings({})).toEqual(before);
+    expect(await setSettings(appId, {})).toEqual(before);
   });
 
   it("is audited with who changed what", async () => {
-    await setSettings({ requirePkce: true, tokenEndpointAuthMethods: ["client_secret_basic"] });
+    const { appId } = await newApp("Audited settings app");
+    await setSettings(appId, { requirePkce: true, tokenEndpointAuthMethods: ["client_secret_basic"] });
     const { auditEvents } = await admin.data('{ auditEvents(type: "admin.setAppSettings", first: 1) { nodes { actor subject details } } }');
     const [event] = auditEvents.nodes;
     expect(event.actor).toBe(`client:${DEMO.adminApp.consumerKey}`);
@@ -113,12 +119,10 @@ describe("setAppSettings", () => {
   });
 
   it("is for administrators only", async () => {
-    const res = await fetch(new URL("/graphql", server.url), {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: basic(DEMO.app) },
-      body: JSON.stringify({ query: `mutation { setAppSettings(appId: "${appId}", input: { requirePkce: false }) { id } }` }),
-    });
-    expect(res.status).toBe(401);
-    expect((await setSettings({})).requirePkce).toBe(true);
+    const { appId } = await newApp("Guarded settings app");
+    const asApp = withAuthorization(server.url, basic(DEMO.app.consumerKey, DEMO.app.consumerSecret));
+    const answer = await asApp.post(`mutation { setAppSettings(appId: "${appId}", input: { requirePkce: false }) { id } }`);
+    expect(answer.status).toBe(401);
+    expect((await setSettings(appId, {})).requirePkce).toBe(true);
   });
 });

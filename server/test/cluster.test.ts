@@ -4,10 +4,12 @@
  * PostgreSQL pass of `npm test` (TEST_DATABASE=postgresql; see vitest.config.ts).
  */
 import { randomBytes } from "node:crypto";
+import { hash } from "@node-rs/argon2";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { Browser, obtainCode, pkcePair, tokenRequest, type DemoClient } from "./support/flow.js";
+import { Browser, callApi, clientCredentialsToken, expectOAuthError, obtainCode, pkcePair, REVOCATION_ENDPOINT, tokenRequest } from "./support/flow.js";
+import { sessionLogin } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
@@ -46,13 +48,8 @@ class RoundRobinBrowser extends Browser {
 /** The instance after `i`, round-robin. */
 const url = (i: number) => instances[i % instances.length]!.url;
 
-async function clientCredentialsToken(instance: number, client: DemoClient = DEMO.app): Promise<string> {
-  const answer = await tokenRequest(url(instance), "/oauth2/v1/token", client, { grant_type: "client_credentials" });
-  expect(answer.status).toBe(200);
-  return answer.body.access_token as string;
-}
-
-const callAccounts = (instance: number, token: string) => fetch(new URL("/accounts/", url(instance)), { headers: { Authorization: `Bearer ${token}` } });
+/** GET /accounts/ through the gateway of instance `instance`. */
+const callAccounts = (instance: number, token: string) => callApi(url(instance), token);
 
 beforeAll(async () => {
   await admin(`CREATE DATABASE ${name}`);
@@ -78,11 +75,11 @@ afterAll(async () => {
 
 describe("a cluster of three instances over PostgreSQL and Redis", () => {
   it("client credentials: a token from one instance works at the gateway of every instance", async () => {
-    const token = await clientCredentialsToken(0);
+    const token = await clientCredentialsToken(url(0), DEMO.app);
     for (const i of [1, 2, 0]) {
       const res = await callAccounts(i, token);
       expect(res.status, `instance ${i}`).toBe(200);
-      expect(((await res.json()) as { accounts: unknown[] }).accounts).toHaveLength(2);
+      expect(res.body.accounts).toHaveLength(2);
     }
   });
 
@@ -108,24 +105,15 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     expect(refreshed.body.refresh_count).toBe("1");
     // The rotated refresh token is refused by a third instance.
     const reused = await tokenRequest(url(2), "/token", DEMO.strictApp, { grant_type: "refresh_token", refresh_token: exchange.body.refresh_token as string });
-    expect(reused.status).toBe(400);
-    expect(reused.body.error).toBe("invalid_grant");
+    await expectOAuthError(reused, 400, "invalid_grant");
   });
 
   it(`a token revoked through one instance is refused by the others within ${REVOCATION_BOUND_MS} ms`, async () => {
-    const token = await clientCredentialsToken(0);
+    const token = await clientCredentialsToken(url(0), DEMO.app);
     expect((await callAccounts(1, token)).status).toBe(200);
     expect((await callAccounts(2, token)).status).toBe(200);
 
-    const revoke = await fetch(new URL("/oauth2/v1/revoke", url(0)), {
-      method: "POST",
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`).toString("base64")}`,
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({ token }).toString(),
-    });
-    expect(revoke.status).toBe(200);
+    expect((await tokenRequest(url(0), REVOCATION_ENDPOINT, DEMO.app, { token })).status).toBe(200);
     const revokedAt = Date.now();
     for (const i of [1, 2]) {
       let status = 0;
@@ -138,7 +126,7 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   });
 
   it(`a product revoked on a credential through one instance is honoured by the others within ${REVOCATION_BOUND_MS} ms (catalog caches emptied over Redis)`, async () => {
-    const token = await clientCredentialsToken(0);
+    const token = await clientCredentialsToken(url(0), DEMO.app);
     // Every instance now holds the credential and the API in its catalog cache.
     for (const i of [0, 1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
     const where = { credential: { consumerKey: DEMO.app.consumerKey }, apiProduct: { name: "PSD2-AISP-v1" } };
@@ -165,17 +153,16 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   });
 
   it("a sign-in throttle counted on one instance holds on the others", async () => {
-    const signIn = async (instance: number, password: string) => {
-      const browser = new Browser(url(instance));
-      const { csrfToken } = (await (await browser.fetch("/session")).json()) as { csrfToken: string };
-      return browser.fetch("/session/login", { json: { username: DEMO.user.username, password }, headers: { "X-CSRF-Token": csrfToken } });
-    };
+    // A user of this test's own, so that no other test's sign-in meets the throttle.
+    const user = { username: `throttled-${randomBytes(4).toString("hex")}`, password: "throttled-correct-password" };
+    await instances[0]!.prisma.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const signIn = (instance: number, password: string) => sessionLogin(new Browser(url(instance)), { username: user.username, password });
     for (let attempt = 0; attempt < MAX_FAILURES; attempt++) {
       expect((await signIn(attempt % 3, "wrong-password")).status).toBe(401);
     }
     for (const i of [0, 1, 2]) {
-      const res = await signIn(i, DEMO.user.password);
-      expect(res.status, `instance ${i}`).toBe(429);
+      const res = await signIn(i, user.password);
+      await expectOAuthError(res, 429, "too_many_attempts");
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     }
   });
@@ -183,8 +170,8 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   it("rate-limit counters are shared: instances see one budget per client", async () => {
     // Only the sign-in throttle is configured low here; the shared token budget is shown by
     // Redis holding one counter per client id, whichever instance counted it.
-    await clientCredentialsToken(1, DEMO.paymentsApp);
-    await clientCredentialsToken(2, DEMO.paymentsApp);
+    await clientCredentialsToken(url(1), DEMO.paymentsApp);
+    await clientCredentialsToken(url(2), DEMO.paymentsApp);
     const { Redis } = await import("ioredis");
     const redis = new Redis(REDIS_URL);
     try {

@@ -3,15 +3,14 @@
  * products", "Errors"; RFC 6750), on a real server with the demo seed and the demo upstream,
  * plus a test upstream of our own that echoes what it receives.
  */
-import { createHash } from "node:crypto";
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/kernel/secrets.js";
+import { basic, clientCredentialsToken, expectNoStore, expectOAuthError, refuse5xx, request, TOKEN_ENDPOINT, tokenRequest, type Json, type RequestOptions } from "./support/flow.js";
 import { GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
-
-type Json = any;
 
 /** What the echo upstream saw for one request. */
 interface Hit {
@@ -26,16 +25,6 @@ let echo: Server;
 let echoUrl: string;
 /** Every request the echo upstream received, in order. */
 const hits: Hit[] = [];
-/** Every status the gateway answered in this file with its X-Content-Type-Options, to check that none was a 500 and all were nosniff. */
-const statuses: { method: string; path: string; status: number; nosniff: string | null }[] = [];
-
-function sha256(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
-}
-
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${id}:${secret}`, "utf8").toString("base64")}`;
-}
 
 /** A free TCP port on 127.0.0.1 with nothing listening on it any more. */
 async function closedPort(): Promise<number> {
@@ -46,34 +35,24 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** The client credentials token response of the real token endpoint (of `base`, default the suite's server). */
-async function tokenResponse(app: { consumerKey: string; consumerSecret: string }, scope?: string, base = server.url): Promise<Json> {
-  const res = await fetch(`${base}/oauth2/v1/token`, {
-    method: "POST",
-    headers: { Authorization: basic(app.consumerKey, app.consumerSecret), "Content-Type": "application/x-www-form-urlencoded" },
-    body: `grant_type=client_credentials${scope === undefined ? "" : `&scope=${encodeURIComponent(scope)}`}`,
-  });
-  const body = (await res.json()) as Json;
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
+/** The client credentials token response of `app` at the suite's server; fails the test unless 200. */
+async function tokenResponse(app: { consumerKey: string; consumerSecret: string }): Promise<Json> {
+  const answer = await tokenRequest(server.url, TOKEN_ENDPOINT, app, { grant_type: "client_credentials" });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body;
 }
 
-/** Obtains a client credentials access token from the real token endpoint. */
-async function token(app: { consumerKey: string; consumerSecret: string }, scope?: string, base = server.url): Promise<string> {
-  return (await tokenResponse(app, scope, base)).access_token as string;
-}
+/** A client credentials access token from the suite's server. */
+const token = (app: { consumerKey: string; consumerSecret: string }, scope?: string) => clientCredentialsToken(server.url, app, scope);
 
-/** Calls the gateway with fetch and records the status. */
-async function gw(path: string, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(`${server.url}${path}`, init);
-  statuses.push({ method: init.method ?? "GET", path, status: res.status, nosniff: res.headers.get("x-content-type-options") });
-  return res;
-}
+/** Calls the suite's server at `path` (the harness's request: no 5xx unless `init.expect5xx`). */
+const gw = (path: string, init: RequestOptions = {}) => request(`${server.url}${path}`, init);
 
 /**
  * Calls the gateway (of `base`, default the suite's server) with node:http, so the path goes
  * out byte for byte (fetch would resolve dot segments) and header names keep their case; an
- * array value is sent as that many header lines.
+ * array value is sent as that many header lines. Fails the test on a 5xx, as the harness's
+ * request does.
  */
 function raw(
   path: string,
@@ -87,26 +66,19 @@ function raw(
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {
-        statuses.push({ method, path, status: res.statusCode ?? 0, nosniff: (res.headers["x-content-type-options"] as string | undefined) ?? null });
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") };
+        try {
+          refuse5xx(method, `${base}${path}`, answer.status, answer.body);
+          resolve(answer);
+        } catch (err) {
+          reject(err as Error);
+        }
       });
       res.on("error", reject);
     });
     req.on("error", reject);
     req.end();
   });
-}
-
-/** Checks a JSON error body `{error, error_description}`. */
-async function expectJsonError(res: Response, status: number, error?: string): Promise<Json> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
-  const body = JSON.parse(text) as Json;
-  expect(typeof body.error).toBe("string");
-  expect(typeof body.error_description).toBe("string");
-  if (error !== undefined) expect(body.error).toBe(error);
-  return body;
 }
 
 /** The auth-params of a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3). */
@@ -218,7 +190,7 @@ describe("demo accounts API", () => {
     const body = (await res.json()) as Json;
 
     // The same data the demo upstream serves directly.
-    const direct = (await (await fetch(`${server.demoUpstreamUrl}/`)).json()) as Json;
+    const direct = (await (await request(`${server.demoUpstreamUrl}/`)).json()) as Json;
     expect(body.accounts).toEqual(direct.accounts);
     expect(body.accounts.map((a: Json) => a.resourceId)).toEqual(["acc-001", "acc-002"]);
 
@@ -232,7 +204,7 @@ describe("demo accounts API", () => {
     const res = await gw("/accounts/acc-001/balances", { headers: { Authorization: `Bearer ${appToken}` } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
-    const direct = (await (await fetch(`${server.demoUpstreamUrl}/acc-001/balances`)).json()) as Json;
+    const direct = (await (await request(`${server.demoUpstreamUrl}/acc-001/balances`)).json()) as Json;
     expect(body.account).toEqual(direct.account);
     expect(body.balances).toEqual(direct.balances);
     expect(body.account.resourceId).toBe("acc-001");
@@ -269,12 +241,12 @@ describe("demo accounts API", () => {
       expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.app.consumerKey);
     }
     // The scheme says nothing of the token: a bad one is invalid_token, another app's product insufficient_scope.
-    await expectJsonError(await gw("/accounts/", { headers: { Authorization: "BearerToken not-a-real-token" } }), 401, "invalid_token");
-    await expectJsonError(await gw("/accounts/", { headers: { Authorization: `BearerToken ${await token(DEMO.paymentsApp)}` } }), 403, "insufficient_scope");
+    await expectOAuthError(await gw("/accounts/", { headers: { Authorization: "BearerToken not-a-real-token" } }), 401, "invalid_token");
+    await expectOAuthError(await gw("/accounts/", { headers: { Authorization: `BearerToken ${await token(DEMO.paymentsApp)}` } }), 403, "insufficient_scope");
     // Look-alike schemes stay refused, with the bare challenge of a missing token.
     for (const scheme of ["BearerTokens", "Bearer-Token", "Bearer_Token", "Token"]) {
       const res = await gw("/accounts/", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
-      await expectJsonError(res, 401);
+      await expectOAuthError(res, 401, "invalid_request");
       expect(res.headers.get("www-authenticate"), scheme).toBe('Bearer realm="tollgate"');
     }
     const admin = await tokenResponse(DEMO.adminApp);
@@ -454,7 +426,7 @@ describe("forwarding to the upstream", () => {
           name,
           developerId: developer.id,
           credentials: {
-            create: [{ consumerKey, consumerSecretHash: sha256("gw-unicode-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+            create: [{ consumerKey, consumerSecretHash: hashSecret("gw-unicode-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
           },
         },
       });
@@ -478,7 +450,7 @@ describe("forwarding to the upstream", () => {
         name,
         developerId: developer.id,
         credentials: {
-          create: [{ consumerKey: "gw-percent-key", consumerSecretHash: sha256("gw-percent-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+          create: [{ consumerKey: "gw-percent-key", consumerSecretHash: hashSecret("gw-percent-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
         },
       },
     });
@@ -501,7 +473,7 @@ describe("forwarding to the upstream", () => {
 describe("the upstream's answer", () => {
   it("never passes the upstream's Set-Cookie for an API that does not pass cookies (the default)", async () => {
     // The upstream does set them.
-    const direct = await fetch(`${echoUrl}/cookie`);
+    const direct = await request(`${echoUrl}/cookie`);
     expect(direct.headers.getSetCookie()).toEqual(UPSTREAM_COOKIES);
     for (const [path, method] of [["/echo/cookie", "GET"], ["/echobase/x/cookie", "POST"]] as const) {
       const res = await raw(path, method, { Authorization: `Bearer ${appToken}` });
@@ -569,7 +541,7 @@ describe("access errors (RFC 6750 §3)", () => {
     const before = hits.length;
     for (const path of ["/echo/a", "/accounts/"]) {
       const res = await gw(path);
-      await expectJsonError(res, 401);
+      await expectOAuthError(res, 401, "invalid_request");
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
     }
     expect(hits.length).toBe(before);
@@ -579,7 +551,7 @@ describe("access errors (RFC 6750 §3)", () => {
     const before = hits.length;
     for (const app of [DEMO.app, { consumerKey: "someone", consumerSecret: "else" }]) {
       const res = await gw("/echo/a", { method: "POST", headers: { Authorization: basic(app.consumerKey, app.consumerSecret) }, body: "x" });
-      await expectJsonError(res, 401);
+      await expectOAuthError(res, 401, "invalid_request");
       const challenge = res.headers.get("www-authenticate");
       expect(challenge).toMatch(/^Bearer realm="tollgate"/);
       expect(challenge).not.toContain(Buffer.from(`${app.consumerKey}:${app.consumerSecret}`).toString("base64"));
@@ -594,7 +566,7 @@ describe("access errors (RFC 6750 §3)", () => {
       await gw(`/echo/a?access_token=${valid}`),
       await gw("/echo/a", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `access_token=${valid}` }),
     ]) {
-      await expectJsonError(res, 401);
+      await expectOAuthError(res, 401, "invalid_request");
       expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
     }
     expect(hits.length).toBe(before);
@@ -604,7 +576,7 @@ describe("access errors (RFC 6750 §3)", () => {
     const before = hits.length;
     for (const value of ["x".repeat(43), "not-a-real-token", "a b c", "!!!"]) {
       const res = await gw("/echo/a", { headers: { Authorization: `Bearer ${value}` } });
-      await expectJsonError(res, 401, "invalid_token");
+      await expectOAuthError(res, 401, "invalid_token");
       const c = bearerChallenge(res.headers.get("www-authenticate"));
       expect(c.realm).toBe("tollgate");
       expect(c.error).toBe("invalid_token");
@@ -615,10 +587,10 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers an expired token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.prisma.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(t) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const before = hits.length;
     const res = await gw("/echo/exp", { headers: { Authorization: `Bearer ${t}` } });
-    await expectJsonError(res, 401, "invalid_token");
+    await expectOAuthError(res, 401, "invalid_token");
     expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
     expect(hits.length).toBe(before);
   });
@@ -626,9 +598,9 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers a revoked token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
     expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
-    await server.prisma.accessToken.updateMany({ where: { tokenHash: sha256(t) }, data: { status: "revoked", revokedAt: new Date() } });
+    await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(t) }, data: { status: "revoked", revokedAt: new Date() } });
     const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } });
-    await expectJsonError(res, 401, "invalid_token");
+    await expectOAuthError(res, 401, "invalid_token");
     expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
   });
 
@@ -637,7 +609,7 @@ describe("access errors (RFC 6750 §3)", () => {
     const before = hits.length;
     for (const path of ["/accounts/", "/echo/a"]) {
       const res = await gw(path, { headers: { Authorization: `Bearer ${t}` } });
-      await expectJsonError(res, 403, "insufficient_scope");
+      await expectOAuthError(res, 403, "insufficient_scope");
       const c = bearerChallenge(res.headers.get("www-authenticate"));
       expect(c.realm).toBe("tollgate");
       expect(c.error).toBe("insufficient_scope");
@@ -651,7 +623,7 @@ describe("access errors (RFC 6750 §3)", () => {
       const t = await token(DEMO.app, scope);
       for (const path of ["/accounts/", "/echo/a"]) {
         const res = await gw(path, { headers: { Authorization: `Bearer ${t}` } });
-        await expectJsonError(res, 403, "insufficient_scope");
+        await expectOAuthError(res, 403, "insufficient_scope");
         const c = bearerChallenge(res.headers.get("www-authenticate"));
         expect(c.error).toBe("insufficient_scope");
         expect(c.scope).toBe("aisp");
@@ -665,7 +637,7 @@ describe("access errors (RFC 6750 §3)", () => {
   it("answers an API that no product grants with 403 insufficient_scope", async () => {
     const before = hits.length;
     const res = await gw("/orphan/a", { headers: { Authorization: `Bearer ${appToken}` } });
-    await expectJsonError(res, 403, "insufficient_scope");
+    await expectOAuthError(res, 403, "insufficient_scope");
     expect(hits.length).toBe(before);
   });
 
@@ -677,7 +649,7 @@ describe("access errors (RFC 6750 §3)", () => {
         name: "Gateway product revocation",
         developerId: developer.id,
         credentials: {
-          create: [{ consumerKey: "gw-product-key", consumerSecretHash: sha256("gw-product-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
+          create: [{ consumerKey: "gw-product-key", consumerSecretHash: hashSecret("gw-product-secret"), products: { create: [{ apiProductId: aisp.id }] } }],
         },
       },
       include: { credentials: true },
@@ -688,15 +660,15 @@ describe("access errors (RFC 6750 §3)", () => {
       where: { credentialId_apiProductId: { credentialId: app.credentials[0]!.id, apiProductId: aisp.id } },
       data: { status: "revoked" },
     });
-    await expectJsonError(await gw("/echo/p", { headers: { Authorization: `Bearer ${t}` } }), 403, "insufficient_scope");
+    await expectOAuthError(await gw("/echo/p", { headers: { Authorization: `Bearer ${t}` } }), 403, "insufficient_scope");
   });
 });
 
 describe("routing errors", () => {
   it("answers an unknown API with 404 JSON", async () => {
     const before = hits.length;
-    await expectJsonError(await gw("/no-such-api/x", { headers: { Authorization: `Bearer ${appToken}` } }), 404);
-    await expectJsonError(await gw("/no-such-api"), 404);
+    await expectOAuthError(await gw("/no-such-api/x", { headers: { Authorization: `Bearer ${appToken}` } }), 404, "not_found");
+    await expectOAuthError(await gw("/no-such-api"), 404, "not_found");
     expect(hits.length).toBe(before);
   });
 
@@ -726,11 +698,13 @@ describe("routing errors", () => {
   });
 
   it("answers 502 JSON when the upstream is down", async () => {
-    const res = await gw("/down/anything", { headers: { Authorization: `Bearer ${appToken}` } });
-    const body = await expectJsonError(res, 502);
-    expect(body.error).toBe("bad_gateway");
+    const res = await gw("/down/anything", { headers: { Authorization: `Bearer ${appToken}` }, expect5xx: 502 });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
+    expectNoStore(res);
+    expect(await res.json()).toEqual({ error: "bad_gateway", error_description: "the upstream API did not answer" });
     // Still checked first: no token, no upstream attempt.
-    await expectJsonError(await gw("/down/anything"), 401);
+    await expectOAuthError(await gw("/down/anything"), 401, "invalid_request");
   });
 });
 
@@ -742,7 +716,7 @@ describe("behind trusted proxies (TRUST_PROXY_HOPS=2)", () => {
     proxied = await startTestServer({ TRUST_PROXY_HOPS: "2" });
     const aisp = await proxied.prisma.apiProduct.findUniqueOrThrow({ where: { name: "PSD2-AISP-v1" } });
     await proxied.prisma.api.create({ data: { name: "echo", upstreamUrl: echoUrl, requiredScopes: "aisp", products: { create: [{ apiProductId: aisp.id }] } } });
-    proxiedToken = await token(DEMO.app, undefined, proxied.url);
+    proxiedToken = await clientCredentialsToken(proxied.url, DEMO.app);
   });
 
   afterAll(async () => {
@@ -787,14 +761,22 @@ describe("behind trusted proxies (TRUST_PROXY_HOPS=2)", () => {
   });
 });
 
-describe("robustness", () => {
-  it("never answered with a 500 in this suite", () => {
-    expect(statuses.length).toBeGreaterThan(40);
-    expect(statuses.filter((s) => s.status === 500)).toEqual([]);
-  });
-
-  it("answered every call of this suite, the gateway's own errors (400, 401, 403, 404, 405, 502) included, with X-Content-Type-Options: nosniff", () => {
-    expect(new Set(statuses.map((s) => s.status))).toEqual(new Set([200, 400, 401, 403, 404, 405, 502]));
-    expect(statuses.filter((s) => s.nosniff !== "nosniff")).toEqual([]);
+describe("X-Content-Type-Options", () => {
+  it("is nosniff on the gateway's own answers too: 400, 401, 403, 404, 405 and 502", async () => {
+    const bearer = { Authorization: `Bearer ${appToken}` };
+    const answers: [number, { status: number; headers: IncomingHttpHeaders }][] = [
+      [400, await raw("/echo/../x", "GET", bearer)],
+      [401, await raw("/echo/a", "GET", {})],
+      [403, await raw("/orphan/a", "GET", bearer)],
+      [404, await raw("/no-such-api/x", "GET", bearer)],
+      [405, await raw("/echo/a", "OPTIONS", bearer)],
+    ];
+    for (const [status, answer] of answers) {
+      expect(answer.status).toBe(status);
+      expect(answer.headers["x-content-type-options"], String(status)).toBe("nosniff");
+    }
+    const down = await gw("/down/anything", { headers: bearer, expect5xx: 502 });
+    expect(down.status).toBe(502);
+    expect(down.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });

@@ -12,12 +12,15 @@ import {
   authorizeParams,
   authorizePath,
   callbackParams,
+  expectOAuthError,
   interactionIdFrom,
   json,
+  INTROSPECTION_ENDPOINT,
   obtainCode,
   pkcePair,
+  TOKEN_ENDPOINT,
   tokenRequest,
-  type CodeOptions,
+  userTokens,
   type DemoClient,
 } from "./support/flow.js";
 import { adminBearer, withSession, type GraphQLClient } from "./support/graphql.js";
@@ -34,7 +37,7 @@ afterAll(() => server?.close());
 
 /** Redeems a code of DEMO.app (no PKCE) at the token endpoint. */
 function redeem(code: string, client: DemoClient = DEMO.app, verifier?: string) {
-  return tokenRequest(server.url, "/oauth2/v1/token", client, {
+  return tokenRequest(server.url, TOKEN_ENDPOINT, client, {
     grant_type: "authorization_code",
     code,
     redirect_uri: DEMO.callbackUrl,
@@ -44,7 +47,7 @@ function redeem(code: string, client: DemoClient = DEMO.app, verifier?: string) 
 
 /** `active` of a token at the introspection endpoint (the strict demo app may introspect). */
 async function active(token: string): Promise<boolean> {
-  return (await tokenRequest(server.url, "/oauth2/v1/introspect", DEMO.strictApp, { token })).body.active as boolean;
+  return (await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, { token })).body.active as boolean;
 }
 
 /** A new end user, created by the admin API. */
@@ -56,14 +59,12 @@ async function newUser(role: "user" | "admin" = "user"): Promise<{ id: string; u
   return { id: createUser.id, ...credentials };
 }
 
-/** Consent once (first flow, redeemed), then a second code issued silently from the remembered consent. */
-async function consentedUserWithUnredeemedCode(o: CodeOptions = {}) {
+/** A new user's consent to DEMO.app (first flow, redeemed), then a second code issued silently from the remembered consent. */
+async function consentedUserWithUnredeemedCode() {
   const user = await newUser();
-  const first = await obtainCode(server.url, { ...o, user });
-  const tokens = await redeem(first.code);
-  expect(tokens.status).toBe(200);
-  const second = await obtainCode(server.url, { ...o, user, browser: first.browser });
-  return { user, browser: first.browser, tokens: tokens.body, unredeemed: second.code };
+  const { browser, tokens } = await userTokens(server.url, { user });
+  const second = await obtainCode(server.url, { user, browser });
+  return { user, browser, tokens, unredeemed: second.code };
 }
 
 describe("revoking a consent voids what was granted under it (M1)", () => {
@@ -74,19 +75,16 @@ describe("revoking a consent voids what was granted under it (M1)", () => {
     expect(myConsents).toHaveLength(1);
     await me.data("mutation($id: ID!) { revokeMyConsent(id: $id) }", { id: myConsents[0].id });
 
-    const late = await redeem(unredeemed);
-    expect(late.status).toBe(400);
-    expect(late.body.error).toBe("invalid_grant");
+    await expectOAuthError(await redeem(unredeemed), 400, "invalid_grant");
     expect(await active(tokens.access_token)).toBe(false);
-    const refresh = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
-    expect(refresh.body.error).toBe("invalid_grant");
+    await expectOAuthError(await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }), 400, "invalid_grant");
   });
 
   it("an administrator revokes it (revokeConsent): the unredeemed code is refused too", async () => {
     const { user, unredeemed } = await consentedUserWithUnredeemedCode();
     const { consents } = await admin.data("query($u: ID!) { consents(userId: $u) { id } }", { u: user.id });
     await admin.data("mutation($id: ID!) { revokeConsent(id: $id) }", { id: consents[0].id });
-    expect((await redeem(unredeemed)).body.error).toBe("invalid_grant");
+    await expectOAuthError(await redeem(unredeemed), 400, "invalid_grant");
   });
 
   it("codes of the user at other apps stay redeemable", async () => {
@@ -106,7 +104,7 @@ describe("disabling a user (L4)", () => {
   it("voids the user's unredeemed codes with their tokens", async () => {
     const { user, tokens, unredeemed } = await consentedUserWithUnredeemedCode();
     await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
-    expect((await redeem(unredeemed)).body.error).toBe("invalid_grant");
+    await expectOAuthError(await redeem(unredeemed), 400, "invalid_grant");
     expect(await active(tokens.access_token)).toBe(false);
   });
 
@@ -158,11 +156,8 @@ describe("the admin scope is never granted through an ordinary user's consent (L
 
   it("an administrator may grant it, and the audit event names them", async () => {
     const boss = await newUser("admin");
-    const pkce = pkcePair();
-    const { code } = await obtainCode(server.url, { ...adminScope, pkce, user: boss });
-    const tokens = await redeem(code, DEMO.adminApp, pkce.verifier);
-    expect(tokens.status).toBe(200);
-    expect(tokens.body.scope).toBe("admin");
+    const { tokens } = await userTokens(server.url, { ...adminScope, pkce: pkcePair(), user: boss });
+    expect(tokens.scope).toBe("admin");
     const { auditEvents } = await admin.data('{ auditEvents(type: "consent.granted", first: 20) { nodes { actor details } } }');
     const event = auditEvents.nodes.find((e: { actor: string }) => e.actor === `user:${boss.id}`);
     expect(JSON.parse(event.details)).toMatchObject({ username: boss.username, role: "admin", scopes: ["admin"] });

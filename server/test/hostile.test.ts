@@ -30,7 +30,22 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_UPSTREAM_COOKIES } from "../src/demo/upstream.js";
-import { Browser, authorizeParams, authorizePath, interactionIdFrom, json, obtainCode, pkcePair, tokenRequest, type DemoClient } from "./support/flow.js";
+import {
+  authorizeParams,
+  authorizePath,
+  basic,
+  Browser,
+  clientCredentialsToken,
+  FORM,
+  interactionIdFrom,
+  json,
+  pkcePair,
+  request,
+  REVOCATION_ENDPOINT,
+  tokenRequest,
+  userTokens,
+  type DemoClient,
+} from "./support/flow.js";
 import * as H from "./support/hostile.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -50,7 +65,6 @@ const ENV = {
 const FORM_LIMIT = 16_384;
 const JSON_LIMIT = 4_096;
 const REALM = "tollgate";
-const FORM = "application/x-www-form-urlencoded";
 const TOKEN_PATHS = ["/oauth2/v1/token", "/token", "/token/", "/TOKEN", "/oauth2/v1/token/"];
 const SUPPORTED_GRANTS = new Set(H.GRANT_TYPES);
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -329,35 +343,22 @@ function consentValid(body: Buffer): boolean {
 // Setup
 // ---------------------------------------------------------------------------------------
 
-async function clientCredentials(client: DemoClient, scope?: string): Promise<string> {
-  const t = await tokenRequest(server.url, "/oauth2/v1/token", client, { grant_type: "client_credentials", scope });
-  expect(t.status, JSON.stringify(t.body)).toBe(200);
-  return t.body.access_token as string;
-}
-
 beforeAll(async () => {
   server = await startTestServer(ENV);
   watch = await H.DbWatch.create(server.prisma);
-  issuer = ((await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }).issuer;
+  issuer = (await json(await request(`${server.url}/.well-known/oauth-authorization-server`))).issuer as string;
 
-  real.aisp = await clientCredentials(DEMO.app, "aisp");
-  real.pispOnly = await clientCredentials(DEMO.app, "pisp");
-  real.payments = await clientCredentials(DEMO.paymentsApp);
-  real.admin = await clientCredentials(DEMO.adminApp);
-  real.revoked = await clientCredentials(DEMO.app, "aisp");
-  const revoked = await fetch(`${server.url}/oauth2/v1/revoke`, {
-    method: "POST",
-    headers: { Authorization: `Basic ${H.b64(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`)}`, "Content-Type": FORM },
-    body: `token=${real.revoked}`,
-  });
-  expect(revoked.status).toBe(200);
+  real.aisp = await clientCredentialsToken(server.url, DEMO.app, "aisp");
+  real.pispOnly = await clientCredentialsToken(server.url, DEMO.app, "pisp");
+  real.payments = await clientCredentialsToken(server.url, DEMO.paymentsApp);
+  real.admin = await clientCredentialsToken(server.url, DEMO.adminApp);
+  real.revoked = await clientCredentialsToken(server.url, DEMO.app, "aisp");
+  expect((await tokenRequest(server.url, REVOCATION_ENDPOINT, DEMO.app, `token=${real.revoked}`)).status).toBe(200);
 
   // alice signs in in browser B and consents to DEMO.app (aisp); the code gives a refresh token.
-  const first = await obtainCode(server.url, { scope: "aisp" });
+  const first = await userTokens(server.url, { scope: "aisp" });
   B = first.browser;
-  const exchanged = await tokenRequest(server.url, "/token", DEMO.app, { grant_type: "authorization_code", code: first.code, redirect_uri: CALLBACK });
-  expect(exchanged.status).toBe(200);
-  real.refresh = exchanged.body.refresh_token as string;
+  real.refresh = first.tokens.refresh_token as string;
 
   const consentStage = async (): Promise<string> => {
     const res = await B.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "consent" })));
@@ -506,16 +507,13 @@ describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
       return code;
     };
     const plain = [await codeFromB(DEMO.app), await codeFromB(DEMO.app), await codeFromB(DEMO.app)];
-    const firstPkce = pkcePair();
-    const strictFirst = await obtainCode(server.url, { client: DEMO.strictApp, browser: B, pkce: firstPkce });
+    const strictFirst = await userTokens(server.url, { client: DEMO.strictApp, browser: B, pkce: pkcePair() });
     const pkce: { code: string; verifier: string }[] = [];
     for (let i = 0; i < 3; i++) {
       const p = pkcePair();
       pkce.push({ code: await codeFromB(DEMO.strictApp, { code_challenge: p.challenge, code_challenge_method: "S256" }), verifier: p.verifier });
     }
-    const strictTokens = await tokenRequest(server.url, "/token", DEMO.strictApp, { grant_type: "authorization_code", code: strictFirst.code, redirect_uri: CALLBACK, code_verifier: firstPkce.verifier });
-    expect(strictTokens.status).toBe(200);
-    const refresh = { [DEMO.app.consumerKey]: real.refresh, [DEMO.strictApp.consumerKey]: strictTokens.body.refresh_token as string };
+    const refresh = { [DEMO.app.consumerKey]: real.refresh, [DEMO.strictApp.consumerKey]: strictFirst.tokens.refresh_token as string };
 
     const mutate = (v: string, how: string): string => {
       switch (how) {
@@ -1281,7 +1279,7 @@ const bearerArb: fc.Arbitrary<{ header: string | undefined; kind: BearerKind }> 
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      `Basic ${H.b64(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`)}`, "Basic Zm9vOmJhcg==", "Digest x", "Negotiate abc", "Token abc", "<aisp-tab>", "",
+      basic(DEMO.app.consumerKey, DEMO.app.consumerSecret), "Basic Zm9vOmJhcg==", "Digest x", "Negotiate abc", "Token abc", "<aisp-tab>", "",
       "BearerTokens <aisp>", "Bearer-Token <aisp>", "Bearer_Token <aisp>", "Token <aisp>",
     ).map((header) => ({ header, kind: "none" as BearerKind })),
   },

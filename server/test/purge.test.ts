@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { purgeExpired } from "../src/maintenance/purge.js";
 import { hashSecret } from "../src/kernel/secrets.js";
-import { obtainCode, tokenRequest } from "./support/flow.js";
+import { expectOAuthError, request, TOKEN_ENDPOINT, tokenRequest, userTokens } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const MINUTE = 60_000;
@@ -238,10 +238,8 @@ describe("purgeExpired", () => {
   });
 
   it("keeps a family's expired code so its live refresh token still refreshes over HTTP", async () => {
-    const { code } = await obtainCode(server.url, { client: DEMO.app, scope: "aisp extended_transaction_history" });
-    const exchanged = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "authorization_code", code, redirect_uri: DEMO.callbackUrl });
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(exchanged.body.access_token) } });
+    const { tokens } = await userTokens(server.url, { client: DEMO.app, scope: "aisp extended_transaction_history" });
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(tokens.access_token) } });
     expect(row.familyId).not.toBeNull();
     // The access token and the code expire; the refresh token stays live.
     const past = new Date(Date.now() - HOUR);
@@ -254,8 +252,8 @@ describe("purgeExpired", () => {
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(1);
 
     // The refresh grant still works and still knows the original grant (scope cannot widen past it).
-    const refreshed = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: exchanged.body.refresh_token });
-    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    const refreshed = await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    expect(refreshed.status, refreshed.text).toBe(200);
     expect(refreshed.body.scope.split(" ").sort()).toEqual(["aisp", "extended_transaction_history"]);
 
     // Once the whole family is past its refresh expiry, the rows and the code go together.
@@ -265,9 +263,8 @@ describe("purgeExpired", () => {
     expect(later.authorizationCodes).toBe(1);
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(0);
     // And the refresh token is simply unknown now.
-    const gone = await tokenRequest(server.url, "/oauth2/v1/token", DEMO.app, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
-    expect(gone.status).toBe(400);
-    expect(gone.body.error).toBe("invalid_grant");
+    const gone = await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
+    await expectOAuthError(gone, 400, "invalid_grant");
   });
 });
 
@@ -326,7 +323,7 @@ describe("scheduled purge", () => {
     expect(await server.prisma.auditEvent.count({ where: { id: live.audit } })).toBe(1);
 
     // The server keeps answering while it purges.
-    const health = await fetch(new URL("/healthz", server.url));
+    const health = await request(new URL("/healthz", server.url));
     expect(health.status).toBe(200);
   });
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FLOW_COOKIE } from "../src/interaction/session.js";
-import { Browser, authorizeParams, authorizePath, interactionIdFrom, json } from "./support/flow.js";
+import { Browser, authorizeParams, authorizePath, expectOAuthError, interactionIdFrom, json, request } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -22,7 +22,7 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
   it("100 cookie-less GET /session write no session row and set no session cookie", async () => {
     const before = await sessionRows();
     for (let i = 0; i < 100; i++) {
-      const res = await fetch(new URL("/session", server.url));
+      const res = await request(new URL("/session", server.url));
       expect(res.status).toBe(200);
       expect(((await res.json()) as { csrfToken: string }).csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(res.headers.getSetCookie().map((c) => c.split("=")[0])).toEqual([FLOW_COOKIE]);
@@ -33,7 +33,7 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
   it("cookie-less GET /authorize writes its interaction but no session row", async () => {
     const before = { sessions: await sessionRows(), interactions: await server.prisma.interaction.count() };
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(new URL(authorizePath(authorizeParams()), server.url), { redirect: "manual", headers: { "X-Forwarded-For": `10.0.0.${i}` } });
+      const res = await request(new URL(authorizePath(authorizeParams()), server.url), { headers: { "X-Forwarded-For": `10.0.0.${i}` } });
       expect(res.status).toBe(302);
     }
     expect(await sessionRows()).toBe(before.sessions);
@@ -71,15 +71,14 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
 describe("authorization requests per client IP (L5)", () => {
   it("past AUTHORIZE_RATE_LIMIT_PER_IP valid requests a minute: 429 with Retry-After; refused requests do not count", async () => {
     const from = (ip: string, params = authorizeParams()) =>
-      fetch(new URL(authorizePath(params), server.url), { redirect: "manual", headers: { "X-Forwarded-For": ip } });
+      request(new URL(authorizePath(params), server.url), { headers: { "X-Forwarded-For": ip } });
     // An error page costs no write and no budget.
     for (let i = 0; i < 10; i++) expect((await from("10.0.1.1", authorizeParams(DEMO.app, { redirect_uri: "https://evil.example/cb" }))).status).toBe(400);
     for (let i = 0; i < 5; i++) expect((await from("10.0.1.1")).status).toBe(302);
     const interactions = await server.prisma.interaction.count();
     const limited = await from("10.0.1.1");
-    expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await limited.json()) as { error: string }).error).toBe("too_many_requests");
+    await expectOAuthError(limited, 429, "too_many_requests");
     expect(await server.prisma.interaction.count()).toBe(interactions);
     // Another address is not affected.
     expect((await from("10.0.1.2")).status).toBe(302);

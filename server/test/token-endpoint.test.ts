@@ -7,37 +7,16 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
+import { hashSecret } from "../src/kernel/secrets.js";
+import { basic, callApi, expectNoStore, expectOAuthError, expectTokenResponseHeaders, FORM, formBody, formEncode, request, TOKEN_ENDPOINT, TOKEN_PATHS, type Json } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { CLIENT_CREDENTIALS_KEYS } from "./support/token-response.js";
-
-const TOKEN_PATHS = ["/oauth2/v1/token", "/token"] as const;
-const FORM = "application/x-www-form-urlencoded";
 
 /** Products and scopes of the seed (server/src/demo/seed.ts). */
 const ALL_PRODUCTS = ["PSD2-AISP-v1", "PSD2-PIISP-v1", "PSD2-PISP-v1"];
 const ALL_SCOPES = ["aisp", "extended_transaction_history", "piisp", "pisp"];
 
 let server: TestServer;
-/** Every status the server answered in this file, to check that none was a 5xx. */
-const statuses: { method: string; path: string; status: number }[] = [];
-
-type Json = any;
-
-function sha256(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
-}
-
-/** application/x-www-form-urlencoded encoding of one value (RFC 6749 Appendix B). */
-function formEncode(value: string): string {
-  return encodeURIComponent(value)
-    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, "+");
-}
-
-/** `Authorization: Basic` for a client (RFC 6749 §2.3.1: each half form-encoded first). */
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, "utf8").toString("base64")}`;
-}
 
 const demoBasic = basic(DEMO.app.consumerKey, DEMO.app.consumerSecret);
 
@@ -51,7 +30,7 @@ interface Call {
   headers?: Record<string, string>;
 }
 
-/** Sends a request to the token endpoint at `path` and records the status. */
+/** Sends a request to the token endpoint at `path`, as DEMO.app (HTTP Basic) unless told. */
 async function call(path: string, c: Call = {}): Promise<Response> {
   const method = c.method ?? "POST";
   const headers: Record<string, string> = { Accept: "application/json", ...c.headers };
@@ -62,30 +41,7 @@ async function call(path: string, c: Call = {}): Promise<Response> {
   const text = c.body === undefined ? "grant_type=client_credentials" : c.body;
   // A Uint8Array body makes fetch send no Content-Type of its own.
   const body = text === null || method === "GET" || method === "HEAD" ? undefined : new TextEncoder().encode(text);
-  const res = await fetch(`${server.url}${path}`, { method, headers, body });
-  statuses.push({ method, path, status: res.status });
-  return res;
-}
-
-/** A token request with the given form parameters (values form-encoded here). */
-function tokenRequest(path: string, params: Record<string, string>, c: Omit<Call, "body"> = {}): Promise<Response> {
-  const body = Object.entries(params)
-    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
-    .join("&");
-  return call(path, { ...c, body });
-}
-
-/** Checks an RFC 6749 §5.2 error response: status, JSON content type, exactly error + error_description. */
-async function expectOAuthError(res: Response, status: number, error: string): Promise<Json> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
-  const body = JSON.parse(text) as Json;
-  expect(Object.keys(body).sort()).toEqual(["error", "error_description"]);
-  expect(body.error).toBe(error);
-  expect(typeof body.error_description).toBe("string");
-  expect(body.error_description.length).toBeGreaterThan(0);
-  return body;
+  return request(`${server.url}${path}`, { method, headers, body });
 }
 
 /** Checks a 401 invalid_client with a Basic challenge (RFC 6749 §5.2, RFC 7617). */
@@ -139,7 +95,7 @@ async function createClient(o: ClientOptions = {}): Promise<TestClient> {
         create: [
           {
             consumerKey,
-            consumerSecretHash: sha256(consumerSecret),
+            consumerSecretHash: hashSecret(consumerSecret),
             status: o.credentialStatus ?? "approved",
             expiresAt: o.credentialExpiresAt ?? null,
             products: {
@@ -178,9 +134,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       const after = Date.now();
       const text = await res.text();
       expect(res.status, text).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
-      expect(res.headers.get("cache-control")).toBe("no-store");
-      expect(res.headers.get("pragma")).toBe("no-cache");
+      expectTokenResponseHeaders(res);
 
       const body = JSON.parse(text) as Json;
       expect(Object.keys(body).sort()).toEqual(CLIENT_CREDENTIALS_KEYS);
@@ -229,7 +183,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
       expect(await server.prisma.accessToken.findFirst({ where: { tokenHash: body.access_token } })).toBeNull();
-      const row = await server.prisma.accessToken.findFirst({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirst({ where: { tokenHash: createHash("sha256").update(body.access_token, "utf8").digest("hex") } });
       expect(row).not.toBeNull();
       expect(row!.grantType).toBe("client_credentials");
       expect(row!.status).toBe("approved");
@@ -276,7 +230,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
     });
 
     it("accepts client_id in the body when it matches the Basic credentials", async () => {
-      const res = await tokenRequest(path, { grant_type: "client_credentials", client_id: DEMO.app.consumerKey });
+      const res = await call(path, { body: formBody({ grant_type: "client_credentials", client_id: DEMO.app.consumerKey }) });
       expect(res.status).toBe(200);
       expect(((await res.json()) as Json).client_id).toBe(DEMO.app.consumerKey);
     });
@@ -301,31 +255,31 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
 
   describe("scope parameter", () => {
     it("narrows the token to a requested subset", async () => {
-      const res = await tokenRequest(path, { grant_type: "client_credentials", scope: "pisp aisp" });
+      const res = await call(path, { body: formBody({ grant_type: "client_credentials", scope: "pisp aisp" }) });
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
       expect(sortedScopes(body.scope)).toEqual(["aisp", "pisp"]);
       // The products stay the credential's approved products (decisions.md).
       expect([...body.api_product_list_json].sort()).toEqual(ALL_PRODUCTS);
-      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
       expect(sortedScopes(row.scope)).toEqual(["aisp", "pisp"]);
     });
 
     it("grants exactly one requested scope", async () => {
-      const res = await tokenRequest(path, { grant_type: "client_credentials", scope: "piisp" });
+      const res = await call(path, { body: formBody({ grant_type: "client_credentials", scope: "piisp" }) });
       expect(res.status).toBe(200);
       expect(((await res.json()) as Json).scope).toBe("piisp");
     });
 
     it("refuses an unknown scope with invalid_scope", async () => {
       const before = await server.prisma.accessToken.count();
-      await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "aisp admin" }), 400, "invalid_scope");
-      await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "made_up" }), 400, "invalid_scope");
+      await expectOAuthError(await call(path, { body: formBody({ grant_type: "client_credentials", scope: "aisp admin" }) }), 400, "invalid_scope");
+      await expectOAuthError(await call(path, { body: formBody({ grant_type: "client_credentials", scope: "made_up" }) }), 400, "invalid_scope");
       expect(await server.prisma.accessToken.count()).toBe(before);
     });
 
     it("describes a scope with characters RFC 6749 section 3.3 forbids in plain ASCII (no '?' in place of a section sign)", async () => {
-      const body = await expectOAuthError(await tokenRequest(path, { grant_type: "client_credentials", scope: "aisp\u00e4" }), 400, "invalid_scope");
+      const body = await expectOAuthError(await call(path, { body: formBody({ grant_type: "client_credentials", scope: "aisp\u00e4" }) }), 400, "invalid_scope");
       expect(body.error_description).toBe("scope contains characters RFC 6749 section 3.3 does not allow");
     });
 
@@ -374,9 +328,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       const after = Math.floor(Date.now() / 1000);
       const text = await res.text();
       expect(res.status, text).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
-      expect(res.headers.get("cache-control")).toBe("no-store");
-      expect(res.headers.get("pragma")).toBe("no-cache");
+      expectTokenResponseHeaders(res);
       const body = JSON.parse(text) as Json;
       expect(body.token_type).toBe("Bearer");
       expect(typeof body.expires_in).toBe("number");
@@ -390,7 +342,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(Number.isInteger(body.issued_at)).toBe(true);
       expect(body.issued_at).toBeGreaterThanOrEqual(before);
       expect(body.issued_at).toBeLessThanOrEqual(after);
-      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
       expect(body.issued_at).toBe(Math.floor(row.issuedAt.getTime() / 1000));
       expect(body.issued_at + body.expires_in).toBeGreaterThanOrEqual(Math.floor(row.expiresAt.getTime() / 1000) - 1);
       // Same members as the apigee profile: only token_type, expires_in and issued_at change.
@@ -406,7 +358,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as Json;
       expect(["1800", "1799"]).toContain(body.expires_in);
-      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: sha256(body.access_token) } });
+      const row = await server.prisma.accessToken.findFirstOrThrow({ where: { tokenHash: hashSecret(body.access_token) } });
       expect(row.expiresAt.getTime() - row.issuedAt.getTime()).toBe(1800 * 1000);
 
       await server.prisma.app.update({ where: { id: client.appId }, data: { accessTokenLifetimeSeconds: 120 } });
@@ -535,28 +487,20 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
 
     it("answers a client_id in the body that differs from the Basic credentials with 400", async () => {
       const before = await server.prisma.accessToken.count();
-      const res = await tokenRequest(path, { grant_type: "client_credentials", client_id: DEMO.paymentsApp.consumerKey });
+      const res = await call(path, { body: formBody({ grant_type: "client_credentials", client_id: DEMO.paymentsApp.consumerKey }) });
       await expectOAuthError(res, 400, "invalid_request");
       expect(await server.prisma.accessToken.count()).toBe(before);
     });
 
     it("answers client_secret in the body without Basic with 401 invalid_client for an app that allows only Basic", async () => {
-      const res = await tokenRequest(
-        path,
-        { grant_type: "client_credentials", client_id: DEMO.app.consumerKey, client_secret: DEMO.app.consumerSecret },
-        { authorization: null },
-      );
+      const res = await call(path, {
+        authorization: null,
+        body: formBody({ grant_type: "client_credentials", client_id: DEMO.app.consumerKey, client_secret: DEMO.app.consumerSecret }),
+      });
       await expectInvalidClient(res);
     });
   });
 });
-
-/** Form body text of `params` (values form-encoded). */
-function formOf(params: Record<string, string>): string {
-  return Object.entries(params)
-    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
-    .join("&");
-}
 
 /** Audit events of failed client authentications with this actor. */
 function authFailures(actor: string) {
@@ -567,19 +511,19 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
   const strictPost = { grant_type: "client_credentials", client_id: DEMO.strictApp.consumerKey, client_secret: DEMO.strictApp.consumerSecret };
 
   it("authenticates DEMO.strictApp with client_id and client_secret in the body, without an Authorization header", async () => {
-    const res = await call(path, { authorization: null, body: formOf(strictPost) });
+    const res = await call(path, { authorization: null, body: formBody(strictPost) });
     const text = await res.text();
     expect(res.status, text).toBe(200);
     const body = JSON.parse(text) as Json;
     expect(body.client_id).toBe(DEMO.strictApp.consumerKey);
     expect(body.token_type).toBe("Bearer");
     expect(sortedScopes(body.scope)).toEqual(ALL_SCOPES);
-    expect(res.headers.get("cache-control")).toBe("no-store");
+    expectNoStore(res);
   });
 
   it("answers the real secret in the body of an app that allows only Basic with 401 invalid_client, a Basic challenge and an audit event", async () => {
     const client = await createClient();
-    const res = await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
+    const res = await call(path, { authorization: null, body: formBody({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
     const body = await expectInvalidClient(res);
     expect(body.error_description).toBe("this client may not authenticate with client_secret_post");
     expect(await tokenCount(client.credentialId)).toBe(0);
@@ -594,14 +538,14 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
     const client = await createClient({ authMethods: "client_secret_post" });
     const refused = await expectInvalidClient(await call(path, { authorization: basic(client.consumerKey, client.consumerSecret) }));
     expect(refused.error_description).toBe("this client may not authenticate with client_secret_basic");
-    const res = await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
+    const res = await call(path, { authorization: null, body: formBody({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret }) });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(((await res.json()) as Json).client_id).toBe(client.consumerKey);
   });
 
   it("applies a change of the app's allowed methods on the next request", async () => {
     const client = await createClient();
-    const post = formOf({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret });
+    const post = formBody({ grant_type: "client_credentials", client_id: client.consumerKey, client_secret: client.consumerSecret });
     await expectInvalidClient(await call(path, { authorization: null, body: post }));
     await server.prisma.app.update({ where: { id: client.appId }, data: { tokenEndpointAuthMethods: "client_secret_basic client_secret_post" } });
     expect((await call(path, { authorization: null, body: post })).status).toBe(200);
@@ -610,11 +554,11 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
   });
 
   it("answers a wrong body secret and an unknown body client_id alike: 401 invalid_client with a Basic challenge, audited", async () => {
-    const wrong = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_secret: "wrong-secret" }) }));
+    const wrong = await expectInvalidClient(await call(path, { authorization: null, body: formBody({ ...strictPost, client_secret: "wrong-secret" }) }));
     const unknownId = `no-such-key-${randomUUID()}`;
-    const unknown = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_id: unknownId }) }));
+    const unknown = await expectInvalidClient(await call(path, { authorization: null, body: formBody({ ...strictPost, client_id: unknownId }) }));
     // Nothing tells a wrong secret from an unknown client id, nor an app that only allows Basic.
-    const basicOnly = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ ...strictPost, client_id: DEMO.app.consumerKey, client_secret: "wrong-secret" }) }));
+    const basicOnly = await expectInvalidClient(await call(path, { authorization: null, body: formBody({ ...strictPost, client_id: DEMO.app.consumerKey, client_secret: "wrong-secret" }) }));
     expect(wrong).toEqual(unknown);
     expect(basicOnly).toEqual(unknown);
     expect(unknown.error_description).toBe("invalid consumer key or secret");
@@ -624,9 +568,9 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
   });
 
   it("answers client_secret without client_id, and client_id alone, with 401 invalid_client", async () => {
-    const noId = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_secret: DEMO.strictApp.consumerSecret }) }));
+    const noId = await expectInvalidClient(await call(path, { authorization: null, body: formBody({ grant_type: "client_credentials", client_secret: DEMO.strictApp.consumerSecret }) }));
     expect(noId.error_description).toMatch(/client_id/);
-    const idOnly = await expectInvalidClient(await call(path, { authorization: null, body: formOf({ grant_type: "client_credentials", client_id: DEMO.strictApp.consumerKey }) }));
+    const idOnly = await expectInvalidClient(await call(path, { authorization: null, body: formBody({ grant_type: "client_credentials", client_id: DEMO.strictApp.consumerKey }) }));
     expect(idOnly.error_description).toMatch(/^client authentication required/);
   });
 
@@ -640,7 +584,7 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
     ["a Bearer header and valid body credentials", "Bearer some-access-token", strictPost],
   ])("answers %s with 400 invalid_request before authenticating: no token, no audit event", async (_label, authorization, params) => {
     const [tokens, audits] = [await server.prisma.accessToken.count(), await server.prisma.auditEvent.count()];
-    const res = await call(path, { authorization, body: formOf(params) });
+    const res = await call(path, { authorization, body: formBody(params) });
     const body = await expectOAuthError(res, 400, "invalid_request");
     expect(body.error_description).toMatch(/one client authentication method/);
     expect(res.headers.get("www-authenticate")).toBeNull();
@@ -649,7 +593,7 @@ describe.each(TOKEN_PATHS)("POST %s, client_secret_post and one authentication m
   });
 
   it("answers a repeated client_id or client_secret with 400 invalid_request", async () => {
-    const post = formOf(strictPost);
+    const post = formBody(strictPost);
     for (const extra of [`client_secret=${formEncode(DEMO.strictApp.consumerSecret)}`, `client_id=${DEMO.strictApp.consumerKey}`, "client_secret="]) {
       await expectOAuthError(await call(path, { authorization: null, body: `${post}&${extra}` }), 400, "invalid_request");
     }
@@ -679,7 +623,7 @@ describe("client id timing", () => {
   /** Microseconds from sending a client credentials request to reading the whole answer, which must have `status`. */
   async function timed(authorization: string, status: number): Promise<number> {
     const start = process.hrtime.bigint();
-    const res = await fetch(`${quiet.url}/oauth2/v1/token`, { method: "POST", headers: { Authorization: authorization, "Content-Type": FORM }, body: "grant_type=client_credentials" });
+    const res = await request(`${quiet.url}${TOKEN_ENDPOINT}`, { method: "POST", headers: { Authorization: authorization, "Content-Type": FORM }, body: "grant_type=client_credentials" });
     await res.arrayBuffer();
     const elapsed = Number(process.hrtime.bigint() - start) / 1000;
     expect(res.status).toBe(status);
@@ -695,7 +639,7 @@ describe("client id timing", () => {
     const developer = await quiet.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
     const unused = Array.from({ length: WARMUP + ROUNDS }, (_, i) => `timing-key-${i}-${randomBytes(6).toString("hex")}`);
     await quiet.prisma.app.create({
-      data: { name: "Timing", developerId: developer.id, credentials: { create: unused.map((consumerKey) => ({ consumerKey, consumerSecretHash: sha256(randomBytes(32).toString("hex")) })) } },
+      data: { name: "Timing", developerId: developer.id, credentials: { create: unused.map((consumerKey) => ({ consumerKey, consumerSecretHash: hashSecret(randomBytes(32).toString("hex")) })) } },
     });
     const inUse = basic(DEMO.app.consumerKey, DEMO.app.consumerSecret);
     const ids = {
@@ -742,53 +686,41 @@ describe("revoked products and client credentials", () => {
 describe("a revoked credential's tokens at the gateway", () => {
   it("stop working once the credential is revoked", async () => {
     const client = await createClient();
-    const res = await call("/oauth2/v1/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
+    const res = await call(TOKEN_ENDPOINT, { authorization: basic(client.consumerKey, client.consumerSecret) });
     expect(res.status).toBe(200);
     const { access_token: token } = (await res.json()) as Json;
 
-    const ok = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
-    statuses.push({ method: "GET", path: "/accounts/", status: ok.status });
+    const ok = await callApi(server.url, token);
     expect(ok.status).toBe(200);
-    const accounts = (await ok.json()) as Json;
-    expect(Array.isArray(accounts.accounts)).toBe(true);
-    expect(accounts.caller.clientId).toBe(client.consumerKey);
+    expect(Array.isArray(ok.body.accounts)).toBe(true);
+    expect(ok.body.caller.clientId).toBe(client.consumerKey);
 
     await server.prisma.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
-    const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
-    statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
+    const refused = await callApi(server.url, token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer realm="tollgate".*error="invalid_token"/);
-    expect(((await refused.json()) as Json).error).toBe("invalid_token");
+    expect(refused.body.error).toBe("invalid_token");
   });
 
   it("stop working once the app is revoked", async () => {
     const client = await createClient();
     const res = await call("/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
-    expect((await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await callApi(server.url, token)).status).toBe(200);
     await server.prisma.app.update({ where: { id: client.appId }, data: { status: "revoked" } });
-    const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
-    statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
+    const refused = await callApi(server.url, token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
   });
 
   it("stop working once the credential passes its expiresAt", async () => {
     const client = await createClient({ credentialExpiresAt: new Date(Date.now() + 3_600_000) });
-    const res = await call("/oauth2/v1/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
+    const res = await call(TOKEN_ENDPOINT, { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
-    expect((await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await callApi(server.url, token)).status).toBe(200);
     await server.prisma.credential.update({ where: { id: client.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const refused = await fetch(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
-    statuses.push({ method: "GET", path: "/accounts/", status: refused.status });
+    const refused = await callApi(server.url, token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
-  });
-});
-
-describe("robustness", () => {
-  it("never answered with a 5xx status in this suite", () => {
-    expect(statuses.length).toBeGreaterThan(50);
-    expect(statuses.filter((s) => s.status >= 500)).toEqual([]);
   });
 });

@@ -18,6 +18,9 @@ import { Agent, errors } from "undici";
 import { sendJson } from "../kernel/json.js";
 import type { ApiRoute } from "../stores/catalog.js";
 
+/** The gateway's own error answers are not cached, like every error the error handler answers. */
+const NO_STORE = { "Cache-Control": "no-store" };
+
 /**
  * Fields that describe one connection, not the message (RFC 9110 §7.6.1, and RFC 9112 §6.1
  * `Transfer-Encoding`): never forwarded. `Host` is the upstream's own (set by the client),
@@ -227,9 +230,9 @@ export function createForwarder(timeoutMs: number, trustedHops: number) {
         if (!err) return;
         if (res.headersSent) return void res.destroy();
         if (err instanceof errors.InvalidArgumentError) {
-          sendJson(res, 400, { error: "invalid_request", error_description: "the request cannot be forwarded as sent" });
+          sendJson(res, 400, { error: "invalid_request", error_description: "the request cannot be forwarded as sent" }, NO_STORE);
         } else {
-          sendJson(res, 502, { error: "bad_gateway", error_description: "the upstream API did not answer" });
+          sendJson(res, 502, { error: "bad_gateway", error_description: "the upstream API did not answer" }, NO_STORE);
         }
       },
     );

@@ -1,10 +1,15 @@
 /**
- * Helpers for HTTP suites of the authorization code flow: a tiny browser (cookie jar over
- * fetch with `redirect: "manual"`), the /authorize -> sign-in -> consent walk that yields a
- * code, PKCE values, and token endpoint calls with HTTP Basic client authentication.
- * Everything talks to a real server over HTTP; nothing is mocked.
+ * The HTTP harness of the suites, one place for what every suite needs to talk to a real
+ * server: {@link request}, through which every request goes and which fails the test on a
+ * 5xx the call does not expect; HTTP Basic client authentication and form posts to the
+ * token, revocation and introspection endpoints; client credentials and user tokens;
+ * calls through the gateway; the checks of OAuth error answers (RFC 6749 §5.2) and of
+ * `Cache-Control: no-store`; and the front channel of the authorization code flow: a tiny
+ * browser (cookie jar over fetch with `redirect: "manual"`), PKCE values and the
+ * /authorize -> sign-in -> consent walk that yields a code. Nothing is mocked.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -13,13 +18,173 @@ export type Json = any;
 /** The session cookie's name (server/src/interaction/session.ts). */
 export const SESSION_COOKIE = "tollgate.sid";
 export const FORM = "application/x-www-form-urlencoded";
-export const TOKEN_PATHS = ["/oauth2/v1/token", "/token"] as const;
+/** The token endpoint (RFC 6749 §3.2) at its Apigee path; `/token` is the same endpoint. */
+export const TOKEN_ENDPOINT = "/oauth2/v1/token";
+export const TOKEN_PATHS = [TOKEN_ENDPOINT, "/token"] as const;
+/** The revocation endpoint (RFC 7009). */
+export const REVOCATION_ENDPOINT = "/oauth2/v1/revoke";
+/** The introspection endpoint (RFC 7662). */
+export const INTROSPECTION_ENDPOINT = "/oauth2/v1/introspect";
 
 /** A client of the demo seed. */
 export interface DemoClient {
   consumerKey: string;
   consumerSecret: string;
 }
+
+// ---------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------
+
+/** fetch's options, plus the one 5xx status a call expects. */
+export interface RequestOptions extends RequestInit {
+  /** A 5xx this call expects (e.g. the gateway's 502 for an upstream that is down); any other 5xx still fails the test. */
+  expect5xx?: number;
+}
+
+/**
+ * Fails the test when `status` is a 5xx other than `expected`, naming the request and
+ * quoting the answer. For request paths that do not go through {@link request} (node:http).
+ */
+export function refuse5xx(method: string, url: string | URL, status: number, answer: string, expected?: number): void {
+  if (status >= 500 && status !== expected) throw new Error(`${method} ${String(url)} answered ${status}: ${answer.slice(0, 1000)}`);
+}
+
+/**
+ * fetch with `redirect: "manual"` (the suites look at redirects themselves) that fails the
+ * test on a 5xx answer unless `init.expect5xx` names that status.
+ */
+export async function request(url: string | URL, init: RequestOptions = {}): Promise<Response> {
+  const { expect5xx, ...rest } = init;
+  const res = await fetch(url, { redirect: "manual", ...rest });
+  if (res.status >= 500 && res.status !== expect5xx) {
+    const sent = typeof rest.body === "string" ? `\nrequest body: ${rest.body.slice(0, 500)}` : "";
+    refuse5xx(rest.method ?? "GET", url, res.status, `${await res.text()}${sent}`, expect5xx);
+  }
+  return res;
+}
+
+/** An answer read to the end: the raw text and, when it is JSON, the parsed body. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body; undefined when the body is empty or not JSON. */
+  body: Json;
+}
+
+/** Reads a response to the end. */
+export async function read(res: Response): Promise<Answer> {
+  const text = await res.text();
+  let body: Json;
+  try {
+    body = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+/** {@link request}, read to the end. */
+export async function send(url: string | URL, init: RequestOptions = {}): Promise<Answer> {
+  return read(await request(url, init));
+}
+
+/** Reads the JSON body of a response (throws with the text when it is not JSON). */
+export async function json(res: Response): Promise<Json> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text.slice(0, 200)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Client authentication and the OAuth endpoints
+// ---------------------------------------------------------------------------------------
+
+/** application/x-www-form-urlencoded encoding of one value (RFC 6749 Appendix B). */
+export function formEncode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, "+");
+}
+
+/** A form body of `params` in order, values form-encoded; undefined values are left out. */
+export function formBody(params: Record<string, string | undefined>): string {
+  return Object.entries(params)
+    .filter((e): e is [string, string] => e[1] !== undefined)
+    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
+    .join("&");
+}
+
+/** The `Authorization` value of HTTP Basic client authentication (RFC 6749 §2.3.1: each half form-encoded first). */
+export function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, "utf8").toString("base64")}`;
+}
+
+/** How a request to an OAuth endpoint authenticates: as a client (HTTP Basic), with a raw `Authorization` value, or not at all (null). */
+export type ClientAuth = DemoClient | string | null;
+
+/**
+ * POSTs a form to the token endpoint at `path`, or to the revocation or introspection
+ * endpoint, authenticated by `auth`. `form` is a body as is, or parameters (form-encoded,
+ * undefined left out); `init` adds to or overrides the request.
+ */
+export async function tokenRequest(baseUrl: string, path: string, auth: ClientAuth, form: string | Record<string, string | undefined>, init: RequestOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = { "Content-Type": FORM, Accept: "application/json" };
+  if (typeof auth === "string") headers.Authorization = auth;
+  else if (auth) headers.Authorization = basic(auth.consumerKey, auth.consumerSecret);
+  return send(new URL(path, baseUrl), {
+    method: "POST",
+    body: typeof form === "string" ? form : formBody(form),
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
+  });
+}
+
+/** An access token of `client` by the client credentials grant (RFC 6749 §4.4); fails the test unless the token endpoint answers 200. */
+export async function clientCredentialsToken(baseUrl: string, client: DemoClient, scope?: string): Promise<string> {
+  const answer = await tokenRequest(baseUrl, TOKEN_ENDPOINT, client, { grant_type: "client_credentials", scope });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body.access_token as string;
+}
+
+/** Calls an API through the gateway of `baseUrl` with an access token (RFC 6750 §2.1, `Authorization: Bearer`). */
+export function callApi(baseUrl: string, accessToken: string, path = "/accounts/", init: RequestOptions = {}): Promise<Answer> {
+  return send(new URL(path, baseUrl), { ...init, headers: { Authorization: `Bearer ${accessToken}`, ...(init.headers as Record<string, string> | undefined) } });
+}
+
+/** Asserts `Cache-Control: no-store` (RFC 6749 §5.1, and every error answer of Tollgate). */
+export function expectNoStore(res: { headers: Headers }, what = ""): void {
+  expect(res.headers.get("cache-control"), what).toBe("no-store");
+}
+
+/** Asserts the headers of a token response (RFC 6749 §5.1): JSON, `Cache-Control: no-store` and `Pragma: no-cache`. */
+export function expectTokenResponseHeaders(res: { headers: Headers }): void {
+  expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
+  expectNoStore(res);
+  expect(res.headers.get("pragma")).toBe("no-cache");
+}
+
+/**
+ * Asserts an RFC 6749 §5.2 error answer: `status`, a JSON body of exactly `error` and a
+ * non-empty `error_description`, and `Cache-Control: no-store`.
+ * @returns the body.
+ */
+export async function expectOAuthError(res: Response | Answer, status: number, error: string): Promise<Json> {
+  const answer = res instanceof Response ? await read(res) : res;
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.headers.get("content-type")).toMatch(/^application\/json\b/);
+  expect(answer.body, answer.text).toEqual({ error, error_description: expect.stringMatching(/./) });
+  expectNoStore(answer, answer.text);
+  return answer.body;
+}
+
+// ---------------------------------------------------------------------------------------
+// The front channel of the authorization code flow
+// ---------------------------------------------------------------------------------------
 
 /** One parsed `Set-Cookie` header. */
 export interface SetCookie {
@@ -45,8 +210,6 @@ export function parseSetCookie(header: string): SetCookie {
 /** A user agent with its own cookie jar; never follows redirects. */
 export class Browser {
   readonly cookies = new Map<string, string>();
-  /** Every status answered to this browser, to check that none was a 5xx. */
-  readonly statuses: { method: string; path: string; status: number }[] = [];
 
   constructor(readonly baseUrl: string) {}
 
@@ -57,7 +220,8 @@ export class Browser {
 
   /**
    * Sends a request (path relative to the server, or absolute URL) with this browser's
-   * cookies; stores cookies it sets. `json` sends a JSON body with Content-Type application/json.
+   * cookies through {@link request}; stores cookies it sets. `json` sends a JSON body with
+   * Content-Type application/json.
    */
   async fetch(path: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers };
@@ -68,7 +232,7 @@ export class Browser {
       headers["Content-Type"] ??= "application/json";
     }
     const method = init.method ?? (body === undefined ? "GET" : "POST");
-    const res = await fetch(new URL(path, this.baseUrl), { method, headers, body, redirect: "manual" });
+    const res = await request(new URL(path, this.baseUrl), { method, headers, body });
     for (const header of res.headers.getSetCookie()) {
       const c = parseSetCookie(header);
       const expires = c.attributes.get("expires");
@@ -76,7 +240,6 @@ export class Browser {
       if (removed) this.cookies.delete(c.name);
       else this.cookies.set(c.name, c.value);
     }
-    this.statuses.push({ method, path, status: res.status });
     return res;
   }
 }
@@ -126,16 +289,6 @@ export function callbackParams(location: string | null): Record<string, string> 
   const url = new URL(location ?? "");
   if (`${url.origin}${url.pathname}` !== DEMO.callbackUrl) throw new Error(`not a redirect to the callback: ${String(location)}`);
   return Object.fromEntries(url.searchParams);
-}
-
-/** Reads the JSON body of a response (throws with the text when it is not JSON). */
-export async function json(res: Response): Promise<Json> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    throw new Error(`not JSON (${res.status}): ${text.slice(0, 200)}`);
-  }
 }
 
 /** Options of {@link obtainCode}. */
@@ -205,35 +358,23 @@ function finish(location: string | null, state: string, browser: Browser): CodeR
   return { code: params.code, state, params, browser };
 }
 
-/** application/x-www-form-urlencoded encoding of one value (RFC 6749 Appendix B). */
-export function formEncode(value: string): string {
-  return encodeURIComponent(value)
-    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, "+");
-}
+/** Options of {@link userTokens}: those of {@link obtainCode}, with the whole PKCE pair so the exchange can send the verifier. */
+type UserTokenOptions = Omit<CodeOptions, "pkce"> & { pkce?: { verifier: string; challenge: string } };
 
-/** `Authorization: Basic` for a client (RFC 6749 §2.3.1). */
-export function basic(client: DemoClient): string {
-  return `Basic ${Buffer.from(`${formEncode(client.consumerKey)}:${formEncode(client.consumerSecret)}`, "utf8").toString("base64")}`;
-}
-
-/** The answer of a token request. */
-export interface TokenAnswer {
-  status: number;
-  headers: Headers;
-  body: Json;
-}
-
-/** POSTs a form to the token endpoint at `path` (undefined values left out) as `client`. */
-export async function tokenRequest(baseUrl: string, path: string, client: DemoClient, form: Record<string, string | undefined>): Promise<TokenAnswer> {
-  const body = Object.entries(form)
-    .filter((e): e is [string, string] => e[1] !== undefined)
-    .map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`)
-    .join("&");
-  const res = await fetch(new URL(path, baseUrl), {
-    method: "POST",
-    headers: { Authorization: basic(client), "Content-Type": FORM, Accept: "application/json" },
-    body,
+/**
+ * A user's tokens by the authorization code grant: {@link obtainCode}, then the code
+ * exchanged at the token endpoint (RFC 6749 §4.1.3) as the same client, with the PKCE
+ * verifier when `pkce` is given; fails the test unless the exchange answers 200.
+ * @returns the token response and what {@link obtainCode} returned.
+ */
+export async function userTokens(baseUrl: string, o: UserTokenOptions = {}): Promise<CodeResult & { tokens: Json }> {
+  const flow = await obtainCode(baseUrl, o);
+  const answer = await tokenRequest(baseUrl, TOKEN_ENDPOINT, o.client ?? DEMO.app, {
+    grant_type: "authorization_code",
+    code: flow.code,
+    redirect_uri: DEMO.callbackUrl,
+    code_verifier: o.pkce?.verifier,
   });
-  return { status: res.status, headers: res.headers, body: await json(res) };
+  expect(answer.status, answer.text).toBe(200);
+  return { ...flow, tokens: answer.body };
 }

@@ -2,13 +2,15 @@
  * A small client for the admin GraphQL API (`POST /graphql`, JSON) in HTTP suites: as
  * nobody, with a bearer token (e.g. the automation app's admin token), with any raw
  * `Authorization` header, or with a browser's session cookie (after /session/login).
- * Every answer is recorded in {@link responses}, so a suite can check them all at the end
- * (no stack traces, no 5xx). {@link captureLog} keeps what the server logs, so a suite can
- * check that malformed requests leave no error or stack trace in the log.
+ * Every request goes through support/flow.ts `request` (no 5xx), and every answer is
+ * checked for internals ({@link expectNoInternals}). {@link captureLog} keeps what the
+ * server logs, so a suite can check that malformed requests leave no error or stack trace
+ * in the log.
  */
 import { pino, type Logger } from "pino";
+import { expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
-import { Browser, json, tokenRequest, type DemoClient, type Json } from "./flow.js";
+import { Browser, clientCredentialsToken, json, read, request, type Answer, type Json } from "./flow.js";
 
 /** One answer of /graphql. */
 export interface GqlAnswer {
@@ -29,9 +31,6 @@ export interface GqlFailure {
   body: Json;
 }
 
-/** Every /graphql answer seen by any client of this module, in order. */
-export const responses: { status: number; text: string }[] = [];
-
 /** Who calls: nothing, an Authorization header, or a browser's cookies. */
 export type Caller = { kind: "anonymous" } | { kind: "authorization"; header: string } | { kind: "browser"; browser: Browser };
 
@@ -51,21 +50,20 @@ export class GraphQLClient {
     const path = init.path ?? "/graphql";
     const headers: Record<string, string> = { ...init.headers };
     if (this.caller.kind === "authorization") headers.Authorization = this.caller.header;
-    let res: Response;
-    if (this.caller.kind === "browser") {
-      res = await this.caller.browser.fetch(path, { method: init.method ?? "POST", headers, body: init.body });
-    } else {
-      res = await fetch(new URL(path, this.baseUrl), { method: init.method ?? "POST", headers, body: init.body });
-    }
+    const res =
+      this.caller.kind === "browser"
+        ? await this.caller.browser.fetch(path, { method: init.method ?? "POST", headers, body: init.body })
+        : await request(new URL(path, this.baseUrl), { method: init.method ?? "POST", headers, body: init.body });
     const text = await res.text();
-    responses.push({ status: res.status, text });
     let body: Json;
     try {
       body = JSON.parse(text) as Json;
     } catch {
       body = undefined;
     }
-    return { status: res.status, headers: res.headers, body, text };
+    const answer = { status: res.status, headers: res.headers, body, text };
+    expectNoInternals(answer);
+    return answer;
   }
 
   /** The `data` of a successful answer. @throws with the answer when it has errors or no data. */
@@ -81,6 +79,21 @@ export class GraphQLClient {
   async failure(query: string, variables?: Record<string, unknown>): Promise<GqlFailure> {
     const answer = await this.post(query, variables);
     return firstError(answer, query);
+  }
+}
+
+/**
+ * Asserts that an error answer (not 200, or with GraphQL errors) shows no internals: no
+ * stack trace, source location, internal path or Prisma message, and a string
+ * `extensions.code` on every GraphQL error.
+ */
+export function expectNoInternals(answer: GqlAnswer): void {
+  if (answer.status === 200 && answer.body?.errors === undefined) return;
+  expect(answer.text).not.toMatch(/stacktrace/i);
+  expect(answer.text).not.toMatch(/\bat .*\(?[\w/\\.-]+:\d+:\d+\)?/);
+  expect(answer.text).not.toMatch(/node_modules|\/server\/src\/|prisma\.|Invalid `/);
+  if (Array.isArray(answer.body?.errors)) {
+    for (const e of answer.body.errors) expect(typeof e.extensions?.code, answer.text).toBe("string");
   }
 }
 
@@ -108,31 +121,23 @@ export function withSession(browser: Browser): GraphQLClient {
   return new GraphQLClient(browser.baseUrl, { kind: "browser", browser });
 }
 
-/** POST /session/login as JSON with the session's CSRF token. @returns the answer's status and body. */
-export async function sessionLogin(browser: Browser, user: { username: string; password: string }): Promise<{ status: number; body: Json }> {
+/** POST /session/login as JSON with the session's CSRF token (from GET /session). @returns the answer. */
+export async function sessionLogin(browser: Browser, user: { username: string; password: string }): Promise<Answer> {
   const session = await json(await browser.fetch("/session"));
-  const res = await browser.fetch("/session/login", { json: user, headers: { "X-CSRF-Token": session.csrfToken as string } });
-  return { status: res.status, body: await json(res) };
+  return read(await browser.fetch("/session/login", { json: user, headers: { "X-CSRF-Token": session.csrfToken as string } }));
 }
 
 /** A browser signed in as `user` through /session/login. @throws when the sign-in fails. */
 export async function signIn(baseUrl: string, user: { username: string; password: string }): Promise<Browser> {
   const browser = new Browser(baseUrl);
-  const { status, body } = await sessionLogin(browser, user);
-  if (status !== 200) throw new Error(`sign-in of ${user.username} answered ${status}: ${JSON.stringify(body)}`);
+  const { status, text } = await sessionLogin(browser, user);
+  if (status !== 200) throw new Error(`sign-in of ${user.username} answered ${status}: ${text}`);
   return browser;
-}
-
-/** A client credentials access token for `client` from the real token endpoint. */
-export async function clientToken(baseUrl: string, client: DemoClient, scope?: string): Promise<string> {
-  const answer = await tokenRequest(baseUrl, "/oauth2/v1/token", client, { grant_type: "client_credentials", scope });
-  if (answer.status !== 200) throw new Error(`token endpoint answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body.access_token as string;
 }
 
 /** The admin API as the automation app (client credentials token with scope `admin`). */
 export async function adminBearer(baseUrl: string): Promise<GraphQLClient> {
-  return withBearer(baseUrl, await clientToken(baseUrl, DEMO.adminApp));
+  return withBearer(baseUrl, await clientCredentialsToken(baseUrl, DEMO.adminApp));
 }
 
 /** The admin API as the demo administrator, signed in with a session cookie. */

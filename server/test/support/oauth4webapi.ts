@@ -1,21 +1,23 @@
 /**
  * Helpers for the oauth4webapi conformance suite: a real Tollgate server whose issuer is
- * its own listening address (oauth4webapi compares the issuer exactly), the option that
- * lets oauth4webapi talk plain HTTP to it, and the browser step of the authorization code
+ * its own listening address (oauth4webapi compares the issuer exactly), the options that
+ * let oauth4webapi talk plain HTTP to it through the harness's request (no 5xx), and the
+ * browser step of the authorization code
  * flow (GET the authorization URL oauth4webapi built -> sign in -> consent) through the
  * JSON interaction API with a cookie jar. Nothing is mocked.
  */
 import { createServer } from "node:net";
 import * as oauth from "oauth4webapi";
 import { DEMO } from "../../src/demo/seed.js";
-import { Browser, interactionIdFrom, json } from "./flow.js";
+import { Browser, interactionIdFrom, json, request } from "./flow.js";
 import { startTestServer, type TestServer } from "./server.js";
 
 /**
- * oauth4webapi refuses non-HTTPS URLs unless told otherwise; the test server speaks plain
- * HTTP on 127.0.0.1. Spread into every request's options.
+ * Spread into every oauth4webapi request's options: plain HTTP allowed (oauth4webapi refuses
+ * non-HTTPS URLs unless told otherwise; the test server speaks plain HTTP on 127.0.0.1), and
+ * every request sent through support/flow.ts `request`, which fails the test on a 5xx.
  */
-export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+export const clientOptions = { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: request } as const;
 
 /** A TCP port that was free a moment ago (listen on 0, read it, close). */
 export function freePort(): Promise<number> {
