@@ -13,7 +13,10 @@
  * Scenarios: issuance (POST /oauth2/v1/token), gateway (GET /bench/ to a bare upstream),
  * introspection (POST /oauth2/v1/introspect). Prints one line per scenario; asserts nothing.
  * Env: BENCH_SCENARIOS (comma-separated, default all three), INSTR_REQUESTS (counted
- * requests, default 8000), INSTR_WARMUP (warm-up requests, default 15000).
+ * requests, default 8000), INSTR_WARMUP (warm-up requests, default 15000), INSTR_THREAD=main
+ * (count only the main thread, where requests run: the totals of all threads include V8's
+ * helper threads and the WAL checkpoint thread, whose share follows how long the run takes,
+ * and moved by ±10 % between identical runs on a busy machine).
  * Needs valgrind (callgrind and callgrind_control) on the PATH.
  */
 import { execFileSync } from "node:child_process";
@@ -41,6 +44,7 @@ import {
 const counted = Number(process.env.INSTR_REQUESTS ?? 8000);
 const warmupRequests = Number(process.env.INSTR_WARMUP ?? 15000);
 const scenarios = (process.env.BENCH_SCENARIOS ?? "issuance,gateway,introspection").split(",");
+const mainThreadOnly = process.env.INSTR_THREAD === "main";
 
 /** Sends `amount` requests like `target` over 10 connections. @returns how many got an answer. */
 function send(target: Target, amount: number): Promise<{ answered: number; non2xx: number }> {
@@ -56,10 +60,13 @@ function control(server: Instance, ...option: string[]): void {
   execFileSync("callgrind_control", [...option, String(server.child.pid)], { stdio: "ignore" });
 }
 
-/** Sum of the `totals:` lines of the callgrind dumps in `dir` (one file per dump and thread part). */
+/**
+ * Sum of the `totals:` lines of the callgrind dumps in `dir` (one file per dump and thread
+ * part; with INSTR_THREAD=main, only the main thread's, named `…-01`).
+ */
 function dumpedInstructions(dir: string): number {
   let total = 0;
-  for (const file of readdirSync(dir).filter((f) => f.startsWith("callgrind.out"))) {
+  for (const file of readdirSync(dir).filter((f) => f.startsWith("callgrind.out") && (!mainThreadOnly || f.endsWith("-01")))) {
     for (const match of readFileSync(path.join(dir, file), "utf8").matchAll(/^totals: (\d+)/gm)) total += Number(match[1]);
   }
   return total;
@@ -79,6 +86,7 @@ try {
     "--instr-atstart=no",
     // V8 writes and rewrites machine code in its heap: callgrind must see the new code.
     "--smc-check=all-non-file",
+    ...(mainThreadOnly ? ["--separate-threads=yes"] : []),
     `--callgrind-out-file=${path.join(dumps, "callgrind.out.%p")}`,
   ]);
   const s = server;
@@ -88,7 +96,7 @@ try {
     gateway: () => gatewayTarget(s.url, apiPath),
     introspection: async () => introspectionTarget(`${s.url}/oauth2/v1/introspect`, DEMO.strictApp, await accessToken(tokenTarget(s.url))),
   };
-  console.log(`${counted} counted requests after ${warmupRequests} of warm-up, 10 connections\n`);
+  console.log(`${counted} counted requests after ${warmupRequests} of warm-up, 10 connections${mainThreadOnly ? ", main thread only" : ""}\n`);
   for (const name of scenarios) {
     const target = await prepare[name]!();
     await probe(target);
