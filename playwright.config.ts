@@ -41,8 +41,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    // As npm start runs it, but without NODE_ENV=production: the journeys run with the
-    // transaction guard on (db/database.ts), like every other test.
+    // As npm start runs it, but with the transaction guard on (db/database.ts), like every
+    // other test.
     command: `${resetDb} && node ${[...serverNodeFlags(), SERVER_ENTRY].join(" ")}`,
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: false,
