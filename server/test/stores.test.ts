@@ -88,12 +88,18 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.byId(newId())).toBeUndefined();
   });
 
-  it("tokens: a refresh token is revoked once; the second rotation finds it revoked", async () => {
+  it("tokens: a rotation stores the successor and revokes the refresh token once; a second stores nothing", async () => {
     const t = newToken();
     await s.tokens.insert(t);
-    expect(await s.tokens.revokeRefreshToken(t.id)).toBe(true);
-    expect(await s.tokens.revokeRefreshToken(t.id)).toBe(false);
-    expect((await s.tokens.byId(t.id))!).toMatchObject({ status: "approved", refreshTokenStatus: "revoked" });
+    // A read before the rotation must not hide it afterwards (the token cache).
+    await s.tokens.byId(t.id);
+    const next = newToken({ familyId: t.familyId });
+    expect(await s.tokens.insertRotating(next, t.id)).toBe(true);
+    expect(await s.tokens.byId(t.id)).toMatchObject({ status: "approved", refreshTokenStatus: "revoked" });
+    expect(await s.tokens.byId(next.id)).toMatchObject({ status: "approved", refreshTokenStatus: "approved", familyId: t.familyId });
+    const again = newToken({ familyId: t.familyId });
+    expect(await s.tokens.insertRotating(again, t.id)).toBe(false);
+    expect(await s.tokens.byId(again.id)).toBeUndefined();
   });
 
   it("tokens: revoking a family revokes its every access and refresh token and no other", async () => {
@@ -118,15 +124,19 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.revokeRow(newId(), NOW)).toBeUndefined();
   });
 
-  it("codes: found by hash and id, used once, unredeemed ones deleted", async () => {
+  it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
     const codeHash = hashSecret(newId());
     const expiresAt = new Date(NOW.getTime() + 60_000);
     await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", expiresAt });
     const code = (await s.codes.byHash(codeHash))!;
     expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", expiresAt, usedAt: null });
     expect(await s.codes.byId(code.id)).toEqual(code);
-    expect(await s.codes.markUsed(code.id, NOW)).toBe(true);
-    expect(await s.codes.markUsed(code.id, NOW)).toBe(false);
+    const first = newToken({ familyId: code.id });
+    expect(await s.tokens.insertRedeemingCode(first, code.id, NOW)).toBe(true);
+    expect((await s.tokens.byId(first.id))!.familyId).toBe(code.id);
+    const replay = newToken({ familyId: code.id });
+    expect(await s.tokens.insertRedeemingCode(replay, code.id, NOW)).toBe(false);
+    expect(await s.tokens.byId(replay.id)).toBeUndefined();
     const unused = hashSecret(newId());
     await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, expiresAt });
     await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
@@ -338,6 +348,18 @@ describe("the database's transactions", () => {
     });
     expect((await server.db.tokens.byId(t.id))!.status).toBe("approved");
     expect((await server.db.audit.list({ actor }, { first: 5 })).nodes).toHaveLength(1);
+  });
+
+  it("hold a store's own transaction as a savepoint of theirs", async () => {
+    const t = newToken();
+    const next = newToken({ familyId: t.familyId });
+    await server.db.tokens.insert(t);
+    await server.db.transaction(async (tx) => {
+      expect(await tx.tokens.insertRotating(next, t.id)).toBe(true);
+      expect(await tx.tokens.insertRotating(newToken(), t.id)).toBe(false);
+    });
+    expect((await server.db.tokens.byId(t.id))!.refreshTokenStatus).toBe("revoked");
+    expect(await server.db.tokens.byId(next.id)).toBeDefined();
   });
 
   it("roll back everything when the function throws", async () => {

@@ -338,7 +338,7 @@ interface RawClient {
  * roll back with it. Dates are bound as timestamps and read back as Date.
  */
 export function prismaTransactionSql(tx: RawClient): Sql {
-  return {
+  const sql: Sql = {
     async get<T extends Row>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
       return (await tx.$queryRawUnsafe<T[]>(numbered(text), ...params))[0];
     },
@@ -348,9 +348,19 @@ export function prismaTransactionSql(tx: RawClient): Sql {
     run(text: string, params: readonly SqlValue[] = []) {
       return tx.$executeRawUnsafe(numbered(text), ...params);
     },
-    transaction() {
-      throw new Error("a transaction inside a Prisma transaction is not supported");
+    // A transaction inside is a savepoint of Prisma's.
+    async transaction<T>(fn: (inner: Sql) => Promise<T>): Promise<T> {
+      await tx.$executeRawUnsafe("SAVEPOINT nested");
+      try {
+        const result = await fn(sql);
+        await tx.$executeRawUnsafe("RELEASE SAVEPOINT nested");
+        return result;
+      } catch (err) {
+        await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT nested");
+        throw err;
+      }
     },
     async close() {},
   };
+  return sql;
 }

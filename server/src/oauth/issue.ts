@@ -1,9 +1,9 @@
 /**
- * Issuance of access tokens (and refresh tokens for user grants): new random values,
- * lifetimes from the app, SHA-256 hashes stored.
+ * New access tokens (and refresh tokens for user grants): random values, lifetimes from the
+ * app, and the row a grant stores, which holds only their SHA-256 hashes.
  */
 import { newId } from "../kernel/ids.js";
-import type { TokenStore } from "../stores/tokens.js";
+import type { NewAccessToken } from "../stores/tokens.js";
 import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
@@ -41,10 +41,11 @@ export interface IssueRequest {
 const SECOND_MS = 1000;
 
 /**
- * Creates and stores a new access token (plus refresh token if asked).
+ * Creates a new access token (plus refresh token if asked), for the grant to store.
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
+ * @returns the row to store (hashes only) and what the client is given (the values).
  */
-export async function issueToken(tokens: TokenStore, r: IssueRequest): Promise<IssuedToken> {
+export function newToken(r: IssueRequest): { row: NewAccessToken; issued: IssuedToken } {
   const id = newId();
   const accessToken = tokenValue(id, newSecret());
   const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
@@ -55,7 +56,7 @@ export async function issueToken(tokens: TokenStore, r: IssueRequest): Promise<I
         expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
       }
     : undefined;
-  await tokens.insert({
+  const row: NewAccessToken = {
     id,
     tokenHash: hashSecret(accessToken),
     appId: r.client.appId,
@@ -69,8 +70,8 @@ export async function issueToken(tokens: TokenStore, r: IssueRequest): Promise<I
     refresh: refresh && { tokenHash: hashSecret(refresh.token), issuedAt: refresh.issuedAt, expiresAt: refresh.expiresAt },
     refreshCount: r.refreshCount,
     familyId: r.familyId,
-  });
-  return {
+  };
+  const issued: IssuedToken = {
     accessToken,
     issuedAt: r.now,
     expiresAt,
@@ -80,4 +81,5 @@ export async function issueToken(tokens: TokenStore, r: IssueRequest): Promise<I
     refreshCount: r.refreshCount ?? 0,
     userId: r.userId,
   };
+  return { row, issued };
 }

@@ -25,11 +25,6 @@ export interface AuthorizationCodeStore {
   byHash(codeHash: string): Promise<AuthorizationCodeRecord | undefined>;
   /** @returns the code with this id (a token family's origin), or undefined. */
   byId(id: string): Promise<AuthorizationCodeRecord | undefined>;
-  /**
-   * Marks a code used, only if it was unused: the single-use guard (RFC 6749 §4.1.2).
-   * @returns false when the code had already been used.
-   */
-  markUsed(id: string, now: Date): Promise<boolean>;
   /** Deletes the unredeemed codes of a user (optionally at one app). */
   deleteUnredeemed(owner: Required<Pick<TokenOwner, "userId">> & Pick<TokenOwner, "appId">): Promise<void>;
   /**

@@ -94,10 +94,18 @@ export interface TokenStore {
    */
   byId(id: string, fresh?: boolean): Promise<TokenRecord | undefined>;
   /**
-   * Revokes a refresh token on rotation, only if it is still approved (RFC 9700 §4.14.2).
-   * @returns false when it was already revoked (a concurrent or repeated use).
+   * Stores `token` and marks the authorization code `codeId` used at `now`, in one
+   * transaction, only if the code was still unused: the single-use guard (RFC 6749 §4.1.2).
+   * A concurrent replay thus either finds the code unused or finds the tokens to revoke.
+   * @returns false, storing nothing, when the code had already been used.
    */
-  revokeRefreshToken(id: string): Promise<boolean>;
+  insertRedeemingCode(token: NewAccessToken, codeId: string, now: Date): Promise<boolean>;
+  /**
+   * Stores `token` and revokes the refresh token of row `previousId`, in one transaction,
+   * only if that refresh token was still approved: rotation (RFC 9700 §4.14.2).
+   * @returns false, storing nothing, when it was already revoked (a concurrent or repeated use).
+   */
+  insertRotating(token: NewAccessToken, previousId: string): Promise<boolean>;
   /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
   revokeFamily(familyId: string, now: Date): Promise<number>;
   /** Revokes one access token (not its refresh token). */

@@ -1,7 +1,6 @@
 /**
  * In-memory stores for unit tests of the grants: the token, authorization code and user
- * stores of stores/, and transactions that roll back what their function did when it
- * throws. They keep the contract the storage suite (server/test/stores.test.ts) checks on
+ * stores of stores/. They keep the contract the storage suite (server/test/stores.test.ts) checks on
  * the real databases, and run that suite too.
  */
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationCode } from "../../src/stores/codes.js";
@@ -13,7 +12,6 @@ export interface MemoryStores {
   tokens: TokenStore;
   codes: AuthorizationCodeStore;
   users: UserStore;
-  transaction<T>(fn: (tx: Pick<MemoryStores, "tokens" | "codes" | "users">) => Promise<T>): Promise<T>;
   /** The rows, for assertions. */
   readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
 }
@@ -75,9 +73,16 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     async byId(id) {
       return state.tokens.get(id);
     },
-    async revokeRefreshToken(id) {
-      if (state.tokens.get(id)?.refreshTokenStatus !== "approved") return false;
-      update("tokens", id, { refreshTokenStatus: "revoked" });
+    async insertRedeemingCode(t, codeId, now) {
+      if (state.codes.get(codeId)?.usedAt !== null) return false;
+      update("codes", codeId, { usedAt: now });
+      await tokens.insert(t);
+      return true;
+    },
+    async insertRotating(t, previousId) {
+      if (state.tokens.get(previousId)?.refreshTokenStatus !== "approved") return false;
+      update("tokens", previousId, { refreshTokenStatus: "revoked" });
+      await tokens.insert(t);
       return true;
     },
     async revokeFamily(familyId, now) {
@@ -130,11 +135,6 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     async byId(id) {
       return state.codes.get(id);
     },
-    async markUsed(id, now) {
-      if (state.codes.get(id)?.usedAt !== null) return false;
-      update("codes", id, { usedAt: now });
-      return true;
-    },
     async deleteUnredeemed(owner) {
       for (const c of [...state.codes.values()]) {
         if (c.userId === owner.userId && (!owner.appId || c.appId === owner.appId) && c.usedAt === null) state.codes.delete(c.id);
@@ -158,18 +158,5 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     setStatus: unsupported("setStatus"),
   };
 
-  const stores = { tokens, codes, users: userStore };
-  return {
-    ...stores,
-    state,
-    async transaction(fn) {
-      const saved = { tokens: new Map(state.tokens), codes: new Map(state.codes), users: new Map(state.users) };
-      try {
-        return await fn(stores);
-      } catch (err) {
-        Object.assign(state, saved);
-        throw err;
-      }
-    },
-  };
+  return { tokens, codes, users: userStore, state };
 }

@@ -37,9 +37,6 @@ export function codeStore(x: Executor): AuthorizationCodeStore {
     },
     byHash: (codeHash) => one("codeHash", codeHash),
     byId: (id) => one("id", id),
-    async markUsed(id, now) {
-      return (await sql.run(`UPDATE "AuthorizationCode" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL`, [now, id])) === 1;
-    },
     async deleteUnredeemed(owner) {
       await prisma.authorizationCode.deleteMany({ where: { ...owner, usedAt: null } });
     },

@@ -13,7 +13,7 @@
 import { joinList, splitList } from "../../kernel/list.js";
 import type { NewAccessToken, TokenOwner, TokenRecord, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
-import { dateOf, nullableDateOf } from "../sql.js";
+import { dateOf, nullableDateOf, type SqlValue } from "../sql.js";
 import type { Executor } from "./executor.js";
 
 /** The columns of a token row the lookups read, as the driver returns them. */
@@ -67,6 +67,28 @@ const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t.
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
+/** The bound values of {@link INSERT} for `t`. */
+function insertParams(t: NewAccessToken): SqlValue[] {
+  return [
+    t.id,
+    t.tokenHash,
+    t.appId,
+    t.credentialId,
+    t.userId ?? null,
+    t.grantType,
+    joinList(t.scopes),
+    joinList(t.apiProducts),
+    t.issuedAt,
+    t.expiresAt,
+    t.refresh?.tokenHash ?? null,
+    t.refresh?.issuedAt ?? null,
+    t.refresh?.expiresAt ?? null,
+    t.refresh ? "approved" : null,
+    t.refreshCount ?? 0,
+    t.familyId ?? null,
+  ];
+}
+
 /** The token store over `x`. */
 export function tokenStore(x: Executor): TokenStore {
   const { sql, tokenCache: cache, prisma } = x;
@@ -85,25 +107,29 @@ export function tokenStore(x: Executor): TokenStore {
   }
 
   return {
-    async insert(t: NewAccessToken) {
-      await sql.run(INSERT, [
-        t.id,
-        t.tokenHash,
-        t.appId,
-        t.credentialId,
-        t.userId ?? null,
-        t.grantType,
-        joinList(t.scopes),
-        joinList(t.apiProducts),
-        t.issuedAt,
-        t.expiresAt,
-        t.refresh?.tokenHash ?? null,
-        t.refresh?.issuedAt ?? null,
-        t.refresh?.expiresAt ?? null,
-        t.refresh ? "approved" : null,
-        t.refreshCount ?? 0,
-        t.familyId ?? null,
-      ]);
+    async insert(t) {
+      await sql.run(INSERT, insertParams(t));
+    },
+
+    insertRedeemingCode(t, codeId, now) {
+      return sql.transaction(async (tx) => {
+        if ((await tx.run(`UPDATE "AuthorizationCode" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL`, [now, codeId])) !== 1) return false;
+        await tx.run(INSERT, insertParams(t));
+        return true;
+      });
+    },
+
+    insertRotating(t, previousId) {
+      return changing(
+        () => cache.evict(previousId),
+        () =>
+          sql.transaction(async (tx) => {
+            const revoked = await tx.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [previousId]);
+            if (revoked !== 1) return false;
+            await tx.run(INSERT, insertParams(t));
+            return true;
+          }),
+      );
     },
 
     async byId(id, fresh = false) {
@@ -114,14 +140,6 @@ export function tokenStore(x: Executor): TokenStore {
       const token = row && parseRow(row);
       if (token && !fresh) cache.set(id, token, generation);
       return token;
-    },
-
-    async revokeRefreshToken(id) {
-      const changed = await changing(
-        () => cache.evict(id),
-        () => sql.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [id]),
-      );
-      return changed === 1;
     },
 
     revokeFamily(familyId, now) {

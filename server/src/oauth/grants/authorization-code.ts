@@ -4,7 +4,7 @@
  * `invalid_grant` and revokes every token issued from it.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
-import { issueToken } from "../issue.js";
+import { newToken } from "../issue.js";
 import { verifyS256 } from "../pkce.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
 import { hashSecret } from "../../kernel/secrets.js";
@@ -35,22 +35,18 @@ export const authorizationCodeGrant: Grant = {
     if (!(await stores.users.isActive(code.userId))) throw new InvalidGrant("the resource owner is disabled");
     const scopes = userTokenScopes(params.scope, code.scopes, client.products);
 
+    const { row, issued } = newToken({
+      client,
+      grantType: "authorization_code",
+      scopes,
+      apiProducts: productsForScopes(client.products, scopes),
+      userId: code.userId,
+      withRefreshToken: true,
+      familyId: code.id,
+      now,
+    });
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
-    const issued = await stores.transaction(async ({ codes, tokens }) =>
-      (await codes.markUsed(code.id, now))
-        ? issueToken(tokens, {
-            client,
-            grantType: "authorization_code",
-            scopes,
-            apiProducts: productsForScopes(client.products, scopes),
-            userId: code.userId,
-            withRefreshToken: true,
-            familyId: code.id,
-            now,
-          })
-        : undefined,
-    );
-    return issued ?? replayed();
+    return (await stores.tokens.insertRedeemingCode(row, code.id, now)) ? issued : replayed();
   },
 };

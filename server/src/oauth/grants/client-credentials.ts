@@ -5,7 +5,7 @@
  * with `scope` each name must be one of those (else `invalid_scope`) and the token gets
  * exactly those. `api_product_list` is every approved product of the credential.
  */
-import { issueToken } from "../issue.js";
+import { newToken } from "../issue.js";
 import { productScopes } from "../products.js";
 import { grantScopes, parseScope } from "../scopes.js";
 import type { Grant } from "./grant.js";
@@ -14,12 +14,14 @@ export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
   async handle({ stores, client, params, now }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
-    return issueToken(stores.tokens, {
+    const { row, issued } = newToken({
       client,
       grantType: "client_credentials",
       scopes,
       apiProducts: client.products.map((p) => p.name),
       now,
     });
+    await stores.tokens.insert(row);
+    return issued;
   },
 };

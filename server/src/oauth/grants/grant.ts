@@ -7,10 +7,8 @@ import type { Client } from "../client-auth.js";
 import type { FormParams } from "../form.js";
 import type { IssuedToken } from "../issue.js";
 
-/** The stores a grant uses: codes, tokens and users, and transactions over them (a Database is one). */
-export type GrantStores = Pick<Stores, "codes" | "tokens" | "users"> & {
-  transaction<T>(fn: (inside: Pick<Stores, "codes" | "tokens" | "users">) => Promise<T>): Promise<T>;
-};
+/** The stores a grant uses. */
+export type GrantStores = Pick<Stores, "codes" | "tokens" | "users">;
 
 /** Everything a grant handler may use; no HTTP request or response. */
 export interface GrantContext {

@@ -6,7 +6,7 @@
  * token, so rotation never extends the PSD2 re-authentication deadline.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
-import { issueToken } from "../issue.js";
+import { newToken } from "../issue.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
 import { findTokenRow } from "../tokens.js";
 import type { Grant } from "./grant.js";
@@ -35,23 +35,19 @@ export const refreshTokenGrant: Grant = {
     const scopes = userTokenScopes(params.scope, original?.scopes ?? previous.scopes, client.products);
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
+    const { row, issued } = newToken({
+      client,
+      grantType: "refresh_token",
+      scopes,
+      apiProducts: productsForScopes(client.products, scopes),
+      userId,
+      withRefreshToken: true,
+      refreshExpiresAt: refreshTokenExpiresAt,
+      refreshCount: previous.refreshCount + 1,
+      familyId: previous.familyId ?? undefined,
+      now,
+    });
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
-    const issued = await stores.transaction(async ({ tokens }) =>
-      (await tokens.revokeRefreshToken(previous.id))
-        ? issueToken(tokens, {
-            client,
-            grantType: "refresh_token",
-            scopes,
-            apiProducts: productsForScopes(client.products, scopes),
-            userId,
-            withRefreshToken: true,
-            refreshExpiresAt: refreshTokenExpiresAt,
-            refreshCount: previous.refreshCount + 1,
-            familyId: previous.familyId ?? undefined,
-            now,
-          })
-        : undefined,
-    );
-    return issued ?? reused();
+    return (await stores.tokens.insertRotating(row, previous.id)) ? issued : reused();
   },
 };
