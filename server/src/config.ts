@@ -3,6 +3,7 @@
  * validated here with zod. This is the only place defaults live; the README's
  * configuration table mirrors it.
  */
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 const bool = z
@@ -79,6 +80,10 @@ const schema = z.object({
    * fifth more CPU per request (README, Performance).
    */
   TRANSACTION_GUARD: bool.optional(),
+  /** Require server-issued nonces in DPoP proofs (RFC 9449 §8, §9): a proof without a current one gets `use_dpop_nonce` and the nonce to use. Default false. */
+  DPOP_NONCES: bool.default(false),
+  /** Secret the DPoP nonces are derived from, at least 32 characters. Instances that share it accept each other's nonces; required with DPOP_NONCES when REDIS_URL is set (several instances). Default: random per process. */
+  DPOP_NONCE_SECRET: z.string().min(32).optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -118,6 +123,8 @@ export interface Config {
   allowLinkLocalUpstreams: boolean;
   /** Outer stores refuse calls inside a transaction (TRANSACTION_GUARD; default on unless NODE_ENV=production). */
   transactionGuard: boolean;
+  /** DPoP proofs must carry a server nonce derived from `secret` (DPOP_NONCES); undefined when off. */
+  dpopNonces: { secret: string } | undefined;
 }
 
 /**
@@ -132,6 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   const e = parsed.data;
+  if (e.DPOP_NONCES && e.REDIS_URL && !e.DPOP_NONCE_SECRET) {
+    throw new Error("Invalid configuration:\n  DPOP_NONCE_SECRET: required with DPOP_NONCES when REDIS_URL is set, so that every instance accepts the others' nonces");
+  }
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
   return {
     port: e.PORT,
@@ -164,5 +174,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     allowLinkLocalUpstreams: e.ALLOW_LINK_LOCAL_UPSTREAMS,
     transactionGuard: e.TRANSACTION_GUARD ?? e.NODE_ENV !== "production",
+    dpopNonces: e.DPOP_NONCES ? { secret: e.DPOP_NONCE_SECRET ?? randomBytes(32).toString("base64url") } : undefined,
   };
 }

@@ -96,9 +96,9 @@ describe("authorization server metadata (RFC 8414)", () => {
     expect(m.introspection_endpoint).toBe(`${BASE_URL}/oauth2/v1/introspect`);
     expect(m.response_types_supported).toEqual(["code"]);
     expect([...m.grant_types_supported].sort()).toEqual(["authorization_code", "client_credentials", "refresh_token"]);
-    expect(m.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
-    expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
-    expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post"]);
+    expect(m.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
+    expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
+    expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
     expect(m.code_challenge_methods_supported).toEqual(["S256"]);
     // The internal admin scope (admin API automation) is not advertised.
     expect([...m.scopes_supported].sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
@@ -296,7 +296,7 @@ describe("token introspection (RFC 7662)", () => {
     const a = await introspect(token, undefined, `Bearer ${token}`);
     await expectOAuthError(a, 401, "invalid_client");
     expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
-    expect(a.body.error_description).toBe("client authentication required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body (client_secret_post)");
+    expect(a.body.error_description).toBe("client authentication required: HTTP Basic (client_secret_basic), client_id and client_secret in the body (client_secret_post), or a client assertion (private_key_jwt)");
     // Malformed Basic credentials are still named as such.
     expect((await introspect(token, undefined, "Basic !!!")).body.error_description).toBe("malformed HTTP Basic credentials");
   });

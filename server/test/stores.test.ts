@@ -127,9 +127,9 @@ describe.each<[string, () => GrantStores]>([
   it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
     const codeHash = hashSecret(newId());
     const expiresAt = new Date(NOW.getTime() + 60_000);
-    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", expiresAt });
+    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", expiresAt });
     const code = (await s.codes.byHash(codeHash))!;
-    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", expiresAt, usedAt: null });
+    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", expiresAt, usedAt: null });
     expect(await s.codes.byId(code.id)).toEqual(code);
     const first = newToken({ familyId: code.id });
     expect(await s.tokens.insertRedeemingCode(first, code.id, NOW)).toBe(true);
@@ -138,7 +138,7 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.insertRedeemingCode(replay, code.id, NOW)).toBe(false);
     expect(await s.tokens.byId(replay.id)).toBeUndefined();
     const unused = hashSecret(newId());
-    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, expiresAt });
+    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, expiresAt });
     await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
     expect(await s.codes.byHash(unused)).toBeUndefined();
     expect((await s.codes.byId(code.id))!.usedAt).toEqual(NOW);
@@ -197,6 +197,7 @@ describe("the database's other stores", () => {
       state: "s",
       codeChallenge: null,
       codeChallengeMethod: null,
+      dpopJkt: null,
       prompt: null,
       stage: "login",
       userId: null,

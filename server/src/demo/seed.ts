@@ -6,7 +6,8 @@
  */
 import { hash } from "@node-rs/argon2";
 import type { CatalogSeed } from "../stores/seed.js";
-import { hashSecret } from "../kernel/secrets.js";
+import { hashSecret, newSecret } from "../kernel/secrets.js";
+import { DEMO_FAPI_PUBLIC_JWKS } from "./fapi-key.js";
 
 /** Human-readable scope descriptions, shown on the consent page. */
 const SCOPES = {
@@ -27,6 +28,7 @@ const PRODUCTS = [
 /** `App.tokenEndpointAuthMethods` values (oauth/auth-methods.ts): the default, and both methods. */
 const BASIC = "client_secret_basic";
 const BASIC_OR_POST = "client_secret_basic client_secret_post";
+const PRIVATE_KEY_JWT = "private_key_jwt";
 
 /** The demo's public identifiers and secrets, printed at start and used by the README and tests. */
 export const DEMO = {
@@ -42,6 +44,11 @@ export const DEMO = {
   strictApp: { name: "Acme Budgeting (RFC 6749)", consumerKey: "demo-strict-key", consumerSecret: "demo-strict-secret-Vb82pL" },
   /** Only PSD2-PISP-v1: its tokens are refused by the accounts API (insufficient_scope). */
   paymentsApp: { name: "Acme Payments", consumerKey: "demo-payments-key", consumerSecret: "demo-payments-secret-Hc31nR" },
+  /**
+   * FAPI 2.0 app (`fapi2` profile): PAR, PKCE, private_key_jwt with the demo key of
+   * demo/fapi-key.ts (no consumer secret works), DPoP-bound tokens; the PSD2 products.
+   */
+  fapiApp: { name: "Acme Open Banking (FAPI 2.0)", consumerKey: "demo-fapi-key" },
   /** Automation client: its client-credentials tokens carry the `admin` scope for POST /graphql. */
   adminApp: { name: "Tollgate Automation", consumerKey: "demo-admin-key", consumerSecret: "demo-admin-secret-Jw57kT" },
   user: { username: "alice", password: "alice-demo-password" },
@@ -60,6 +67,18 @@ export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
     { ...DEMO.strictApp, profile: "rfc6749", requirePkce: true, canIntrospect: true, authMethods: BASIC_OR_POST, products: psd2 },
     { ...DEMO.paymentsApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: ["PSD2-PISP-v1"] },
     { ...DEMO.adminApp, profile: "apigee", requirePkce: true, canIntrospect: false, authMethods: BASIC, products: ["Tollgate-Admin"] },
+    {
+      ...DEMO.fapiApp,
+      // Never usable: a fapi2 app authenticates with private_key_jwt only.
+      consumerSecret: newSecret(),
+      profile: "rfc6749",
+      requirePkce: true,
+      canIntrospect: false,
+      authMethods: PRIVATE_KEY_JWT,
+      products: psd2,
+      securityProfile: "fapi2",
+      jwks: JSON.stringify(DEMO_FAPI_PUBLIC_JWKS),
+    },
   ];
   return {
     scopes: SCOPES,
@@ -77,6 +96,8 @@ export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
       consumerKey: a.consumerKey,
       consumerSecretHash: hashSecret(a.consumerSecret),
       products: a.products,
+      securityProfile: "securityProfile" in a ? a.securityProfile : undefined,
+      jwks: "jwks" in a ? a.jwks : undefined,
     })),
     users: [
       { username: DEMO.user.username, passwordHash, role: "user" },

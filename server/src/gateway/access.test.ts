@@ -18,6 +18,7 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     apiProducts: ["PSD2-AISP-v1"],
     clientId: "ck",
     appName: "Demo",
+    jkt: null,
     userId: null,
     ...over,
   });

@@ -1,17 +1,20 @@
 /**
- * The API gateway: `{base_url}/<api_name>/<rest>` is checked (bearer token, API products,
- * scopes) and forwarded to the API's upstream as `<upstream_url>/<rest>`, without the
- * caller's `Authorization` and cookies, with the caller's identity in `X-Client-Id`,
- * `X-App-Name`, `X-Scopes` and, for user tokens, `X-User-Id`, and where the call came from
- * in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts).
+ * The API gateway: `{base_url}/<api_name>/<rest>` is checked (access token, its sender
+ * constraint, API products, scopes) and forwarded to the API's upstream as
+ * `<upstream_url>/<rest>`, without the caller's `Authorization`, `DPoP` and cookies, with
+ * the caller's identity in `X-Client-Id`, `X-App-Name`, `X-Scopes` and, for user tokens,
+ * `X-User-Id`, a DPoP-bound call's key thumbprint in `X-DPoP-JKT`, and where the call came
+ * from in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidRequest, MethodNotAllowed, UnknownPath } from "../kernel/errors.js";
-import { bearerToken } from "../oauth/bearer.js";
+import { presentedAccessToken } from "../oauth/bearer.js";
+import type { DpopSettings } from "../oauth/dpop-request.js";
 import { findPresentedToken } from "../oauth/tokens.js";
 import type { Stores } from "../stores/index.js";
 import { checkAccess } from "./access.js";
 import { createForwarder } from "./forward.js";
+import { checkSender, DPOP_CHALLENGE } from "./sender.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -50,12 +53,20 @@ export function splitPath(url: string): { name: string; rest: string } {
   return { name, rest };
 }
 
-/**
- * Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself).
- * @param trustedHops - TRUST_PROXY_HOPS: reverse proxies whose forwarding fields are trusted (gateway/forward.ts).
- */
-export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, realm: string, trustedHops: number) {
-  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, trustedHops);
+/** Gateway settings. */
+export interface GatewayOptions {
+  realm: string;
+  /** TRUST_PROXY_HOPS: reverse proxies whose forwarding fields are trusted (gateway/forward.ts). */
+  trustedHops: number;
+  /** The public base URL: with a call's path, the `htu` its DPoP proof must name. */
+  baseUrl: string;
+  dpop: DpopSettings;
+}
+
+/** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
+export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, options: GatewayOptions) {
+  const { realm, baseUrl, dpop } = options;
+  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, options.trustedHops);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // On the gateway's own answers (its errors) too; forward.ts sets it on the upstream's.
@@ -65,8 +76,16 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
     const api = await stores.catalog.apiRoute(name);
     if (!api) throw new UnknownPath(`no API named "${name}"`);
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
-    const token = await findPresentedToken(stores, bearerToken(req.headers.authorization, realm), new Date());
-    checkAccess(token, api, realm);
+    const presented = presentedAccessToken(req.headers.authorization, realm);
+    const now = new Date();
+    const token = await findPresentedToken(stores, presented.token, now);
+    // An active token's sender constraint is checked before its scopes; any error about a token presented as DPoP has a DPoP challenge.
+    const challenge = token?.active
+      ? await checkSender(presented, token, req, baseUrl + (req.url ?? "/").split("?", 1)[0], dpop, realm, now)
+      : presented.scheme === "DPoP"
+        ? DPOP_CHALLENGE
+        : undefined;
+    checkAccess(token, api, realm, challenge);
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
     const identity = {
@@ -75,6 +94,9 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
       "x-app-name": token.appName.toWellFormed().replace(/[^\x20-\x24\x26-\x7e]/gu, encodeURIComponent),
       "x-scopes": token.scopes.join(" "),
       "x-user-id": token.userId ?? undefined,
+      "x-dpop-jkt": token.jkt ?? undefined,
+      // The proof is the gateway's to check, not the upstream's.
+      dpop: undefined,
     };
     forward(req, res, api, rest, identity);
   };

@@ -1,6 +1,6 @@
 /**
- * The server's request listener. Machine-to-machine traffic — the token, revocation and
- * introspection endpoints and every gateway call — is served by plain node:http handler
+ * The server's request listener. Machine-to-machine traffic — the token, PAR, revocation
+ * and introspection endpoints and every gateway call — is served by plain node:http handler
  * chains (http/node.ts); everything a browser or an admin uses (sign-in and consent, the
  * admin API, the SPA, metadata) by the Express app (http/app.ts).
  */
@@ -10,7 +10,10 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { gateway } from "../gateway/router.js";
-import type { ClientRequest } from "../oauth/client-request.js";
+import type { ClientRequest, EndpointContext } from "../oauth/client-request.js";
+import { dpopNonces } from "../oauth/dpop-nonce.js";
+import type { DpopSettings } from "../oauth/dpop-request.js";
+import { parEndpoint } from "../oauth/par.js";
 import { MethodNotAllowed } from "../kernel/errors.js";
 import { introspectionEndpoint } from "../oauth/introspection.js";
 import { revocationEndpoint } from "../oauth/revocation.js";
@@ -19,7 +22,7 @@ import { createApp } from "./app.js";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { requestLogger } from "./logger.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
-import { isTollgatePath } from "../kernel/paths.js";
+import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
 import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
 
 /**
@@ -27,7 +30,8 @@ import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  */
 export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory) {
-  const forward = gateway(db, config.realm, config.trustProxyHops);
+  const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
+  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop });
   const app = await createApp(config, db, logger, limiters, forward);
   const log: Middleware = requestLogger(logger);
 
@@ -45,12 +49,19 @@ export async function createRequestListener(config: Config, db: Database, logger
   const steps = [log, apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...limits.beforeBody, formText, ...limits.afterBody];
   const post = (handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain(steps, (req, res) => handler(req as ClientRequest, res));
-  const token = post(tokenEndpoint(db, config.realm));
+  const endpoint = (path: string): EndpointContext => ({
+    realm: config.realm,
+    issuer: config.authUrl,
+    tokenEndpoint: `${config.baseUrl}${TOKEN_PATH}`,
+    url: `${config.baseUrl}${path}`,
+  });
   const oauthEndpoints = new Map([
-    ["/oauth2/v1/token", token],
-    ["/token", token],
-    ["/oauth2/v1/revoke", post(revocationEndpoint(db, config.realm))],
-    ["/oauth2/v1/introspect", post(introspectionEndpoint(db, config.realm, config.authUrl))],
+    [TOKEN_PATH, post(tokenEndpoint(db, endpoint(TOKEN_PATH), dpop))],
+    // The same endpoint; a DPoP proof's htu names the URL the client called.
+    ["/token", post(tokenEndpoint(db, endpoint("/token"), dpop))],
+    [PAR_PATH, post(parEndpoint(db, endpoint(PAR_PATH), dpop))],
+    ["/oauth2/v1/revoke", post(revocationEndpoint(db, endpoint("/oauth2/v1/revoke")))],
+    ["/oauth2/v1/introspect", post(introspectionEndpoint(db, endpoint("/oauth2/v1/introspect")))],
   ]);
   const gatewayCall = chain([log], forward);
 

@@ -20,7 +20,7 @@ const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzI
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit" | "pushedRequests">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -83,6 +83,7 @@ export async function startFlow(
     state: request.state,
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
+    dpopJkt: request.dpopJkt,
   };
   const user = request.prompt === "login" ? undefined : await activeUser(ctx.db.users, sessionUserId);
   const refused = user && refusal(user, request.scopes);
@@ -234,6 +235,7 @@ function codeGrant(i: InteractionRecord) {
     state: i.state,
     codeChallenge: i.codeChallenge,
     codeChallengeMethod: i.codeChallengeMethod,
+    dpopJkt: i.dpopJkt,
   };
 }
 

@@ -55,7 +55,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db.clients, query, ctx.issuer);
+    const request = await validateAuthorizationRequest(db, query, ctx.issuer, new Date());
     // A valid request writes (an interaction or a code): bounded per client IP.
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, req.ip ?? "unknown");
     const started = await startFlow(ctx, request, req.session.userId, new Date());

@@ -105,23 +105,55 @@ function quoted(value: string): string {
   return `"${sanitizeDescription(value)}"`;
 }
 
+/** Error codes of a protected resource's challenge (RFC 6750 §3.1, RFC 9449 §7.1 and §9). */
+export type ResourceErrorCode = "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce";
+
+/** The DPoP scheme's parameters of a challenge (RFC 9449 §7.1): the accepted algorithms, and a fresh nonce when one is required. */
+export interface DpopChallenge {
+  algs: readonly string[];
+  nonce?: string;
+}
+
 /**
- * RFC 6750 §3 error on a protected resource, with a `WWW-Authenticate: Bearer` challenge.
- * `code` undefined means the request carried no bearer token: the challenge then names only
- * the realm (§3.1: no error code when no authentication was attempted).
+ * RFC 6750 §3 error on a protected resource, with a `WWW-Authenticate: Bearer` challenge,
+ * or a `WWW-Authenticate: DPoP` one with `algs` (RFC 9449 §7.1) when `dpop` is given: for a
+ * DPoP-bound token, or a DPoP proof at fault. `code` undefined means the request carried no
+ * token: the challenge then names only the realm (§3.1: no error code when no
+ * authentication was attempted).
  */
 export class BearerError extends OAuthError {
   constructor(
     realm: string,
     status: 401 | 403,
-    code: "invalid_token" | "insufficient_scope" | undefined,
+    code: ResourceErrorCode | undefined,
     description: string,
     scope?: string,
+    dpop?: DpopChallenge,
   ) {
     const params = [`realm=${quoted(realm)}`];
     if (code) params.push(`error=${quoted(code)}`, `error_description=${quoted(description)}`);
     if (scope) params.push(`scope=${quoted(scope)}`);
-    super(code ?? "invalid_request", description, status, { "WWW-Authenticate": `Bearer ${params.join(", ")}` });
+    if (dpop) params.push(`algs=${quoted(dpop.algs.join(" "))}`);
+    const headers: Record<string, string> = { "WWW-Authenticate": `${dpop ? "DPoP" : "Bearer"} ${params.join(", ")}` };
+    if (dpop?.nonce) headers["DPoP-Nonce"] = dpop.nonce;
+    super(code ?? "invalid_request", description, status, headers);
+  }
+}
+
+/**
+ * RFC 9449 §5 and §7: a DPoP proof is missing, malformed, or does not match the request or
+ * the key; `invalid_dpop_proof` (400 at the token and PAR endpoints).
+ */
+export class InvalidDpopProof extends OAuthError {
+  constructor(description: string) {
+    super("invalid_dpop_proof", description, 400);
+  }
+}
+
+/** RFC 9449 §8: the server requires a DPoP nonce; `DPoP-Nonce` carries the one to use. */
+export class UseDpopNonce extends OAuthError {
+  constructor(readonly nonce: string, description = "send this DPoP-Nonce in the proof's nonce claim") {
+    super("use_dpop_nonce", description, 400, { "DPoP-Nonce": nonce });
   }
 }
 

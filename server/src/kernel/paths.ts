@@ -17,3 +17,9 @@ export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
 export function isTollgatePath(path: string): boolean {
   return TOLLGATE_SEGMENTS.has(path.split("/")[1] ?? "");
 }
+
+/** The token endpoint (RFC 6749 §3.2); `/token` serves it too. */
+export const TOKEN_PATH = "/oauth2/v1/token";
+
+/** The pushed authorization request endpoint (RFC 9126 §2). */
+export const PAR_PATH = "/oauth2/v1/par";

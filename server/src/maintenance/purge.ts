@@ -22,6 +22,8 @@ export interface PurgeCounts {
   authorizationCodes: number;
   tokens: number;
   auditEvents: number;
+  pushedRequests: number;
+  usedJtis: number;
 }
 
 async function drain(remove: (limit: number) => Promise<number>): Promise<number> {
@@ -35,7 +37,7 @@ async function drain(remove: (limit: number) => Promise<number>): Promise<number
 }
 
 /** The stores the purge deletes from. */
-export type PurgedStores = Pick<Stores, "tokens" | "interactions" | "sessions" | "codes" | "audit">;
+export type PurgedStores = Pick<Stores, "tokens" | "interactions" | "sessions" | "codes" | "audit" | "pushedRequests" | "replays">;
 
 /**
  * Deletes everything expired at `now`. Tokens go first, so that codes whose families
@@ -50,6 +52,8 @@ export async function purgeExpired(db: PurgedStores, now: Date, auditRetentionDa
     sessions: await drain((limit) => db.sessions.deleteExpired(now, limit)),
     authorizationCodes: await drain((limit) => db.codes.deleteSpent(now, limit)),
     auditEvents: await drain((limit) => db.audit.deleteBefore(new Date(now.getTime() - auditRetentionDays * DAY_MS), limit)),
+    pushedRequests: await drain((limit) => db.pushedRequests.deleteExpired(now, limit)),
+    usedJtis: await drain((limit) => db.replays.deleteExpired(now, limit)),
   };
 }
 

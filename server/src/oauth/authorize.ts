@@ -1,11 +1,21 @@
 /**
  * The authorization endpoint's rules (RFC 6749 §4.1.1, §4.1.2; RFC 7636; RFC 9207;
- * decisions.md "Authorization code flow"): validating the request and issuing the code.
+ * decisions.md "Authorization code flow"): validating the request, pushed first (RFC 9126)
+ * or not, and issuing the code.
  */
 import type { AuthorizationCodeStore } from "../stores/codes.js";
-import type { ClientStore } from "../stores/clients.js";
+import type { ClientRecord, ClientStore } from "../stores/clients.js";
+import type { PushedRequestStore } from "../stores/pushed-requests.js";
 import type { Client } from "./client-auth.js";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, OAuthError } from "../kernel/errors.js";
+import type { FormParams } from "./form.js";
+import {
+  AuthorizationErrorRedirect,
+  InvalidAuthorizationRequest,
+  InvalidDpopProof,
+  InvalidRequest,
+  InvalidScope,
+  OAuthError,
+} from "../kernel/errors.js";
 import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
@@ -28,94 +38,201 @@ export interface AuthorizationRequest {
   codeChallenge: string | null;
   codeChallengeMethod: "S256" | null;
   prompt: Prompt | null;
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (`dpop_jkt`). */
+  dpopJkt: string | null;
 }
 
+/** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
+export const REQUEST_URI_LIFETIME_SECONDS = 60;
+
+/** The `request_uri` scheme of RFC 9126 §2.2. */
+const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
+
+/** Every value of a parameter as sent (more than one is a repeat). */
+type Values = (name: string) => string[];
+
 /** Parameters that may not repeat (RFC 6749 §3.1). */
-const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt"];
+const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt", "dpop_jkt", "request_uri"];
+
+/** The authorization parameters a client may push (RFC 9126 §2.1), kept with the pushed request. */
+const PUSHABLE = SINGLE.filter((name) => name !== "request_uri");
+
+/** A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters. */
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+
+/** The one non-empty, clean value of `name`, or undefined. */
+function one(values: Values, name: string): string | undefined {
+  const all = values(name);
+  return all.length === 1 && all[0] !== "" && isCleanText(all[0]!) ? all[0] : undefined;
+}
+
+/** PKCE, for a `fapi2` app always (FAPI 2.0 §5.3.2.2), else as the app is set. */
+function pkceRequired(client: Client): boolean {
+  return client.requirePkce || client.securityProfile === "fapi2";
+}
 
 /**
- * Validates an authorization request's query string.
- * @param query - the raw query string (without `?`).
- * @param issuer - `iss` value for error redirects (RFC 9207).
- * @throws InvalidAuthorizationRequest (shown as a page, never redirected) when `client_id`
- *   is missing, unknown or revoked, or `redirect_uri` is missing or not exactly registered.
- * @throws AuthorizationErrorRedirect for every other error: unsupported `response_type`,
- *   missing `state`, invalid or missing scope, PKCE problems, unknown `prompt`, repeats.
- *   `state` is required (the spec's flow), except for apps of the `rfc6749` profile when
- *   the request carries a PKCE `code_challenge`: RFC 9700 §2.1 lets PKCE protect such a
- *   client against CSRF, and standard clients (openid-client) then send no `state`.
+ * The registered client named by `client_id`.
+ * @throws InvalidAuthorizationRequest when `client_id` is missing, repeated or unknown.
  */
-export async function validateAuthorizationRequest(clients: ClientStore, query: string, issuer: string): Promise<AuthorizationRequest> {
-  const params = new URLSearchParams(query);
-  const one = (name: string): string | undefined => {
-    const values = params.getAll(name);
-    return values.length === 1 && values[0] !== "" && isCleanText(values[0]!) ? values[0] : undefined;
-  };
-  const repeated = SINGLE.find((n) => params.getAll(n).length > 1);
-
-  const clientId = one("client_id");
-  if (params.getAll("client_id").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "client_id is repeated");
+async function namedClient(clients: ClientStore, values: Values): Promise<ClientRecord> {
+  if (values("client_id").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "client_id is repeated");
+  const clientId = one(values, "client_id");
   if (!clientId) throw new InvalidAuthorizationRequest("invalid_request", "client_id is required");
   const record = await clients.byConsumerKey(clientId);
   if (!record) throw new InvalidAuthorizationRequest("invalid_request", "unknown client_id");
-  const redirectUri = one("redirect_uri");
-  if (params.getAll("redirect_uri").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "redirect_uri is repeated");
+  return record;
+}
+
+/**
+ * The `redirect_uri`, when exactly registered for the client (RFC 6749 §3.1.2.3, RFC 9700 §2.1).
+ * @throws InvalidAuthorizationRequest when it is missing, repeated or not registered.
+ */
+function registeredRedirectUri(client: Pick<ClientRecord, "callbackUrls">, values: Values): string {
+  if (values("redirect_uri").length > 1) throw new InvalidAuthorizationRequest("invalid_request", "redirect_uri is repeated");
+  const redirectUri = one(values, "redirect_uri");
   if (!redirectUri) throw new InvalidAuthorizationRequest("invalid_request", "redirect_uri is required");
-  if (!record.callbackUrls.includes(redirectUri)) {
+  if (!client.callbackUrls.includes(redirectUri)) {
     throw new InvalidAuthorizationRequest("invalid_request", "redirect_uri does not match a callback URL registered for this client");
   }
+  return redirectUri;
+}
+
+/**
+ * Checks everything after the client and its redirect URI.
+ * @param pushed - the parameters came through PAR (RFC 9126), which a `fapi2` app must use.
+ * @throws OAuthError with the RFC's code: unsupported `response_type`, missing `state`,
+ *   invalid or missing scope, PKCE problems, unknown `prompt`, a malformed `dpop_jkt`,
+ *   repeats, and for a `fapi2` app a request that was not pushed.
+ */
+function checkParameters(client: Client, values: Values, pushed: boolean): Omit<AuthorizationRequest, "client" | "redirectUri"> {
+  const repeated = SINGLE.find((n) => values(n).length > 1);
+  if (repeated) throw new InvalidRequest(`parameter "${repeated}" is repeated`);
+  if (client.securityProfile === "fapi2" && !pushed) {
+    throw new InvalidRequest("this client must push its authorization request first (PAR, RFC 9126) and send only client_id and request_uri");
+  }
+  const responseType = one(values, "response_type");
+  if (!responseType) throw new InvalidRequest("response_type is required");
+  if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
+  const state = one(values, "state");
+  const codeChallenge = one(values, "code_challenge") ?? null;
+  const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749" || client.securityProfile === "fapi2";
+  if (!state && !(pkceMayReplaceState && codeChallenge !== null)) {
+    throw new InvalidRequest(pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
+  }
+
+  const requested = parseScope(one(values, "scope"));
+  if (requested.length === 0) throw new InvalidScope("scope is required");
+  const scopes = grantScopes(requested, productScopes(client.products));
+
+  const method = one(values, "code_challenge_method") ?? null;
+  if (codeChallenge === null) {
+    if (method !== null) throw new InvalidRequest("code_challenge_method without code_challenge");
+    if (pkceRequired(client)) throw new InvalidRequest("PKCE is required for this client: send code_challenge with code_challenge_method=S256");
+  } else {
+    if (method !== "S256") throw new InvalidRequest("code_challenge_method must be S256 (plain is not supported)");
+    if (!isPkceValue(codeChallenge)) throw new InvalidRequest("code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~");
+  }
+
+  const prompt = one(values, "prompt") ?? null;
+  if (prompt !== null && prompt !== "none" && prompt !== "login" && prompt !== "consent") {
+    throw new InvalidRequest("prompt must be none, login or consent");
+  }
+  const dpopJkt = one(values, "dpop_jkt") ?? null;
+  if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
+
+  return { scopes, state: state ?? null, codeChallenge, codeChallengeMethod: codeChallenge === null ? null : "S256", prompt: prompt as Prompt | null, dpopJkt };
+}
+
+/**
+ * The pushed parameters a `request_uri` refers to, used up by this call (single use,
+ * RFC 9126 §4).
+ * @throws InvalidAuthorizationRequest when the front channel carries more than `client_id`
+ *   and `request_uri`, or the `request_uri` is unknown, expired, used, or another client's.
+ */
+async function pushedParameters(pushedRequests: PushedRequestStore, client: ClientRecord, params: URLSearchParams, now: Date): Promise<Values> {
+  const extra = [...params.keys()].find((name) => name !== "client_id" && name !== "request_uri");
+  if (extra !== undefined) throw new InvalidAuthorizationRequest("invalid_request", "with request_uri, send only client_id and request_uri (RFC 9126 section 4)");
+  const requestUri = one((n) => params.getAll(n), "request_uri");
+  const pushed = requestUri?.startsWith(REQUEST_URI_PREFIX) ? await pushedRequests.use(hashSecret(requestUri), now) : undefined;
+  if (!pushed) throw new InvalidAuthorizationRequest("invalid_request", "request_uri is unknown, expired or already used");
+  if (pushed.appId !== client.appId) throw new InvalidAuthorizationRequest("invalid_request", "request_uri was pushed by another client");
+  return (name) => (name in pushed.parameters ? [pushed.parameters[name]!] : []);
+}
+
+/**
+ * Validates an authorization request's query string, or the request a `request_uri` refers
+ * to (RFC 9126 §4).
+ * @param query - the raw query string (without `?`).
+ * @param issuer - `iss` value for error redirects (RFC 9207).
+ * @param now - for a pushed request's expiry.
+ * @throws InvalidAuthorizationRequest (shown as a page, never redirected) when `client_id`
+ *   is missing, unknown or revoked, `redirect_uri` is missing or not exactly registered, or
+ *   the `request_uri` cannot be used.
+ * @throws AuthorizationErrorRedirect for every other error ({@link checkParameters}).
+ *   `state` is required (the spec's flow), except for apps of the `rfc6749` or `fapi2`
+ *   profile when the request carries a PKCE `code_challenge`: RFC 9700 §2.1 lets PKCE
+ *   protect such a client against CSRF, and standard clients (openid-client) then send no `state`.
+ */
+export async function validateAuthorizationRequest(
+  stores: { clients: ClientStore; pushedRequests: PushedRequestStore },
+  query: string,
+  issuer: string,
+  now: Date,
+): Promise<AuthorizationRequest> {
+  const params = new URLSearchParams(query);
+  const record = await namedClient(stores.clients, (n) => params.getAll(n));
+  const pushed = params.has("request_uri");
+  const values = pushed ? await pushedParameters(stores.pushedRequests, record, params, now) : (n: string) => params.getAll(n);
+  const redirectUri = registeredRedirectUri(record, values);
   if (record.appStatus !== "approved" || record.credentialStatus !== "approved") {
     throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
   }
   const { consumerSecretHash: _, ...client } = record;
-
-  const state = one("state");
-  const fail = (error: string, description: string): never => {
-    throw new AuthorizationErrorRedirect(errorRedirect({ redirectUri, state: state ?? null }, error, description, issuer));
-  };
-  if (repeated) fail("invalid_request", `parameter "${repeated}" is repeated`);
-  const responseType = one("response_type");
-  if (!responseType) fail("invalid_request", "response_type is required");
-  if (responseType !== "code") fail("unsupported_response_type", "only response_type=code is supported");
-  const codeChallenge = one("code_challenge") ?? null;
-  const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749";
-  if (!state && !(pkceMayReplaceState && codeChallenge !== null)) {
-    fail("invalid_request", pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
-  }
-
-  let scopes: string[] = [];
   try {
-    const requested = parseScope(one("scope"));
-    if (requested.length === 0) fail("invalid_scope", "scope is required");
-    scopes = grantScopes(requested, productScopes(client.products));
+    return { client, redirectUri, ...checkParameters(client, values, pushed) };
   } catch (err) {
-    if (err instanceof OAuthError) fail(err.error, err.message);
-    throw err;
+    if (!(err instanceof OAuthError)) throw err;
+    throw new AuthorizationErrorRedirect(errorRedirect({ redirectUri, state: one(values, "state") ?? null }, err.error, err.message, issuer));
   }
+}
 
-  const method = one("code_challenge_method") ?? null;
-  if (codeChallenge === null) {
-    if (method !== null) fail("invalid_request", "code_challenge_method without code_challenge");
-    if (client.requirePkce) fail("invalid_request", "PKCE is required for this client: send code_challenge with code_challenge_method=S256");
-  } else {
-    if (method !== "S256") fail("invalid_request", "code_challenge_method must be S256 (plain is not supported)");
-    if (!isPkceValue(codeChallenge)) fail("invalid_request", "code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~");
+/**
+ * Validates a pushed authorization request (RFC 9126 §2.1) of an authenticated client, as
+ * the authorization endpoint would, and keeps it for one use.
+ * @param params - the PAR body, client authentication included (left out of what is kept).
+ * @param dpopJkt - the key of the request's DPoP proof, if any (RFC 9449 §10.1): it must
+ *   equal a `dpop_jkt` sent too, and binds the code when none is.
+ * @returns the `request_uri` and its lifetime in seconds, for the 201 answer (§2.2).
+ * @throws OAuthError 400 with the RFC's code for an invalid request, and `invalid_request`
+ *   for a `request_uri` in the body (§2.1) or a `client_id` that is not the client's.
+ */
+export async function pushAuthorizationRequest(
+  pushedRequests: PushedRequestStore,
+  client: Client,
+  params: FormParams,
+  dpopJkt: string | undefined,
+  now: Date,
+): Promise<{ requestUri: string; expiresIn: number }> {
+  if (params.request_uri !== undefined) throw new InvalidRequest("request_uri may not be pushed (RFC 9126 section 2.1)");
+  if (params.client_id !== undefined && params.client_id !== client.clientId) throw new InvalidRequest("client_id does not match the authenticated client");
+  if (dpopJkt !== undefined && params.dpop_jkt !== undefined && params.dpop_jkt !== dpopJkt) {
+    throw new InvalidDpopProof("dpop_jkt does not match the key of the DPoP proof (RFC 9449 section 10.1)");
   }
-
-  const prompt = one("prompt") ?? null;
-  if (prompt !== null && prompt !== "none" && prompt !== "login" && prompt !== "consent") {
-    fail("invalid_request", "prompt must be none, login or consent");
-  }
-
-  return {
-    client,
-    redirectUri,
-    scopes,
-    state: state ?? null,
-    codeChallenge,
-    codeChallengeMethod: codeChallenge === null ? null : "S256",
-    prompt: prompt as Prompt | null,
-  };
+  const kept: Record<string, string> = { client_id: client.clientId };
+  for (const name of PUSHABLE) if (params[name] !== undefined) kept[name] = params[name];
+  if (dpopJkt !== undefined) kept.dpop_jkt = dpopJkt;
+  const values: Values = (name) => (name in kept ? [kept[name]!] : []);
+  registeredRedirectUri(client, values);
+  checkParameters(client, values, true);
+  const requestUri = REQUEST_URI_PREFIX + newSecret();
+  await pushedRequests.insert({
+    requestUriHash: hashSecret(requestUri),
+    appId: client.appId,
+    parameters: kept,
+    expiresAt: new Date(now.getTime() + REQUEST_URI_LIFETIME_SECONDS * 1000),
+  });
+  return { requestUri, expiresIn: REQUEST_URI_LIFETIME_SECONDS };
 }
 
 /** What an authorization code is bound to. */
@@ -127,6 +244,7 @@ export interface CodeGrant {
   state: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+  dpopJkt: string | null;
 }
 
 /**
@@ -143,6 +261,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     scopes: grant.scopes,
     codeChallenge: grant.codeChallenge,
     codeChallengeMethod: grant.codeChallengeMethod,
+    dpopJkt: grant.dpopJkt,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
   return redirectWith(grant.redirectUri, { code, state: grant.state, iss: issuer });

@@ -1,18 +1,40 @@
 /**
- * Client authentication on the token, revocation and introspection endpoints (RFC 6749
- * §2.3.1): HTTP Basic with the consumer key and consumer secret (`client_secret_basic`,
- * RFC 7617), or `client_id` and `client_secret` in the form body (`client_secret_post`),
- * as the app allows.
+ * Client authentication on the token, PAR, revocation and introspection endpoints:
+ * HTTP Basic with the consumer key and consumer secret (`client_secret_basic`, RFC 6749
+ * §2.3.1, RFC 7617), `client_id` and `client_secret` in the form body
+ * (`client_secret_post`), or a JWT signed with a key the app registered
+ * (`private_key_jwt`, RFC 7523 §2.2, OIDC Core §9), as the app allows. A `fapi2` app may
+ * use `private_key_jwt` only (FAPI 2.0 Security Profile §5.3.2.1).
  */
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
+import type { ReplayStore } from "../stores/replays.js";
 import type { ClientAuthMethod } from "../kernel/auth-methods.js";
 import { InvalidClient, InvalidRequest } from "../kernel/errors.js";
+import { CLIENT_ASSERTION_TYPE, unverifiedAssertionIssuer, verifyClientAssertion } from "./client-assertion.js";
 import { type FormParams } from "./form.js";
 import { isCleanText } from "../kernel/text.js";
 import { hashMatches, hashSecret } from "../kernel/secrets.js";
 
 /** An authenticated client: its record without the secret hash. */
 export type Client = Omit<ClientRecord, "consumerSecretHash">;
+
+/** What client authentication needs besides the request. */
+export interface ClientAuthContext {
+  clients: ClientStore;
+  /** Used client assertion `jti`s. */
+  replays: ReplayStore;
+  /** Realm of the `WWW-Authenticate: Basic` challenge of a 401. */
+  realm: string;
+  /** The `aud` values a client assertion may carry: the issuer first, then endpoint URLs. */
+  audiences: readonly string[];
+  /** Current time, for a rotated credential's expiry and the assertion's claims. */
+  now: Date;
+}
+
+/** The methods an app may use: `private_key_jwt` only for a `fapi2` app, else those it registered. */
+export function allowedAuthMethods(client: Pick<ClientRecord, "securityProfile" | "tokenEndpointAuthMethods">): readonly ClientAuthMethod[] {
+  return client.securityProfile === "fapi2" ? ["private_key_jwt"] : client.tokenEndpointAuthMethods;
+}
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -39,34 +61,54 @@ export function parseBasicCredentials(header: string | undefined): { id: string;
   }
 }
 
-/** The client id a request presents (Basic first, else the form's `client_id`), for the audit log; "" when none. */
+/** The client id a request presents (Basic first, else the form's `client_id`, else a client assertion's `iss`), for the audit log; "" when none. */
 export function presentedClientId(authorization: string | undefined, params: FormParams): string {
-  return parseBasicCredentials(authorization)?.id ?? params.client_id ?? "";
+  const assertionIssuer = params.client_assertion === undefined ? undefined : unverifiedAssertionIssuer(params.client_assertion);
+  return parseBasicCredentials(authorization)?.id ?? params.client_id ?? assertionIssuer ?? "";
 }
+
+/** The credentials a request presents. */
+type Credentials =
+  | { method: "client_secret_basic" | "client_secret_post"; id: string; secret: string }
+  | { method: "private_key_jwt"; id: string; assertion: string };
 
 /**
  * Reads the credentials of a request and the method it uses. An `Authorization` header of
- * another scheme (e.g. Bearer) is not client authentication.
- * @throws InvalidRequest when the request has both an `Authorization` header and a
- *   `client_secret` (RFC 6749 §2.3: a client "MUST NOT use more than one authentication
- *   method in each request").
- * @throws InvalidClient when it has no credentials, malformed Basic credentials, or a
- *   `client_secret` without `client_id`.
+ * another scheme (e.g. Bearer or DPoP) is not client authentication.
+ * @throws InvalidRequest when the request uses more than one method (RFC 6749 §2.3: a
+ *   client "MUST NOT use more than one authentication method in each request").
+ * @throws InvalidClient when it has no credentials, malformed Basic credentials, a
+ *   `client_secret` without `client_id`, or a client assertion of another type or without
+ *   a readable `iss` (RFC 7521 §4.2).
  */
-function presentedCredentials(authorization: string | undefined, params: FormParams, realm: string): { method: ClientAuthMethod; id: string; secret: string } {
+function presentedCredentials(authorization: string | undefined, params: FormParams, realm: string): Credentials {
+  // Any Authorization header counts here: one beside body credentials is a second method, whatever its scheme.
+  const header = authorization !== undefined && authorization !== "";
+  const used = [header, params.client_secret !== undefined, params.client_assertion !== undefined || params.client_assertion_type !== undefined].filter(Boolean).length;
+  if (used > 1) {
+    throw new InvalidRequest("use one client authentication method per request: HTTP Basic, client_secret in the body, or a client assertion (RFC 6749 section 2.3)");
+  }
+  if (params.client_assertion !== undefined || params.client_assertion_type !== undefined) {
+    if (params.client_assertion_type !== CLIENT_ASSERTION_TYPE) throw new InvalidClient(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`, realm);
+    const assertion = params.client_assertion;
+    if (assertion === undefined) throw new InvalidClient("client_assertion is required with client_assertion_type", realm);
+    const id = params.client_id ?? unverifiedAssertionIssuer(assertion);
+    if (id === undefined || !isCleanText(id)) throw new InvalidClient("the client assertion names no client (iss)", realm);
+    return { method: "private_key_jwt", id, assertion };
+  }
   if (params.client_secret !== undefined) {
-    if (authorization) {
-      throw new InvalidRequest("use one client authentication method per request: HTTP Basic or client_secret in the body, not both (RFC 6749 section 2.3)");
-    }
     if (params.client_id === undefined) throw new InvalidClient("client_secret in the body needs client_id (client_secret_post)", realm);
     return { method: "client_secret_post", id: params.client_id, secret: params.client_secret };
   }
   if (!authorization || !/^Basic(?: |$)/i.test(authorization)) {
-    throw new InvalidClient("client authentication required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body (client_secret_post)", realm);
+    throw new InvalidClient(
+      "client authentication required: HTTP Basic (client_secret_basic), client_id and client_secret in the body (client_secret_post), or a client assertion (private_key_jwt)",
+      realm,
+    );
   }
-  const basic = parseBasicCredentials(authorization);
-  if (!basic || !isCleanText(basic.id) || !isCleanText(basic.secret)) throw new InvalidClient("malformed HTTP Basic credentials", realm);
-  return { method: "client_secret_basic", ...basic };
+  const pair = parseBasicCredentials(authorization);
+  if (!pair || !isCleanText(pair.id) || !isCleanText(pair.secret)) throw new InvalidClient("malformed HTTP Basic credentials", realm);
+  return { method: "client_secret_basic", ...pair };
 }
 
 /**
@@ -87,23 +129,46 @@ async function verifiedClient(clients: ClientStore, id: string, secret: string):
 }
 
 /**
- * Authenticates the client of a token, revocation or introspection request. The secret is
- * checked before the method and the app and credential status, so only a caller holding
- * the secret learns that the app does not allow the method or that a credential is revoked.
+ * The app's record when `credentials` prove it: the secret, or a client assertion verified
+ * against the app's keys (oauth/client-assertion.ts).
+ * @returns undefined when the key is unknown or the secret wrong.
+ * @throws InvalidClient when a client assertion fails verification.
+ */
+async function provenClient(ctx: ClientAuthContext, credentials: Credentials): Promise<ClientRecord | undefined> {
+  if (credentials.method !== "private_key_jwt") return verifiedClient(ctx.clients, credentials.id, credentials.secret);
+  const record = await ctx.clients.byConsumerKey(credentials.id);
+  if (!record) return undefined;
+  await verifyClientAssertion(credentials.assertion, {
+    clientId: record.clientId,
+    keys: { jwks: record.jwks, jwksUri: record.jwksUri },
+    audiences: ctx.audiences,
+    replays: ctx.replays,
+    now: ctx.now,
+    realm: ctx.realm,
+  });
+  return record;
+}
+
+/**
+ * Authenticates the client of a token, PAR, revocation or introspection request. The
+ * secret or assertion is checked before the method and the app and credential status, so
+ * only a caller holding the secret or key learns that the app does not allow the method or
+ * that a credential is revoked.
  * @param authorization - the `Authorization` header.
- * @param params - the form body (`client_id`, `client_secret` for `client_secret_post`).
- * @param now - current time, for a rotated credential's expiry.
+ * @param params - the form body (`client_id`, `client_secret` for `client_secret_post`,
+ *   `client_assertion_type` and `client_assertion` for `private_key_jwt`).
  * @throws InvalidRequest (400) when the request uses two methods.
  * @throws InvalidClient (401, `WWW-Authenticate: Basic`, also for body credentials: an
  *   HTTP 401 always carries a challenge, RFC 9110 §15.5.2) when credentials are missing or
- *   malformed, the key is unknown, the secret is wrong, the app does not allow the method,
- *   or the app or credential is revoked or expired.
+ *   malformed, the key is unknown, the secret or assertion is wrong, the app does not allow
+ *   the method, or the app or credential is revoked or expired.
  */
-export async function authenticateClient(clients: ClientStore, authorization: string | undefined, params: FormParams, realm: string, now: Date): Promise<Client> {
-  const { method, id, secret } = presentedCredentials(authorization, params, realm);
-  const record = await verifiedClient(clients, id, secret);
+export async function authenticateClient(ctx: ClientAuthContext, authorization: string | undefined, params: FormParams): Promise<Client> {
+  const { realm, now } = ctx;
+  const credentials = presentedCredentials(authorization, params, realm);
+  const record = await provenClient(ctx, credentials);
   if (!record) throw new InvalidClient("invalid consumer key or secret", realm);
-  if (!record.tokenEndpointAuthMethods.includes(method)) throw new InvalidClient(`this client may not authenticate with ${method}`, realm);
+  if (!allowedAuthMethods(record).includes(credentials.method)) throw new InvalidClient(`this client may not authenticate with ${credentials.method}`, realm);
   if (record.appStatus !== "approved") throw new InvalidClient("the app is revoked", realm);
   if (record.credentialStatus !== "approved" || (record.credentialExpiresAt !== null && record.credentialExpiresAt <= now)) {
     throw new InvalidClient("the credential is revoked or expired", realm);

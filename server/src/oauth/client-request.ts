@@ -1,7 +1,7 @@
 /**
- * The common first steps of the token, revocation and introspection endpoints: a strict
- * form body and client authentication (HTTP Basic or the form's client_id and
- * client_secret), with failed authentications written to the audit log.
+ * The common first steps of the token, PAR, revocation and introspection endpoints: a
+ * strict form body and client authentication (HTTP Basic, the form's client_id and
+ * client_secret, or a client assertion), with failed authentications written to the audit log.
  */
 import type { IncomingMessage } from "node:http";
 import type { Stores } from "../stores/index.js";
@@ -9,19 +9,37 @@ import { authenticateClient, presentedClientId, type Client } from "./client-aut
 import { InvalidClient } from "../kernel/errors.js";
 import { readForm, type FormParams } from "./form.js";
 
-/** A request to the token, revocation or introspection endpoint, with its form body text, client IP and path. */
+/** A request to the token, PAR, revocation or introspection endpoint, with its form body text, client IP and path. */
 export type ClientRequest = IncomingMessage & { body?: unknown; ip: string; path: string };
 
+/** Where a client-authenticated endpoint is and whose it is. */
+export interface EndpointContext {
+  /** Realm of `WWW-Authenticate` challenges. */
+  realm: string;
+  /** The issuer identifier (RFC 8414 `issuer`). */
+  issuer: string;
+  /** The token endpoint's URL. */
+  tokenEndpoint: string;
+  /** This endpoint's URL. */
+  url: string;
+}
+
+/** The stores client authentication reads and writes. */
+export type ClientRequestStores = Pick<Stores, "clients" | "audit" | "replays">;
+
 /**
- * @param stores - the clients, and the audit log for failures.
- * @returns the form parameters and the authenticated client.
+ * @param stores - the clients, used assertion ids, and the audit log for failures.
+ * @returns the form parameters and the authenticated client. A client assertion's `aud`
+ *   may name the issuer (FAPI 2.0 §5.3.2.1), the token endpoint or this endpoint.
  * @throws InvalidRequest for a bad form or two client authentication methods; InvalidClient
  *   (401) for failed client authentication.
  */
-export async function readClientRequest(stores: Pick<Stores, "clients" | "audit">, req: ClientRequest, realm: string, now: Date): Promise<{ params: FormParams; client: Client }> {
+export async function readClientRequest(stores: ClientRequestStores, req: ClientRequest, endpoint: EndpointContext, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
+  const audiences = [...new Set([endpoint.issuer, endpoint.tokenEndpoint, endpoint.url])];
   try {
-    return { params, client: await authenticateClient(stores.clients, req.headers.authorization, params, realm, now) };
+    const client = await authenticateClient({ clients: stores.clients, replays: stores.replays, realm: endpoint.realm, audiences, now }, req.headers.authorization, params);
+    return { params, client };
   } catch (err) {
     if (err instanceof InvalidClient) {
       const actor = presentedClientId(req.headers.authorization, params);

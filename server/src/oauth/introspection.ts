@@ -7,14 +7,15 @@ import type { ServerResponse } from "node:http";
 import type { Stores } from "../stores/index.js";
 import { findAnyToken, type StoredToken } from "./tokens.js";
 import { sendJson } from "../kernel/json.js";
-import { readClientRequest, type ClientRequest } from "./client-request.js";
+import { readClientRequest, type ClientRequest, type ClientRequestStores, type EndpointContext } from "./client-request.js";
 import { InvalidRequest, OAuthError } from "../kernel/errors.js";
 import { joinList } from "../kernel/list.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /**
  * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
- * the epoch; `api_product_list_json` carries the token's API products.
+ * the epoch; `api_product_list_json` carries the token's API products. A DPoP-bound token
+ * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP".
  */
 export function introspectionResponse(token: StoredToken | undefined, issuer: string): Record<string, unknown> {
   if (!token?.active) return { active: false };
@@ -23,23 +24,24 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
     scope: joinList(token.scopes),
     client_id: token.clientId,
     ...(token.username !== null ? { username: token.username } : {}),
-    token_type: token.type === "access_token" ? "Bearer" : "refresh_token",
+    token_type: token.type === "refresh_token" ? "refresh_token" : token.jkt !== null ? "DPoP" : "Bearer",
     exp: Math.floor(token.expiresAt.getTime() / 1000),
     iat: Math.floor(token.issuedAt.getTime() / 1000),
     sub: token.userId ?? token.clientId,
     iss: issuer,
     api_product_list_json: token.apiProducts,
+    ...(token.jkt !== null ? { cnf: { jkt: token.jkt } } : {}),
   };
 }
 
 /** Builds the handler of POST introspection requests (after http/dispatch.ts read the form). */
-export function introspectionEndpoint(db: Pick<Stores, "clients" | "tokens" | "audit">, realm: string, issuer: string) {
+export function introspectionEndpoint(db: ClientRequestStores & Pick<Stores, "tokens">, endpoint: EndpointContext) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
-    const { params, client } = await readClientRequest(db, req, realm, now);
+    const { params, client } = await readClientRequest(db, req, endpoint, now);
     if (!client.canIntrospect) throw new OAuthError("unauthorized_client", "this client may not introspect tokens", 403);
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findAnyToken(db, params.token, now);
-    sendJson(res, 200, introspectionResponse(token, issuer), NO_STORE);
+    sendJson(res, 200, introspectionResponse(token, endpoint.issuer), NO_STORE);
   };
 }

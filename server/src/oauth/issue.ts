@@ -19,6 +19,8 @@ export interface IssuedToken {
   refreshCount: number;
   /** The resource owner of a user grant. */
   userId?: string;
+  /** DPoP binding (RFC 9449 §6): the proof key's JWK thumbprint, `cnf.jkt`. */
+  jkt?: string;
 }
 
 /** What a grant asks to issue. */
@@ -36,6 +38,8 @@ export interface IssueRequest {
   refreshCount?: number;
   /** Rotation family (the originating authorization code's id) for user grants. */
   familyId?: string;
+  /** Bind the tokens to this DPoP key thumbprint (RFC 9449 §6). */
+  jkt?: string;
 }
 
 const SECOND_MS = 1000;
@@ -70,6 +74,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refresh: refresh && { tokenHash: hashSecret(refresh.token), issuedAt: refresh.issuedAt, expiresAt: refresh.expiresAt },
     refreshCount: r.refreshCount,
     familyId: r.familyId,
+    jkt: r.jkt,
   };
   const issued: IssuedToken = {
     accessToken,
@@ -80,6 +85,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refresh,
     refreshCount: r.refreshCount ?? 0,
     userId: r.userId,
+    jkt: r.jkt,
   };
   return { row, issued };
 }

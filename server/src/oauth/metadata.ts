@@ -7,17 +7,25 @@ import type { CatalogStore } from "../stores/catalog.js";
 import { CLIENT_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
+import { SIGNING_ALGORITHMS } from "./signing.js";
+import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
  * the internal `admin` scope (RFC 8414 §2: a server may omit scopes it does not advertise).
+ * PAR (RFC 9126 §5) is offered to every app and required of `fapi2` apps only, so
+ * `require_pushed_authorization_requests` is false server-wide; DPoP's algorithms are
+ * RFC 9449 §5.1's `dpop_signing_alg_values_supported`.
  */
 export function metadata(config: Config, scopes: string[]): Record<string, unknown> {
   const authMethods = [...CLIENT_AUTH_METHODS];
+  const algorithms = [...SIGNING_ALGORITHMS];
   return {
     issuer: config.authUrl,
     authorization_endpoint: `${config.authUrl}/authorize`,
-    token_endpoint: `${config.baseUrl}/oauth2/v1/token`,
+    token_endpoint: `${config.baseUrl}${TOKEN_PATH}`,
+    pushed_authorization_request_endpoint: `${config.baseUrl}${PAR_PATH}`,
+    require_pushed_authorization_requests: false,
     revocation_endpoint: `${config.baseUrl}/oauth2/v1/revoke`,
     introspection_endpoint: `${config.baseUrl}/oauth2/v1/introspect`,
     scopes_supported: scopes.filter((s) => s !== ADMIN_SCOPE),
@@ -27,6 +35,10 @@ export function metadata(config: Config, scopes: string[]): Record<string, unkno
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
     introspection_endpoint_auth_methods_supported: authMethods,
+    token_endpoint_auth_signing_alg_values_supported: algorithms,
+    revocation_endpoint_auth_signing_alg_values_supported: algorithms,
+    introspection_endpoint_auth_signing_alg_values_supported: algorithms,
+    dpop_signing_alg_values_supported: algorithms,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent"],

@@ -10,15 +10,15 @@
 import type { ServerResponse } from "node:http";
 import type { Stores } from "../stores/index.js";
 import { findAnyToken } from "./tokens.js";
-import { readClientRequest, type ClientRequest } from "./client-request.js";
+import { readClientRequest, type ClientRequest, type ClientRequestStores, type EndpointContext } from "./client-request.js";
 import { InvalidRequest } from "../kernel/errors.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */
-export function revocationEndpoint(db: Pick<Stores, "clients" | "tokens" | "audit">, realm: string) {
+export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "tokens">, endpoint: EndpointContext) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
-    const { params, client } = await readClientRequest(db, req, realm, now);
+    const { params, client } = await readClientRequest(db, req, endpoint, now);
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findAnyToken(db, params.token, now);
     if (token) {

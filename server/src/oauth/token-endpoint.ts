@@ -1,12 +1,14 @@
 /**
  * The token endpoint (RFC 6749 §3.2), served at `POST /oauth2/v1/token` and `POST /token`:
- * read the form, authenticate the client, run the grant named by `grant_type`, answer the
- * token response with `Cache-Control: no-store` (RFC 6749 §5.1).
+ * read the form, authenticate the client, check a DPoP proof (RFC 9449 §5), run the grant
+ * named by `grant_type`, answer the token response with `Cache-Control: no-store`
+ * (RFC 6749 §5.1).
  */
 import type { ServerResponse } from "node:http";
 import type { Database } from "../stores/index.js";
 import { sendJson } from "../kernel/json.js";
-import { readClientRequest, type ClientRequest } from "./client-request.js";
+import { readClientRequest, type ClientRequest, type EndpointContext } from "./client-request.js";
+import { dpopKeyOf, nonceHeader, type DpopSettings } from "./dpop-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "../kernel/errors.js";
 import { grants } from "./grants/index.js";
 import { formatTokenResponse } from "./token-response.js";
@@ -15,10 +17,10 @@ import { formatTokenResponse } from "./token-response.js";
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 /** Builds the handler of POST token requests (after http/dispatch.ts read the form). */
-export function tokenEndpoint(db: Database, realm: string) {
+export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
-    const { params, client } = await readClientRequest(db, req, realm, now);
+    const { params, client } = await readClientRequest(db, req, endpoint, now);
     if (params.client_id !== undefined && params.client_id !== client.clientId) {
       throw new InvalidRequest("client_id does not match the authenticated client");
     }
@@ -26,13 +28,14 @@ export function tokenEndpoint(db: Database, realm: string) {
     if (grantType === undefined) throw new InvalidRequest("grant_type is required");
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
-    const issued = await grant.handle({ stores: db, client, params, now });
+    const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now);
+    const issued = await grant.handle({ stores: db, client, params, now, dpopJkt });
     await db.audit.record({
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,
       subject: issued.userId,
-      details: { grant_type: grant.type, scope: issued.scopes.join(" ") },
+      details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}) },
     });
-    sendJson(res, 200, formatTokenResponse(client, issued, now), NO_STORE);
+    sendJson(res, 200, formatTokenResponse(client, issued, now), { ...NO_STORE, ...nonceHeader(dpop, now) });
   };
 }

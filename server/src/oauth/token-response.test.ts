@@ -32,6 +32,9 @@ function client(profile: TokenResponseProfile): Client {
     requirePkce: true,
     canIntrospect: false,
     tokenEndpointAuthMethods: ["client_secret_basic"],
+    securityProfile: "standard",
+    jwks: null,
+    jwksUri: null,
     products: [],
     callbackUrls: [],
   };

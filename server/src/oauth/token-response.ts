@@ -21,14 +21,26 @@ function secondsUntil(until: Date, now: Date): number {
  * `expires_in` (RFC 6749 §5.1), so strict clients accept it, and `issued_at` and
  * `refresh_token_issued_at` as JSON numbers of epoch seconds, as clients that read
  * `issued_at` (AppAuth) and RFC 7662's `iat` count, so `issued_at + expires_in` is the expiry.
+ * A `fapi2` app gets the RFC 6749 §5.1 members only: `access_token`, `token_type`, a
+ * numeric `expires_in`, `refresh_token` when one is issued, and `scope`.
+ * A DPoP-bound token's `token_type` is "DPoP" (RFC 9449 §5), in every profile.
  */
 export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): Record<string, unknown> {
-  const strict = client.tokenResponseProfile === "rfc6749";
   const expiresIn = secondsUntil(t.expiresAt, now);
+  if (client.securityProfile === "fapi2") {
+    return {
+      access_token: t.accessToken,
+      token_type: t.jkt ? "DPoP" : "Bearer",
+      expires_in: expiresIn,
+      ...(t.refresh ? { refresh_token: t.refresh.token } : {}),
+      scope: joinList(t.scopes),
+    };
+  }
+  const strict = client.tokenResponseProfile === "rfc6749";
   const issuedAt = (at: Date) => (strict ? Math.floor(at.getTime() / 1000) : String(at.getTime()));
   const body: Record<string, unknown> = {
     access_token: t.accessToken,
-    token_type: strict ? "Bearer" : "BearerToken",
+    token_type: t.jkt ? "DPoP" : strict ? "Bearer" : "BearerToken",
     expires_in: strict ? expiresIn : String(expiresIn),
     issued_at: issuedAt(t.issuedAt),
   };

@@ -77,6 +77,8 @@ export interface PresentedToken {
   clientId: string;
   appName: string;
   userId: string | null;
+  /** DPoP binding (`cnf.jkt`, RFC 9449 §6); null for a bearer token. */
+  jkt: string | null;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function findPresentedToken(stores: Pick<Stores, "tokens" | "client
     clientId: client.clientId,
     appName: client.appName,
     userId: t.userId,
+    jkt: t.jkt,
   };
 }
 
@@ -115,6 +118,8 @@ export interface StoredToken {
   expiresAt: Date;
   /** The presented token is approved and not expired, and its app and credential still approved and unexpired. */
   active: boolean;
+  /** DPoP binding of the row's tokens (`cnf.jkt`, RFC 9449 §6); null when unbound. */
+  jkt: string | null;
 }
 
 /**
@@ -141,5 +146,6 @@ export async function findAnyToken(stores: Pick<Stores, "tokens" | "clients">, v
     issuedAt: (access ? t.issuedAt : t.refreshTokenIssuedAt)!,
     expiresAt,
     active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
+    jkt: t.jkt,
   };
 }

@@ -7,6 +7,20 @@ import type { ClientAuthMethod } from "../kernel/auth-methods.js";
 /** Token response format of an app: the spec's Apigee format, or strict RFC 6749. */
 export type TokenResponseProfile = "apigee" | "rfc6749";
 
+/**
+ * An app's security profile: `standard`, or `fapi2`, the FAPI 2.0 Security Profile (PAR,
+ * PKCE S256, private_key_jwt only, DPoP-bound tokens, RFC 6749 token responses, no refresh
+ * token rotation).
+ */
+export type SecurityProfile = "standard" | "fapi2";
+
+export const SECURITY_PROFILES: readonly SecurityProfile[] = ["standard", "fapi2"];
+
+/** A JWK Set of public keys (RFC 7517 §5), as registered. */
+export interface JwkSet {
+  keys: Record<string, unknown>[];
+}
+
 /** An app's credential with everything the token endpoint needs. Shared between requests: read-only. */
 export interface ClientRecord {
   /** The consumer key (OAuth `client_id`). */
@@ -34,6 +48,11 @@ export interface ClientRecord {
   canIntrospect: boolean;
   /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */
   tokenEndpointAuthMethods: ClientAuthMethod[];
+  securityProfile: SecurityProfile;
+  /** The app's public keys for private_key_jwt; null when none are registered. */
+  jwks: JwkSet | null;
+  /** Where the app publishes its keys instead (RFC 7591 §2 `jwks_uri`); null when not set. */
+  jwksUri: string | null;
   /** API products approved on this credential, with their scopes. */
   products: { name: string; scopes: string[] }[];
   /** Registered redirect URIs, matched exactly. */

@@ -12,6 +12,8 @@ export interface AuthorizationCodeRecord {
   scopes: string[];
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+  /** RFC 9449 §10: the DPoP key thumbprint (`dpop_jkt`) the code is bound to; null when unbound. */
+  dpopJkt: string | null;
   expiresAt: Date;
   usedAt: Date | null;
 }

@@ -13,6 +13,8 @@ import type { ConsentStore } from "./consents.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
 import type { ProductStore } from "./products.js";
+import type { PushedRequestStore } from "./pushed-requests.js";
+import type { ReplayStore } from "./replays.js";
 import type { SessionStore } from "./sessions.js";
 import type { TokenStore } from "./tokens.js";
 import type { UserStore } from "./users.js";
@@ -31,6 +33,8 @@ export interface Stores {
   organizations: OrganizationStore;
   apps: AppStore;
   products: ProductStore;
+  pushedRequests: PushedRequestStore;
+  replays: ReplayStore;
 }
 
 /** The stores of the database, and its transactions. */

@@ -15,6 +15,8 @@ export interface InteractionRecord {
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   prompt: string | null;
+  /** RFC 9449 §10: the DPoP key thumbprint the code will be bound to; null when unbound. */
+  dpopJkt: string | null;
   stage: InteractionStage;
   userId: string | null;
   expiresAt: Date;

@@ -23,6 +23,10 @@ export interface CatalogSeed {
     consumerSecretHash: string;
     /** Names of the API products approved on the app's credential. */
     products: string[];
+    /** `standard` when left out. */
+    securityProfile?: string;
+    /** The app's public JWK Set as JSON (private_key_jwt); none when left out. */
+    jwks?: string;
   }[];
   /** `passwordHash`: argon2id PHC string. */
   users: { username: string; passwordHash: string; role: string }[];

@@ -22,6 +22,8 @@ export interface NewAccessToken {
   refreshCount?: number;
   /** Rotation family: the id of the authorization code the family descends from. */
   familyId?: string;
+  /** DPoP binding (RFC 9449 §6): the JWK SHA-256 thumbprint of the proof key, `cnf.jkt`. */
+  jkt?: string;
 }
 
 /**
@@ -49,6 +51,8 @@ export interface TokenRecord {
   readonly refreshTokenExpiresAt: Date | null;
   readonly refreshCount: number;
   readonly familyId: string | null;
+  /** DPoP binding of the row's access and refresh tokens (`cnf.jkt`); null for bearer tokens. */
+  readonly jkt: string | null;
 }
 
 /** A token row as the admin API lists it (never a value; lists as stored, space-separated). */
@@ -66,6 +70,8 @@ export interface TokenRow {
   refreshTokenStatus: string | null;
   refreshTokenExpiresAt: Date | null;
   refreshCount: number;
+  /** DPoP binding (`cnf.jkt`); null for bearer tokens. */
+  jkt: string | null;
 }
 
 /** Whose tokens: an app's, a user's, a credential's, or a combination (all must match). */

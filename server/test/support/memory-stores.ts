@@ -35,6 +35,7 @@ function row(t: MemoryStores["state"]["tokens"] extends Map<string, infer R> ? R
     refreshTokenStatus: t.refreshTokenStatus,
     refreshTokenExpiresAt: t.refreshTokenExpiresAt,
     refreshCount: t.refreshCount,
+    jkt: t.jkt,
   };
 }
 
@@ -66,6 +67,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         refreshTokenExpiresAt: t.refresh?.expiresAt ?? null,
         refreshCount: t.refreshCount ?? 0,
         familyId: t.familyId ?? null,
+        jkt: t.jkt ?? null,
         grantType: t.grantType,
         revokedAt: null,
       });

@@ -5,7 +5,7 @@
  */
 import { parseClientAuthMethods } from "../../kernel/auth-methods.js";
 import { splitList } from "../../kernel/list.js";
-import type { ClientRecord, ClientStore } from "../../stores/clients.js";
+import type { ClientRecord, ClientStore, JwkSet } from "../../stores/clients.js";
 import type { Executor } from "./executor.js";
 
 /** The catalog cache key of a client by consumer key. */
@@ -43,6 +43,9 @@ export function clientStore(x: Executor): ClientStore {
       requirePkce: app.requirePkce,
       canIntrospect: app.canIntrospect,
       tokenEndpointAuthMethods: parseClientAuthMethods(splitList(app.tokenEndpointAuthMethods)),
+      securityProfile: app.securityProfile === "fapi2" ? "fapi2" : "standard",
+      jwks: app.jwks === "" ? null : (JSON.parse(app.jwks) as JwkSet),
+      jwksUri: app.jwksUri,
       products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes) })),
       callbackUrls: app.callbackUrls.map((u) => u.url),
     };

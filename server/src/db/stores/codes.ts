@@ -7,7 +7,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore } from "../../stor
 import { dateOf, nullableDateOf } from "../sql.js";
 import type { Executor } from "./executor.js";
 
-const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
+const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
 
 function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
   return {
@@ -18,6 +18,7 @@ function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
     scopes: splitList(String(row.scope)),
     codeChallenge: (row.codeChallenge as string | null) ?? null,
     codeChallengeMethod: (row.codeChallengeMethod as string | null) ?? null,
+    dpopJkt: (row.dpopJkt as string | null) ?? null,
     expiresAt: dateOf(row.expiresAt),
     usedAt: nullableDateOf(row.usedAt),
   };

@@ -13,6 +13,8 @@ import type { Executor } from "./executor.js";
 import { interactionStore } from "./interactions.js";
 import { organizationStore } from "./organizations.js";
 import { productStore } from "./products.js";
+import { pushedRequestStore } from "./pushed-requests.js";
+import { replayStore } from "./replays.js";
 import { sessionStore } from "./sessions.js";
 import { tokenStore } from "./tokens.js";
 import { userStore } from "./users.js";
@@ -32,5 +34,7 @@ export function buildStores(x: Executor): Stores {
     organizations: organizationStore(x),
     apps: appStore(x),
     products: productStore(x),
+    pushedRequests: pushedRequestStore(x),
+    replays: replayStore(x),
   };
 }

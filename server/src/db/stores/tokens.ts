@@ -35,6 +35,7 @@ interface Row extends Record<string, unknown> {
   refreshTokenExpiresAt: unknown;
   refreshCount: unknown;
   familyId: string | null;
+  jkt: string | null;
 }
 
 function parseRow(row: Row): TokenRecord {
@@ -56,15 +57,16 @@ function parseRow(row: Row): TokenRecord {
     refreshTokenExpiresAt: nullableDateOf(row.refreshTokenExpiresAt),
     refreshCount: Number(row.refreshCount),
     familyId: row.familyId,
+    jkt: row.jkt,
   };
 }
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
-   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?)`;
+   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
-  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId"
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
 /** The bound values of {@link INSERT} for `t`. */
@@ -86,6 +88,7 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.refresh ? "approved" : null,
     t.refreshCount ?? 0,
     t.familyId ?? null,
+    t.jkt ?? null,
   ];
 }
 

@@ -1,7 +1,8 @@
 /**
  * RFC 6749 §4.1.3 authorization code grant, with PKCE (RFC 7636 §4.6) and the replay rule
  * of RFC 6749 §4.1.2 / RFC 9700 §4.14: a code works once; a second use fails with
- * `invalid_grant` and revokes every token issued from it.
+ * `invalid_grant` and revokes every token issued from it. A code bound to a DPoP key
+ * (`dpop_jkt`, RFC 9449 §10) is redeemed only with a proof made with that key.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { newToken } from "../issue.js";
@@ -12,7 +13,7 @@ import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {
   type: "authorization_code",
-  async handle({ stores, client, params, now }) {
+  async handle({ stores, client, params, now, dpopJkt }) {
     const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
@@ -32,6 +33,9 @@ export const authorizationCodeGrant: Grant = {
     } else if (verifier !== undefined) {
       throw new InvalidGrant("code_verifier sent but the authorization request had no code_challenge");
     }
+    if (code.dpopJkt !== null && code.dpopJkt !== dpopJkt) {
+      throw new InvalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key");
+    }
     if (!(await stores.users.isActive(code.userId))) throw new InvalidGrant("the resource owner is disabled");
     const scopes = userTokenScopes(params.scope, code.scopes, client.products);
 
@@ -43,6 +47,7 @@ export const authorizationCodeGrant: Grant = {
       userId: code.userId,
       withRefreshToken: true,
       familyId: code.id,
+      jkt: dpopJkt,
       now,
     });
     // Using the code and storing its tokens is one transaction, so a concurrent replay either

@@ -12,13 +12,14 @@ import type { Grant } from "./grant.js";
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
-  async handle({ stores, client, params, now }) {
+  async handle({ stores, client, params, now, dpopJkt }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
     const { row, issued } = newToken({
       client,
       grantType: "client_credentials",
       scopes,
       apiProducts: client.products.map((p) => p.name),
+      jkt: dpopJkt,
       now,
     });
     await stores.tokens.insert(row);

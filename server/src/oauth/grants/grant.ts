@@ -18,6 +18,11 @@ export interface GrantContext {
   /** The token request's form parameters (each at most once, empty ones dropped). */
   params: FormParams;
   now: Date;
+  /**
+   * The JWK thumbprint of the key of the request's verified DPoP proof (RFC 9449 §5), if it
+   * carried one: the issued tokens are bound to it (`cnf.jkt`).
+   */
+  dpopJkt?: string;
 }
 
 export interface Grant {

@@ -37,6 +37,9 @@ const client: Client = {
   requirePkce: true,
   canIntrospect: false,
   tokenEndpointAuthMethods: ["client_secret_basic"],
+  securityProfile: "standard",
+  jwks: null,
+  jwksUri: null,
   products: [
     { name: "AISP", scopes: ["aisp", "extended_transaction_history"] },
     { name: "PISP", scopes: ["pisp"] },
@@ -64,6 +67,7 @@ async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userI
     scopes: o.scopes ?? ["aisp", "pisp"],
     codeChallenge: o.challenge === undefined ? s256Challenge(VERIFIER) : o.challenge,
     codeChallengeMethod: o.challenge === null ? null : "S256",
+    dpopJkt: null,
     expiresAt: o.expiresAt ?? new Date(NOW.getTime() + 60 * SECOND),
   });
   return value;

@@ -4,6 +4,11 @@
  * narrow, never widen. Presenting a refresh token that was already rotated is treated as
  * theft and revokes the whole family. The family keeps the refresh expiry of its first
  * token, so rotation never extends the PSD2 re-authentication deadline.
+ *
+ * A refresh token bound to a DPoP key (RFC 9449 §5) is used only with a proof made with
+ * that key, and its access tokens are bound to the same key. A `fapi2` app's refresh token
+ * is not rotated (FAPI 2.0 §5.3.2.1: rotation only in extraordinary circumstances): each
+ * use issues an access token alone, in the same family, and the refresh token stays valid.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { newToken } from "../issue.js";
@@ -13,7 +18,7 @@ import type { Grant } from "./grant.js";
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ stores, client, params, now }) {
+  async handle({ stores, client, params, now, dpopJkt }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
     // Read past the token cache: rotation must see the row as committed.
     const found = await findTokenRow(stores.tokens, params.refresh_token, true);
@@ -28,6 +33,9 @@ export const refreshTokenGrant: Grant = {
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
     if (refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");
+    if (previous.jkt !== null && previous.jkt !== dpopJkt) {
+      throw new InvalidGrant("the refresh token is bound to a DPoP key: send a DPoP proof made with that key");
+    }
     // RFC 6749 §6: the scope may not exceed what the resource owner originally granted
     // (the family's authorization code); without `scope`, that original grant. Either way,
     // only scopes the credential's approved products still offer.
@@ -35,18 +43,24 @@ export const refreshTokenGrant: Grant = {
     const scopes = userTokenScopes(params.scope, original?.scopes ?? previous.scopes, client.products);
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
+    const rotate = client.securityProfile !== "fapi2";
     const { row, issued } = newToken({
       client,
       grantType: "refresh_token",
       scopes,
       apiProducts: productsForScopes(client.products, scopes),
       userId,
-      withRefreshToken: true,
+      withRefreshToken: rotate,
       refreshExpiresAt: refreshTokenExpiresAt,
       refreshCount: previous.refreshCount + 1,
       familyId: previous.familyId ?? undefined,
+      jkt: previous.jkt ?? dpopJkt,
       now,
     });
+    if (!rotate) {
+      await stores.tokens.insert(row);
+      return issued;
+    }
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
     return (await stores.tokens.insertRotating(row, previous.id)) ? issued : reused();
   },

@@ -1,0 +1,54 @@
+/**
+ * The sender constraint of a gateway call (RFC 9449 §7): a DPoP-bound access token is
+ * accepted only as `Authorization: DPoP <token>` with a `DPoP` proof made with the token's
+ * key, for this call's method and URL and this token (`ath`), and not replayed. A token
+ * that is not bound is accepted only as a bearer token (RFC 6750).
+ */
+import type { IncomingMessage } from "node:http";
+import { BearerError, InvalidDpopProof, UseDpopNonce, type DpopChallenge } from "../kernel/errors.js";
+import type { PresentedAccessToken } from "../oauth/bearer.js";
+import { verifyDpopProof } from "../oauth/dpop.js";
+import type { DpopSettings } from "../oauth/dpop-request.js";
+import { SIGNING_ALGORITHMS } from "../oauth/signing.js";
+import type { PresentedToken } from "../oauth/tokens.js";
+
+/** The challenge of a DPoP error: the algorithms a proof may use (RFC 9449 §7.1). */
+export const DPOP_CHALLENGE: DpopChallenge = { algs: SIGNING_ALGORITHMS };
+
+/**
+ * Checks how an active `token` was presented.
+ * @param url - the call's public URL (base URL and path; the query is not part of `htu`).
+ * @returns the DPoP challenge for any later error about this token (scopes), or undefined
+ *   for a bearer token.
+ * @throws BearerError 401 with a `WWW-Authenticate: DPoP` challenge: `invalid_token` for a
+ *   bound token sent as Bearer or an unbound one sent as DPoP; `invalid_dpop_proof` for a
+ *   missing, invalid, replayed or other key's proof; `use_dpop_nonce`, with a `DPoP-Nonce`
+ *   field, when nonces are on and the proof's is missing or stale.
+ */
+export async function checkSender(
+  presented: PresentedAccessToken,
+  token: PresentedToken,
+  req: IncomingMessage,
+  url: string,
+  settings: DpopSettings,
+  realm: string,
+  now: Date,
+): Promise<DpopChallenge | undefined> {
+  if (token.jkt === null) {
+    if (presented.scheme === "DPoP") throw new BearerError(realm, 401, "invalid_token", "this access token is not DPoP-bound: send it as Authorization: Bearer", undefined, DPOP_CHALLENGE);
+    return undefined;
+  }
+  if (presented.scheme !== "DPoP") {
+    throw new BearerError(realm, 401, "invalid_token", "this access token is DPoP-bound: send Authorization: DPoP with a DPoP proof", undefined, DPOP_CHALLENGE);
+  }
+  let jkt: string;
+  try {
+    ({ jkt } = await verifyDpopProof(req.headers.dpop, { method: req.method ?? "", url, accessToken: presented.token }, { replays: settings.replays, now, nonces: settings.nonces }));
+  } catch (err) {
+    if (err instanceof UseDpopNonce) throw new BearerError(realm, 401, "use_dpop_nonce", err.message, undefined, { ...DPOP_CHALLENGE, nonce: err.nonce });
+    if (err instanceof InvalidDpopProof) throw new BearerError(realm, 401, "invalid_dpop_proof", err.message, undefined, DPOP_CHALLENGE);
+    throw err;
+  }
+  if (jkt !== token.jkt) throw new BearerError(realm, 401, "invalid_dpop_proof", "the DPoP proof was not made with the key this access token is bound to", undefined, DPOP_CHALLENGE);
+  return DPOP_CHALLENGE;
+}
