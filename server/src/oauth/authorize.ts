@@ -223,7 +223,13 @@ export async function pushAuthorizationRequest(
   for (const name of PUSHABLE) if (params[name] !== undefined) kept[name] = params[name];
   if (dpopJkt !== undefined) kept.dpop_jkt = dpopJkt;
   const values: Values = (name) => (name in kept ? [kept[name]!] : []);
-  registeredRedirectUri(client, values);
+  try {
+    registeredRedirectUri(client, values);
+  } catch (err) {
+    // The PAR endpoint answers JSON (RFC 9126 §2.3), not the error page of /authorize.
+    if (err instanceof InvalidAuthorizationRequest) throw new InvalidRequest(err.message);
+    throw err;
+  }
   checkParameters(client, values, true);
   const requestUri = REQUEST_URI_PREFIX + newSecret();
   await pushedRequests.insert({

@@ -37,6 +37,7 @@ export interface AssertionContext {
   audiences: readonly string[];
   /** Where used assertions are remembered until they expire. */
   replays: ReplayStore;
+  /** The time of the request: `exp`, `iat` and `nbf` are compared with it. */
   now: Date;
   /** The realm of the `WWW-Authenticate` challenge of a refusal. */
   realm: string;

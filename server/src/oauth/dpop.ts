@@ -45,6 +45,7 @@ export interface DpopTarget {
 export interface DpopOptions {
   /** Where used proofs are remembered until they are too old to be accepted anyway. */
   replays: ReplayStore;
+  /** The time of the request: the `iat` window, the nonce window and the replay record are reckoned from it. */
   now: Date;
   /** When given, the proof must carry a `nonce` these accept (RFC 9449 §8, §9). */
   nonces?: DpopNonces;
@@ -70,8 +71,8 @@ function singleProof(header: string | string[] | undefined): string {
   return proof;
 }
 
-/** The JOSE header of a proof, checked (RFC 9449 §4.3 items 4-7), before jose verifies the signature. */
-function checkedHeader(proof: string): ProtectedHeaderParameters & { jwk: JWK } {
+/** Checks the JOSE header of a proof (RFC 9449 §4.3 items 4-7) before jose verifies the signature. @returns its `jwk`. */
+function checkedJwk(proof: string): JWK {
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(proof);
@@ -84,7 +85,7 @@ function checkedHeader(proof: string): ProtectedHeaderParameters & { jwk: JWK } 
   if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) throw new InvalidDpopProof("the DPoP proof's header has no jwk");
   const problem = publicKeyProblem(jwk as Record<string, unknown>, alg);
   if (problem) throw new InvalidDpopProof(`the DPoP proof's jwk ${problem}`);
-  return { ...header, jwk };
+  return jwk;
 }
 
 /** Why jose refused a proof, for its description: never the proof itself. */
@@ -120,7 +121,7 @@ function checkClaims(payload: JWTPayload, target: DpopTarget, now: Date): { jti:
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (typeof iat !== "number") throw new InvalidDpopProof("the DPoP proof needs a numeric iat");
   if (iat < nowSeconds - DPOP_PROOF_MAX_AGE_SECONDS) throw new InvalidDpopProof(`the DPoP proof's iat is more than ${DPOP_PROOF_MAX_AGE_SECONDS} seconds old: sign a new proof`);
-  if (false) throw new InvalidDpopProof(`the DPoP proof's iat is more than ${DPOP_PROOF_MAX_FUTURE_SECONDS} seconds in the future: check the client's clock`);
+  if (iat > nowSeconds + DPOP_PROOF_MAX_FUTURE_SECONDS) throw new InvalidDpopProof(`the DPoP proof's iat is more than ${DPOP_PROOF_MAX_FUTURE_SECONDS} seconds in the future: check the client's clock`);
   if (target.accessToken !== undefined) {
     if (ath === undefined) throw new InvalidDpopProof("the DPoP proof needs ath, the hash of the access token it is sent with");
     if (ath !== accessTokenHash(target.accessToken)) throw new InvalidDpopProof("the DPoP proof's ath does not match the access token");
@@ -147,7 +148,7 @@ function checkClaims(payload: JWTPayload, target: DpopTarget, now: Date): { jti:
  */
 export async function verifyDpopProof(header: string | string[] | undefined, target: DpopTarget, options: DpopOptions): Promise<DpopProof> {
   const proof = singleProof(header);
-  const { jwk } = checkedHeader(proof);
+  const jwk = checkedJwk(proof);
   let payload: JWTPayload;
   let jkt: string;
   try {

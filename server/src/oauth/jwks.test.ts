@@ -134,6 +134,7 @@ describe("parsePublicJwks: each key (FAPI 2.0 §5.4.1)", () => {
   it("refuses a 2040-bit RSA modulus padded with a leading zero byte to 2048 bits", async () => {
     const n = Buffer.from(rsa.n!, "base64url");
     n[0] = 0;
+    n[1] = 0xff;
     await refused(set({ ...rsa, n: n.toString("base64url") }), /RSA modulus under 2048 bits/);
   });
 

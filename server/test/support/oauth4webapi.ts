@@ -37,14 +37,15 @@ export function freePort(): Promise<number> {
  * address `http://127.0.0.1:<port>`, so the metadata, the `iss` on redirects and the
  * endpoints are all reachable and equal to what oauth4webapi expects. Retries a few times
  * if the port was taken between probing and listening.
+ * @param env - further settings (server/src/config.ts).
  */
-export async function startIssuerServer(): Promise<{ server: TestServer; issuer: URL }> {
+export async function startIssuerServer(env: Record<string, string> = {}): Promise<{ server: TestServer; issuer: URL }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     const address = `http://127.0.0.1:${port}`;
     try {
-      const server = await startTestServer({ PORT: String(port), AUTH_URL: address, BASE_URL: address });
+      const server = await startTestServer({ ...env, PORT: String(port), AUTH_URL: address, BASE_URL: address });
       if (server.url !== address) {
         await server.close();
         throw new Error(`server listens on ${server.url}, expected ${address}`);
