@@ -5,7 +5,10 @@
  * cryptography of §5.4.1, each named by its clause. The client is the seeded `fapi2` demo
  * app (private_key_jwt with the demo key, DPoP with a key of the test's own).
  */
+import { createPublicKey, randomUUID } from "node:crypto";
+import { exportJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../src/demo/fapi-key.js";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
@@ -408,5 +411,55 @@ describe("private_key_jwt on the other endpoints", () => {
     const browser = new Browser(base);
     const res = await browser.fetch(`/authorize?client_id=${FAPI_CLIENT_ID}&response_type=code&redirect_uri=${encodeURIComponent(DEMO.callbackUrl)}&scope=aisp&state=s&code_challenge=${pkcePair().challenge}&code_challenge_method=S256`);
     expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
+  });
+});
+
+describe("hostile client assertions and DPoP proofs get the RFC error, never a 5xx", () => {
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const now = () => Math.floor(Date.now() / 1000);
+  const unsigned = (header: object, claims: object) => `${b64(header)}.${b64(claims)}.`;
+  /** The demo key's public half as a PEM: what an HS256 forgery uses as its "secret". */
+  const publicPem = () => new TextEncoder().encode(createPublicKey({ key: DEMO_FAPI_PUBLIC_JWKS.keys[0]!, format: "jwk" }).export({ type: "spki", format: "pem" }).toString());
+  const assertionClaims = () => ({ iss: FAPI_CLIENT_ID, sub: FAPI_CLIENT_ID, aud: base, exp: now() + 60, jti: randomUUID() });
+  const refusedAssertion = async (assertion: string) => {
+    const fields = { client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion };
+    await expectOAuthError(await clientCredentials(await DpopKey.generate(), fields), 401, "invalid_client");
+  };
+
+  it("assertions: forged, expired, wrong audience, alg none, HS256 with the public key, oversized", async () => {
+    await refusedAssertion(await clientAssertion(base, { key: (await DpopKey.generate()).privateKey }));
+    await refusedAssertion(await clientAssertion(base, { claims: { exp: now() - 1 } }));
+    await refusedAssertion(await clientAssertion(base, { claims: { exp: now() + 301 } }));
+    await refusedAssertion(await clientAssertion(base, { claims: { aud: "https://attacker.example" } }));
+    await refusedAssertion(await clientAssertion(base, { claims: { sub: "someone-else" } }));
+    await refusedAssertion(unsigned({ alg: "none" }, assertionClaims()));
+    await refusedAssertion(await clientAssertion(base, { alg: "HS256", key: publicPem() }));
+    await refusedAssertion(await clientAssertion(base, { claims: { pad: "x".repeat(9000) } }));
+    await refusedAssertion("not.a.jwt");
+  });
+
+  it("proofs: forged, expired, replayed, wrong audience (htu), alg none, HS256, RS256, a private JWK, oversized, two proofs", async () => {
+    const key = await DpopKey.generate();
+    const htu = `${base}${TOKEN_ENDPOINT}`;
+    const refused = async (proof: string | string[]) => {
+      const headers = new Headers();
+      for (const p of Array.isArray(proof) ? proof : [proof]) headers.append("DPoP", p);
+      headers.set("Content-Type", "application/x-www-form-urlencoded");
+      const body = new URLSearchParams({ grant_type: "client_credentials", ...(await assertionFields(base)) }).toString();
+      await expectOAuthError(await send(`${base}${TOKEN_ENDPOINT}`, { method: "POST", headers, body }), 400, "invalid_dpop_proof");
+    };
+    await refused(await key.proof("POST", htu, undefined, { signWith: (await DpopKey.generate()).privateKey }));
+    await refused(await key.proof("POST", htu, undefined, { claims: { iat: now() - 120 } }));
+    const once = await key.proof("POST", htu);
+    expect((await postForm(base, TOKEN_ENDPOINT, { grant_type: "client_credentials", ...(await assertionFields(base)) }, { DPoP: once })).status).toBe(200);
+    await refused(once);
+    await refused(await key.proof("POST", "https://attacker.example/oauth2/v1/token"));
+    await refused(unsigned({ typ: "dpop+jwt", alg: "none", jwk: key.publicJwk }, { htm: "POST", htu, iat: now(), jti: randomUUID() }));
+    await refused(await key.proof("POST", htu, undefined, { header: { alg: "HS256" }, signWith: publicPem() }));
+    await refused(await (await DpopKey.generate("RS256")).proof("POST", htu));
+    await refused(await key.proof("POST", htu, undefined, { header: { jwk: await exportJWK(key.privateKey) } }));
+    await refused(await key.proof("POST", htu, undefined, { claims: { pad: "x".repeat(9000) } }));
+    await refused([await key.proof("POST", htu), await key.proof("POST", htu)]);
+    await refused("garbage");
   });
 });

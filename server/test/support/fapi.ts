@@ -55,7 +55,8 @@ export function ath(accessToken: string): string {
 export interface ProofOptions {
   claims?: Record<string, unknown>;
   header?: Record<string, unknown>;
-  signWith?: CryptoKey;
+  /** Signs with this instead of the pair's private key: another key, or HMAC bytes. */
+  signWith?: CryptoKey | Uint8Array;
 }
 
 /** A DPoP key pair of a client (RFC 9449 §4.1), and proofs made with it. */
