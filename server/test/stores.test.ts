@@ -260,6 +260,46 @@ describe("the database's other stores", () => {
     await sessions.destroy(sid);
     expect(await sessions.read(sid, NOW)).toBeUndefined();
   });
+  it("tokens: a DPoP binding (cnf.jkt) is stored, read back and listed", async () => {
+    const s = server.db;
+    const token = newToken({ jkt: "j".repeat(43) });
+    await s.tokens.insert(token);
+    expect((await s.tokens.byId(token.id, true))?.jkt).toBe("j".repeat(43));
+    expect((await s.tokens.find(token.id))?.jkt).toBe("j".repeat(43));
+    const unbound = newToken();
+    await s.tokens.insert(unbound);
+    expect((await s.tokens.byId(unbound.id, true))?.jkt).toBeNull();
+  });
+
+  it("replays: a key is used once until it expires, then may be used again; the purge deletes expired ones", async () => {
+    const s = server.db;
+    const key = hashSecret(`replay-${newId()}`);
+    const later = new Date(NOW.getTime() + 60_000);
+    expect(await s.replays.firstUse(key, later, NOW)).toBe(true);
+    expect(await s.replays.firstUse(key, later, NOW)).toBe(false);
+    expect(await s.replays.firstUse(key, new Date(later.getTime() + 60_000), new Date(later.getTime() - 1))).toBe(false);
+    expect(await s.replays.firstUse(key, new Date(later.getTime() + 60_000), later)).toBe(true);
+    const old = hashSecret(`replay-${newId()}`);
+    await s.replays.firstUse(old, new Date(NOW.getTime() - HOUR), new Date(NOW.getTime() - 2 * HOUR));
+    expect(await s.replays.deleteExpired(NOW, 1000)).toBeGreaterThanOrEqual(1);
+    expect(await s.replays.firstUse(old, later, NOW)).toBe(true);
+    expect(await s.replays.firstUse(key, new Date(later.getTime() + 60_000), later)).toBe(false);
+  });
+
+  it("pushed requests: used once, by hash, before they expire; the purge deletes expired ones", async () => {
+    const s = server.db;
+    const fresh = hashSecret(`par-${newId()}`);
+    const expired = hashSecret(`par-${newId()}`);
+    const parameters = { client_id: DEMO.app.consumerKey, scope: "aisp", state: "s" };
+    await s.pushedRequests.insert({ requestUriHash: fresh, appId: ids.appId, parameters, expiresAt: new Date(NOW.getTime() + 60_000) });
+    await s.pushedRequests.insert({ requestUriHash: expired, appId: ids.appId, parameters, expiresAt: new Date(NOW.getTime() - 1) });
+    expect(await s.pushedRequests.use(expired, NOW)).toBeUndefined();
+    expect(await s.pushedRequests.use(fresh, NOW)).toEqual({ appId: ids.appId, parameters, expiresAt: new Date(NOW.getTime() + 60_000) });
+    expect(await s.pushedRequests.use(fresh, NOW)).toBeUndefined();
+    expect(await s.pushedRequests.use(hashSecret("unknown"), NOW)).toBeUndefined();
+    expect(await s.pushedRequests.deleteExpired(NOW, 1000)).toBeGreaterThanOrEqual(1);
+    expect(await server.prisma.pushedAuthorizationRequest.count({ where: { requestUriHash: expired } })).toBe(0);
+  });
 });
 
 describe("the database's catalog management stores", () => {
