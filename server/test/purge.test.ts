@@ -70,6 +70,8 @@ function rows(server: TestServer, o: Owners) {
         })
       ).id,
     audit: async (at: Date) => (await db.auditEvent.create({ data: { type: "token.issued", actor: "purge-test", at } })).id,
+    pushedRequest: async (expiresAt: Date) => (await db.pushedAuthorizationRequest.create({ data: { requestUriHash: random(), appId: o.appId, parameters: "{}", expiresAt } })).id,
+    usedJti: async (expiresAt: Date) => (await db.usedJti.create({ data: { key: random(), expiresAt } })).key,
   };
 }
 
@@ -106,6 +108,8 @@ describe("purgeExpired", () => {
 
     const interactions = { expired: await make.interaction(new Date(now.getTime() - 1000)), live: await make.interaction(future) };
     const sessions = { expired: await make.session(new Date(now.getTime() - 1000)), live: await make.session(future) };
+    const pushed = { expired: await make.pushedRequest(new Date(now.getTime() - 1000)), live: await make.pushedRequest(future) };
+    const jtis = { expired: await make.usedJti(new Date(now.getTime() - 1000)), live: await make.usedJti(future) };
 
     const codes = {
       /** Expired, never exchanged: no token family. */
@@ -152,6 +156,8 @@ describe("purgeExpired", () => {
       sessions: 0,
       authorizationCodes: 0,
       auditEvents: 0,
+      pushedRequests: 0,
+      usedJtis: 0,
     });
 
     const counts = await purgeExpired(server.db, now, retentionDays);
@@ -161,6 +167,8 @@ describe("purgeExpired", () => {
       sessions: 1,
       authorizationCodes: 3,
       auditEvents: 2 + bulk,
+      pushedRequests: 1,
+      usedJtis: 1,
     });
 
     const ids = async <T extends { id: string }>(rowsOf: Promise<T[]>) => new Set((await rowsOf).map((r) => r.id));
@@ -195,6 +203,9 @@ describe("purgeExpired", () => {
     expect(auditIds.has(audit.recent)).toBe(true);
     expect(await db.auditEvent.count({ where: { actor: "purge-bulk" } })).toBe(0);
 
+    expect(await ids(db.pushedAuthorizationRequest.findMany({ select: { id: true } }))).toEqual(new Set([pushed.live]));
+    expect(new Set((await db.usedJti.findMany({ select: { key: true } })).map((r) => r.key))).toEqual(new Set([jtis.live]));
+
     // Live rows are untouched, not just present.
     const kept = await db.accessToken.findUniqueOrThrow({ where: { id: tokens.accessExpiredRefreshLive } });
     expect(kept.status).toBe("approved");
@@ -212,7 +223,7 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0 });
+    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, pushedRequests: 0, usedJtis: 0 });
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {
