@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -122,6 +123,18 @@ export async function startInstance(env: Record<string, string>, wrapper: readon
   throw new Error(`${instance.url}/healthz did not answer 200`);
 }
 
+/**
+ * A TCP port free on 127.0.0.1 when asked (the OS picks it), for a server whose public URL
+ * (BASE_URL: the issuer, and the `htu` of DPoP proofs) must be known before it starts.
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** The peer servers of bench/peers/, each a script that prints `listening on <url>`. */
 export const PEERS = {
   /** A bare node:http server answering a small static JSON to any GET. */
@@ -130,9 +143,11 @@ export const PEERS = {
   proxy: "proxy.ts",
   /** oidc-provider with one client-credentials client (PEER_CLIENT). */
   oidcProvider: "oidc-provider.ts",
+  /** oidc-provider with the FAPI 2.0 profile, DPoP and PAR, and one private_key_jwt client (PEER_FAPI_CLIENT). */
+  oidcProviderFapi: "oidc-provider-fapi.ts",
 } as const;
 
-export { PEER_CLIENT } from "./peers/client.js";
+export { PEER_CLIENT, PEER_FAPI_CLIENT } from "./peers/client.js";
 
 /** Starts a peer of bench/peers/ with `node --import tsx`, `env` added to this process's. */
 export async function startPeer(script: (typeof PEERS)[keyof typeof PEERS], env: Record<string, string> = {}): Promise<Instance> {

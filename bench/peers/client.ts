@@ -8,3 +8,15 @@ export const PEER_CLIENT = {
   consumerSecret: "bench-client-secret-4d0c9a7e1b",
   scope: "aisp extended_transaction_history piisp pisp",
 } as const;
+
+/**
+ * The FAPI 2.0 client registered at the oidc-provider FAPI peer
+ * (bench/peers/oidc-provider-fapi.ts), set up as our demo `fapi2` app is: private_key_jwt
+ * with the demo app's public key (server/src/demo/fapi-key.ts), the demo callback URL
+ * (server/src/demo/seed.ts DEMO.callbackUrl), and the scope the benchmark asks both servers for.
+ */
+export const PEER_FAPI_CLIENT = {
+  clientId: "bench-fapi-client",
+  redirectUri: "http://localhost:8080/callback",
+  scope: "aisp",
+} as const;

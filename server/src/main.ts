@@ -29,6 +29,11 @@ if (config.seedDemo) {
     `Call the protected API with it:`,
     `  TOKEN=$(curl -s -X POST ${config.baseUrl}/oauth2/v1/token -u ${DEMO.app.consumerKey}:${DEMO.app.consumerSecret} -d grant_type=client_credentials | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `  curl -s ${config.baseUrl}/accounts/ -H "Authorization: Bearer $TOKEN"`,
+    ``,
+    `FAPI 2.0 (PAR, private_key_jwt, DPoP-bound tokens):`,
+    `  app             ${DEMO.fapiApp.name}`,
+    `  consumer key    ${DEMO.fapiApp.consumerKey}  (no secret: private_key_jwt with the demo key in server/src/demo/fapi-key.ts, DEMO ONLY)`,
+    `  ${config.baseUrl === "http://localhost:3000" ? "" : `BASE_URL=${config.baseUrl} `}npm run demo:fapi   # to see PAR + private_key_jwt + DPoP end to end`,
   );
 }
 console.log(lines.join("\n") + "\n");

@@ -687,6 +687,7 @@ describe("error bodies", () => {
         "refreshTokenStatus",
         "refreshTokenExpiresAt",
         "refreshCount",
+        "jkt",
       ].sort(),
     );
     const secretish: string[] = [];

@@ -1112,7 +1112,7 @@ describe("queries", () => {
 
   it("apps(filter: {search}) is a case-insensitive substring of the name", async () => {
     expect(await appNames({ search: "acme budg" })).toEqual([DEMO.app.name, DEMO.strictApp.name].sort());
-    expect(await appNames({ search: "ACME" })).toEqual([DEMO.app.name, DEMO.strictApp.name, DEMO.paymentsApp.name].sort());
+    expect(await appNames({ search: "ACME" })).toEqual([DEMO.app.name, DEMO.strictApp.name, DEMO.paymentsApp.name, DEMO.fapiApp.name].sort());
     expect(await appNames({ search: "(RFC 6749)" })).toEqual([DEMO.strictApp.name]);
     expect(await appNames({ search: "no app is called this" })).toEqual([]);
   });

@@ -103,7 +103,9 @@ describe("setAppSettings", () => {
     const mutation = "mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { id } }";
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: [] } })).code).toBe("BAD_USER_INPUT");
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_post", "client_secret_post"] } })).code).toBe("BAD_USER_INPUT");
-    expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["private_key_jwt"] } })).status).toBe(400);
+    // private_key_jwt needs the app's public keys first (setAppKeys).
+    expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["private_key_jwt"] } })).code).toBe("BAD_USER_INPUT");
+    expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_jwt"] } })).status).toBe(400);
     expect((await admin.failure(mutation, { id: "no-such-app", input: { requirePkce: false } })).code).toBe("NOT_FOUND");
     expect(await setSettings(appId, {})).toEqual(before);
   });

@@ -2,6 +2,7 @@
  * Input rules of the admin API (zod). A violation is a BAD_USER_INPUT error naming the field.
  */
 import { BlockList, isIP } from "node:net";
+import type { GraphQLError } from "graphql";
 import { z } from "zod";
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
@@ -24,6 +25,8 @@ import { gqlError } from "./context.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const isLoopback = (host: string) => host === "localhost" || host === "127.0.0.1" || host === "[::1]";
+/** https, or http on a loopback host (RFC 9700 §4.1, for redirect URIs; the same for a jwks_uri). */
+const isHttpsOrLoopback = (url: URL) => url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname));
 /** RFC 3986 §2: the characters a URI may hold, and percent-encodings. No space, control or non-ASCII character. */
 const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 
@@ -51,6 +54,11 @@ function isLinkLocalOrMetadata(url: URL): boolean {
   return family === 0 ? METADATA_HOSTS.has(host) : LINK_LOCAL.check(host, family === 4 ? "ipv4" : "ipv6");
 }
 
+/** Whether a URL the server will fetch avoids the addresses of {@link isLinkLocalOrMetadata}; an unparsable URL is left to the other checks. */
+const notLinkLocal = (u: string) => !URL.canParse(u) || !isLinkLocalOrMetadata(new URL(u));
+/** Why such a URL is refused. */
+const LINK_LOCAL_REFUSED = "link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused";
+
 const httpUrl = z
   .string()
   .max(URL_MAX_LENGTH)
@@ -64,11 +72,18 @@ const httpUrl = z
 export function upstreamUrl(allowLinkLocal: boolean) {
   return allowLinkLocal
     ? httpUrl
-    : httpUrl.refine(
-        (u) => !URL.canParse(u) || !isLinkLocalOrMetadata(new URL(u)),
-        "link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused; set ALLOW_LINK_LOCAL_UPSTREAMS=true to allow them",
-      );
+    : httpUrl.refine(notLinkLocal, `${LINK_LOCAL_REFUSED}; set ALLOW_LINK_LOCAL_UPSTREAMS=true to allow them`);
 }
+
+/**
+ * An absolute https URL, or http on a loopback host (RFC 9700 §4.1), without a fragment, of
+ * RFC 3986 characters only: no space, control or non-ASCII character.
+ */
+const secureUrl = z
+  .string()
+  .max(URL_MAX_LENGTH)
+  .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
+  .refine((u) => URL.canParse(u) && !u.includes("#") && isHttpsOrLoopback(new URL(u)), "an absolute https URL (http only on localhost), without a fragment");
 
 /** Text a database stores as given (no lone surrogates, no NUL). */
 const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
@@ -92,15 +107,12 @@ export const v = {
    * characters (RFC 6749 §3.1.2: an absolute URI), so what is stored is what a client sends
    * (the URL parser would otherwise drop surrounding spaces and encode inner ones).
    */
-  callbackUrl: z
-    .string()
-    .max(URL_MAX_LENGTH)
-    .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
-    .refine((u) => {
-      if (!URL.canParse(u) || u.includes("#")) return false;
-      const url = new URL(u);
-      return (url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname)));
-    }, "an absolute https URL (http only on localhost), without a fragment"),
+  callbackUrl: secureUrl,
+  /**
+   * An app's jwks_uri (RFC 7591 §2), which the token endpoint fetches: a {@link secureUrl},
+   * never on a link-local or cloud metadata address.
+   */
+  jwksUri: secureUrl.refine(notLinkLocal, LINK_LOCAL_REFUSED),
   /** Seconds. */
   accessTokenLifetime: z.number().int().min(ACCESS_TOKEN_LIFETIME_SECONDS.min).max(ACCESS_TOKEN_LIFETIME_SECONDS.max),
   /** Seconds; at most 400 days. */
@@ -122,13 +134,20 @@ export const v = {
     .refine((m) => new Set(m).size === m.length, "duplicate method"),
 };
 
+/**
+ * The BAD_USER_INPUT error of an invalid field: "field: message" (e.g. "callbackUrls.0: an
+ * absolute https URL"), which the console shows by the form as "Callback urls: …".
+ */
+export function inputError(field: string, message: string): GraphQLError {
+  return gqlError("BAD_USER_INPUT", `${field}: ${message}`);
+}
+
 /** Parses `value` with `schema`. @throws BAD_USER_INPUT naming the first invalid field. */
 export function check<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const path = [field, ...issue.path.map(String)].join(".");
-    throw gqlError("BAD_USER_INPUT", `${path}: ${issue.message}`);
+    throw inputError([field, ...issue.path.map(String)].join("."), issue.message);
   }
   return parsed.data;
 }

@@ -52,8 +52,8 @@ export async function createRequestListener(config: Config, db: Database, logger
   const endpoint = (path: string): EndpointContext => ({
     realm: config.realm,
     issuer: config.authUrl,
-    tokenEndpoint: `${config.baseUrl}${TOKEN_PATH}`,
     url: `${config.baseUrl}${path}`,
+    audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`])],
   });
   const oauthEndpoints = new Map([
     [TOKEN_PATH, post(tokenEndpoint(db, endpoint(TOKEN_PATH), dpop))],

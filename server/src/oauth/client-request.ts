@@ -18,10 +18,13 @@ export interface EndpointContext {
   realm: string;
   /** The issuer identifier (RFC 8414 `issuer`). */
   issuer: string;
-  /** The token endpoint's URL. */
-  tokenEndpoint: string;
   /** This endpoint's URL. */
   url: string;
+  /**
+   * The `aud` values a client assertion may carry: the issuer (FAPI 2.0 §5.3.2.1), the
+   * token endpoint's URL and this endpoint's.
+   */
+  audiences: readonly string[];
 }
 
 /** The stores client authentication reads and writes. */
@@ -29,16 +32,15 @@ export type ClientRequestStores = Pick<Stores, "clients" | "audit" | "replays">;
 
 /**
  * @param stores - the clients, used assertion ids, and the audit log for failures.
- * @returns the form parameters and the authenticated client. A client assertion's `aud`
- *   may name the issuer (FAPI 2.0 §5.3.2.1), the token endpoint or this endpoint.
+ * @returns the form parameters and the authenticated client.
  * @throws InvalidRequest for a bad form or two client authentication methods; InvalidClient
  *   (401) for failed client authentication.
  */
 export async function readClientRequest(stores: ClientRequestStores, req: ClientRequest, endpoint: EndpointContext, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
-  const audiences = [...new Set([endpoint.issuer, endpoint.tokenEndpoint, endpoint.url])];
   try {
-    const client = await authenticateClient({ clients: stores.clients, replays: stores.replays, realm: endpoint.realm, audiences, now }, req.headers.authorization, params);
+    const { realm, audiences } = endpoint;
+    const client = await authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now }, req.headers.authorization, params);
     return { params, client };
   } catch (err) {
     if (err instanceof InvalidClient) {

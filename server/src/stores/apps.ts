@@ -3,6 +3,7 @@
  * their settings, callback URLs, credentials (consumer key / secret pairs) and the API
  * products approved on each credential. The token endpoint's view of the same rows is clients.ts.
  */
+import type { SecurityProfile } from "./clients.js";
 import type { Page, PageRequest } from "./page.js";
 import type { ApiProductRecord } from "./products.js";
 
@@ -23,6 +24,11 @@ export interface AppRecord {
   canIntrospect: boolean;
   /** Client authentication methods (RFC 7591 §2 names), as stored. */
   tokenEndpointAuthMethods: string[];
+  securityProfile: SecurityProfile;
+  /** The JSON text of the app's public JWK Set (RFC 7517 §5) for private_key_jwt, as registered; null when none. */
+  jwks: string | null;
+  /** Where the app publishes its JWK Set instead (RFC 7591 §2 `jwks_uri`); null when not set. */
+  jwksUri: string | null;
   createdAt: Date;
 }
 
@@ -37,6 +43,11 @@ export interface AppSettings {
   canIntrospect?: boolean;
   /** RFC 7591 §2 names. */
   tokenEndpointAuthMethods?: string[];
+  securityProfile?: SecurityProfile;
+  /** The JSON text of a public JWK Set; null removes the app's set. */
+  jwks?: string | null;
+  /** A JWK Set URL; null removes it. */
+  jwksUri?: string | null;
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */

@@ -35,14 +35,14 @@ export interface AssertionOptions {
  * A client assertion (RFC 7523 §3) for `clientId`: iss = sub = the client, aud = `audience`
  * (the issuer), exp in 60 s, iat now, a fresh jti; signed ES256 with the demo app's key.
  */
-export async function clientAssertion(audience: string, o: AssertionOptions = {}, clientId = FAPI_CLIENT_ID): Promise<string> {
+export async function clientAssertion(audience: string, o: AssertionOptions = {}, clientId: string = FAPI_CLIENT_ID): Promise<string> {
   const claims: Record<string, unknown> = { iss: clientId, sub: clientId, aud: audience, exp: nowSeconds() + 60, iat: nowSeconds(), jti: randomUUID(), ...o.claims };
   for (const k of Object.keys(claims)) if (claims[k] === undefined) delete claims[k];
   return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: o.alg ?? "ES256", kid: DEMO_FAPI_PRIVATE_JWK.kid, ...o.header }).sign(o.key ?? (await demoClientKey()));
 }
 
 /** The form fields of private_key_jwt client authentication. */
-export async function assertionFields(audience: string, o: AssertionOptions = {}, clientId = FAPI_CLIENT_ID): Promise<Record<string, string>> {
+export async function assertionFields(audience: string, o: AssertionOptions = {}, clientId: string = FAPI_CLIENT_ID): Promise<Record<string, string>> {
   return { client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: await clientAssertion(audience, o, clientId) };
 }
 
@@ -105,7 +105,7 @@ export async function pushRequest(baseUrl: string, params: Record<string, string
  * alice, consent to what was asked.
  * @returns the callback's parameters (code, state, iss).
  */
-export async function authorizePushed(baseUrl: string, requestUri: string, clientId = FAPI_CLIENT_ID): Promise<Record<string, string>> {
+export async function authorizePushed(baseUrl: string, requestUri: string, clientId: string = FAPI_CLIENT_ID): Promise<Record<string, string>> {
   const browser = new Browser(baseUrl);
   const start = await browser.fetch(`/authorize?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`);
   if (start.status !== 302) throw new Error(`/authorize answered ${start.status}: ${await start.text()}`);

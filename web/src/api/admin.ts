@@ -7,6 +7,8 @@ import { gql } from "./graphql";
 export type Status = "approved" | "revoked";
 export type ProductStatus = "approved" | "pending" | "revoked";
 export type TokenResponseProfile = "apigee" | "rfc6749";
+/** standard, or fapi2: the FAPI 2.0 Security Profile (PAR, PKCE, private_key_jwt only, DPoP-bound tokens). */
+export type SecurityProfile = "standard" | "fapi2";
 export type Role = "user" | "admin";
 export type UserStatus = "active" | "disabled";
 
@@ -193,11 +195,16 @@ export interface AppDetail extends AppSummary {
   requirePkce: boolean;
   canIntrospect: boolean;
   tokenEndpointAuthMethods: TokenEndpointAuthMethod[];
+  securityProfile: SecurityProfile;
+  /** The registered public JWK Set (JSON text), or null. */
+  jwks: string | null;
+  /** Where the app publishes its JWK Set instead, or null. */
+  jwksUri: string | null;
   credentials: Credential[];
 }
 
 /** How a client authenticates at the token endpoint (RFC 7591 names). */
-export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post";
+export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt";
 
 /** AppSettingsInput: a field left out keeps its value. */
 export interface AppSettings {
@@ -205,6 +212,7 @@ export interface AppSettings {
   requirePkce?: boolean;
   canIntrospect?: boolean;
   tokenEndpointAuthMethods?: TokenEndpointAuthMethod[];
+  securityProfile?: SecurityProfile;
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -218,7 +226,7 @@ export interface IssuedCredential {
 const APP_SUMMARY_FIELDS = "id name status createdAt developer { id email organization { id name } }";
 const CREDENTIAL_FIELDS = "id consumerKey status expiresAt createdAt products { status product { id name displayName } }";
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
-  tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods credentials { ${CREDENTIAL_FIELDS} }`;
+  tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {
@@ -310,6 +318,13 @@ export const SET_APP_SETTINGS = gql<{ setAppSettings: AppDetail }, { appId: stri
   }
 `);
 
+/** Registers or replaces the app's signing keys: a JWK Set (JSON text) or a jwks_uri; neither removes them. */
+export const SET_APP_KEYS = gql<{ setAppKeys: AppDetail }, { appId: string; jwks?: string; jwksUri?: string }>(`
+  mutation SetAppKeys($appId: ID!, $jwks: String, $jwksUri: String) {
+    setAppKeys(appId: $appId, jwks: $jwks, jwksUri: $jwksUri) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
 export const SET_CREDENTIAL_PRODUCT_STATUS = gql<
   { setCredentialProductStatus: Credential },
   { credentialId: string; apiProductId: string; status: ProductStatus }
@@ -345,6 +360,8 @@ export interface AccessToken {
   refreshTokenStatus: Status | null;
   refreshTokenExpiresAt: string | null;
   refreshCount: number;
+  /** DPoP binding: the JWK SHA-256 thumbprint of the key the token is bound to; null for a bearer token. */
+  jkt: string | null;
   app: { id: string; name: string };
   user: { id: string; username: string } | null;
 }
@@ -357,7 +374,7 @@ export const TOKENS = gql<
     tokens(appId: $appId, userId: $userId, first: $first, after: $after) {
       nodes {
         id clientId grantType scopes products issuedAt expiresAt status
-        refreshTokenStatus refreshTokenExpiresAt refreshCount
+        refreshTokenStatus refreshTokenExpiresAt refreshCount jkt
         app { id name } user { id username }
       }
       ${PAGE_INFO}

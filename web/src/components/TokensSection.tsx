@@ -28,6 +28,19 @@ function RefreshToken({ token }: { token: AccessToken }) {
   );
 }
 
+/** Characters of a DPoP key thumbprint shown (of 43, base64url SHA-256): enough to tell keys apart at a glance. */
+const THUMBPRINT_SHOWN = 8;
+
+/** How the token is used: "DPoP" with the start of its key's thumbprint (RFC 9449 cnf.jkt), or "Bearer" (RFC 6750). */
+function Binding({ token }: { token: AccessToken }) {
+  if (!token.jkt) return <>Bearer</>;
+  return (
+    <>
+      DPoP <code>{token.jkt.slice(0, THUMBPRINT_SHOWN)}…</code>
+    </>
+  );
+}
+
 /** The columns of an owner's tokens: "User" of an app's tokens, "App" of a user's. */
 function tokenColumns(owner: Owner): Column<AccessToken>[] {
   return [
@@ -37,6 +50,7 @@ function tokenColumns(owner: Owner): Column<AccessToken>[] {
       ? { header: "User", cell: (t) => t.user?.username ?? <span className="muted">app (client credentials)</span> }
       : { header: "App", cell: (t) => t.app.name },
     { header: "Grant", cell: (t) => <code>{t.grantType}</code> },
+    { header: "Binding", cell: (t) => <Binding token={t} /> },
     { header: "Scopes", cell: (t) => <Chips items={t.scopes} /> },
     { header: "Refresh token", cell: (t) => <RefreshToken token={t} /> },
   ];

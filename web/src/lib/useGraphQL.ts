@@ -4,6 +4,12 @@ import { execute, GraphQLRequestError, type Document, type Variables } from "../
 import { routes } from "./routes";
 import { sentence } from "./text";
 
+/** Fields whose name, split into words, would not say what they are. */
+const FIELD_NAMES = new Map([
+  ["jwks", "JWK Set"],
+  ["jwksUri", "JWKS URI"],
+]);
+
 /**
  * "input.callbackUrls.0: an absolute https URL" (the server's BAD_USER_INPUT, naming the
  * field) as "Callback urls: an absolute https URL."
@@ -13,7 +19,7 @@ function fieldMessage(message: string): string {
   if (!match) return sentence(message);
   const field = match[1]!.split(".").filter((part) => part !== "input" && !/^\d+$/.test(part)).pop();
   if (!field) return sentence(match[2]!);
-  const words = field.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  const words = FIELD_NAMES.get(field) ?? field.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
   return sentence(`${words}: ${match[2]!}`);
 }
 

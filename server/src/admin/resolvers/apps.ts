@@ -1,18 +1,20 @@
-/** Apps, callback URLs and credentials (consumer key / secret). */
+/** Apps, callback URLs, signing keys and credentials (consumer key / secret). */
+import { InvalidJwks, parsePublicJwks } from "../../oauth/jwks.js";
 import type { AppSettings } from "../../stores/apps.js";
-import type { AppSettingsInput, InputMaybe, Resolvers, TokenEndpointAuthMethod, TokenLifetimesInput } from "../generated/resolvers.js";
+import type { AppSettingsInput, InputMaybe, MutationSetAppKeysArgs, Resolvers, TokenEndpointAuthMethod, TokenLifetimesInput } from "../generated/resolvers.js";
 import {
   addCallbackUrl,
   createApp,
   removeCallbackUrl,
   revokeCredential,
   rotateCredential,
+  setAppKeys,
   setAppStatus,
   setCredentialProductStatus,
   updateAppSettings,
 } from "../use-cases/apps.js";
 import { found } from "../use-cases/common.js";
-import { check, checkOptional, v } from "../validation.js";
+import { check, checkOptional, inputError, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
 /** The checked token lifetimes of an input; absent ones undefined. */
@@ -30,12 +32,31 @@ function settings(input: AppSettingsInput): AppSettings {
     requirePkce: input.requirePkce ?? undefined,
     canIntrospect: input.canIntrospect ?? undefined,
     tokenEndpointAuthMethods: authMethods(input.tokenEndpointAuthMethods),
+    securityProfile: input.securityProfile ?? undefined,
   };
 }
 
 /** The checked client authentication methods, or undefined when not given. */
 function authMethods(methods: InputMaybe<TokenEndpointAuthMethod[]>): string[] | undefined {
   return checkOptional(v.authMethods, methods, "tokenEndpointAuthMethods");
+}
+
+/**
+ * The checked keys of setAppKeys: the JSON text of the public JWK Set (only the members
+ * oauth/jwks.ts keeps), or the jwks_uri; both null to remove the keys.
+ * @throws BAD_USER_INPUT for an invalid set or URL, or both given (RFC 7591 §2: "MUST NOT both be present").
+ */
+async function appKeys(args: Pick<MutationSetAppKeysArgs, "jwks" | "jwksUri">): Promise<{ jwks: string | null; jwksUri: string | null }> {
+  const { jwks, jwksUri } = args;
+  if (jwks != null && jwksUri != null) throw inputError("jwksUri", "give a JWK Set (jwks) or a jwks_uri, not both (RFC 7591 section 2)");
+  if (jwksUri != null) return { jwks: null, jwksUri: check(v.jwksUri, jwksUri, "jwksUri") };
+  if (jwks == null) return { jwks: null, jwksUri: null };
+  try {
+    return { jwks: JSON.stringify(await parsePublicJwks(jwks)), jwksUri: null };
+  } catch (err) {
+    if (err instanceof InvalidJwks) throw inputError("jwks", err.message);
+    throw err;
+  }
 }
 
 /** Resolvers of the apps domain: its Query and Mutation fields and its object types' fields. */
@@ -65,6 +86,7 @@ export const appResolvers: Resolvers = {
     setAppIntrospection: (_p, args, ctx, info) =>
       updateAppSettings(ctx.db, { appId: args.appId, canIntrospect: args.allowed, audit: adminEvent(args, ctx, info) }),
     setAppSettings: (_p, args, ctx, info) => updateAppSettings(ctx.db, { appId: args.appId, ...settings(args.input), audit: adminEvent(args, ctx, info) }),
+    setAppKeys: async (_p, args, ctx, info) => setAppKeys(ctx.db, { appId: args.appId, ...(await appKeys(args)), audit: adminEvent(args, ctx, info) }),
     setCredentialProductStatus: (_p, args, ctx, info) => {
       const { credentialId, apiProductId, status } = args;
       return setCredentialProductStatus(ctx.db, { credentialId, apiProductId, status, audit: adminEvent(args, ctx, info) });

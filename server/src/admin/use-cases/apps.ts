@@ -9,6 +9,7 @@ import { Conflict } from "../../kernel/domain-errors.js";
 import { hashSecret, newSecret } from "../../kernel/secrets.js";
 import type { AppRecord, AppSettings, CredentialRecord } from "../../stores/apps.js";
 import type { Database, Stores } from "../../stores/index.js";
+import { inputError } from "../validation.js";
 import { auditedChange, found, type Audited } from "./common.js";
 
 /** A credential as issued: its consumer secret, shown this once and stored only as its SHA-256. */
@@ -31,15 +32,79 @@ const requireApp = (stores: Stores, id: string) => found(stores.apps.find(id), "
 const requireCredential = (stores: Stores, id: string) => found(stores.apps.findCredential(id), "no credential with this id");
 
 /**
+ * What a `fapi2` app is held to (FAPI 2.0 Security Profile §5.3.2.1: private_key_jwt only;
+ * §5.3.2.2: PKCE) and, for Tollgate's fapi2 token response (oauth/token-response.ts), the
+ * RFC 6749 profile. Switching an app to fapi2 sets them.
+ */
+const FAPI2_SETTINGS: Required<Pick<AppSettings, "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce">> = {
+  tokenEndpointAuthMethods: ["private_key_jwt"],
+  tokenResponseProfile: "rfc6749",
+  requirePkce: true,
+};
+
+/** What private_key_jwt needs and how to give it. */
+const KEYS_FIRST = "needs the app's public signing keys: register a JWK Set or a jwks_uri first (setAppKeys)";
+/** Why private_key_jwt cannot be allowed yet. */
+const NO_KEYS = `private_key_jwt ${KEYS_FIRST}`;
+
+/** The settings that must hold together: the security profile, what it fixes, and the keys private_key_jwt needs. */
+type ProfileSettings = Pick<AppRecord, "securityProfile" | "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce" | "jwks" | "jwksUri">;
+
+/**
+ * Why an app's settings cannot hold together, by the setting at fault: private_key_jwt
+ * (which a fapi2 app uses) without registered keys (`keys`), or a fapi2 app whose methods,
+ * token response profile or PKCE requirement is not {@link FAPI2_SETTINGS}'.
+ * @returns undefined when they hold together.
+ */
+function settingsProblem(app: ProfileSettings): { setting: "keys" | keyof typeof FAPI2_SETTINGS; message: string } | undefined {
+  const hasKeys = app.jwks !== null || app.jwksUri !== null;
+  if (app.securityProfile === "fapi2") {
+    if (!hasKeys) return { setting: "keys", message: `a fapi2 app authenticates with private_key_jwt, which ${KEYS_FIRST}` };
+    const methods = app.tokenEndpointAuthMethods;
+    if (methods.length !== 1 || methods[0] !== "private_key_jwt") {
+      return { setting: "tokenEndpointAuthMethods", message: "a fapi2 app authenticates with private_key_jwt only (FAPI 2.0 Security Profile section 5.3.2.1); switch it to standard first" };
+    }
+    if (app.tokenResponseProfile !== FAPI2_SETTINGS.tokenResponseProfile) {
+      return { setting: "tokenResponseProfile", message: "a fapi2 app gets RFC 6749 token responses (rfc6749), not the apigee format; switch it to standard first" };
+    }
+    if (!app.requirePkce) return { setting: "requirePkce", message: "a fapi2 app must use PKCE (FAPI 2.0 Security Profile section 5.3.2.2); switch it to standard first" };
+  }
+  if (app.tokenEndpointAuthMethods.includes("private_key_jwt") && !hasKeys) return { setting: "keys", message: NO_KEYS };
+  return undefined;
+}
+
+/**
+ * Checks that `app` holds together (see {@link settingsProblem}).
+ * @param keysField - the argument a missing key is reported on.
+ * @throws BAD_USER_INPUT naming the setting at fault.
+ */
+function checkSettings(app: ProfileSettings, keysField: string): void {
+  const problem = settingsProblem(app);
+  if (problem) throw inputError(problem.setting === "keys" ? keysField : problem.setting, problem.message);
+}
+
+/**
+ * The changes to write to `app` for `settings`: those given (undefined keeps a setting) and,
+ * on a switch to fapi2, {@link FAPI2_SETTINGS} for those left out.
+ */
+function changesOf(app: AppRecord, settings: AppSettings): AppSettings {
+  const given = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AppSettings;
+  const switching = settings.securityProfile === "fapi2" && app.securityProfile !== "fapi2";
+  return switching ? { ...FAPI2_SETTINGS, ...given } : given;
+}
+
+/**
  * Creates an app with its callback URLs and its first credential, approved for the API
- * products `apiProductIds`; settings left out take their defaults.
- * @throws NotFound for an unknown developer, Conflict when the developer has an app of this name, UnknownReference for an unknown product.
+ * products `apiProductIds`; settings left out take their defaults. A new app has no keys:
+ * it cannot allow private_key_jwt yet.
+ * @throws NotFound for an unknown developer, Conflict when the developer has an app of this name, UnknownReference for an unknown product, BAD_USER_INPUT for private_key_jwt.
  */
 export function createApp(
   db: Database,
   o: AppSettings & { developerId: string; name: string; callbackUrls: string[]; apiProductIds: string[] } & Audited,
 ): Promise<IssuedCredential> {
   const { audit, apiProductIds, ...app } = o;
+  if (app.tokenEndpointAuthMethods?.includes("private_key_jwt")) throw inputError("tokenEndpointAuthMethods", NO_KEYS);
   const { consumerKey, consumerSecret, consumerSecretHash } = newKeyPair();
   return auditedChange(db, audit, async (stores) => {
     await found(stores.organizations.findDeveloper(o.developerId), "no developer with this id");
@@ -77,12 +142,39 @@ export function setAppStatus(db: Database, o: { appId: string; status: "approved
 
 /**
  * Changes an app's client settings (token lifetimes, response profile, PKCE, introspection,
- * authentication methods); undefined keeps a setting. They apply to requests from now on.
- * @throws NotFound
+ * authentication methods, security profile); undefined keeps a setting. They apply to
+ * requests from now on. Switching to fapi2 also sets what `FAPI2_SETTINGS` holds unless
+ * given; back to standard keeps the settings as they are.
+ * @throws NotFound; BAD_USER_INPUT when the settings would not hold together: private_key_jwt
+ *   or fapi2 without the app's keys, or a fapi2 app with other methods, the apigee profile or
+ *   without PKCE.
  */
 export function updateAppSettings(db: Database, o: { appId: string } & AppSettings & Audited): Promise<AppRecord> {
   const { appId, audit, ...settings } = o;
-  return auditedChange(db, audit, (stores) => stores.apps.update(appId, settings));
+  return auditedChange(db, audit, async (stores) => {
+    const app = await requireApp(stores, appId);
+    const changes = changesOf(app, settings);
+    checkSettings({ ...app, ...changes }, settings.securityProfile === "fapi2" ? "securityProfile" : "tokenEndpointAuthMethods");
+    return stores.apps.update(appId, changes);
+  });
+}
+
+/**
+ * Registers, replaces (rotates) or removes an app's public signing keys (private_key_jwt,
+ * RFC 7523 §2.2): a JWK Set or a jwks_uri, never both (RFC 7591 §2); both null removes the
+ * keys. The token endpoint reads the app's keys through the catalog cache, which this write
+ * empties (db/observed-adapter.ts): the old keys stop verifying assertions on the next request.
+ * Revokes nothing: tokens issued before stay valid.
+ * @param o - `jwks`: the checked JSON text of a public JWK Set (oauth/jwks.ts parsePublicJwks);
+ *   `jwksUri`: a checked URL (validation.ts `v.jwksUri`).
+ * @throws NotFound; BAD_USER_INPUT when removing the keys of an app that is fapi2 or allows private_key_jwt.
+ */
+export function setAppKeys(db: Database, o: { appId: string; jwks: string | null; jwksUri: string | null } & Audited): Promise<AppRecord> {
+  const keys = { jwks: o.jwks, jwksUri: o.jwksUri };
+  return auditedChange(db, o.audit, async (stores) => {
+    checkSettings({ ...(await requireApp(stores, o.appId)), ...keys }, "jwks");
+    return stores.apps.update(o.appId, keys);
+  });
 }
 
 /**

@@ -23,14 +23,22 @@ const APP = {
   requirePkce: true,
   canIntrospect: true,
   tokenEndpointAuthMethods: true,
+  securityProfile: true,
+  jwks: true,
+  jwksUri: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
 /** The columns of a CredentialRecord: never the secret's hash. */
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
-/** An app row as its record. */
+/** An app row as its record (no JWK Set is stored as ""). */
 function toApp(row: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
-  return { ...row, tokenEndpointAuthMethods: splitList(row.tokenEndpointAuthMethods) };
+  return {
+    ...row,
+    tokenEndpointAuthMethods: splitList(row.tokenEndpointAuthMethods),
+    securityProfile: row.securityProfile === "fapi2" ? "fapi2" : "standard",
+    jwks: row.jwks === "" ? null : row.jwks,
+  };
 }
 
 /** The settings columns to write; undefined leaves a column as it is (or takes its default). */
@@ -42,6 +50,9 @@ function settingsColumns(s: AppSettings) {
     requirePkce: s.requirePkce,
     canIntrospect: s.canIntrospect,
     tokenEndpointAuthMethods: s.tokenEndpointAuthMethods && joinList(s.tokenEndpointAuthMethods),
+    securityProfile: s.securityProfile,
+    jwks: s.jwks === null ? "" : s.jwks,
+    jwksUri: s.jwksUri,
   };
 }
 

@@ -28,6 +28,7 @@ import { routes } from "../../lib/routes";
 import { toggled } from "../../lib/sets";
 import { FormInputError, useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
+import { SecurityProfileSettings, securityProfileName, SigningKeys } from "./AppSecurity";
 import { RequirePkceField } from "./RequirePkceField";
 
 type SetApp = (app: AppDetail) => void;
@@ -52,7 +53,10 @@ export function AppDetailPage() {
   return (
     <AdminPage title={app.name} breadcrumb={back}>
       <Overview app={app} onChange={setApp} />
-      <ClientSettings app={app} onChange={setApp} />
+      <SecurityProfileSettings app={app} onChange={setApp} />
+      {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
+      <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
+      <SigningKeys app={app} onChange={setApp} />
       <CallbackUrls app={app} onChange={setApp} />
       <TokenLifetimes app={app} onChange={setApp} />
       <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
@@ -93,6 +97,7 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
       <Facts
         facts={[
           ["Status", <Badge>{app.status}</Badge>],
+          ["Security profile", securityProfileName(app.securityProfile)],
           ["Developer", app.developer.email],
           ["Organization", app.developer.organization.name],
           ["Created", <DateTime value={app.createdAt} />],
@@ -111,22 +116,28 @@ const PROFILES = [
 const AUTH_METHODS: ReadonlyArray<{ value: TokenEndpointAuthMethod; label: string; hint: string }> = [
   { value: "client_secret_basic", label: "HTTP Basic (client_secret_basic)", hint: "Consumer key and secret in the Authorization header." },
   { value: "client_secret_post", label: "Form body (client_secret_post)", hint: "client_id and client_secret in the request body, as many libraries send them." },
+  { value: "private_key_jwt", label: "Signed JWT (private_key_jwt)", hint: "A client assertion signed with one of the app's signing keys (register them below)." },
 ];
 
-/** The token response profile, PKCE, introspection and client authentication methods of the app (setAppSettings). */
+/**
+ * The token response profile, PKCE, introspection and client authentication methods of the
+ * app (setAppSettings). A FAPI 2.0 app keeps private_key_jwt, RFC 6749 responses and PKCE:
+ * only introspection is offered then.
+ */
 function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
   const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
   const [requirePkce, setRequirePkce] = useState(app.requirePkce);
   const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
   const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
+  const fapi2 = app.securityProfile === "fapi2";
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
       const tokenEndpointAuthMethods = AUTH_METHODS.map((m) => m.value).filter((m) => methods.has(m));
-      if (tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
-      const input = { tokenResponseProfile: profile, requirePkce, canIntrospect, tokenEndpointAuthMethods };
+      if (!fapi2 && tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
+      const input = fapi2 ? { canIntrospect } : { tokenResponseProfile: profile, requirePkce, canIntrospect, tokenEndpointAuthMethods };
       const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
       onChange(setAppSettings);
       return "Client settings saved. They apply to requests from now on.";
@@ -134,22 +145,36 @@ function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp })
   }
 
   return (
-    <PanelForm title="Client settings" action={action} submitLabel="Save client settings" onSubmit={onSubmit}>
-      <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />
-      <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />
+    <PanelForm
+      title="Client settings"
+      intro={
+        fapi2 && (
+          <p className="muted small">
+            FAPI 2.0 fixes the rest: client authentication with private_key_jwt only, RFC 6749 token responses, PKCE required.
+          </p>
+        )
+      }
+      action={action}
+      submitLabel="Save client settings"
+      onSubmit={onSubmit}
+    >
+      {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />}
+      {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
       <CheckboxField
         label="May introspect tokens"
         hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
         checked={canIntrospect}
         onChange={setCanIntrospect}
       />
-      <fieldset className="fieldset">
-        <legend>Client authentication</legend>
-        <p className="hint">How the app may send its consumer secret; one method per request.</p>
-        {AUTH_METHODS.map((m) => (
-          <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
-        ))}
-      </fieldset>
+      {!fapi2 && (
+        <fieldset className="fieldset">
+          <legend>Client authentication</legend>
+          <p className="hint">How the app may prove its identity; one method per request.</p>
+          {AUTH_METHODS.map((m) => (
+            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
+          ))}
+        </fieldset>
+      )}
     </PanelForm>
   );
 }

@@ -1,0 +1,95 @@
+/**
+ * Peer of `npm run bench` scenario `refresh-fapi`: oidc-provider (panva, 9.13) set up as our
+ * demo `fapi2` app is used: the FAPI 2.0 profile (`features.fapi` profile '2.0': PKCE S256
+ * required, a client assertion's `aud` must be the issuer), DPoP (RFC 9449) and pushed
+ * authorization requests (RFC 9126) on, and one static client (bench/peers/client.ts
+ * PEER_FAPI_CLIENT) authenticating with private_key_jwt (ES256) under the public key of our
+ * demo fapi2 app (server/src/demo/fapi-key.ts), DPoP-bound access tokens, grant types
+ * authorization_code and refresh_token, PAR required. As FAPI 2.0 asks, and as ours does for
+ * a fapi2 app, refresh tokens are not rotated (`rotateRefreshToken: false`), and every code
+ * exchange issues one (`issueRefreshToken`: no `offline_access` scope needed, as with ours).
+ * Generated signing and cookie keys, the default in-memory adapter (which also remembers the
+ * used `jti`s of client assertions and DPoP proofs), opaque access tokens.
+ *
+ * No dev interactions: the benchmark drives the front channel itself, and every request to
+ * `/interaction/<uid>` is answered here at once, without a page: user `bench-user` signs in
+ * and grants the requested scopes (`provider.interactionFinished`), which redirects back to
+ * the authorization endpoint and on to the callback with the code.
+ * Prints `listening on <issuer>` once it listens on 127.0.0.1 (any free port); the endpoints
+ * are in `<issuer>/.well-known/openid-configuration`.
+ * Env: none.
+ */
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import Provider from "oidc-provider";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../../server/src/demo/fapi-key.js";
+import { PEER_FAPI_CLIENT } from "./client.js";
+
+/** The account every interaction signs in. */
+const ACCOUNT_ID = "bench-user";
+
+/** The little of oidc-provider's interaction API used here (bench/peers/types.d.ts declares the rest). */
+interface InteractionApi {
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ params: { client_id: string; scope: string } }>;
+  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options: { mergeWithLastSubmission: boolean }): Promise<void>;
+  Grant: new (properties: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+}
+
+let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
+const server = createServer((req, res) => handler(req, res));
+server.keepAliveTimeout = 65_000;
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const provider = new Provider(issuer, {
+  clients: [
+    {
+      client_id: PEER_FAPI_CLIENT.clientId,
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      redirect_uris: [PEER_FAPI_CLIENT.redirectUri],
+      token_endpoint_auth_method: "private_key_jwt",
+      token_endpoint_auth_signing_alg: "ES256",
+      // The provider's one signing key is ES256 (no ID token is issued: no openid scope).
+      id_token_signed_response_alg: "ES256",
+      jwks: DEMO_FAPI_PUBLIC_JWKS,
+      dpop_bound_access_tokens: true,
+      require_pushed_authorization_requests: true,
+      scope: PEER_FAPI_CLIENT.scope,
+    },
+  ],
+  scopes: PEER_FAPI_CLIENT.scope.split(" "),
+  jwks: { keys: [{ ...generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" }), use: "sig", alg: "ES256" }] },
+  cookies: { keys: [randomBytes(32).toString("hex")] },
+  findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+  issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed("refresh_token"),
+  rotateRefreshToken: false,
+  features: {
+    devInteractions: { enabled: false },
+    fapi: { enabled: true, profile: "2.0" },
+    dPoP: { enabled: true },
+    pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: true },
+  },
+});
+const interactions = provider as unknown as InteractionApi;
+
+/** Signs in {@link ACCOUNT_ID} and grants the requested scopes: a 303 back to the authorization endpoint. */
+async function finishInteraction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { params } = await interactions.interactionDetails(req, res);
+  const grant = new interactions.Grant({ accountId: ACCOUNT_ID, clientId: params.client_id });
+  grant.addOIDCScope(params.scope);
+  const grantId = await grant.save();
+  await interactions.interactionFinished(req, res, { login: { accountId: ACCOUNT_ID }, consent: { grantId } }, { mergeWithLastSubmission: false });
+}
+
+const callback = provider.callback();
+handler = (req, res) => {
+  if (!req.url?.startsWith("/interaction/")) return callback(req, res);
+  finishInteraction(req, res).catch((error: unknown) => {
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    res.end(String(error));
+  });
+};
+console.log(`listening on ${issuer}`);
+process.once("SIGTERM", () => server.close(() => process.exit(0)).closeAllConnections());
