@@ -64,6 +64,19 @@ function remoteKeySet(jwksUri: string): JWTVerifyGetKey {
   return keySet;
 }
 
+/**
+ * The key set of a registered JWK Set, one per set object: a client record (and so its
+ * `jwks`) stays the same object while the catalog cache holds it, and jose's key set imports
+ * each key once, so an assertion is not paid for with a key import.
+ */
+const localKeySets = new WeakMap<object, JWTVerifyGetKey>();
+
+function localKeySet(jwks: object): JWTVerifyGetKey {
+  let keySet = localKeySets.get(jwks);
+  if (!keySet) localKeySets.set(jwks, (keySet = createLocalJWKSet(jwks as JSONWebKeySet)));
+  return keySet;
+}
+
 /** Why jose refused an assertion, for its description: never the assertion itself. */
 function joseRefusal(error: unknown): string {
   if (error instanceof errors.JWSSignatureVerificationFailed) return "the client assertion's signature does not verify with the app's keys";
@@ -122,7 +135,7 @@ export async function verifyClientAssertion(assertion: string, ctx: AssertionCon
   if (!jwks && !jwksUri) throw refuse("the app has no registered keys (jwks) for private_key_jwt");
   let payload: JWTPayload;
   try {
-    const keySet = jwks ? createLocalJWKSet(jwks as JSONWebKeySet) : remoteKeySet(jwksUri!);
+    const keySet = jwks ? localKeySet(jwks) : remoteKeySet(jwksUri!);
     // jose checks the signature, then exp and nbf with the skew; everything else is checkClaims'.
     ({ payload } = await jwtVerify(assertion, keySet, { algorithms: [...SIGNING_ALGORITHMS], currentDate: ctx.now, clockTolerance: MAX_CLOCK_SKEW_SECONDS }));
   } catch (error) {

@@ -4,7 +4,7 @@
  * jose verifies the signature with the key embedded in the proof.
  */
 import { createHash } from "node:crypto";
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors, jwtVerify, type JWK, type JWTPayload, type ProtectedHeaderParameters } from "jose";
+import { calculateJwkThumbprint, decodeProtectedHeader, errors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload, type ProtectedHeaderParameters } from "jose";
 import { InvalidDpopProof, UseDpopNonce } from "../kernel/errors.js";
 import { hashSecret } from "../kernel/secrets.js";
 import type { ReplayStore } from "../stores/replays.js";
@@ -71,8 +71,8 @@ function singleProof(header: string | string[] | undefined): string {
   return proof;
 }
 
-/** Checks the JOSE header of a proof (RFC 9449 §4.3 items 4-7) before jose verifies the signature. @returns its `jwk`. */
-function checkedJwk(proof: string): JWK {
+/** Checks the JOSE header of a proof (RFC 9449 §4.3 items 4-7) before jose verifies the signature. @returns its `jwk` and `alg`. */
+function checkedJwk(proof: string): { jwk: JWK; alg: string } {
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(proof);
@@ -85,7 +85,38 @@ function checkedJwk(proof: string): JWK {
   if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) throw new InvalidDpopProof("the DPoP proof's header has no jwk");
   const problem = publicKeyProblem(jwk as Record<string, unknown>, alg);
   if (problem) throw new InvalidDpopProof(`the DPoP proof's jwk ${problem}`);
-  return jwk;
+  return { jwk, alg };
+}
+
+/** Most proof keys kept imported at once; past it the least recently used is dropped. */
+const MAX_CACHED_KEYS = 10_000;
+
+/** The members of a public key that make its RFC 7638 thumbprint, by key type. */
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = { EC: ["crv", "kty", "x", "y"], OKP: ["crv", "kty", "x"], RSA: ["e", "kty", "n"] };
+
+/** Proof keys as jose imported them, with their thumbprints, by algorithm and public key. Least recently used first. */
+const proofKeys = new Map<string, Promise<{ key: CryptoKey; jkt: string }>>();
+
+/**
+ * The proof key `jwk` imported for `alg`, and its thumbprint, both by jose, once per key:
+ * a client signs every proof with the same key, and importing it cost a fifth of a DPoP
+ * gateway call. Keyed by `alg` and the members the thumbprint is made of, which are the
+ * whole public key; a failed import is not kept.
+ * @throws whatever jose throws for a key it cannot import.
+ */
+function proofKey(jwk: JWK, alg: string): Promise<{ key: CryptoKey; jkt: string }> {
+  const members = THUMBPRINT_MEMBERS[jwk.kty ?? ""] ?? [];
+  const id = `${alg} ${JSON.stringify(members.map((m) => jwk[m as keyof JWK]))}`;
+  let entry = proofKeys.get(id);
+  if (entry) {
+    proofKeys.delete(id);
+  } else {
+    entry = Promise.all([importJWK(jwk, alg) as Promise<CryptoKey>, calculateJwkThumbprint(jwk, "sha256")]).then(([key, jkt]) => ({ key, jkt }));
+    entry.catch(() => proofKeys.delete(id));
+    if (proofKeys.size >= MAX_CACHED_KEYS) proofKeys.delete(proofKeys.keys().next().value!);
+  }
+  proofKeys.set(id, entry);
+  return entry;
 }
 
 /** Why jose refused a proof, for its description: never the proof itself. */
@@ -148,17 +179,18 @@ function checkClaims(payload: JWTPayload, target: DpopTarget, now: Date): { jti:
  */
 export async function verifyDpopProof(header: string | string[] | undefined, target: DpopTarget, options: DpopOptions): Promise<DpopProof> {
   const proof = singleProof(header);
-  const jwk = checkedJwk(proof);
+  const { jwk, alg } = checkedJwk(proof);
   let payload: JWTPayload;
   let jkt: string;
   try {
-    ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
+    const verifier = await proofKey(jwk, alg);
+    jkt = verifier.jkt;
+    ({ payload } = await jwtVerify(proof, verifier.key, {
       algorithms: [...SIGNING_ALGORITHMS],
       typ: "dpop+jwt",
       currentDate: options.now,
       clockTolerance: DPOP_PROOF_MAX_FUTURE_SECONDS,
     }));
-    jkt = await calculateJwkThumbprint(jwk, "sha256");
   } catch (error) {
     throw new InvalidDpopProof(joseRefusal(error));
   }
