@@ -266,6 +266,18 @@ describe("FAPI 2.0 §5.3.4 resource server: the gateway", () => {
     expect(headers.authorization).toBeUndefined();
   });
 
+  it("§5.3.4-5 the admin API, which takes no DPoP proof, refuses a DPoP-bound token sent as Bearer", async () => {
+    const key = await DpopKey.generate();
+    const { access_token } = await fapiTokens(base, key);
+    const answer = await send(`${base}/graphql`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ query: "{ me { username } }" }),
+    });
+    expect(answer.body.errors?.[0]?.extensions?.code, answer.text).toBe("UNAUTHENTICATED");
+    expect(answer.body.errors[0].message).toMatch(/DPoP-bound/);
+  });
+
   it("§5.3.4-2 does not accept access tokens in the query", async () => {
     const key = await DpopKey.generate();
     const { access_token } = await fapiTokens(base, key);

@@ -44,7 +44,8 @@ export function gqlError(
 
 /**
  * Resolves the caller: a bearer token when an Authorization header is sent (any other
- * scheme, or an invalid token, is UNAUTHENTICATED), else the session's active user.
+ * scheme, an invalid token, or a DPoP-bound one, is UNAUTHENTICATED), else the session's
+ * active user.
  */
 export async function resolveActor(db: Pick<Stores, "tokens" | "clients" | "users">, req: Request, realm: string): Promise<Actor | null> {
   if (req.headers.authorization !== undefined) {
@@ -55,6 +56,8 @@ export async function resolveActor(db: Pick<Stores, "tokens" | "clients" | "user
       if (!(err instanceof OAuthError)) throw err;
     }
     if (!token?.active) throw gqlError("UNAUTHENTICATED", "invalid, expired or revoked bearer token");
+    // A DPoP-bound token is good only with a proof of its key (RFC 9449 §7), which the admin API does not take.
+    if (token.jkt !== null) throw gqlError("UNAUTHENTICATED", "this access token is DPoP-bound: the admin API takes bearer tokens only");
     return { kind: "client", clientId: token.clientId, scopes: token.scopes };
   }
   const userId = req.session?.userId;
