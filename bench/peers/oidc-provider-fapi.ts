@@ -20,9 +20,9 @@
  * Env: none.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Provider from "oidc-provider";
+import { listenPeer } from "./listen.js";
 import { DEMO_FAPI_PUBLIC_JWKS } from "../../server/src/demo/fapi-key.js";
 import { PEER_FAPI_CLIENT } from "./client.js";
 
@@ -36,11 +36,7 @@ interface InteractionApi {
   Grant: new (properties: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
 }
 
-let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
-const server = createServer((req, res) => handler(req, res));
-server.keepAliveTimeout = 65_000;
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const { server, issuer, serve } = await listenPeer();
 
 const provider = new Provider(issuer, {
   clients: [
@@ -84,12 +80,12 @@ async function finishInteraction(req: IncomingMessage, res: ServerResponse): Pro
 }
 
 const callback = provider.callback();
-handler = (req, res) => {
+serve((req, res) => {
   if (!req.url?.startsWith("/interaction/")) return callback(req, res);
   finishInteraction(req, res).catch((error: unknown) => {
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end(String(error));
   });
-};
+});
 console.log(`listening on ${issuer}`);
 process.once("SIGTERM", () => server.close(() => process.exit(0)).closeAllConnections());

@@ -10,16 +10,11 @@
  * Env: none.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
+import { listenPeer } from "./listen.js";
 import { PEER_CLIENT } from "./client.js";
 
-let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
-const server = createServer((req, res) => handler(req, res));
-server.keepAliveTimeout = 65_000;
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const { server, issuer, serve } = await listenPeer();
 
 const provider = new Provider(issuer, {
   clients: [
@@ -44,6 +39,6 @@ const provider = new Provider(issuer, {
     introspection: { enabled: true, allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => token.clientId === client.clientId },
   },
 });
-handler = provider.callback();
+serve(provider.callback());
 console.log(`listening on ${issuer}`);
 process.once("SIGTERM", () => server.close(() => process.exit(0)).closeAllConnections());

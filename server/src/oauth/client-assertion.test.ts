@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidClient } from "../kernel/errors.js";
 import { hashSecret } from "../kernel/secrets.js";
-import type { ReplayStore } from "../stores/replays.js";
+import { memoryReplays } from "../../test/support/memory-stores.js";
 import {
   MAX_ASSERTION_LIFETIME_SECONDS,
   MAX_CLOCK_SKEW_SECONDS,
@@ -22,25 +22,6 @@ const CLIENT_ID = "client-1";
 const ISSUER = "https://as.example.com";
 const TOKEN_ENDPOINT = "https://as.example.com/token";
 const REALM = "tollgate";
-
-/** Used keys until they expire, in a Map; records each call. */
-function memoryReplays(): ReplayStore & { calls: { key: string; expiresAt: Date }[] } {
-  const used = new Map<string, Date>();
-  const calls: { key: string; expiresAt: Date }[] = [];
-  return {
-    calls,
-    async firstUse(key, expiresAt, now) {
-      calls.push({ key, expiresAt });
-      const until = used.get(key);
-      if (until && until > now) return false;
-      used.set(key, expiresAt);
-      return true;
-    },
-    async deleteExpired() {
-      return 0;
-    },
-  };
-}
 
 interface Signer {
   alg: string;

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidDpopProof, UseDpopNonce } from "../kernel/errors.js";
 import { hashSecret } from "../kernel/secrets.js";
 import type { ReplayStore } from "../stores/replays.js";
+import { memoryReplays } from "../../test/support/memory-stores.js";
 import { accessTokenHash, DPOP_PROOF_MAX_AGE_SECONDS, DPOP_PROOF_MAX_FUTURE_SECONDS, verifyDpopProof, type DpopTarget } from "./dpop.js";
 import { dpopNonces } from "./dpop-nonce.js";
 import { MAX_JWT_LENGTH } from "./signing.js";
@@ -12,25 +13,6 @@ const NOW = new Date("2026-03-01T12:00:00Z");
 const NOW_SECONDS = NOW.getTime() / 1000;
 const TOKEN_URL = "https://as.example.com/token";
 const TARGET: DpopTarget = { method: "POST", url: TOKEN_URL };
-
-/** Used keys until they expire, in a Map; records each call. */
-function memoryReplays(): ReplayStore & { calls: { key: string; expiresAt: Date }[] } {
-  const used = new Map<string, Date>();
-  const calls: { key: string; expiresAt: Date }[] = [];
-  return {
-    calls,
-    async firstUse(key, expiresAt, now) {
-      calls.push({ key, expiresAt });
-      const until = used.get(key);
-      if (until && until > now) return false;
-      used.set(key, expiresAt);
-      return true;
-    },
-    async deleteExpired() {
-      return 0;
-    },
-  };
-}
 
 interface Signer {
   alg: string;

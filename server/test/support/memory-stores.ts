@@ -1,10 +1,11 @@
 /**
  * In-memory stores for unit tests of the grants: the token, authorization code and user
- * stores of stores/. They keep the contract the storage suite (server/test/stores.test.ts) checks on
+ * stores of stores/; and a replay store for the unit tests of client assertions and DPoP proofs. They keep the contract the storage suite (server/test/stores.test.ts) checks on
  * the real databases, and run that suite too.
  */
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationCode } from "../../src/stores/codes.js";
 import type { TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
+import type { ReplayStore } from "../../src/stores/replays.js";
 import type { UserRecord, UserStore } from "../../src/stores/users.js";
 
 /** The stores the grants use (oauth/grants/grant.ts), in memory. */
@@ -161,4 +162,23 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
   };
 
   return { tokens, codes, users: userStore, state };
+}
+
+/** A replay store (stores/replays.ts) in a Map, that records each call for assertions. */
+export function memoryReplays(): ReplayStore & { calls: { key: string; expiresAt: Date }[] } {
+  const used = new Map<string, Date>();
+  const calls: { key: string; expiresAt: Date }[] = [];
+  return {
+    calls,
+    async firstUse(key, expiresAt, now) {
+      calls.push({ key, expiresAt });
+      const until = used.get(key);
+      if (until && until > now) return false;
+      used.set(key, expiresAt);
+      return true;
+    },
+    async deleteExpired() {
+      return 0;
+    },
+  };
 }
