@@ -172,9 +172,17 @@ export async function stopAll(...instances: (Instance | undefined)[]): Promise<v
   await Promise.allSettled(instances.filter((i) => i !== undefined).map(stopInstance));
 }
 
-/** Sends one request like the scenario's. @returns its body. @throws unless it answers 200. */
+/**
+ * Sends one request like the scenario's, again once if the connection it reused was closed
+ * meanwhile (fetch keeps connections to the server, which closes idle ones after 5 s; signing
+ * a scenario's proofs can take longer). @returns its body. @throws unless it answers 200.
+ */
 export async function probe({ url, method, headers, body }: Target): Promise<string> {
-  const res = await fetch(url, { method, headers, body });
+  const send = () => fetch(url, { method, headers, body });
+  const res = await send().catch((err: unknown) => {
+    if ((err as { cause?: { code?: string } }).cause?.code === "UND_ERR_SOCKET") return send();
+    throw err;
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${method ?? "GET"} ${url} answered ${res.status}: ${text}`);
   return text;
