@@ -10,6 +10,7 @@ import { exportJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_FAPI_PUBLIC_JWKS } from "../src/demo/fapi-key.js";
 import { DEMO } from "../src/demo/seed.js";
+import { CLIENT_ASSERTION_TYPE } from "../src/oauth/client-assertion.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
   DpopKey,
@@ -406,7 +407,7 @@ describe("private_key_jwt on the other endpoints", () => {
 
   it("a replayed client assertion is refused", async () => {
     const assertion = await clientAssertion(base);
-    const fields = { client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion };
+    const fields = { client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: assertion };
     expect((await clientCredentials(await DpopKey.generate(), fields)).status).toBe(200);
     const replay = await expectOAuthError(await clientCredentials(await DpopKey.generate(), fields), 401, "invalid_client");
     expect(replay.error_description).toMatch(/already used/);
@@ -434,7 +435,7 @@ describe("hostile client assertions and DPoP proofs get the RFC error, never a 5
   const publicPem = () => new TextEncoder().encode(createPublicKey({ key: DEMO_FAPI_PUBLIC_JWKS.keys[0]!, format: "jwk" }).export({ type: "spki", format: "pem" }).toString());
   const assertionClaims = () => ({ iss: FAPI_CLIENT_ID, sub: FAPI_CLIENT_ID, aud: base, exp: now() + 60, jti: randomUUID() });
   const refusedAssertion = async (assertion: string) => {
-    const fields = { client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion };
+    const fields = { client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: assertion };
     await expectOAuthError(await clientCredentials(await DpopKey.generate(), fields), 401, "invalid_client");
   };
 

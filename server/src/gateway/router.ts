@@ -81,7 +81,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
     const token = await findPresentedToken(stores, presented.token, now);
     // An active token's sender constraint is checked before its scopes; any error about a token presented as DPoP has a DPoP challenge.
     const challenge = token?.active
-      ? await checkSender(presented, token, req, baseUrl + (req.url ?? "/").split("?", 1)[0], dpop, realm, now)
+      ? await checkSender(presented, token, req, baseUrl, dpop, realm, now)
       : presented.scheme === "DPoP"
         ? DPOP_CHALLENGE
         : undefined;

@@ -17,7 +17,8 @@ export const DPOP_CHALLENGE: DpopChallenge = { algs: SIGNING_ALGORITHMS };
 
 /**
  * Checks how an active `token` was presented.
- * @param url - the call's public URL (base URL and path; the query is not part of `htu`).
+ * @param baseUrl - the public base URL: with the call's path (the query is not part of
+ *   `htu`), the URL a proof must name.
  * @returns the DPoP challenge for any later error about this token (scopes), or undefined
  *   for a bearer token.
  * @throws BearerError 401 with a `WWW-Authenticate: DPoP` challenge: `invalid_token` for a
@@ -29,7 +30,7 @@ export async function checkSender(
   presented: PresentedAccessToken,
   token: PresentedToken,
   req: IncomingMessage,
-  url: string,
+  baseUrl: string,
   settings: DpopSettings,
   realm: string,
   now: Date,
@@ -41,6 +42,7 @@ export async function checkSender(
   if (presented.scheme !== "DPoP") {
     throw new BearerError(realm, 401, "invalid_token", "this access token is DPoP-bound: send Authorization: DPoP with a DPoP proof", undefined, DPOP_CHALLENGE);
   }
+  const url = baseUrl + (req.url ?? "/").split("?", 1)[0];
   let jkt: string;
   try {
     ({ jkt } = await verifyDpopProof(req.headers.dpop, { method: req.method ?? "", url, accessToken: presented.token }, { replays: settings.replays, now, nonces: settings.nonces }));

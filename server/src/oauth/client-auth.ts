@@ -32,7 +32,7 @@ export interface ClientAuthContext {
 }
 
 /** The methods an app may use: `private_key_jwt` only for a `fapi2` app, else those it registered. */
-export function allowedAuthMethods(client: Pick<ClientRecord, "securityProfile" | "tokenEndpointAuthMethods">): readonly ClientAuthMethod[] {
+function allowedAuthMethods(client: Pick<ClientRecord, "securityProfile" | "tokenEndpointAuthMethods">): readonly ClientAuthMethod[] {
   return client.securityProfile === "fapi2" ? ["private_key_jwt"] : client.tokenEndpointAuthMethods;
 }
 

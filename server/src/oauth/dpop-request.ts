@@ -17,7 +17,7 @@ export interface DpopSettings {
 }
 
 /** A `fapi2` app's tokens are always sender-constrained with DPoP (FAPI 2.0 §5.3.2.2). */
-export function requiresDpop(client: Pick<Client, "securityProfile">): boolean {
+function requiresDpop(client: Pick<Client, "securityProfile">): boolean {
   return client.securityProfile === "fapi2";
 }
 

@@ -23,13 +23,13 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 export const MAX_JWT_LENGTH = 8192;
 
 /** Shortest RSA modulus accepted, in bits (FAPI 2.0 Security Profile §5.4.1: "at least 2048 bits"). */
-export const MIN_RSA_MODULUS_BITS = 2048;
+const MIN_RSA_MODULUS_BITS = 2048;
 
 /**
  * JWK members that only a private or symmetric key has (RFC 7518 §6.2.2, §6.3.2, §6.4.1;
  * RFC 8037 §2): a key carrying any of them is not a public key.
  */
-export const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
+const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 
 /** The key each algorithm signs with (RFC 7518 §3.3-§3.5, RFC 8037 §3.1). */
 const KEY_OF_ALGORITHM: Record<SigningAlgorithm, { kty: string; crv?: string }> = {

@@ -5,13 +5,14 @@
  * (RFC 9126) and the whole PAR -> /authorize -> sign-in -> consent -> code walk. Every
  * builder takes overrides so the hostile cases can forge exactly one thing.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { DEMO } from "../../src/demo/seed.js";
 import { DEMO_FAPI_PRIVATE_JWK } from "../../src/demo/fapi-key.js";
+import { CLIENT_ASSERTION_TYPE } from "../../src/oauth/client-assertion.js";
+import { accessTokenHash } from "../../src/oauth/dpop.js";
 import { Browser, FORM, TOKEN_ENDPOINT, callbackParams, formBody, interactionIdFrom, json, pkcePair, randomState, send, type Answer } from "./flow.js";
 
-export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 export const PAR_ENDPOINT = "/oauth2/v1/par";
 /** The seeded fapi2 app's client id. */
 export const FAPI_CLIENT_ID = DEMO.fapiApp.consumerKey;
@@ -46,11 +47,6 @@ export async function assertionFields(audience: string, o: AssertionOptions = {}
   return { client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: await clientAssertion(audience, o, clientId) };
 }
 
-/** `ath`: base64url SHA-256 of an access token (RFC 9449 §4.2). */
-export function ath(accessToken: string): string {
-  return createHash("sha256").update(accessToken).digest("base64url");
-}
-
 /** What to change in a DPoP proof: claims (undefined removes one), header, and the key that signs it. */
 export interface ProofOptions {
   claims?: Record<string, unknown>;
@@ -77,7 +73,7 @@ export class DpopKey {
 
   /** A proof for `htm` `htu` (iat now, fresh jti), with `ath` for `accessToken` when given. */
   proof(htm: string, htu: string, accessToken?: string, o: ProofOptions = {}): Promise<string> {
-    const claims: Record<string, unknown> = { htm, htu, iat: nowSeconds(), jti: randomUUID(), ...(accessToken ? { ath: ath(accessToken) } : {}), ...o.claims };
+    const claims: Record<string, unknown> = { htm, htu, iat: nowSeconds(), jti: randomUUID(), ...(accessToken ? { ath: accessTokenHash(accessToken) } : {}), ...o.claims };
     for (const k of Object.keys(claims)) if (claims[k] === undefined) delete claims[k];
     return new SignJWT(claims as JWTPayload)
       .setProtectedHeader({ typ: "dpop+jwt", alg: this.alg, jwk: this.publicJwk, ...o.header } as JWTHeaderParameters)
