@@ -26,6 +26,7 @@ const config: CodegenConfig = {
           ApiProduct: record("products", "ApiProductRecord"),
           Api: record("products", "ApiRecord"),
           User: record("users", "UserRecord"),
+          UserFactor: record("factors", "FactorSummary"),
           AccessToken: record("tokens", "TokenRow"),
           Consent: record("consents", "ConsentRow"),
           MyConsent: record("consents", "ConsentRow"),

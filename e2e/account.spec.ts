@@ -79,8 +79,11 @@ test("revoking a connected app on the Account page ends its refresh and access t
   await page.reload();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Your account");
   await expect(connected.getByText("No apps are connected to your account.")).toBeVisible();
-  // ... and the app has to ask for alice's permission again.
+  // ... and the app has to ask for alice's permission again (after her sign-in: a PSD2
+  // request needs strong customer authentication every time).
   await page.goto(`${rp.url}/start?app=legacy`);
+  await expectLoginPage(page, app.name);
+  await signIn(page, ALICE.username, ALICE.password);
   await expectConsentPage(page, app.name);
 });
 

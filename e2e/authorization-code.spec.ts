@@ -20,6 +20,8 @@ import {
   shownJson,
   shownStatus,
   signIn,
+  submitPassword,
+  usePasskey,
   type Json,
 } from "./support/journey.js";
 
@@ -185,8 +187,11 @@ test("denying consent sends access_denied with the original state back to the ap
   expect(replay?.status()).toBe(400);
   await expect(page.getByTestId("state-check")).toHaveText("mismatch");
 
-  // A denial is not remembered: the next request (alice is still signed in) asks again.
+  // A denial is not remembered: the next request asks again (after the sign-in: a PSD2
+  // request needs strong customer authentication every time).
   await page.goto(`${rp.url}/start?app=strict`);
+  await expectLoginPage(page, DEMO.strictApp.name);
+  await signIn(page, ALICE.username, ALICE.password);
   await expectConsentPage(page, DEMO.strictApp.name);
 });
 
@@ -204,11 +209,17 @@ test("a wrong password shows a generic error and stays on the login page", async
     { username: "nobody-by-this-name", password: ALICE.password },
   ];
   for (const attempt of attempts) {
-    const answer = page.waitForResponse((r) => r.url() === `${TOLLGATE_URL}/interaction/${interaction}/login`);
-    await signIn(page, attempt.username, attempt.password);
-    expect((await answer).status()).toBe(401);
+    // The request needs strong customer authentication: the factor step follows whatever the
+    // password was, and the verdict comes after it (PSD2 RTS Art. 4), here alice's passkey.
+    const answer = await submitPassword(page, attempt.username, attempt.password);
+    expect(answer.url()).toBe(`${TOLLGATE_URL}/interaction/${interaction}/login`);
+    expect(answer.status()).toBe(200);
+    expect((await answer.json()).stage).toBe("factor");
+    const verdict = await usePasskey(page);
+    expect(verdict.url()).toBe(`${TOLLGATE_URL}/interaction/${interaction}/factor`);
+    expect(verdict.status()).toBe(401);
     // One message for a wrong password and an unknown user: nothing tells which it was.
-    await expect(page.getByRole("alert")).toHaveText("The username or password is incorrect.");
+    await expect(page.getByRole("alert")).toHaveText("The sign-in details are incorrect.");
     await expect(page.getByLabel("Password")).toHaveValue("");
     expect(page.url()).toBe(loginUrl);
     await expectAccessible(page);
@@ -234,20 +245,27 @@ test("consent is remembered per user and app; prompt=consent asks again", async 
   expect(await shownStatus(page, "token-status")).toBe(200);
   expect(shown).toEqual(["/login", "/consent"]);
 
-  // Same browser, same scope: straight back to the app with a working code, no page shown.
+  // Same browser, same scope: a PSD2 request asks for strong customer authentication every
+  // time (the sign-in page), but not for consent again: straight back to the app with a
+  // working code.
   shown.length = 0;
   await page.goto(`${rp.url}/start?app=strict`);
+  await expectLoginPage(page, DEMO.strictApp.name);
+  await signIn(page, ALICE.username, ALICE.password);
   let query = await expectAtCallback(page, rp);
   expect(query.get("code")).toMatch(OPAQUE_TOKEN);
   expect(query.get("state")).toBe(lastFlow(rp).state);
-  expect(shown, "no Tollgate page was shown").toEqual([]);
+  expect(shown, "only the sign-in, no consent page").toEqual(["/login"]);
   expect(await shownStatus(page, "token-status")).toBe(200);
   expect(await shownStatus(page, "api-status")).toBe(200);
 
-  // prompt=consent shows the consent page again (alice is still signed in: no login page).
+  // prompt=consent shows the consent page again after the sign-in.
+  shown.length = 0;
   await page.goto(`${rp.url}/start?app=strict&prompt=consent`);
+  await expectLoginPage(page, DEMO.strictApp.name);
+  await signIn(page, ALICE.username, ALICE.password);
   await expectConsentPage(page, DEMO.strictApp.name);
-  expect(shown).toEqual(["/consent"]);
+  expect(shown).toEqual(["/login", "/consent"]);
   await page.getByRole("button", { name: "Allow" }).click();
   query = await expectAtCallback(page, rp);
   expect(query.get("state")).toBe(lastFlow(rp).state);
@@ -256,8 +274,10 @@ test("consent is remembered per user and app; prompt=consent asks again", async 
   // The consent belongs to alice and this app: another app still asks ...
   shown.length = 0;
   await page.goto(`${rp.url}/start?app=legacy`);
+  await expectLoginPage(page, DEMO.app.name);
+  await signIn(page, ALICE.username, ALICE.password);
   await expectConsentPage(page, DEMO.app.name);
-  expect(shown).toEqual(["/consent"]);
+  expect(shown).toEqual(["/login", "/consent"]);
 
   // ... and in another browser alice signs in again, but is not asked to consent again.
   const other = await browser.newContext();
@@ -276,8 +296,9 @@ test("consent is remembered per user and app; prompt=consent asks again", async 
 });
 
 test("an unregistered redirect_uri gets Tollgate's error page and the browser never goes to it", async ({ page, context, rp }) => {
-  // Alice has signed in and consented in this browser, so a valid request would go
-  // straight back to the app without any page: the error must come before that.
+  // Alice has signed in and consented in this browser, so a valid request goes back to the
+  // app as soon as she has signed in (a PSD2 request needs strong customer authentication
+  // every time), without a consent page: the error must come before any of that.
   await page.goto(`${rp.url}/start?app=strict`);
   await signIn(page, ALICE.username, ALICE.password);
   await page.getByRole("button", { name: "Allow" }).click();
@@ -333,9 +354,11 @@ test("an unregistered redirect_uri gets Tollgate's error page and the browser ne
   expect(visited.length).toBe(tampered.length + 1);
   for (const url of visited) expect(new URL(url).origin).toBe(TOLLGATE_URL);
 
-  // Control: the same request with the registered redirect_uri does leave for the app
-  // at once (so the recording above would have seen a redirect).
+  // Control: the same request with the registered redirect_uri does leave for the app once
+  // alice has signed in (so the recording above would have seen a redirect).
   await page.goto(authorizeUrl(rp.callbackUrl));
+  await expectLoginPage(page, DEMO.strictApp.name);
+  await signIn(page, ALICE.username, ALICE.password);
   await page.waitForURL((url) => url.origin === rp.url && url.pathname === "/callback");
   expect(toRp.length).toBeGreaterThan(0);
   expect(new URL(page.url()).searchParams.get("state")).toBe("tampered-state");

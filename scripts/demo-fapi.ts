@@ -4,7 +4,7 @@
  * app `demo-fapi-key`, whose private key (server/src/demo/fapi-key.ts) is public: never reuse it.
  * It shows: a DPoP key pair (RFC 9449); a pushed authorization request (RFC 9126) with
  * private_key_jwt (RFC 7523), PKCE S256 and a DPoP proof that binds the code; alice's
- * sign-in and consent; the code exchange for DPoP-bound tokens; a gateway call with
+ * sign-in (password and her demo TOTP code: the PSD2 products need SCA) and consent; the code exchange for DPoP-bound tokens; a gateway call with
  * `Authorization: DPoP` and a proof (the upstream gets X-DPoP-JKT; the same token is
  * refused as Bearer); a refresh without rotation. Sign-in and consent run through the SPA's
  * JSON interaction API, or with `--browser` in your browser (paste the callback URL back).
@@ -13,6 +13,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK } from "jose";
+import { generate } from "otplib";
 import { DEMO_FAPI_PRIVATE_JWK } from "../server/src/demo/fapi-key.js";
 import { DEMO } from "../server/src/demo/seed.js";
 
@@ -79,10 +80,18 @@ async function signInAndConsent(authorizeUrl: string, origin: string): Promise<s
   const id = new URL(next, origin).searchParams.get("interaction")!;
   const view = await body(await browse(`${origin}/interaction/${id}`));
   show("interact", `${next} -> stage ${view.stage}, client "${view.client?.name ?? clientId}"`);
-  const login = await browse(`${origin}/interaction/${id}/login`, DEMO.user, view.csrfToken);
-  const signedIn = await body(login);
+  const login = await browse(`${origin}/interaction/${id}/login`, { username: DEMO.user.username, password: DEMO.user.password }, view.csrfToken);
+  let signedIn = await body(login);
   if (login.status !== 200) fail("sign-in", login, signedIn);
-  show("sign-in", `${DEMO.user.username} -> ${signedIn.redirectTo ? "consent remembered" : `stage ${signedIn.stage}`}`);
+  show("sign-in", `${DEMO.user.username} -> stage ${signedIn.stage ?? "done"}`);
+  if (signedIn.stage === "factor") {
+    // PSD2 SCA: the second factor, alice's authenticator app (her public demo key). A code is accepted once per 30-s step.
+    const code = await generate({ secret: DEMO.user.totpSecret });
+    const factor = await browse(`${origin}/interaction/${id}/factor`, { method: "totp", code }, signedIn.csrfToken);
+    signedIn = await body(factor);
+    if (factor.status !== 200) fail("second factor (a code is accepted once: run again in 30 s)", factor, signedIn);
+    show("factor", `TOTP ${code} -> ${signedIn.redirectTo ? "consent remembered" : `stage ${signedIn.stage}`}`);
+  }
   if (signedIn.redirectTo) return signedIn.redirectTo;
   const scopes = (view.scopes as { name: string }[]).map((s) => s.name);
   const consent = await browse(`${origin}/interaction/${id}/consent`, { approve: true, scopes }, signedIn.csrfToken);

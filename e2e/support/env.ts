@@ -14,8 +14,14 @@ import path from "node:path";
 /** Tollgate's HTTP port; the demo upstream listens on the next one. */
 export const TOLLGATE_PORT = Number(process.env.E2E_PORT ?? 3100);
 
-/** Tollgate's origin ({base_url} and {auth_url}, and the OAuth issuer). */
-export const TOLLGATE_URL = `http://127.0.0.1:${TOLLGATE_PORT}`;
+/**
+ * Tollgate's origin ({base_url} and {auth_url}, and the OAuth issuer). The host is
+ * `localhost`, not 127.0.0.1: the WebAuthn RP ID is AUTH_URL's host name, and browsers refuse
+ * an IP address as an RP ID (Chromium: "SecurityError: This is an invalid domain"), so passkeys
+ * would not work. `localhost` is a secure context over http, as WebAuthn requires. The server
+ * still listens on 127.0.0.1 (playwright.config.ts), which `localhost` reaches.
+ */
+export const TOLLGATE_URL = `http://localhost:${TOLLGATE_PORT}`;
 
 /** Directory holding the e2e database (and its -wal/-shm files); removed before each server start. */
 export const DB_DIR = path.join(tmpdir(), `tollgate-e2e-${TOLLGATE_PORT}`);
@@ -34,3 +40,11 @@ export const DATABASE_URL =
   process.env.E2E_DATABASE === "postgresql"
     ? Object.assign(new URL(POSTGRES_ADMIN_URL), { pathname: `/${POSTGRES_DB}` }).toString()
     : `file:${DB_FILE}`;
+
+/**
+ * The e2e server's SCA_IDLE_SECONDS: the inactivity allowed between authenticating and
+ * consenting (PSD2 RTS Art. 4(3)(d), 300 s in production), also how long a sign-in counts as
+ * fresh for changing sign-in methods. Short enough for a journey to wait it out, long enough
+ * for the other journeys to sign in, run their accessibility checks and consent.
+ */
+export const SCA_IDLE_SECONDS = 15;

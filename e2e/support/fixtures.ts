@@ -10,13 +10,28 @@
  * - `rp` (test): the same relying party with its request log cleared.
  * - alice's remembered consents are deleted before every test (automatic), so that each
  *   journey starts from "alice never consented", whatever ran before it.
+ * - `alicePasskey` (worker, automatic): alice's passkey (passkey.ts, ALICE_PASSKEY) stored as
+ *   her WebAuthn factor, so the shared sign-in helper can answer her factor step (the PSD2
+ *   products require strong customer authentication) any number of times in a row.
+ * - `newUser` (test): makes an end user of its own for a journey (a fresh name, a password, no
+ *   factor), so that its factors, TOTP time steps and failed sign-ins touch no other journey.
  */
+import { randomBytes } from "node:crypto";
+import { hash } from "@node-rs/argon2";
 import { test as base } from "@playwright/test";
 import { openDatabase } from "../../server/src/db/database.js";
 import type { PrismaClient } from "../../server/src/generated/prisma/client.js";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { DATABASE_URL, TOLLGATE_URL } from "./env.js";
+import { ALICE_PASSKEY } from "./passkey.js";
 import { startRelyingParty, type RelyingParty } from "./relying-party.js";
+
+/** An end user made for one journey. */
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+}
 
 export { expect } from "@playwright/test";
 
@@ -42,7 +57,17 @@ async function registerCallbackUrl(db: PrismaClient, url: string, clientIds: rea
   return ids;
 }
 
-export const test = base.extend<{ rp: RelyingParty; freshConsents: void }, { db: PrismaClient; relyingParty: RelyingParty }>({
+/** The id of a user of the e2e database. */
+async function userId(db: PrismaClient, username: string): Promise<string> {
+  const user = await db.user.findUnique({ where: { username }, select: { id: true } });
+  if (!user) throw new Error(`user ${username} is not in ${DATABASE_URL}: is the demo seeded?`);
+  return user.id;
+}
+
+export const test = base.extend<
+  { rp: RelyingParty; freshConsents: void; newUser: (prefix: string) => Promise<TestUser> },
+  { db: PrismaClient; relyingParty: RelyingParty; alicePasskey: void }
+>({
   db: [
     async ({}, use) => {
       const opened = await openDatabase(DATABASE_URL);
@@ -73,6 +98,24 @@ export const test = base.extend<{ rp: RelyingParty; freshConsents: void }, { db:
     },
     { scope: "worker" },
   ],
+
+  alicePasskey: [
+    async ({ db }, use) => {
+      await ALICE_PASSKEY.insertFactor(db, await userId(db, DEMO.user.username), "E2E passkey");
+      await use();
+      await db.userFactor.deleteMany({ where: { credentialId: ALICE_PASSKEY.credentialId } });
+    },
+    { scope: "worker", auto: true },
+  ],
+
+  newUser: async ({ db }, use) => {
+    await use(async (prefix) => {
+      const username = `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+      const password = `pw-${randomBytes(12).toString("base64url")}`;
+      const user = await db.user.create({ data: { username, passwordHash: await hash(password), role: "user", status: "active" }, select: { id: true } });
+      return { id: user.id, username, password };
+    });
+  },
 
   rp: async ({ relyingParty }, use) => {
     relyingParty.clearLog();

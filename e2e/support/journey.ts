@@ -3,9 +3,10 @@
  * Tollgate pages (login, consent, error) and the relying party's pages.
  */
 import { createHash } from "node:crypto";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page, type Response } from "@playwright/test";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { TOLLGATE_URL } from "./env.js";
+import { ALICE_PASSKEY, type VirtualPasskey } from "./passkey.js";
 import type { RelyingParty, StartedFlow } from "./relying-party.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -26,11 +27,79 @@ export async function expectLoginPage(page: Page, appName: string): Promise<stri
   return new URL(page.url()).searchParams.get("interaction")!;
 }
 
-/** Fills the login form and submits it. */
-export async function signIn(page: Page, username: string, password: string): Promise<void> {
+/** A response to a POST to Tollgate whose path matches `path`. */
+function tollgatePost(path: RegExp): (response: Response) => boolean {
+  return (response) => {
+    const url = new URL(response.url());
+    return response.request().method() === "POST" && url.origin === TOLLGATE_URL && path.test(url.pathname);
+  };
+}
+
+/** The server's answer to the password step: an authorization request's, or the console's and Account page's. */
+const isPasswordAnswer = tollgatePost(/^\/(?:interaction\/[^/]+\/login|session\/login)$/);
+
+/** The server's answer to the second factor. */
+const isFactorAnswer = tollgatePost(/^\/(?:interaction\/[^/]+\/factor|session\/factor)$/);
+
+/**
+ * Fills the login form's username and password and submits them.
+ * @returns the server's answer: the factor stage (whether or not the password was right,
+ *   when the account has a factor or the request needs SCA), signed in, a redirect, or an error.
+ */
+export async function submitPassword(page: Page, username: string, password: string): Promise<Response> {
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Password").fill(password);
+  const answer = page.waitForResponse(isPasswordAnswer);
   await page.getByRole("button", { name: "Sign in" }).click();
+  return answer;
+}
+
+/** Whether the server answered the password with the factor stage. */
+export async function askedForFactor(answer: Response): Promise<boolean> {
+  return answer.status() === 200 && (await answer.json()).stage === "factor";
+}
+
+/** The sign-in's factor step (after the password): a one-time code field and "Use a passkey instead". */
+export function factorStep(page: Page): Locator {
+  return page.getByRole("form", { name: "Confirm it's you" });
+}
+
+/**
+ * Answers the factor step with "Use a passkey instead": the page's virtual authenticator
+ * (passkey.ts) signs with the passkey it holds. @returns the server's verdict.
+ */
+export async function answerWithPasskey(page: Page): Promise<Response> {
+  await expect(factorStep(page)).toBeVisible();
+  const answer = page.waitForResponse(isFactorAnswer);
+  await factorStep(page).getByRole("button", { name: "Use a passkey instead" }).click();
+  return answer;
+}
+
+/** Answers the factor step with `passkey` (alice's by default), put into the page's virtual authenticator first. @returns the server's verdict. */
+export async function usePasskey(page: Page, passkey: VirtualPasskey = ALICE_PASSKEY): Promise<Response> {
+  await passkey.installOn(page);
+  const response = await answerWithPasskey(page);
+  await passkey.syncFrom(page);
+  return response;
+}
+
+/** Answers the factor step with a one-time code. @returns the server's verdict. */
+export async function enterCode(page: Page, code: string): Promise<Response> {
+  const step = factorStep(page);
+  await expect(step).toBeVisible();
+  await step.getByLabel("One-time code").fill(code);
+  const answer = page.waitForResponse(isFactorAnswer);
+  await step.getByRole("button", { name: "Continue" }).click();
+  return answer;
+}
+
+/**
+ * Signs in with the login form: the username and password, then, when the server asks for
+ * a second factor, alice's passkey (the PSD2 products require strong customer
+ * authentication; for another username the passkey is not theirs, and the verdict fails).
+ */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  if (await askedForFactor(await submitPassword(page, username, password))) await usePasskey(page);
 }
 
 /** Checks the consent page of `appName` asking alice for `aisp` only. */

@@ -44,12 +44,16 @@ const schema = z.object({
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
   /** Time a user has to sign in and consent after /authorize, seconds. Default 600. */
   INTERACTION_TTL_SECONDS: z.coerce.number().int().min(30).default(600),
-  /** Failed sign-ins allowed per username per window before 429. Default 5. */
+  /** Consecutive failed sign-in attempts (password or second factor, counted together) allowed per username before a temporary block (PSD2 RTS Art. 4(3)(b): at most 5). Default 5. */
   SIGNIN_MAX_FAILURES_PER_USER: z.coerce.number().int().min(1).default(5),
   /** Failed sign-ins allowed per client IP per window before 429. Default 20. */
   SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
-  /** Sign-in throttling window, seconds. Default 900. */
+  /** Sign-in throttling window, seconds: failures count within it, and a blocked username or IP waits out its rest. Default 900. */
   SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Seconds a user may stay inactive after authenticating before the consent needs a new authentication (PSD2 RTS Art. 4(3)(d): at most 300); also how long a sign-in counts as fresh for changing sign-in methods. Default 300. */
+  SCA_IDLE_SECONDS: z.coerce.number().int().min(1).max(300).default(300),
+  /** Days after the last strong customer authentication that a refresh token of a grant needing SCA keeps working (PSD2 RTS Art. 10a: 180); 0 turns the rule off (e.g. the UK variant, where consent expiry takes over). Default 180. */
+  SCA_REAUTHENTICATION_DAYS: z.coerce.number().int().min(0).max(3650).default(180),
   /** Browser origins allowed to call the token, revocation, introspection and metadata endpoints (CORS), comma-separated. Default none. */
   CORS_ORIGINS: z.string().default(""),
   /** Token/revocation/introspection requests per client id per minute before 429; 0 turns the limit off. Default 600. */
@@ -107,6 +111,8 @@ export interface Config {
   sessionTtlSeconds: number;
   interactionTtlSeconds: number;
   signIn: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
+  /** PSD2 strong customer authentication: inactivity limit after authenticating (seconds), and the re-authentication interval of refresh tokens (days; 0 = off). */
+  sca: { idleSeconds: number; reauthenticationDays: number };
   corsOrigins: string[];
   /** Requests per minute; 0 = off. */
   tokenRateLimit: { perClient: number; perIp: number };
@@ -163,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
     },
+    sca: { idleSeconds: e.SCA_IDLE_SECONDS, reauthenticationDays: e.SCA_REAUTHENTICATION_DAYS },
     corsOrigins: e.CORS_ORIGINS.split(",").map((o) => o.trim()).filter((o) => o !== ""),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,

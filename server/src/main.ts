@@ -4,6 +4,7 @@
  */
 import { loadConfig } from "./config.js";
 import { DEMO } from "./demo/seed.js";
+import { totpUri } from "./interaction/factors.js";
 import { startServer } from "./server.js";
 
 const config = loadConfig();
@@ -19,7 +20,9 @@ if (config.seedDemo) {
     `  app             ${DEMO.app.name}`,
     `  consumer key    ${DEMO.app.consumerKey}`,
     `  consumer secret ${DEMO.app.consumerSecret}`,
-    `  end user        ${DEMO.user.username} / ${DEMO.user.password}`,
+    `  end user        ${DEMO.user.username} / ${DEMO.user.password}, second factor: an authenticator app with the public demo key`,
+    `                  ${totpUri(DEMO.user.username, DEMO.user.totpSecret)}`,
+    `                  npm run demo:totp   # prints her current one-time code (the PSD2 scopes need SCA: password + code)`,
     `  administrator   ${DEMO.admin.username} / ${DEMO.admin.password}  (console: ${config.authUrl}/admin)`,
     `  demo upstream   ${running.demoUpstreamUrl} (sample accounts API behind ${config.baseUrl}/accounts)`,
     ``,

@@ -20,6 +20,7 @@ import {
   pkcePair,
   obtainCode,
   randomState,
+  signInInteraction,
   TOKEN_ENDPOINT,
   tokenRequest,
   userTokens,
@@ -30,11 +31,12 @@ import {
   adminBearer,
   anonymous,
   sessionLogin,
+  sessionSignIn,
   signIn,
   withSession,
   type GraphQLClient,
 } from "./support/graphql.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { enrolPasskey, startTestServer, type TestServer } from "./support/server.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -92,8 +94,12 @@ async function tokensOf(user: { username: string; password: string }, client: De
 
 const refresh = (client: DemoClient, refreshToken: string) => tokenRequest(server.url, TOKEN_ENDPOINT, client, { grant_type: "refresh_token", refresh_token: refreshToken });
 
-/** Creates a user through the admin API; its audit event holds the password redacted. */
-async function newUser(username: string, role = "user"): Promise<{ id: string; username: string; password: string }> {
+/**
+ * Creates a user through the admin API; its audit event holds the password redacted. With
+ * `passkey`, the user also gets a software passkey: a second factor, which the PSD2 scopes'
+ * strong customer authentication needs.
+ */
+async function newUser(username: string, role = "user", o: { passkey?: boolean } = {}): Promise<{ id: string; username: string; password: string }> {
   const password = `${username}-password-${randomState()}`;
   const { createUser } = await admin.data("mutation($input: CreateUserInput!) { createUser(input: $input) { id username role status } }", {
     input: { username, password, role },
@@ -101,6 +107,7 @@ async function newUser(username: string, role = "user"): Promise<{ id: string; u
   expect(createUser).toMatchObject({ username, role, status: "active" });
   const [event] = await server.prisma.auditEvent.findMany({ where: { type: "admin.createUser", details: { contains: `"username":"${username}"` } } });
   expect(JSON.parse(event!.details)).toEqual({ args: { input: { username, password: "[redacted]", role } } });
+  if (o.passkey) await enrolPasskey(server, username);
   return { id: createUser.id, username, password };
 }
 
@@ -865,7 +872,7 @@ describe("tokens", () => {
   });
 
   it("tokens(userId) lists a user's tokens; revokeTokens(userId) revokes them all and returns how many", async () => {
-    const bob = await newUser("bob");
+    const bob = await newUser("bob", "user", { passkey: true });
     const viaApp = await tokensOf(bob, DEMO.app);
     const viaStrict = await tokensOf(bob, DEMO.strictApp);
     const { nodes } = (await admin.data(TOKENS, { user: bob.id })).tokens;
@@ -935,7 +942,7 @@ describe("users", () => {
   });
 
   it("setUserStatus disabled: sign-in is refused, the user's tokens are revoked, the open session no longer counts; active again, sign-in works", async () => {
-    const carol = await newUser("carol");
+    const carol = await newUser("carol", "user", { passkey: true });
     const carolBrowser = await signIn(server.url, carol);
     const carolSession = withSession(carolBrowser);
     expect((await carolSession.data("{ me { username } }")).me).toEqual({ username: "carol" });
@@ -952,7 +959,10 @@ describe("users", () => {
     expect(await carolSession.data("{ me { username } }")).toEqual({ me: null });
 
     await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: active) { status } }", { id: carol.id });
-    expect((await sessionLogin(new Browser(server.url), carol)).status).toBe(200);
+    // Her password, then her passkey.
+    const again = await sessionSignIn(new Browser(server.url), carol);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.user).toEqual({ username: "carol", role: "user" });
     // Re-enabling does not bring revoked tokens back.
     expect(await gateway(tokens.access_token)).toBe(401);
   });
@@ -988,12 +998,12 @@ describe("consents", () => {
     const start = await browser.fetch(authorizePath({ client_id: DEMO.app.consumerKey, response_type: "code", scope: "aisp", redirect_uri: DEMO.callbackUrl, state: randomState() }));
     const id = new URL(start.headers.get("location")!, server.url).searchParams.get("interaction")!;
     const view = (await (await browser.fetch(`/interaction/${id}`)).json()) as Json;
-    const login = await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": view.csrfToken } });
+    const login = await signInInteraction(browser, id, view.csrfToken);
     expect(((await login.json()) as Json).stage).toBe("consent");
   });
 
   it("myConsents and revokeMyConsent: alice sees and revokes only her own; another user's consent id is NOT_FOUND", async () => {
-    const erin = await newUser("erin");
+    const erin = await newUser("erin", "user", { passkey: true });
     const aliceTokens = await tokensOf(DEMO.user, DEMO.strictApp);
     const erinTokens = await tokensOf(erin, DEMO.strictApp);
     const MY = "{ myConsents { id appName scopes { name } } }";
@@ -1022,7 +1032,7 @@ describe("consents", () => {
 
   // BUG (issue 13 M2): myConsents returned the admin type Consent, so alice could read the app's credentials, products, APIs and developers.
   it("myConsents holds only what the Account page shows: app and organization names, scopes with descriptions, when granted and last used", async () => {
-    const frances = await newUser("consenting-frances");
+    const frances = await newUser("consenting-frances", "user", { passkey: true });
     const { createOrganization: org } = await admin.data('mutation { createOrganization(input: { name: "frances-bank-legal", displayName: "Frances Bank" }) { id } }');
     const { createDeveloper: dev } = await admin.data("mutation($o: ID!) { createDeveloper(input: { organizationId: $o, email: \"dev@frances.example\" }) { id } }", { o: org.id });
     const client = await createApp("Frances Budget", ["PSD2-AISP-v1"], { developerId: dev.id, callbackUrls: [DEMO.callbackUrl] });
@@ -1215,7 +1225,7 @@ describe("audit log", () => {
     await run("mutation($id: ID) { revokeTokens(appId: $id) }", { id: a.appId });
     await run("mutation($c: ID!) { rotateCredential(credentialId: $c, graceSeconds: 600) { consumerKey } }", { c: a.credentialId });
     await run("mutation($c: ID!) { revokeCredential(credentialId: $c) { id } }", { c: a.credentialId });
-    const user = await newUser("audit-tour-user");
+    const user = await newUser("audit-tour-user", "user", { passkey: true });
     await tokensOf(user);
     const [consent] = (await run("query($u: ID) { consents(userId: $u) { id } }", { u: user.id })).consents;
     await run("mutation($id: ID!) { revokeConsent(id: $id) }", { id: consent.id });

@@ -3,13 +3,20 @@
  * authorization"; decisions.md "Authorization code flow"; RFC 6749 §4.1.1, §4.1.2.1,
  * RFC 7636, RFC 9207): `GET /authorize` and the interaction API the SPA's sign-in and
  * consent pages call, on a real server with the demo seed.
+ *
+ * The demo's PSD2 products require strong customer authentication (issue 16): a request for
+ * their scopes needs the password and a second factor in this authentication, never reuses
+ * the browser's session, and alice answers the factor stage with the software passkey every
+ * test server gives her. What is about a password-only sign-in or a reused session is checked
+ * on an app whose product does not require SCA ({@link createPasswordOnlyApp}).
  */
-import { hash } from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FLOW_COOKIE } from "../src/interaction/session.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
+  answerFactor,
+  answerFactorWith,
   authorizeParams,
   authorizePath,
   Browser,
@@ -19,13 +26,15 @@ import {
   interactionIdFrom,
   json,
   parseSetCookie,
+  passkeyOf,
   pkcePair,
   SESSION_COOKIE,
+  signInInteraction,
   tokenRequest,
   type DemoClient,
   type Json,
 } from "./support/flow.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { createPasswordOnlyApp, createUser, startTestServer, type TestServer } from "./support/server.js";
 
 /** The issuer (`iss`, RFC 9207) of this suite's server. */
 const ISSUER = "http://auth.tollgate.test";
@@ -38,6 +47,9 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 };
 
 let server: TestServer;
+/** Apps whose product does not require SCA (scopes aisp, pisp, piisp): password-only sign-ins and reused sessions. */
+let openApp: DemoClient;
+let otherOpenApp: DemoClient;
 
 const newBrowser = () => new Browser(server.url);
 
@@ -48,6 +60,8 @@ beforeAll(async () => {
     // Only the per-user limit is under test; keep the per-IP one (all calls come from 127.0.0.1) out of the way.
     SIGNIN_MAX_FAILURES_PER_IP: "1000",
   });
+  openApp = await createPasswordOnlyApp(server);
+  otherOpenApp = await createPasswordOnlyApp(server);
 });
 
 afterAll(async () => {
@@ -76,29 +90,44 @@ async function view(browser: Browser, id: string): Promise<Json> {
   return body;
 }
 
+/** The password step alone: POST /interaction/:id/login. */
 function login(browser: Browser, id: string, csrf: string | undefined, user: { username: string; password: string } = DEMO.user): Promise<Response> {
   return browser.fetch(`/interaction/${id}/login`, { json: user, headers: csrf === undefined ? {} : { "X-CSRF-Token": csrf } });
+}
+
+/** The password step, which must answer 200 `{stage: "factor", csrfToken}`; @returns that CSRF token. */
+async function toFactorStage(browser: Browser, id: string, csrf: string, user: { username: string; password: string } = DEMO.user): Promise<string> {
+  const res = await login(browser, id, csrf, user);
+  const body = await json(res);
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  expect(body).toEqual({ stage: "factor", csrfToken: expect.any(String) });
+  return body.csrfToken as string;
 }
 
 function consent(browser: Browser, id: string, csrf: string, answer: Json): Promise<Response> {
   return browser.fetch(`/interaction/${id}/consent`, { json: answer, headers: { "X-CSRF-Token": csrf } });
 }
 
-/** Starts a flow and signs in; expects the consent stage. @returns the interaction id and the new CSRF token. */
+/**
+ * Starts a flow and signs alice in: the password (answered by the factor stage, as she has a
+ * second factor), then her passkey; expects the consent stage.
+ * @returns the interaction id and the new CSRF token.
+ */
 async function signedIn(browser: Browser, params: Record<string, string | string[] | undefined> = authorizeParams()): Promise<{ id: string; csrf: string }> {
   const { id } = await start(browser, params);
   const v = await view(browser, id);
   expect(v.stage).toBe("login");
-  const res = await login(browser, id, v.csrfToken);
+  const factorCsrf = await toFactorStage(browser, id, v.csrfToken);
+  const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
   const body = await json(res);
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   return { id, csrf: body.csrfToken };
 }
 
-/** Runs a whole flow approving `scope` in `browser`, which ends signed in with the consent remembered. */
-async function consented(browser: Browser, scope: string): Promise<void> {
-  const { id, csrf } = await signedIn(browser, authorizeParams(DEMO.app, { scope }));
+/** Runs a whole flow of `client` approving `scope` in `browser`, which ends signed in with the consent remembered. */
+async function consented(browser: Browser, scope: string, client: DemoClient = DEMO.app): Promise<void> {
+  const { id, csrf } = await signedIn(browser, authorizeParams(client, { scope }));
   const res = await consent(browser, id, csrf, { approve: true, scopes: scope.split(" ") });
   expect(res.status).toBe(200);
   expect(callbackParams((await json(res)).redirectTo).code).toBeTruthy();
@@ -242,27 +271,36 @@ describe("GET /authorize: errors redirected to the client with error, error_desc
     expectErrorRedirect(await newBrowser().fetch(authorizePath(params)), "login_required", params.state as string);
   });
 
+  // A session is reused only for a request that does not need SCA: these use an app without a PSD2 product.
   it("prompt=none signed in but without consent -> consent_required", async () => {
     const browser = newBrowser();
-    await signedIn(browser);
-    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    await signedIn(browser, authorizeParams(openApp));
+    const params = authorizeParams(openApp, { prompt: "none" });
     expectErrorRedirect(await browser.fetch(authorizePath(params)), "consent_required", params.state as string);
   });
 
   it("prompt=none signed in with consent to fewer scopes than requested -> consent_required", async () => {
     const browser = newBrowser();
-    await consented(browser, "aisp");
-    const params = authorizeParams(DEMO.app, { prompt: "none", scope: "aisp pisp" });
+    await consented(browser, "aisp", openApp);
+    const params = authorizeParams(openApp, { prompt: "none", scope: "aisp pisp" });
     expectErrorRedirect(await browser.fetch(authorizePath(params)), "consent_required", params.state as string);
   });
 
   it("prompt=none signed in with consent -> code without any page", async () => {
     const browser = newBrowser();
-    await consented(browser, "aisp");
-    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    await consented(browser, "aisp", openApp);
+    const params = authorizeParams(openApp, { prompt: "none" });
     const res = await browser.fetch(authorizePath(params));
     expect(res.status).toBe(302);
     expectCodeRedirect(res.headers.get("location"), params.state as string);
+  });
+
+  it("prompt=none for a request that needs SCA -> login_required, even signed in with two factors and consented", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp");
+    const params = authorizeParams(DEMO.app, { prompt: "none" });
+    const p = expectErrorRedirect(await browser.fetch(authorizePath(params)), "login_required", params.state as string);
+    expect(p.error_description).toBe("strong customer authentication is required");
   });
 });
 
@@ -297,14 +335,27 @@ describe("GET /authorize: valid requests", () => {
     expect(res.headers.get("location")).toMatch(/^\/login\?interaction=/);
   });
 
-  it("already signed in, no consent yet -> 302 to /consent?interaction=<id>", async () => {
+  it("already signed in, no consent yet -> 302 to /consent?interaction=<id> (a request that does not need SCA)", async () => {
     const browser = newBrowser();
-    await signedIn(browser);
-    const { location, id } = await start(browser, authorizeParams(DEMO.app, { scope: "aisp pisp" }));
+    await signedIn(browser, authorizeParams(openApp));
+    const { location, id } = await start(browser, authorizeParams(openApp, { scope: "aisp pisp" }));
     expect(location).toBe(`/consent?interaction=${id}`);
     const v = await view(browser, id);
     expect(v.stage).toBe("consent");
     expect(v.user).toEqual({ username: DEMO.user.username });
+    expect(v.scaRequired).toBe(false);
+  });
+
+  it("already signed in with two factors, a request that needs SCA -> 302 to /login: a fresh password and factor, never the session", async () => {
+    const browser = newBrowser();
+    await signedIn(browser);
+    const { location, id } = await start(browser, authorizeParams(DEMO.app, { scope: "aisp pisp" }));
+    expect(location).toBe(`/login?interaction=${id}`);
+    const v = await view(browser, id);
+    expect(v).toMatchObject({ stage: "login", user: null, scaRequired: true });
+    const factorCsrf = await toFactorStage(browser, id, v.csrfToken);
+    const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
+    expect(await json(res)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 });
 
@@ -382,6 +433,7 @@ describe("interaction API", () => {
         { name: "aisp", description: SCOPE_DESCRIPTIONS.aisp },
       ],
       user: null,
+      scaRequired: true,
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
     // The CSRF token is stable within the session.
@@ -429,8 +481,10 @@ describe("interaction API", () => {
     await expectOAuthError(await login(browser, id, otherCsrf), 403, "invalid_request");
     expect((await server.prisma.interaction.findUniqueOrThrow({ where: { id } })).stage).toBe("login");
 
-    const ok = await login(browser, id, csrf);
+    const factorCsrf = await toFactorStage(browser, id, csrf);
+    const ok = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
     expect(ok.status).toBe(200);
+    expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 
   it("POST login with a non-JSON body -> 415 (even with the right CSRF token)", async () => {
@@ -458,15 +512,44 @@ describe("interaction API", () => {
     await expectOAuthError(broken, 400, "invalid_request");
   });
 
-  it("wrong password and unknown user -> 401 with the same body", async () => {
+  it("wrong password and unknown user -> 401 with the same body (a request without SCA, a user without a factor)", async () => {
+    const dave = await createUser(server, { prefix: "dave" });
+    const browser = newBrowser();
+    const { id } = await start(browser, authorizeParams(openApp));
+    const csrf = (await view(browser, id)).csrfToken as string;
+    const wrong = await expectOAuthError(await login(browser, id, csrf, { username: dave.username, password: "not-the-password" }), 401, "invalid_credentials");
+    const unknown = await expectOAuthError(await login(browser, id, csrf, { username: `nobody-${Date.now()}`, password: "whatever-password" }), 401, "invalid_credentials");
+    expect(unknown).toEqual(wrong);
+    expect(wrong.error_description).toBe("The sign-in details are incorrect.");
+    // Still at the login stage, still answerable.
+    expect((await view(browser, id)).stage).toBe("login");
+    const ok = await login(browser, id, csrf, dave);
+    expect(ok.status).toBe(200);
+    expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+  });
+
+  it("a request that needs SCA: wrong password and unknown user both get the factor stage, then the same 401 body there; the interaction is back at login", async () => {
     const browser = newBrowser();
     const { id } = await start(browser);
     const csrf = (await view(browser, id)).csrfToken as string;
-    const wrong = await expectOAuthError(await login(browser, id, csrf, { username: DEMO.user.username, password: "not-the-password" }), 401, "invalid_credentials");
-    const unknown = await expectOAuthError(await login(browser, id, csrf, { username: `nobody-${Date.now()}`, password: "whatever-password" }), 401, "invalid_credentials");
-    expect(unknown).toEqual(wrong);
-    // Still at the login stage, still answerable.
+    // The second element presented is alice's own passkey both times: only the password (or the account) is wrong.
+    const passkey = passkeyOf(server.url, DEMO.user.username);
+
+    const wrongCsrf = await toFactorStage(browser, id, csrf, { username: DEMO.user.username, password: "not-the-password" });
+    expect((await view(browser, id)).stage).toBe("factor");
+    const wrong = await expectOAuthError(await answerFactorWith(browser, `/interaction/${id}/factor`, wrongCsrf, passkey), 401, "invalid_credentials");
     expect((await view(browser, id)).stage).toBe("login");
+
+    const unknownCsrf = await toFactorStage(browser, id, wrongCsrf, { username: `nobody-${Date.now()}`, password: "whatever-password" });
+    expect((await view(browser, id)).stage).toBe("factor");
+    const unknown = await expectOAuthError(await answerFactorWith(browser, `/interaction/${id}/factor`, unknownCsrf, passkey), 401, "invalid_credentials");
+    expect(unknown).toEqual(wrong);
+    expect(wrong.error_description).toBe("The sign-in details are incorrect.");
+    // Back at the login stage, still answerable.
+    expect((await view(browser, id)).stage).toBe("login");
+    const ok = await signInInteraction(browser, id, unknownCsrf);
+    expect(ok.status).toBe(200);
+    expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 
   it("successful sign-in regenerates the session (fixation defence): new cookie, new CSRF token, old ones dead", async () => {
@@ -477,21 +560,35 @@ describe("interaction API", () => {
     expect(before).toBeDefined();
     expect(browser.sessionCookie).toBeUndefined();
 
-    const res = await login(browser, id, csrfBefore);
+    // The password step already leaves the pre-sign-in state: a new session holds the pending sign-in.
+    const factorCsrf = await toFactorStage(browser, id, csrfBefore);
+    const pending = browser.sessionCookie;
+    expect(pending).toBeDefined();
+    expect(browser.cookies.has(FLOW_COOKIE)).toBe(false);
+    expect(factorCsrf).not.toBe(csrfBefore);
+
+    const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
     const body = await json(res);
     expect(res.status).toBe(200);
     expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
     expect(res.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
     expect(browser.sessionCookie).toBeDefined();
+    expect(browser.sessionCookie).not.toBe(pending);
     expect(browser.cookies.has(FLOW_COOKIE)).toBe(false);
     expect(body.csrfToken).not.toBe(csrfBefore);
+    expect(body.csrfToken).not.toBe(factorCsrf);
 
     // A browser still holding the pre-login cookie (e.g. one planted by an attacker) has nothing.
     const planted = newBrowser();
     planted.cookies.set(FLOW_COOKIE, before!);
     await expectOAuthError(await planted.fetch(`/interaction/${id}`), 403, "access_denied");
-    // The pre-login CSRF token is no longer accepted.
+    // Nor does one holding the session cookie of the pending sign-in.
+    const copied = newBrowser();
+    copied.cookies.set(SESSION_COOKIE, pending!);
+    await expectOAuthError(await copied.fetch(`/interaction/${id}`), 403, "access_denied");
+    // The pre-login and the pending sign-in's CSRF tokens are no longer accepted.
     await expectOAuthError(await consent(browser, id, csrfBefore, { approve: true, scopes: ["aisp"] }), 403, "invalid_request");
+    await expectOAuthError(await consent(browser, id, factorCsrf, { approve: true, scopes: ["aisp"] }), 403, "invalid_request");
 
     const v = await view(browser, id);
     expect(v).toMatchObject({ stage: "consent", user: { username: DEMO.user.username }, csrfToken: body.csrfToken });
@@ -536,8 +633,11 @@ describe("interaction API", () => {
     expect(p).toMatchObject({ error: "access_denied", state: params.state, iss: ISSUER });
     expect(await server.prisma.consent.count()).toBe(0);
     expect(await server.prisma.authorizationCode.count()).toBe(codesBefore);
-    // The next request in this browser asks again.
-    expect((await start(browser)).location).toMatch(/^\/consent\?/);
+    // The next request in this browser asks again: after the sign-in (SCA: never the session), the consent stage, not a code.
+    const next = await start(browser);
+    expect(next.location).toMatch(/^\/login\?/);
+    const again = await signInInteraction(browser, next.id, (await view(browser, next.id)).csrfToken);
+    expect(await json(again)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 
   it("approve with a scope that was not requested, or with none -> 400; the stage can still be answered", async () => {
@@ -580,40 +680,78 @@ describe("interaction API", () => {
     expect(answer.body.scope).toBe("aisp");
   });
 
-  it(`sign-in throttling: after ${MAX_FAILURES_PER_USER} failures -> 429 with Retry-After, even with the right password; other users unaffected`, async () => {
-    const bob = { username: `bob-${Date.now()}`, password: "bob-correct-password" };
-    await server.prisma.user.create({ data: { username: bob.username, passwordHash: await hash(bob.password) } });
+  /** Expects the 429 of a blocked sign-in, with a Retry-After of at most the 15-minute window. */
+  async function expectBlocked(res: Response): Promise<void> {
+    await expectOAuthError(res, 429, "too_many_attempts");
+    const retryAfter = res.headers.get("retry-after");
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(900);
+  }
+
+  it(`sign-in throttling: after ${MAX_FAILURES_PER_USER} failures -> 429 with Retry-After, even with the right password; other users unaffected (a request without SCA, a user without a factor)`, async () => {
+    const bob = await createUser(server, { prefix: "bob" });
     const browser = newBrowser();
-    const { id } = await start(browser);
+    const { id } = await start(browser, authorizeParams(openApp));
     const csrf = (await view(browser, id)).csrfToken as string;
     for (let i = 0; i < MAX_FAILURES_PER_USER; i++) {
       await expectOAuthError(await login(browser, id, csrf, { username: bob.username, password: `wrong-${i}` }), 401, "invalid_credentials");
     }
-    const blocked = await login(browser, id, csrf, bob);
-    await expectOAuthError(blocked, 429, "too_many_attempts");
-    const retryAfter = blocked.headers.get("retry-after");
-    expect(retryAfter).toMatch(/^\d+$/);
-    expect(Number(retryAfter)).toBeGreaterThan(0);
-    expect(Number(retryAfter)).toBeLessThanOrEqual(900);
+    await expectBlocked(await login(browser, id, csrf, bob));
     await expectOAuthError(await login(browser, id, csrf, { username: bob.username, password: "wrong-again" }), 429, "too_many_attempts");
     expect((await view(browser, id)).stage).toBe("login");
 
     // Another user signs in fine from the same browser and IP.
-    const ok = await login(browser, id, csrf, DEMO.user);
+    const ok = await signInInteraction(browser, id, csrf, DEMO.user);
     expect(ok.status).toBe(200);
+    expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 
-  it("a successful sign-in clears the user's failure count", async () => {
-    const carol = { username: `carol-${Date.now()}`, password: "carol-correct-password" };
-    await server.prisma.user.create({ data: { username: carol.username, passwordHash: await hash(carol.password) } });
+  it(`a request that needs SCA: after ${MAX_FAILURES_PER_USER} attempts failed at the factor stage -> 429 at the password step with Retry-After, even with the right password; other users unaffected`, async () => {
+    const erin = await createUser(server, { prefix: "erin", passkey: true });
+    const browser = newBrowser();
+    const { id } = await start(browser);
+    let csrf = (await view(browser, id)).csrfToken as string;
+    for (let i = 0; i < MAX_FAILURES_PER_USER; i++) {
+      csrf = await toFactorStage(browser, id, csrf, { username: erin.username, password: `wrong-${i}` });
+      await expectOAuthError(await answerFactor(browser, `/interaction/${id}/factor`, csrf, erin.username), 401, "invalid_credentials");
+    }
+    await expectBlocked(await login(browser, id, csrf, erin));
+    await expectOAuthError(await login(browser, id, csrf, { username: erin.username, password: "wrong-again" }), 429, "too_many_attempts");
+    expect((await view(browser, id)).stage).toBe("login");
+
+    // Another user signs in fine from the same browser and IP.
+    const ok = await signInInteraction(browser, id, csrf, DEMO.user);
+    expect(ok.status).toBe(200);
+    expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+  });
+
+  it("a successful sign-in clears the user's failure count (a request without SCA, a user without a factor)", async () => {
+    const carol = await createUser(server, { prefix: "carol" });
     for (let round = 0; round < 2; round++) {
       const browser = newBrowser();
-      const { id } = await start(browser);
+      const { id } = await start(browser, authorizeParams(openApp));
       const csrf = (await view(browser, id)).csrfToken as string;
       for (let i = 0; i < MAX_FAILURES_PER_USER - 1; i++) {
         await expectOAuthError(await login(browser, id, csrf, { ...carol, password: "wrong-password" }), 401, "invalid_credentials");
       }
       expect((await login(browser, id, csrf, carol)).status).toBe(200);
+    }
+  });
+
+  it("a request that needs SCA: a successful sign-in (password and factor) clears the user's failure count", async () => {
+    const frank = await createUser(server, { prefix: "frank", passkey: true });
+    for (let round = 0; round < 2; round++) {
+      const browser = newBrowser();
+      const { id } = await start(browser);
+      let csrf = (await view(browser, id)).csrfToken as string;
+      for (let i = 0; i < MAX_FAILURES_PER_USER - 1; i++) {
+        csrf = await toFactorStage(browser, id, csrf, { ...frank, password: "wrong-password" });
+        await expectOAuthError(await answerFactor(browser, `/interaction/${id}/factor`, csrf, frank.username), 401, "invalid_credentials");
+      }
+      const ok = await signInInteraction(browser, id, csrf, frank);
+      expect(ok.status).toBe(200);
+      expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
     }
   });
 
@@ -634,12 +772,12 @@ describe("interaction API", () => {
     expect(await server.prisma.consent.count()).toBe(0);
   });
 
-  it("remembered consent: same or fewer scopes in the same browser -> straight to the callback with a code; more scopes -> consent page", async () => {
+  it("remembered consent: same or fewer scopes in the same browser -> straight to the callback with a code; more scopes -> consent page (a request without SCA)", async () => {
     const browser = newBrowser();
-    await consented(browser, "aisp pisp");
+    await consented(browser, "aisp pisp", openApp);
 
     for (const scope of ["aisp pisp", "pisp aisp", "aisp", "pisp"]) {
-      const params = authorizeParams(DEMO.app, { scope });
+      const params = authorizeParams(openApp, { scope });
       const res = await browser.fetch(authorizePath(params));
       expect(res.status).toBe(302);
       const code = expectCodeRedirect(res.headers.get("location"), params.state as string);
@@ -647,11 +785,29 @@ describe("interaction API", () => {
       expect(row.scope.split(" ").sort()).toEqual(scope.split(" ").sort());
     }
 
-    const wider = await start(browser, authorizeParams(DEMO.app, { scope: "aisp piisp" }));
+    const wider = await start(browser, authorizeParams(openApp, { scope: "aisp piisp" }));
     expect(wider.location).toMatch(/^\/consent\?/);
     // Consent is per app: another app asks.
-    const otherApp = await start(browser, authorizeParams(DEMO.strictApp, { code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" }));
+    const otherApp = await start(browser, authorizeParams(otherOpenApp));
     expect(otherApp.location).toMatch(/^\/consent\?/);
+  });
+
+  it("remembered consent for a request that needs SCA, same browser: /login every time; the password and factor answer redirectTo with a code, no consent stage", async () => {
+    const browser = newBrowser();
+    await consented(browser, "aisp pisp");
+    for (const scope of ["aisp pisp", "pisp"]) {
+      const params = authorizeParams(DEMO.app, { scope });
+      const { id, location } = await start(browser, params);
+      expect(location).toBe(`/login?interaction=${id}`);
+      const factorCsrf = await toFactorStage(browser, id, (await view(browser, id)).csrfToken);
+      const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
+      const body = await json(res);
+      expect(res.status).toBe(200);
+      expect(Object.keys(body)).toEqual(["redirectTo"]);
+      const code = expectCodeRedirect(body.redirectTo, params.state as string);
+      const row = await server.prisma.authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+      expect(row.scope.split(" ").sort()).toEqual(scope.split(" ").sort());
+    }
   });
 
   it("remembered consent in a new browser: sign-in answers redirectTo with a code, no consent stage", async () => {
@@ -659,7 +815,8 @@ describe("interaction API", () => {
     const browser = newBrowser();
     const params = authorizeParams();
     const { id } = await start(browser, params);
-    const res = await login(browser, id, (await view(browser, id)).csrfToken);
+    const factorCsrf = await toFactorStage(browser, id, (await view(browser, id)).csrfToken);
+    const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
     const body = await json(res);
     expect(res.status).toBe(200);
     expect(Object.keys(body)).toEqual(["redirectTo"]);
@@ -669,8 +826,8 @@ describe("interaction API", () => {
 
   it("prompt=consent forces the consent stage despite a remembered consent", async () => {
     const browser = newBrowser();
-    await consented(browser, "aisp");
-    const params = authorizeParams(DEMO.app, { prompt: "consent" });
+    await consented(browser, "aisp", openApp);
+    const params = authorizeParams(openApp, { prompt: "consent" });
     const { id, location } = await start(browser, params);
     expect(location).toBe(`/consent?interaction=${id}`);
     const v = await view(browser, id);
@@ -678,23 +835,27 @@ describe("interaction API", () => {
     const res = await consent(browser, id, v.csrfToken, { approve: true, scopes: ["aisp"] });
     expectCodeRedirect((await json(res)).redirectTo, params.state as string);
 
-    // From a new browser: the sign-in is followed by the consent stage.
-    const fresh = newBrowser();
-    const second = await start(fresh, authorizeParams(DEMO.app, { prompt: "consent" }));
-    expect(second.location).toMatch(/^\/login\?/);
-    const loggedIn = await login(fresh, second.id, (await view(fresh, second.id)).csrfToken);
-    expect(await json(loggedIn)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+    // From a new browser: the sign-in is followed by the consent stage, for a request with SCA and one without.
+    await consented(newBrowser(), "aisp");
+    for (const client of [openApp, DEMO.app]) {
+      const fresh = newBrowser();
+      const second = await start(fresh, authorizeParams(client, { prompt: "consent" }));
+      expect(second.location).toMatch(/^\/login\?/);
+      const loggedIn = await signInInteraction(fresh, second.id, (await view(fresh, second.id)).csrfToken);
+      expect(await json(loggedIn)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+    }
   });
 
-  it("prompt=login forces the login stage although signed in and consented", async () => {
+  it("prompt=login forces the login stage although signed in and consented (a request without SCA)", async () => {
     const browser = newBrowser();
-    await consented(browser, "aisp");
-    const params = authorizeParams(DEMO.app, { prompt: "login" });
+    await consented(browser, "aisp", openApp);
+    const params = authorizeParams(openApp, { prompt: "login" });
     const { id, location } = await start(browser, params);
     expect(location).toBe(`/login?interaction=${id}`);
     const v = await view(browser, id);
     expect(v).toMatchObject({ stage: "login", user: null });
-    const res = await login(browser, id, v.csrfToken);
+    const factorCsrf = await toFactorStage(browser, id, v.csrfToken);
+    const res = await answerFactor(browser, `/interaction/${id}/factor`, factorCsrf, DEMO.user.username);
     const body = await json(res);
     expect(res.status).toBe(200);
     expectCodeRedirect(body.redirectTo, params.state as string);
@@ -724,11 +885,21 @@ describe("GET /authorize with an https issuer behind a trusted reverse proxy", (
     const csrf = (await json(await browser.fetch(`/interaction/${id}`, { headers: { "X-Forwarded-Proto": "https" } }))).csrfToken;
     const login = await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": csrf, "X-Forwarded-Proto": "https" } });
     expect(login.status).toBe(200);
-    const sid = login.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === SESSION_COOKIE);
-    expect(sid).toBeDefined();
-    expect(sid!.attributes.has("secure")).toBe(true);
-    expect(sid!.attributes.has("httponly")).toBe(true);
-    expect(sid!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+    // The password step's session (the pending sign-in) and the factor step's (signed in) alike.
+    const pending = await json(login);
+    expect(pending).toEqual({ stage: "factor", csrfToken: expect.any(String) });
+    const https = { "X-CSRF-Token": pending.csrfToken as string, "X-Forwarded-Proto": "https" };
+    const options = await json(await browser.fetch("/session/webauthn/authentication-options", { json: {}, headers: https }));
+    const response = passkeyOf(tls.url, DEMO.user.username).assert(options.options);
+    const factor = await browser.fetch(`/interaction/${id}/factor`, { json: { method: "webauthn", response }, headers: https });
+    expect(factor.status).toBe(200);
+    for (const res of [login, factor]) {
+      const sid = res.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === SESSION_COOKIE);
+      expect(sid).toBeDefined();
+      expect(sid!.attributes.has("secure")).toBe(true);
+      expect(sid!.attributes.has("httponly")).toBe(true);
+      expect(sid!.attributes.get("samesite")?.toLowerCase()).toBe("lax");
+    }
 
     const denied = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { response_type: "token", state: "s1" })), { headers: { "X-Forwarded-Proto": "https" } });
     expect(callbackParams(denied.headers.get("location"))).toMatchObject({ error: "unsupported_response_type", state: "s1", iss: "https://auth.tollgate.test" });

@@ -87,8 +87,9 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     const browser = new RoundRobinBrowser(instances.map((s) => s.url));
     const pkce = pkcePair();
     const { code } = await obtainCode(browser.baseUrl, { browser, client: DEMO.strictApp, pkce, extra: { prompt: "consent" } });
-    // /authorize, GET interaction, login, consent: four consecutive requests on three instances.
-    expect(browser.served).toEqual([0, 1, 2, 0]);
+    // /authorize, GET interaction, login, alice's second factor (the WebAuthn challenge, then the assertion: scope aisp
+    // needs SCA), consent: six consecutive requests on three instances, the pending sign-in and the challenge shared.
+    expect(browser.served).toEqual([0, 1, 2, 0, 1, 2]);
 
     const exchange = await tokenRequest(url(1), "/token", DEMO.strictApp, {
       grant_type: "authorization_code",

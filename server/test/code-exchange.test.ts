@@ -6,7 +6,6 @@
  * `grant_type=refresh_token` on both token paths, and the issued tokens on the gateway.
  * Codes come from the real front channel (see support/flow.ts); nothing is mocked.
  */
-import { hash } from "@node-rs/argon2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
@@ -23,7 +22,7 @@ import {
   type DemoClient,
   type Json,
 } from "./support/flow.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { createUser, startTestServer, type TestServer } from "./support/server.js";
 import { AUTH_CODE_KEYS } from "./support/token-response.js";
 
 /** decisions.md: refresh token lifetime 90 days. */
@@ -283,10 +282,10 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=authorization_code", (path) => {
   });
 
   it("a code of a user disabled since -> invalid_grant", async () => {
-    const user = { username: `dora-${path.length}-${Date.now()}`, password: "dora-correct-password" };
-    const row = await server.prisma.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    // A passkey: scope aisp (a PSD2 product) needs a second factor.
+    const user = await createUser(server, { prefix: `dora-${path.length}`, passkey: true });
     const value = await code({ user });
-    await server.prisma.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    await server.prisma.user.update({ where: { id: user.id }, data: { status: "disabled" } });
     await expectOAuthError(await exchange(path, value), 400, "invalid_grant");
   });
 });
@@ -390,10 +389,9 @@ describe.each(TOKEN_PATHS)("POST %s grant_type=refresh_token", (path) => {
   });
 
   it("a refresh token of a user disabled since -> invalid_grant", async () => {
-    const user = { username: `erin-${path.length}-${Date.now()}`, password: "erin-correct-password" };
-    const row = await server.prisma.user.create({ data: { username: user.username, passwordHash: await hash(user.password) } });
+    const user = await createUser(server, { prefix: `erin-${path.length}`, passkey: true });
     const first = ok(await exchange(path, await code({ user })));
-    await server.prisma.user.update({ where: { id: row.id }, data: { status: "disabled" } });
+    await server.prisma.user.update({ where: { id: user.id }, data: { status: "disabled" } });
     await expectOAuthError(await refresh(path, first.refresh_token), 400, "invalid_grant");
   });
 

@@ -4,6 +4,11 @@
  * token in one transaction; a disabled user's open session signs in no one; the `admin`
  * scope is never grantable through an ordinary user's consent, and when an administrator
  * grants it the audit log names them. Real server, real database, real HTTP.
+ *
+ * The users made here have a software passkey: the demo's PSD2 products require strong
+ * customer authentication (issue 16), so their sign-ins for scope aisp are the password and
+ * the passkey, and never reuse a session; what is about an open session is checked on an app
+ * whose product does not require SCA.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
@@ -16,6 +21,7 @@ import {
   interactionIdFrom,
   json,
   INTROSPECTION_ENDPOINT,
+  signInInteraction,
   obtainCode,
   pkcePair,
   TOKEN_ENDPOINT,
@@ -24,7 +30,7 @@ import {
   type DemoClient,
 } from "./support/flow.js";
 import { adminBearer, withSession, type GraphQLClient } from "./support/graphql.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { createPasswordOnlyApp, enrolPasskey, startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
 let admin: GraphQLClient;
@@ -50,16 +56,23 @@ async function active(token: string): Promise<boolean> {
   return (await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, { token })).body.active as boolean;
 }
 
-/** A new end user, created by the admin API. */
-async function newUser(role: "user" | "admin" = "user"): Promise<{ id: string; username: string; password: string }> {
+/**
+ * A new end user, created by the admin API, with a software passkey (a second factor: PSD2
+ * scopes need SCA) unless `passkey` is false.
+ */
+async function newUser(role: "user" | "admin" = "user", passkey = true): Promise<{ id: string; username: string; password: string }> {
   const credentials = { username: `u${Date.now()}${Math.floor(Math.random() * 1e6)}`, password: "a-long-enough-password-1" };
   const { createUser } = await admin.data("mutation($input: CreateUserInput!) { createUser(input: $input) { id } }", {
     input: { ...credentials, role },
   });
+  if (passkey) await enrolPasskey(server, credentials.username);
   return { id: createUser.id, ...credentials };
 }
 
-/** A new user's consent to DEMO.app (first flow, redeemed), then a second code issued silently from the remembered consent. */
+/**
+ * A new user's consent to DEMO.app (first flow, redeemed), then a second code issued from the
+ * remembered consent without a consent page (after a fresh sign-in: scope aisp needs SCA).
+ */
 async function consentedUserWithUnredeemedCode() {
   const user = await newUser();
   const { browser, tokens } = await userTokens(server.url, { user });
@@ -109,14 +122,21 @@ describe("disabling a user (L4)", () => {
   });
 
   it("the disabled user's open session gets neither a code nor a consent screen from /authorize", async () => {
-    const { user, browser } = await consentedUserWithUnredeemedCode();
+    // An open session is reused only by a request that does not need SCA: an app without a PSD2 product.
+    const openApp = await createPasswordOnlyApp(server);
+    const user = await newUser();
+    const { browser } = await obtainCode(server.url, { user, client: openApp });
+    // While the user is active the session is reused: a code without any page.
+    const active = await browser.fetch(authorizePath(authorizeParams(openApp, { prompt: "none" })));
+    expect(active.status).toBe(302);
+    expect(callbackParams(active.headers.get("location")).code).toBeTruthy();
     await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
 
-    const silent = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "none" })));
+    const silent = await browser.fetch(authorizePath(authorizeParams(openApp, { prompt: "none" })));
     expect(silent.status).toBe(302);
     expect(callbackParams(silent.headers.get("location")).error).toBe("login_required");
 
-    const again = await browser.fetch(authorizePath(authorizeParams(DEMO.app, { scope: "aisp pisp", prompt: "consent" })));
+    const again = await browser.fetch(authorizePath(authorizeParams(openApp, { scope: "aisp pisp", prompt: "consent" })));
     expect(again.status).toBe(302);
     expect(again.headers.get("location")).toMatch(/^\/login\?interaction=/);
   });
@@ -127,7 +147,8 @@ describe("disabling a user (L4)", () => {
     const start = await browser.fetch(authorizePath(authorizeParams(DEMO.app)));
     const id = interactionIdFrom(start.headers.get("location"));
     const view = await json(await browser.fetch(`/interaction/${id}`));
-    const login = await json(await browser.fetch(`/interaction/${id}/login`, { json: user, headers: { "X-CSRF-Token": view.csrfToken } }));
+    // The password, then the user's passkey (scope aisp needs SCA).
+    const login = await json(await signInInteraction(browser, id, view.csrfToken, user));
     expect(login.stage).toBe("consent");
     await admin.data("mutation($id: ID!) { setUserStatus(userId: $id, status: disabled) { id } }", { id: user.id });
     const consent = await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes: ["aisp"] }, headers: { "X-CSRF-Token": login.csrfToken } });
@@ -155,7 +176,8 @@ describe("the admin scope is never granted through an ordinary user's consent (L
   });
 
   it("an administrator may grant it, and the audit event names them", async () => {
-    const boss = await newUser("admin");
+    // The admin scope needs no SCA: an administrator without a second factor signs in with the password alone.
+    const boss = await newUser("admin", false);
     const { tokens } = await userTokens(server.url, { ...adminScope, pkce: pkcePair(), user: boss });
     expect(tokens.scope).toBe("admin");
     const { auditEvents } = await admin.data('{ auditEvents(type: "consent.granted", first: 20) { nodes { actor details } } }');

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
+  answerFactor,
   authorizeParams,
   authorizePath,
   basic,
@@ -25,7 +26,9 @@ import {
   interactionIdFrom,
   INTROSPECTION_ENDPOINT,
   json,
+  passkeyOf,
   pkcePair,
+  read,
   REVOCATION_ENDPOINT,
   send,
   TOKEN_ENDPOINT,
@@ -33,8 +36,8 @@ import {
   userTokens,
   type Answer,
 } from "./support/flow.js";
-import { sessionLogin } from "./support/graphql.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { sessionLogin, sessionSignIn } from "./support/graphql.js";
+import { createUser, startTestServer, type TestServer } from "./support/server.js";
 
 const TOKEN = TOKEN_ENDPOINT;
 const REVOKE = REVOCATION_ENDPOINT;
@@ -154,28 +157,49 @@ describe("sign-in throttling", () => {
     s = await start({ SIGNIN_MAX_FAILURES_PER_USER: "3", SIGNIN_MAX_FAILURES_PER_IP: "6", SIGNIN_WINDOW_SECONDS: "900" });
   });
 
-  /** Three failed sign-ins of alice: her allowed failures. */
+  /**
+   * Three failed sign-ins of alice: her allowed failures. She has a second factor, so each
+   * wrong password is answered by the factor stage, and the verdict, 401, comes after her
+   * passkey.
+   */
   async function failAlice(browser: Browser): Promise<void> {
     for (let i = 1; i <= 3; i++) {
-      await expectOAuthError(await sessionLogin(browser, { username: DEMO.user.username, password: `wrong-${i}` }), 401, "invalid_credentials");
+      const pending = await sessionLogin(browser, { username: DEMO.user.username, password: `wrong-${i}` });
+      expect(pending.status, pending.text).toBe(200);
+      expect(pending.body).toEqual({ user: null, stage: "factor", csrfToken: expect.any(String) });
+      await expectOAuthError(await answerFactor(browser, "/session/factor", pending.body.csrfToken, DEMO.user.username), 401, "invalid_credentials");
     }
+  }
+
+  /** The checks after a user's allowed failures: 429 with Retry-After at /session/login even with the right password, whatever the case or compatibility form of the username, and at the interaction sign-in. */
+  async function expectUserBlocked(b: Browser, user: { username: string; password: string }, variants: string[]): Promise<void> {
+    const limited = await sessionLogin(b, user);
+    await expectOAuthError(limited, 429, "too_many_attempts");
+    expectRetryAfter(limited, 900);
+    // Case, and Unicode compatibility forms, do not escape the per-user counter.
+    for (const variant of variants) {
+      expect((await sessionLogin(b, { username: variant, password: user.password })).status, variant).toBe(429);
+    }
+    // The interaction sign-in shares the throttle.
+    const i = await startInteraction(s.url);
+    const res = await i.browser.fetch(`/interaction/${i.id}/login`, { json: user, headers: { "X-CSRF-Token": i.csrf } });
+    await expectOAuthError(res, 429, "too_many_attempts");
+    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
   }
 
   it("after the allowed failures for a user, /session/login is 429 with Retry-After, even with the right password", async () => {
     const b = new Browser(s.url);
     await failAlice(b);
-    const limited = await sessionLogin(b, DEMO.user);
-    await expectOAuthError(limited, 429, "too_many_attempts");
-    expectRetryAfter(limited, 900);
-    // Case, and Unicode compatibility forms, do not escape the per-user counter.
-    for (const variant of ["ALICE", "Alice", "\uff41\uff4c\uff49\uff43\uff45", "\uff21LICE"]) {
-      expect((await sessionLogin(b, { username: variant, password: DEMO.user.password })).status, variant).toBe(429);
+    await expectUserBlocked(b, DEMO.user, ["ALICE", "Alice", "\uff41\uff4c\uff49\uff43\uff45", "\uff21LICE"]);
+  });
+
+  it("the same for a user without a second factor, whose wrong passwords are refused at /session/login itself", async () => {
+    const bob = await createUser(s, { username: "bob" });
+    const b = new Browser(s.url);
+    for (let i = 1; i <= 3; i++) {
+      await expectOAuthError(await sessionLogin(b, { username: bob.username, password: `wrong-${i}` }), 401, "invalid_credentials");
     }
-    // The interaction sign-in shares the throttle.
-    const i = await startInteraction(s.url);
-    const res = await i.browser.fetch(`/interaction/${i.id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": i.csrf } });
-    await expectOAuthError(res, 429, "too_many_attempts");
-    expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    await expectUserBlocked(b, bob, ["BOB", "Bob", "\uff42\uff4f\uff42", "\uff22OB"]);
   });
 
   it("another user is not affected by alice's failures", async () => {
@@ -356,7 +380,16 @@ describe("the default server", () => {
       const login = await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": csrf } });
       expect(login.status).toBe(200);
       expectNoStore(login, "interaction login");
-      const body = await json(login);
+      const pending = await json(login);
+      expect(pending).toEqual({ stage: "factor", csrfToken: expect.any(String) });
+      const options = await browser.fetch("/session/webauthn/authentication-options", { json: {}, headers: { "X-CSRF-Token": pending.csrfToken } });
+      expect(options.status).toBe(200);
+      expectNoStore(options, "webauthn authentication options");
+      const response = passkeyOf(s.url, DEMO.user.username).assert((await json(options)).options);
+      const factor = await browser.fetch(`/interaction/${id}/factor`, { json: { method: "webauthn", response }, headers: { "X-CSRF-Token": pending.csrfToken } });
+      expect(factor.status).toBe(200);
+      expectNoStore(factor, "interaction factor");
+      const body = await json(factor);
       expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
       const consent = await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes: ["aisp"] }, headers: { "X-CSRF-Token": body.csrfToken } });
       expect(consent.status).toBe(200);
@@ -370,9 +403,14 @@ describe("the default server", () => {
       expect(logout.status).toBe(200);
       expectNoStore(logout, "logout");
       await logout.arrayBuffer();
-      const ok = await sessionLogin(new Browser(s.url), DEMO.user);
-      expect(ok.status).toBe(200);
-      expectNoStore(ok, "session login");
+      const signInBrowser = new Browser(s.url);
+      const started = await sessionLogin(signInBrowser, DEMO.user);
+      expect(started.status).toBe(200);
+      expect(started.body).toEqual({ user: null, stage: "factor", csrfToken: expect.any(String) });
+      expectNoStore(started, "session login");
+      const ok = await read(await answerFactor(signInBrowser, "/session/factor", started.body.csrfToken, DEMO.user.username));
+      expect(ok.status, ok.text).toBe(200);
+      expectNoStore(ok, "session factor");
     });
 
     it("on /graphql responses", async () => {
@@ -474,11 +512,18 @@ describe("the default server", () => {
 
       // wrong client secret
       expect((await tokenRequest(s.url, TOKEN, { consumerKey: DEMO.app.consumerKey, consumerSecret: wrongSecret }, ccForm)).status).toBe(401);
-      // wrong password, then the right one
+      // wrong password, then the right one: a user without a second factor (the admin)...
       const b = new Browser(s.url);
       sensitive.push((await json(await b.fetch("/session"))).csrfToken);
-      expect((await sessionLogin(b, { username: DEMO.user.username, password: wrongPassword })).status).toBe(401);
-      expect((await sessionLogin(b, DEMO.user)).status).toBe(200);
+      expect((await sessionLogin(b, { username: DEMO.admin.username, password: wrongPassword })).status).toBe(401);
+      expect((await sessionLogin(b, DEMO.admin)).status).toBe(200);
+      // ...and alice, who has one: the verdict on the wrong password comes after her passkey.
+      const c = new Browser(s.url);
+      const pending = await sessionLogin(c, { username: DEMO.user.username, password: wrongPassword });
+      expect(pending.body.stage).toBe("factor");
+      sensitive.push(pending.body.csrfToken);
+      expect((await answerFactor(c, "/session/factor", pending.body.csrfToken, DEMO.user.username)).status).toBe(401);
+      expect((await sessionSignIn(c, DEMO.user)).status).toBe(200);
       // revocation
       expect((await tokenRequest(s.url, REVOKE, DEMO.paymentsApp, formBody({ token: refreshed.body.refresh_token }))).status).toBe(200);
 
@@ -487,6 +532,7 @@ describe("the default server", () => {
       const details = (type: string) => of(type).map((e) => JSON.parse(e.details) as Record<string, unknown>);
 
       const alice = await s.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
+      const admin = await s.prisma.user.findUniqueOrThrow({ where: { username: DEMO.admin.username } });
       const payments = await s.prisma.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.paymentsApp.consumerKey } });
 
       expect(details("token.issued")).toEqual(
@@ -503,10 +549,16 @@ describe("the default server", () => {
       expect(failedClient).toHaveLength(1);
       expect(failedClient[0]!.actor).toBe(DEMO.app.consumerKey);
 
+      // A password-only sign-in's failure and success (the admin: no second factor)...
       expect(of("signin.failed").length).toBeGreaterThanOrEqual(1);
-      expect(of("signin.failed").at(-1)!.actor).toBe(`user:${alice.id}`);
-      expect(details("signin.failed").at(-1)).toEqual(expect.objectContaining({ username: DEMO.user.username }));
-      expect(of("signin.succeeded").map((e) => e.actor)).toContain(`user:${alice.id}`);
+      expect(of("signin.failed").at(-1)!.actor).toBe(`user:${admin.id}`);
+      expect(details("signin.failed").at(-1)).toEqual(expect.objectContaining({ username: DEMO.admin.username, failed: "password" }));
+      expect(of("signin.succeeded").map((e) => e.actor)).toContain(`user:${admin.id}`);
+      // ...and a two-factor sign-in's (alice): the failure names the element that was wrong, for the log only.
+      expect(of("sca.failed").length).toBeGreaterThanOrEqual(1);
+      expect(of("sca.failed").at(-1)!.actor).toBe(`user:${alice.id}`);
+      expect(details("sca.failed").at(-1)).toEqual(expect.objectContaining({ username: DEMO.user.username, failed: "password" }));
+      expect(of("sca.succeeded").map((e) => e.actor)).toContain(`user:${alice.id}`);
 
       const consents = of("consent.granted");
       expect(consents).toHaveLength(1);

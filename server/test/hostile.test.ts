@@ -18,7 +18,13 @@
  * - rejected requests do not write: every table is fingerprinted through `server.prisma` before
  *   and after each request; only the audit log (exactly one row per failed client
  *   authentication or sign-in), sessions and, for /authorize, one new interaction per
- *   redirect to /login may change.
+ *   redirect to /login may change;
+ * - no password answer is a sign-in: the demo's PSD2 products require strong customer
+ *   authentication (issue 16), so a well-formed password for their interaction IA, and one for
+ *   alice (who has a second factor) at /session/login, is answered by the factor stage, whatever
+ *   the password: exactly `{stage: "factor", csrfToken}` (`{user: null, ...}` at /session/login),
+ *   no audit event yet, IA moved to the factor stage and no other write; the test then ends
+ *   that attempt (a factor post without the pending sign-in sends IA back to login).
  *
  * Rate limits and sign-in throttling are turned off (or raised) on the main server so 429s
  * do not mask other answers; a second server with small limits checks the 429s.
@@ -30,6 +36,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_UPSTREAM_COOKIES } from "../src/demo/upstream.js";
+import { SIGN_IN_PASSWORD_MAX_LENGTH, SIGN_IN_USERNAME_MAX_LENGTH } from "../src/kernel/limits.js";
 import {
   authorizeParams,
   authorizePath,
@@ -39,15 +46,17 @@ import {
   FORM,
   interactionIdFrom,
   json,
+  obtainCode,
   pkcePair,
   request,
   REVOCATION_ENDPOINT,
+  signInInteraction,
   tokenRequest,
   userTokens,
   type DemoClient,
 } from "./support/flow.js";
 import * as H from "./support/hostile.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { createPasswordOnlyApp, startTestServer, type TestServer } from "./support/server.js";
 
 const { SEED, runs } = H;
 /** Per-test timeout: generous, because a failing property shrinks by sending more requests. */
@@ -70,6 +79,8 @@ const SUPPORTED_GRANTS = new Set(H.GRANT_TYPES);
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const CALLBACK = H.CALLBACK;
 const DEMO_KEYS = H.DEMO_CLIENTS.map((c) => c.consumerKey);
+/** Every client registered with the demo callback: the demo clients and, from setup on, {@link openApp}. */
+const registeredKeys = [...DEMO_KEYS];
 
 let server: TestServer;
 let watch: H.DbWatch;
@@ -89,12 +100,18 @@ const real = {
   /** refresh token of alice's authorization (DEMO.app, aisp); never used as a grant in the no-write properties. */
   refresh: "",
 };
-let A: Browser; // not signed in (a flow cookie, no session); interaction IA at the login stage
-let B: Browser; // alice signed in, consented DEMO.app aisp; interaction IB at the consent stage
+let A: Browser; // not signed in (a flow cookie, no session); interaction IA (DEMO.app, aisp: SCA) at the login stage
+let B: Browser; // alice signed in (password and passkey), consented DEMO.app aisp; interaction IB at the consent stage
 let C: Browser; // a flow cookie with a CSRF token, nothing else
 let IA = "";
 let IB = "";
 let IDONE = ""; // B's denied (finished) interaction
+/**
+ * An app whose product does not require SCA (scopes aisp, pisp, piisp), which B consented to:
+ * B's session is reused for it, so it is where "signed in with remembered consent" still
+ * means a code without any page (a request for a PSD2 scope never reuses a session).
+ */
+let openApp: DemoClient;
 const csrf = { A: "", B: "", C: "" };
 
 // ---------------------------------------------------------------------------------------
@@ -126,12 +143,14 @@ interface WriteRules {
   auditTypes?: string[];
   /** Interactions this request may add (default 0). */
   interactions?: number;
+  /** The request may move an existing interaction to another stage (the factor stage), adding none. */
+  interactionStage?: boolean;
 }
 
 /** Rejected requests write nothing but the allowed audit events, sessions and interactions. */
 async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.RawResponse, rules: WriteRules = {}): Promise<void> {
   const after = await watch.fingerprint();
-  const allowed = ["AuditEvent", "Session", ...(rules.interactions ? ["Interaction"] : [])];
+  const allowed = ["AuditEvent", "Session", ...(rules.interactions || rules.interactionStage ? ["Interaction"] : [])];
   const changed = H.DbWatch.changed(before, after, allowed);
   H.check(changed.length === 0, `the request changed table(s) ${changed.join(", ")}`, req, res);
   const newInteractions = after.interactions - before.interactions;
@@ -142,6 +161,51 @@ async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.Raw
     const types = await watch.auditTypesSince(before, after);
     H.check(types.every((t) => (rules.auditTypes ?? []).includes(t)), `unexpected audit event types ${types.join(", ")}`, req, res);
   }
+}
+
+/** The fields of a sign-in body as the server reads it (UTF-8, a leading BOM dropped), or undefined when it is not a JSON object. */
+function loginFields(body: Buffer): { username: unknown; password: unknown } | undefined {
+  try {
+    const v: unknown = JSON.parse(body.toString("utf8").replace(/^\ufeff/, ""));
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as { username: unknown; password: unknown }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the sign-in schema (server/src/interaction/bodies.ts loginBody) takes these fields: well-formed text without NUL, 1 to the maximum UTF-16 units. */
+function wellFormedLogin(f: { username: unknown; password: unknown } | undefined): boolean {
+  const clean = (v: unknown, max: number) => typeof v === "string" && v.length >= 1 && v.length <= max && v.isWellFormed() && !v.includes("\0");
+  return f !== undefined && clean(f.username, SIGN_IN_USERNAME_MAX_LENGTH) && clean(f.password, SIGN_IN_PASSWORD_MAX_LENGTH);
+}
+
+/**
+ * A password answered by the factor stage (issue 16): 200, JSON, exactly `{stage: "factor",
+ * csrfToken}`, or at /session/login `{user: null, stage: "factor", csrfToken}`; never a
+ * signed-in user, a consent stage or a redirect.
+ */
+function expectFactorStage(req: H.RawRequest, res: H.RawResponse, atSession: boolean): void {
+  H.check(res.status === 200, "the factor stage answers 200", req, res);
+  H.check((res.headers["content-type"]?.[0] ?? "").startsWith("application/json"), "the factor stage is JSON", req, res);
+  const body = JSON.parse(res.text) as Record<string, unknown>;
+  const keys = Object.keys(body).sort().join(",");
+  H.check(keys === (atSession ? "csrfToken,stage,user" : "csrfToken,stage"), "the factor stage has exactly its fields", req, res);
+  H.check(body.stage === "factor" && typeof body.csrfToken === "string" && (!atSession || body.user === null), "a password alone is never a sign-in", req, res);
+}
+
+/**
+ * Ends an attempt left at IA's factor stage the way a browser that lost its pending sign-in
+ * would: a factor post with A's flow cookie and CSRF token but no session is refused (409)
+ * and sends IA back to the login stage, for the next runs.
+ */
+async function endFactorStage(): Promise<void> {
+  const res = await request(new URL(`/interaction/${IA}/factor`, server.url), {
+    method: "POST",
+    headers: { Cookie: jarCookies(A)[0]![1], "X-CSRF-Token": csrf.A, "Content-Type": "application/json" },
+    body: JSON.stringify({ method: "totp", code: "000000" }),
+  });
+  expect(res.status, await res.text()).toBe(409);
+  expect((await json(await A.fetch(`/interaction/${IA}`))).stage).toBe("login");
 }
 
 /** 405 with Allow (and a JSON error unless HEAD). */
@@ -343,6 +407,25 @@ function consentValid(body: Buffer): boolean {
 // Setup
 // ---------------------------------------------------------------------------------------
 
+/**
+ * A new interaction of B at the consent stage: DEMO.app with prompt=consent. Scope aisp needs
+ * SCA, which never reuses B's session: alice signs in again (password and passkey), which
+ * renews B's session, so csrf.B is read again. The consent stage must be answered within the
+ * inactivity limit (SCA_IDLE_SECONDS) of that sign-in.
+ * @returns the interaction id.
+ */
+async function consentStageOfB(): Promise<string> {
+  const res = await B.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "consent" })));
+  expect(res.status).toBe(302);
+  const id = interactionIdFrom(res.headers.get("location"));
+  const signedIn = await signInInteraction(B, id, (await json(await B.fetch(`/interaction/${id}`))).csrfToken as string);
+  const body = await json(signedIn);
+  expect(signedIn.status, JSON.stringify(body)).toBe(200);
+  expect(body).toEqual({ stage: "consent", csrfToken: expect.any(String) });
+  csrf.B = body.csrfToken as string;
+  return id;
+}
+
 beforeAll(async () => {
   server = await startTestServer(ENV);
   watch = await H.DbWatch.create(server.prisma);
@@ -355,21 +438,19 @@ beforeAll(async () => {
   real.revoked = await clientCredentialsToken(server.url, DEMO.app, "aisp");
   expect((await tokenRequest(server.url, REVOCATION_ENDPOINT, DEMO.app, `token=${real.revoked}`)).status).toBe(200);
 
-  // alice signs in in browser B and consents to DEMO.app (aisp); the code gives a refresh token.
+  // alice signs in in browser B (password and passkey) and consents to DEMO.app (aisp); the code gives a refresh token.
   const first = await userTokens(server.url, { scope: "aisp" });
   B = first.browser;
   real.refresh = first.tokens.refresh_token as string;
 
-  const consentStage = async (): Promise<string> => {
-    const res = await B.fetch(authorizePath(authorizeParams(DEMO.app, { prompt: "consent" })));
-    expect(res.status).toBe(302);
-    return interactionIdFrom(res.headers.get("location"));
-  };
-  IB = await consentStage();
-  csrf.B = (await json(await B.fetch(`/interaction/${IB}`))).csrfToken as string;
-  IDONE = await consentStage();
+  IB = await consentStageOfB();
+  IDONE = await consentStageOfB();
   const denied = await B.fetch(`/interaction/${IDONE}/consent`, { json: { approve: false }, headers: { "X-CSRF-Token": csrf.B } });
   expect(denied.status).toBe(200);
+  openApp = await createPasswordOnlyApp(server);
+  registeredKeys.push(openApp.consumerKey);
+  // B's session is reused for it: the consent page at once, no sign-in.
+  await obtainCode(server.url, { client: openApp, browser: B });
 
   A = new Browser(server.url);
   const started = await A.fetch(authorizePath(authorizeParams(DEMO.app)));
@@ -498,20 +579,20 @@ describe("token endpoint (POST /oauth2/v1/token and /token)", () => {
   }, T);
 
   it("near misses on real codes and refresh tokens (wrong redirect_uri, verifier, client, scope, mutated value) are rejected and burn nothing", async () => {
-    // A pool of live codes: DEMO.app without PKCE (consent remembered in B), DEMO.strictApp with PKCE.
-    const codeFromB = async (client: DemoClient, extra: Record<string, string> = {}): Promise<string> => {
-      const res = await B.fetch(authorizePath(authorizeParams(client, extra)));
-      const location = res.headers.get("location") ?? "";
-      const code = location.startsWith(CALLBACK) ? new URL(location).searchParams.get("code") : null;
-      if (!code) throw new Error(`no code from /authorize: ${res.status} ${location}`);
+    // A pool of live codes: DEMO.app without PKCE, DEMO.strictApp with PKCE. Scope aisp needs SCA, which never
+    // reuses a session: each code comes from a sign-in (password and passkey) in a browser of its own, straight
+    // from the remembered consent (no consent page) once alice has consented to the app.
+    const signedInCode = async (client: DemoClient, challenge?: string): Promise<string> => {
+      const { code, params } = await obtainCode(server.url, { client, pkce: challenge === undefined ? undefined : { challenge } });
+      expect(params.iss).toBe(issuer);
       return code;
     };
-    const plain = [await codeFromB(DEMO.app), await codeFromB(DEMO.app), await codeFromB(DEMO.app)];
-    const strictFirst = await userTokens(server.url, { client: DEMO.strictApp, browser: B, pkce: pkcePair() });
+    const plain = [await signedInCode(DEMO.app), await signedInCode(DEMO.app), await signedInCode(DEMO.app)];
+    const strictFirst = await userTokens(server.url, { client: DEMO.strictApp, pkce: pkcePair() });
     const pkce: { code: string; verifier: string }[] = [];
     for (let i = 0; i < 3; i++) {
       const p = pkcePair();
-      pkce.push({ code: await codeFromB(DEMO.strictApp, { code_challenge: p.challenge, code_challenge_method: "S256" }), verifier: p.verifier });
+      pkce.push({ code: await signedInCode(DEMO.strictApp, p.challenge), verifier: p.verifier });
     }
     const refresh = { [DEMO.app.consumerKey]: real.refresh, [DEMO.strictApp.consumerKey]: strictFirst.tokens.refresh_token as string };
 
@@ -812,7 +893,7 @@ function checkAuthorize(req: H.RawRequest, res: H.RawResponse, query: string): "
   const p = H.parsedParams(query);
   const clientIds = p.all.get("client_id") ?? [];
   const redirects = p.all.get("redirect_uri") ?? [];
-  const clientOk = clientIds.length === 1 && DEMO_KEYS.includes(clientIds[0]!);
+  const clientOk = clientIds.length === 1 && registeredKeys.includes(clientIds[0]!);
   const redirectOk = redirects.length === 1 && redirects[0] === CALLBACK;
   if (H.refusedBySize(req, res, new URL(server.url).host)) return "other";
   if (req.method !== "GET" && req.method !== "HEAD") {
@@ -849,6 +930,13 @@ function checkAuthorize(req: H.RawRequest, res: H.RawResponse, query: string): "
   return "page";
 }
 
+/** The premise of the signed-in properties: B's valid request for openApp gets a code without any page. */
+async function expectSilentCodeForOpenApp(): Promise<void> {
+  const res = await B.fetch(authorizePath(authorizeParams(openApp, { prompt: "none" })));
+  expect(res.status).toBe(302);
+  expect(new URL(res.headers.get("location") ?? "", server.url).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+}
+
 describe("GET /authorize", () => {
   it("without a session: 400 page unless client_id and redirect_uri are exactly registered; a 302 goes only to the callback or /login", async () => {
     await fc.assert(
@@ -865,10 +953,13 @@ describe("GET /authorize", () => {
   }, T);
 
   it("signed in with remembered consent: a redirect_uri that is not exactly registered is never redirected to, and nothing is written", async () => {
+    await expectSilentCodeForOpenApp();
     await fc.assert(
       fc.asyncProperty(
         fc
-          .record({ ...authorizeFields, redirect: fc.option(H.redirectVariant, { nil: undefined, freq: 10 }), dupRedirect: fc.boolean() })
+          .record({ ...authorizeFields, redirect: fc.option(H.redirectVariant, { nil: undefined, freq: 10 }), dupRedirect: fc.boolean(), open: fc.boolean() })
+          // Half of DEMO.app's requests go to openApp instead, whose requests reuse B's session.
+          .map((c) => ({ ...c, clientId: c.open && c.clientId === DEMO.app.consumerKey ? openApp.consumerKey : c.clientId }))
           .map((c) => ({ ...c, noise: c.dupRedirect ? [...c.noise, H.exact("redirect_uri", CALLBACK)] : c.noise }))
           .filter((c) => {
             const r = H.parsedParams(authorizeQuery(c)).all.get("redirect_uri") ?? [];
@@ -889,6 +980,7 @@ describe("GET /authorize", () => {
   }, T);
 
   it("signed in with remembered consent: any invalid request with the exact callback redirects an error, never a code", async () => {
+    await expectSilentCodeForOpenApp();
     const breaker = fc.oneof(
       fc.oneof(fc.constantFrom("token", "CODE", "code id_token", "", " code"), H.shortHostile).filter((v) => v !== "code").map((v) => ({ response_type: v as string | undefined })),
       fc.constant({ response_type: undefined as string | undefined }),
@@ -911,9 +1003,12 @@ describe("GET /authorize", () => {
           dups: fc.array(fc.tuple(dup, fc.constantFrom("code", "", "aisp", "x", "S256")), { maxLength: 2 }),
           noise: fc.array(H.paramArb(fc.constantFrom("nonce", "login_hint", "resource", "claims", "x", "foo[]", "Client_ID", "REDIRECT_URI"), H.shortHostile, fc.constantFrom<H.Enc>("form", "pct")), { maxLength: 3 }),
           enc: fc.constantFrom<"form" | "pct">("form", "pct"),
+          // DEMO.app (aisp needs SCA: never B's session) or openApp (B's session and remembered consent would give a code).
+          open: fc.boolean(),
         }).filter((c) => c.breakers.length + c.dups.length > 0),
         async (c) => {
-          const values: Record<string, string | undefined> = { client_id: DEMO.app.consumerKey, redirect_uri: CALLBACK, response_type: "code", scope: "aisp", state: c.state };
+          const clientId = c.open ? openApp.consumerKey : DEMO.app.consumerKey;
+          const values: Record<string, string | undefined> = { client_id: clientId, redirect_uri: CALLBACK, response_type: "code", scope: "aisp", state: c.state };
           for (const b of c.breakers) Object.assign(values, b);
           const params: H.Param[] = Object.entries(values)
             .filter((e): e is [string, string] => e[1] !== undefined)
@@ -1072,7 +1167,7 @@ describe("interaction API and POST /session/login", () => {
     );
   }, T);
 
-  it("POST /interaction/:id/login with wrong credentials, CSRF, content type or body: never 200; exactly one audit event per failed sign-in", async () => {
+  it("POST /interaction/:id/login with wrong credentials, CSRF, content type or body: never a sign-in (a well-formed password of IA's own browser gets the factor stage: SCA); exactly one audit event per failed sign-in", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc
@@ -1088,14 +1183,22 @@ describe("interaction API and POST /session/login", () => {
           };
           const before = await watch.fingerprint();
           const res = await hit("interaction", req);
-          H.check(res.status !== 200, "a sign-in without valid credentials succeeded", req, res);
-          H.check([400, 401, 403, 404, 405, 409, 410, 413, 415].includes(res.status), "unexpected status", req, res);
+          H.check([200, 400, 401, 403, 404, 405, 409, 410, 413, 415].includes(res.status), "unexpected status", req, res);
           const routed = c.method === "POST" && /^[^/?]+$/.test(interactionSegment(c.id));
           if (routed && c.type.kind === "other") H.check(res.status === 415, "a non-JSON sign-in must answer 415", req, res);
           if (routed && c.type.kind === "json" && body.length > JSON_LIMIT) H.check(res.status === 413, "a JSON body over 4 KiB must answer 413", req, res);
+          // IA needs SCA: its own browser's well-formed password, whatever it is, gets the factor stage, and only that.
+          const ownBrowser = routed && routedId(interactionSegment(c.id)) === IA && c.jar === "A" && c.token === "A" && c.type.kind === "json";
+          if (ownBrowser && c.body.garbage === undefined && body.length <= JSON_LIMIT && wellFormedLogin(loginFields(body))) H.check(res.status === 200, "a well-formed password for a request that needs SCA must get the factor stage", req, res);
+          if (res.status === 200) {
+            H.check(ownBrowser, "only IA's own browser, with its CSRF token and a JSON body, gets the factor stage", req, res);
+            expectFactorStage(req, res, false);
+          }
           if (res.status === 401) H.check(H.oauthError(req, res).error === "invalid_credentials", "401 error", req, res);
           if (res.status >= 400 && res.body.length > 0) H.oauthError(req, res);
-          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
+          // The factor stage writes no audit event (the attempt is counted; the verdict comes after the factor) and moves IA to that stage.
+          await expectWrites(before, req, res, res.status === 200 ? { interactionStage: true } : { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
+          if (res.status === 200) await endFactorStage();
         },
       ),
       runs(150),
@@ -1119,6 +1222,9 @@ describe("interaction API and POST /session/login", () => {
         ),
       },
     );
+    // An approval is judged only within the inactivity limit of the sign-in (RTS Art. 4(3)(d), SCA_IDLE_SECONDS, at most
+    // 5 minutes): past it, even an invalid one sends the interaction back to login. A fresh IB, signed in for just now.
+    IB = await consentStageOfB();
     await fc.assert(
       fc.asyncProperty(
         fc
@@ -1139,21 +1245,30 @@ describe("interaction API and POST /session/login", () => {
     expect((await json(await B.fetch(`/interaction/${IB}`))).stage).toBe("consent");
   }, T);
 
-  it("POST /session/login with wrong credentials, CSRF, content type or body: never 200; exactly one audit event per failed sign-in", async () => {
+  it("POST /session/login with wrong credentials, CSRF, content type or body: never a sign-in (alice, who has a second factor, gets the factor stage); exactly one audit event per failed sign-in", async () => {
     await fc.assert(
       fc.asyncProperty(fc.record({ jar: jarArb("C"), token: csrfArb("C"), type: jsonTypeArb, body: loginBodyArb, method: methodArb("POST", ["GET", "PUT", "DELETE"]) }), async (c) => {
         const body = jsonBody(c.body.text, c.body.garbage, c.body.at);
         const req: H.RawRequest = { method: c.method, target: "/session/login", headers: [...cookie(c.jar), ...csrfFor(c.token), ...jsonHeaders(c.type)], body: c.method === "GET" ? undefined : body };
         const before = await watch.fingerprint();
         const res = await hit("session", req);
-        H.check(res.status !== 200, "a sign-in without valid credentials succeeded", req, res);
-        H.check([400, 401, 403, 404, 405, 413, 415].includes(res.status), "unexpected status", req, res);
+        H.check([200, 400, 401, 403, 404, 405, 413, 415].includes(res.status), "unexpected status", req, res);
         if (c.method === "POST" && c.type.kind === "other") H.check(res.status === 415, "a non-JSON sign-in must answer 415", req, res);
         const csrfMatches = (c.jar === "A" && c.token === "A") || (c.jar === "B" && c.token === "B") || (c.jar === "C" && c.token === "C");
         if (c.method === "POST" && c.type.kind === "json" && body.length <= JSON_LIMIT && !csrfMatches && res.status !== 400) {
           H.check(res.status === 403, "a sign-in without this session's CSRF token must answer 403", req, res);
         }
+        // alice has a second factor: her username with any well-formed password gets the factor stage, and only hers.
+        const fields = loginFields(body);
+        const wellFormed = c.method === "POST" && c.type.kind === "json" && csrfMatches && body.length <= JSON_LIMIT && wellFormedLogin(fields);
+        if (wellFormed && c.body.garbage === undefined && fields!.username === DEMO.user.username) H.check(res.status === 200, "alice's password must get the factor stage", req, res);
+        if (wellFormed && c.body.garbage === undefined && fields!.username !== DEMO.user.username) H.check(res.status === 401, "a wrong password of an account without a factor, or an unknown user, must answer 401", req, res);
+        if (res.status === 200) {
+          H.check(wellFormed && fields!.username === DEMO.user.username, "only a well-formed sign-in of alice, who has a second factor, gets the factor stage", req, res);
+          expectFactorStage(req, res, true);
+        }
         if (res.status >= 400 && res.body.length > 0) H.oauthError(req, res);
+        // The factor stage writes no audit event: the verdict comes after the factor.
         await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
       }),
       runs(120),
@@ -1253,15 +1368,18 @@ describe("identifiers that reach the database (PostgreSQL refuses NUL in text)",
           } else {
             const [target, jar] = c.where === "/session/login" ? ["/session/login", "C"] : [`/interaction/${IA}/login`, "A"];
             req = { method: "POST", target, headers: [...cookie(jar), ...csrfFor(jar), ["Content-Type", "application/json"]], body: Buffer.from(JSON.stringify({ username: c.value, password: "x" })) };
-            expected = [400, 401];
+            // IA needs SCA: a username the sign-in schema takes (control characters other than NUL) gets the factor stage there, whoever it names.
+            expected = c.where === "/session/login" ? [400, 401] : c.value.includes("\0") ? [400] : [200];
           }
           const before = await watch.fingerprint();
           const res = await hit("identifiers", req);
           H.check(expected.includes(res.status), `expected ${expected.join(" or ")}`, req, res);
           if (c.where === "/authorize") H.check((res.headers["content-type"]?.[0] ?? "").startsWith("text/html"), "the /authorize error page", req, res);
+          else if (res.status === 200) expectFactorStage(req, res, false);
           else H.oauthError(req, res);
           if (c.where.startsWith("/oauth2/")) expectInvalidClient(req, res);
-          await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed", "signin.failed"] });
+          await expectWrites(before, req, res, res.status === 200 ? { interactionStage: true } : { audit: res.status === 401 ? 1 : 0, auditTypes: ["client.authentication_failed", "signin.failed"] });
+          if (res.status === 200) await endFactorStage();
         },
       ),
       runs(40),

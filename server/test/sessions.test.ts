@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FLOW_COOKIE } from "../src/interaction/session.js";
-import { Browser, authorizeParams, authorizePath, expectOAuthError, interactionIdFrom, json, request } from "./support/flow.js";
+import { Browser, answerFactor, authorizeParams, authorizePath, expectOAuthError, interactionIdFrom, json, request } from "./support/flow.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -46,8 +46,15 @@ describe("before a sign-in nothing is stored for the browser (L5)", () => {
     const id = interactionIdFrom((await browser.fetch(authorizePath(authorizeParams()))).headers.get("location"));
     const { csrfToken } = await json(await browser.fetch(`/interaction/${id}`));
     expect(await sessionRows()).toBe(before);
+    // The password step: the session row is created for the pending sign-in (alice's second factor is to come).
     const login = await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": csrfToken } });
+    const pending = await json(login);
     expect(login.status).toBe(200);
+    expect(pending).toEqual({ stage: "factor", csrfToken: expect.any(String) });
+    expect(await sessionRows()).toBe(before + 1);
+    // The factor step renews the session: it replaces that row, it adds none.
+    const factor = await answerFactor(browser, `/interaction/${id}/factor`, pending.csrfToken, DEMO.user.username);
+    expect(factor.status).toBe(200);
     expect(await sessionRows()).toBe(before + 1);
     expect((await json(await browser.fetch(`/interaction/${id}`))).stage).toBe("consent");
   });

@@ -127,9 +127,9 @@ describe.each<[string, () => GrantStores]>([
   it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
     const codeHash = hashSecret(newId());
     const expiresAt = new Date(NOW.getTime() + 60_000);
-    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", expiresAt });
+    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt });
     const code = (await s.codes.byHash(codeHash))!;
-    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", expiresAt, usedAt: null });
+    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt, usedAt: null });
     expect(await s.codes.byId(code.id)).toEqual(code);
     const first = newToken({ familyId: code.id });
     expect(await s.tokens.insertRedeemingCode(first, code.id, NOW)).toBe(true);
@@ -138,7 +138,7 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.insertRedeemingCode(replay, code.id, NOW)).toBe(false);
     expect(await s.tokens.byId(replay.id)).toBeUndefined();
     const unused = hashSecret(newId());
-    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, expiresAt });
+    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, authentication: null, expiresAt });
     await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
     expect(await s.codes.byHash(unused)).toBeUndefined();
     expect((await s.codes.byId(code.id))!.usedAt).toEqual(NOW);
@@ -189,7 +189,7 @@ describe("the database's other stores", () => {
     expect(await server.db.catalog.scopeNames()).toEqual(["admin", "aisp", "extended_transaction_history", "piisp", "pisp"]);
   });
 
-  it("interactions: created, found, advanced once per stage", async () => {
+  it("interactions: created, found, advanced once per stage, authenticated once, sent back to login", async () => {
     const i = await server.db.interactions.create({
       appId: ids.appId,
       redirectUri: DEMO.callbackUrl,
@@ -199,14 +199,23 @@ describe("the database's other stores", () => {
       codeChallengeMethod: null,
       dpopJkt: null,
       prompt: null,
+      scaRequired: true,
       stage: "login",
       userId: null,
+      authentication: null,
       expiresAt: new Date(NOW.getTime() + HOUR),
     });
     expect(await server.db.interactions.find(i.id)).toEqual(i);
+    expect(await server.db.interactions.advance(i.id, "login", "factor")).toBe(true);
+    const authentication = { amr: ["pwd", "otp", "mfa"], authTime: NOW };
+    expect(await server.db.interactions.authenticate(i.id, "factor", "consent", ids.userId, authentication)).toBe(true);
+    expect(await server.db.interactions.authenticate(i.id, "factor", "consent", ids.userId, authentication)).toBe(false);
+    expect(await server.db.interactions.find(i.id)).toMatchObject({ stage: "consent", userId: ids.userId, scopes: ["aisp"], scaRequired: true, authentication });
+    expect(await server.db.interactions.restartLogin(i.id, "consent")).toBe(true);
+    expect(await server.db.interactions.find(i.id)).toMatchObject({ stage: "login", userId: null, authentication: null });
     expect(await server.db.interactions.advance(i.id, "login", "consent", ids.userId)).toBe(true);
     expect(await server.db.interactions.advance(i.id, "login", "consent", ids.userId)).toBe(false);
-    expect(await server.db.interactions.find(i.id)).toMatchObject({ stage: "consent", userId: ids.userId, scopes: ["aisp"] });
+    expect(await server.db.interactions.find(i.id)).toMatchObject({ stage: "consent", userId: ids.userId });
   });
 
   it("consents: remembered scopes add up, a revoked consent grants none and is revoked once", async () => {

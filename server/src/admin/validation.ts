@@ -9,6 +9,7 @@ import {
   API_NAME_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
   GRACE_SECONDS,
+  MAX_AGE_SECONDS,
   NAME_MAX_LENGTH,
   PAGE_SIZE,
   PASSWORD_LENGTH,
@@ -19,6 +20,7 @@ import {
   URL_MAX_LENGTH,
   USERNAME_LENGTH,
 } from "../kernel/limits.js";
+import { ACR_VALUES } from "../kernel/acr.js";
 import { TOLLGATE_SEGMENTS } from "../kernel/paths.js";
 import { isCleanText } from "../kernel/text.js";
 import { gqlError } from "./context.js";
@@ -119,6 +121,10 @@ export const v = {
   refreshTokenLifetime: z.number().int().min(REFRESH_TOKEN_LIFETIME_SECONDS.min).max(REFRESH_TOKEN_LIFETIME_SECONDS.max),
   /** Seconds. */
   graceSeconds: z.number().int().min(GRACE_SECONDS.min).max(GRACE_SECONDS.max),
+  /** An API's step-up acr (RFC 9470): one of the levels Tollgate assigns (kernel/acr.ts). */
+  acr: z.enum(ACR_VALUES, { error: `one of ${ACR_VALUES.join(", ")}, or empty for none` }),
+  /** An API's step-up max age (RFC 9470), seconds. */
+  maxAgeSeconds: z.number().int().min(MAX_AGE_SECONDS.min).max(MAX_AGE_SECONDS.max),
   username: z
     .string()
     .regex(
@@ -155,4 +161,13 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, field: string): T
 /** {@link check} for an optional field: undefined and null stay undefined. */
 export function checkOptional<T>(schema: z.ZodType<T>, value: unknown, field: string): T | undefined {
   return value === undefined || value === null ? undefined : check(schema, value, field);
+}
+
+/**
+ * {@link check} for an optional field that null clears: undefined (left out) stays
+ * undefined, null stays null, and so does "" when `emptyIsNull`.
+ */
+export function checkNullable<T>(schema: z.ZodType<T>, value: unknown, field: string, emptyIsNull = false): T | null | undefined {
+  if (value === undefined || value === null) return value;
+  return emptyIsNull && value === "" ? null : check(schema, value, field);
 }

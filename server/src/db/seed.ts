@@ -31,7 +31,9 @@ export async function loadSeed(prisma: PrismaClient, seed: CatalogSeed): Promise
         },
       });
     }
-    await tx.user.createMany({ data: seed.users });
+    for (const { totpSecret, ...user } of seed.users) {
+      await tx.user.create({ data: { ...user, factors: { create: totpSecret ? [{ type: "totp", name: "Authenticator app", secret: totpSecret }] : [] } } });
+    }
   });
   return true;
 }

@@ -19,9 +19,9 @@ const SCOPES = {
 };
 
 const PRODUCTS = [
-  { name: "PSD2-AISP-v1", displayName: "PSD2 Account Information", scopes: "aisp extended_transaction_history", apis: ["accounts"] },
-  { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: [] },
-  { name: "PSD2-PIISP-v1", displayName: "PSD2 Funds Confirmation", scopes: "piisp", apis: [] },
+  { name: "PSD2-AISP-v1", displayName: "PSD2 Account Information", scopes: "aisp extended_transaction_history", apis: ["accounts"], requiresSca: true },
+  { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: [], requiresSca: true },
+  { name: "PSD2-PIISP-v1", displayName: "PSD2 Funds Confirmation", scopes: "piisp", apis: [], requiresSca: true },
   { name: "Tollgate-Admin", displayName: "Tollgate admin API", scopes: "admin", apis: [] },
 ];
 
@@ -51,7 +51,11 @@ export const DEMO = {
   fapiApp: { name: "Acme Open Banking (FAPI 2.0)", consumerKey: "demo-fapi-key" },
   /** Automation client: its client-credentials tokens carry the `admin` scope for POST /graphql. */
   adminApp: { name: "Tollgate Automation", consumerKey: "demo-admin-key", consumerSecret: "demo-admin-secret-Jw57kT" },
-  user: { username: "alice", password: "alice-demo-password" },
+  /**
+   * The demo PSU. `totpSecret` is her authenticator app's key (RFC 6238, base32): public, as
+   * the password is, so the README's walkthrough can compute her codes (`npm run demo:totp`).
+   */
+  user: { username: "alice", password: "alice-demo-password", totpSecret: "TOLLGATEDEMOALICEPUBLICKEYABCDEF" },
   admin: { username: "admin", password: "admin-demo-password" },
 } as const;
 
@@ -100,7 +104,7 @@ export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
       jwks: "jwks" in a ? a.jwks : undefined,
     })),
     users: [
-      { username: DEMO.user.username, passwordHash, role: "user" },
+      { username: DEMO.user.username, passwordHash, role: "user", totpSecret: DEMO.user.totpSecret },
       { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" },
     ],
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BearerError } from "../kernel/errors.js";
+import { ACR_PASSWORD, ACR_SCA } from "../kernel/acr.js";
+import { BearerError, type DpopChallenge } from "../kernel/errors.js";
 import type { ApiRoute } from "../stores/catalog.js";
 import type { PresentedToken } from "../oauth/tokens.js";
 import { checkAccess } from "./access.js";
@@ -11,7 +12,11 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     requiredScopes: ["aisp"],
     productNames: ["PSD2-AISP-v1"],
     passCookies: false,
+    requiredAcr: null,
+    maxAgeSeconds: null,
   };
+  /** The time of every call. */
+  const NOW = new Date("2026-11-26T10:00:00.000Z");
   const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
     active: true,
     scopes: ["aisp"],
@@ -19,14 +24,15 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     clientId: "ck",
     appName: "Demo",
     jkt: null,
+    authentication: null,
     userId: null,
     ...over,
   });
 
   /** The BearerError checkAccess throws. @throws when it throws nothing or something else. */
-  function denial(t: PresentedToken | undefined, api: ApiRoute = API): BearerError {
+  function denial(t: PresentedToken | undefined, api: ApiRoute = API, dpop?: DpopChallenge): BearerError {
     try {
-      checkAccess(t, api, "tollgate");
+      checkAccess(t, api, "tollgate", NOW, dpop);
     } catch (err) {
       expect(err).toBeInstanceOf(BearerError);
       return err as BearerError;
@@ -35,15 +41,15 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
   }
 
   it("lets through an active token whose product grants the API and that has every required scope", () => {
-    expect(() => checkAccess(token(), API, "tollgate")).not.toThrow();
+    expect(() => checkAccess(token(), API, "tollgate", NOW)).not.toThrow();
   });
 
   it("lets through a token with more scopes and products than the API needs", () => {
-    expect(() => checkAccess(token({ scopes: ["pisp", "aisp"], apiProducts: ["PSD2-PISP-v1", "PSD2-AISP-v1"] }), API, "tollgate")).not.toThrow();
+    expect(() => checkAccess(token({ scopes: ["pisp", "aisp"], apiProducts: ["PSD2-PISP-v1", "PSD2-AISP-v1"] }), API, "tollgate", NOW)).not.toThrow();
   });
 
   it("lets through any token of a granting product when the API requires no scope", () => {
-    expect(() => checkAccess(token({ scopes: [] }), { ...API, requiredScopes: [] }, "tollgate")).not.toThrow();
+    expect(() => checkAccess(token({ scopes: [] }), { ...API, requiredScopes: [] }, "tollgate", NOW)).not.toThrow();
   });
 
   it.each([
@@ -84,5 +90,121 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     const err = denial(token({ apiProducts: ["other"] }), { ...API, requiredScopes: [] });
     expect(err.status).toBe(403);
     expect(err.headers["WWW-Authenticate"]).not.toContain("scope=");
+  });
+});
+
+describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)", () => {
+  const NOW = new Date("2026-11-26T10:00:00.000Z");
+  const API: ApiRoute = {
+    name: "payments",
+    upstream: { origin: "http://upstream.example", basePath: "" },
+    requiredScopes: ["pisp"],
+    productNames: ["PSD2-PISP-v1"],
+    passCookies: false,
+    requiredAcr: null,
+    maxAgeSeconds: null,
+  };
+  /** A user's authentication `ageSeconds` before {@link NOW}. */
+  const authentication = (acr: string, ageSeconds: number, amr: string[] = acr === ACR_SCA ? ["pwd", "otp", "mfa"] : ["pwd"]) => ({
+    acr,
+    amr,
+    authTime: new Date(NOW.getTime() - ageSeconds * 1000),
+  });
+  const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    active: true,
+    scopes: ["pisp"],
+    apiProducts: ["PSD2-PISP-v1"],
+    clientId: "ck",
+    appName: "Demo",
+    jkt: null,
+    authentication: authentication(ACR_PASSWORD, 10),
+    userId: "u1",
+    ...over,
+  });
+  const SCA_API: ApiRoute = { ...API, requiredAcr: ACR_SCA };
+  const check = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => () => checkAccess(t, api, "tollgate", NOW, dpop);
+
+  /** The BearerError checkAccess throws. @throws when it throws nothing or something else. */
+  function denial(t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge): BearerError {
+    try {
+      checkAccess(t, api, "tollgate", NOW, dpop);
+    } catch (err) {
+      expect(err).toBeInstanceOf(BearerError);
+      return err as BearerError;
+    }
+    return expect.unreachable();
+  }
+
+  it("an API without requirements takes any user authentication, and none (client credentials)", () => {
+    expect(check(token(), API)).not.toThrow();
+    expect(check(token({ authentication: null, userId: null }), API)).not.toThrow();
+  });
+
+  it("refuses a password-only token where the API requires SCA: 401 with acr_values and no max_age", () => {
+    const err = denial(token(), SCA_API);
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("insufficient_user_authentication");
+    expect(err.message).toBe("the user's authentication is not strong enough; this API requires strong customer authentication");
+    expect(err.headers["WWW-Authenticate"]).toBe(
+      'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user\'s authentication is not strong enough; this API requires strong customer authentication", acr_values="urn:tollgate:sca"',
+    );
+    expect(err.toJSON()).toEqual({ error: "insufficient_user_authentication", error_description: err.message });
+  });
+
+  it("accepts an SCA token where the API requires SCA, and where it requires only a password (a stronger level meets a weaker one)", () => {
+    expect(check(token({ authentication: authentication(ACR_SCA, 10) }), SCA_API)).not.toThrow();
+    expect(check(token({ authentication: authentication(ACR_SCA, 10) }), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
+    expect(check(token(), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
+  });
+
+  it("refuses a token with no user authentication (client credentials) where the API requires an acr", () => {
+    const err = denial(token({ authentication: null, userId: null }), { ...API, requiredAcr: ACR_PASSWORD });
+    expect(err.status).toBe(401);
+    expect(err.message).toBe("this access token carries no user authentication; this API requires a password sign-in");
+    expect(err.headers["WWW-Authenticate"]).toMatch(/, acr_values="urn:tollgate:pwd"$/);
+  });
+
+  it("refuses an unknown acr on the token: it meets no level", () => {
+    expect(denial(token({ authentication: authentication("urn:other:gold", 10) }), { ...API, requiredAcr: ACR_PASSWORD }).error).toBe("insufficient_user_authentication");
+  });
+
+  it("max age: accepts an authentication exactly maxAgeSeconds old, refuses one a millisecond older with max_age and no acr_values", () => {
+    const api = { ...API, maxAgeSeconds: 300 };
+    expect(check(token({ authentication: authentication(ACR_PASSWORD, 300) }), api)).not.toThrow();
+    const err = denial(token({ authentication: authentication(ACR_PASSWORD, 300.001) }), api);
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("insufficient_user_authentication");
+    expect(err.headers["WWW-Authenticate"]).toBe(
+      'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user\'s authentication is too old; this API requires a sign-in within the last 300 seconds", max_age="300"',
+    );
+  });
+
+  it("max age: refuses a token with no user authentication, naming max_age", () => {
+    const err = denial(token({ authentication: null }), { ...API, maxAgeSeconds: 60 });
+    expect(err.headers["WWW-Authenticate"]).toMatch(/error="insufficient_user_authentication", .*, max_age="60"$/);
+    expect(err.headers["WWW-Authenticate"]).not.toContain("acr_values");
+  });
+
+  it("both: the challenge names acr_values and max_age, whichever of the two the token fails", () => {
+    const api = { ...SCA_API, maxAgeSeconds: 60 };
+    expect(check(token({ authentication: authentication(ACR_SCA, 59) }), api)).not.toThrow();
+    for (const t of [token({ authentication: authentication(ACR_PASSWORD, 1) }), token({ authentication: authentication(ACR_SCA, 61) })]) {
+      const err = denial(t, api);
+      expect(err.status).toBe(401);
+      expect(err.headers["WWW-Authenticate"]).toMatch(/, acr_values="urn:tollgate:sca", max_age="60"$/);
+      expect(err.message).toContain("this API requires strong customer authentication and a sign-in within the last 60 seconds");
+    }
+  });
+
+  it("a DPoP-presented token gets the DPoP scheme with algs after the step-up parameters (RFC 9449 §7.1)", () => {
+    const err = denial(token({ jkt: "thumbprint" }), { ...SCA_API, maxAgeSeconds: 60 }, { algs: ["ES256", "PS256"] });
+    expect(err.headers["WWW-Authenticate"]).toMatch(/^DPoP realm="tollgate", error="insufficient_user_authentication", error_description="[^"]+", acr_values="urn:tollgate:sca", max_age="60", algs="ES256 PS256"$/);
+  });
+
+  it("is checked after validity and scopes: an inactive token is invalid_token, a token without the scope insufficient_scope", () => {
+    const api = { ...SCA_API, maxAgeSeconds: 1 };
+    expect(denial(token({ active: false }), api).error).toBe("invalid_token");
+    expect(denial(token({ scopes: [] }), api).error).toBe("insufficient_scope");
+    expect(denial(token({ apiProducts: [] }), api).status).toBe(403);
   });
 });

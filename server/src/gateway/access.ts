@@ -1,21 +1,38 @@
 /**
  * The gateway's access decision for one call: bearer token present, valid and covering
- * the API (RFC 6750 §2.1 and §3.1; decisions.md "Errors"). Pure functions, no HTTP.
+ * the API (RFC 6750 §2.1 and §3.1; decisions.md "Errors"), and the user's authentication
+ * behind it strong and recent enough for the API (step-up, RFC 9470 §3). Pure functions, no HTTP.
  */
+import { ACR_PASSWORD, ACR_SCA, satisfiesAcr } from "../kernel/acr.js";
 import { BearerError, type DpopChallenge } from "../kernel/errors.js";
 import type { PresentedToken } from "../oauth/tokens.js";
 import type { ApiRoute } from "../stores/catalog.js";
 
+/** The acr levels in words, for error descriptions. */
+const ACR_WORDS: Record<string, string> = {
+  [ACR_PASSWORD]: "a password sign-in",
+  [ACR_SCA]: "strong customer authentication",
+};
+
 /**
  * Decides whether `token` may call `api`.
  * @param token - the stored token for the presented value, or undefined when unknown.
+ * @param now - the time of the call, for the API's `maxAgeSeconds`.
  * @param dpop - for a DPoP-bound or DPoP-presented token: the errors then carry a
  *   `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1) instead of `Bearer`.
  * @throws BearerError 401 `invalid_token` when the token is unknown, revoked, expired, or
  *   its app or credential is no longer approved; 403 `insufficient_scope` when none of its
- *   API products grants this API or a scope the API requires is missing.
+ *   API products grants this API or a scope the API requires is missing; 401
+ *   `insufficient_user_authentication` when the user's authentication does not meet the
+ *   API's step-up requirement ({@link checkUserAuthentication}).
  */
-export function checkAccess(token: PresentedToken | undefined, api: ApiRoute, realm: string, dpop?: DpopChallenge): asserts token is PresentedToken {
+export function checkAccess(
+  token: PresentedToken | undefined,
+  api: ApiRoute,
+  realm: string,
+  now: Date,
+  dpop?: DpopChallenge,
+): asserts token is PresentedToken {
   if (!token?.active) {
     throw new BearerError(realm, 401, "invalid_token", "the access token is invalid, expired or revoked", undefined, dpop);
   }
@@ -27,4 +44,38 @@ export function checkAccess(token: PresentedToken | undefined, api: ApiRoute, re
   if (missing.length > 0) {
     throw new BearerError(realm, 403, "insufficient_scope", `the API "${api.name}" requires scope ${missing.join(" ")}`, requiredScope, dpop);
   }
+  checkUserAuthentication(token, api, realm, now, dpop);
+}
+
+/**
+ * Step-up (RFC 9470 §3): when the API requires an `acr`, a `max_age`, or both, the user's
+ * authentication behind the token must meet the acr (the same level or a stronger one,
+ * kernel/acr.ts `satisfiesAcr`) and be at most `maxAgeSeconds` old at `now`. A token without
+ * a user's authentication (client credentials) meets neither.
+ * @throws BearerError 401 `insufficient_user_authentication`, whose challenge carries
+ *   `acr_values` when the API requires an acr and `max_age` when it requires a maximum age,
+ *   so that the client can ask for a new authorization with those parameters.
+ */
+function checkUserAuthentication(token: PresentedToken, api: ApiRoute, realm: string, now: Date, dpop: DpopChallenge | undefined): void {
+  const { requiredAcr, maxAgeSeconds } = api;
+  if (requiredAcr === null && maxAgeSeconds === null) return;
+  const authentication = token.authentication;
+  const needs = [
+    requiredAcr === null ? undefined : (ACR_WORDS[requiredAcr] ?? requiredAcr),
+    maxAgeSeconds === null ? undefined : `a sign-in within the last ${maxAgeSeconds} second${maxAgeSeconds === 1 ? "" : "s"}`,
+  ].filter((n) => n !== undefined);
+  let fault: string | undefined;
+  if (authentication === null) fault = "this access token carries no user authentication";
+  else if (requiredAcr !== null && !satisfiesAcr(authentication.acr, requiredAcr)) fault = "the user's authentication is not strong enough";
+  else if (maxAgeSeconds !== null && now.getTime() - authentication.authTime.getTime() > maxAgeSeconds * 1000) fault = "the user's authentication is too old";
+  if (fault === undefined) return;
+  throw new BearerError(
+    realm,
+    401,
+    "insufficient_user_authentication",
+    `${fault}; this API requires ${needs.join(" and ")}`,
+    undefined,
+    dpop,
+    { acrValues: requiredAcr ?? undefined, maxAge: maxAgeSeconds ?? undefined },
+  );
 }

@@ -85,7 +85,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
       : presented.scheme === "DPoP"
         ? DPOP_CHALLENGE
         : undefined;
-    checkAccess(token, api, realm, challenge);
+    checkAccess(token, api, realm, now, challenge);
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
     const identity = {

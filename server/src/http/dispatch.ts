@@ -56,9 +56,9 @@ export async function createRequestListener(config: Config, db: Database, logger
     audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`])],
   });
   const oauthEndpoints = new Map([
-    [TOKEN_PATH, post(tokenEndpoint(db, endpoint(TOKEN_PATH), dpop))],
+    [TOKEN_PATH, post(tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays))],
     // The same endpoint; a DPoP proof's htu names the URL the client called.
-    ["/token", post(tokenEndpoint(db, endpoint("/token"), dpop))],
+    ["/token", post(tokenEndpoint(db, endpoint("/token"), dpop, config.sca.reauthenticationDays))],
     [PAR_PATH, post(parEndpoint(db, endpoint(PAR_PATH), dpop))],
     ["/oauth2/v1/revoke", post(revocationEndpoint(db, endpoint("/oauth2/v1/revoke")))],
     ["/oauth2/v1/introspect", post(introspectionEndpoint(db, endpoint("/oauth2/v1/introspect")))],

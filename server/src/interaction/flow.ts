@@ -4,23 +4,26 @@
  * stage is answered once, the flow expires, and only the browser that started it may
  * answer it. The SPA only shows the state and posts the user's answers.
  */
-import { verify } from "@node-rs/argon2";
 import type { Stores } from "../stores/index.js";
 import type { InteractionRecord } from "../stores/interactions.js";
+import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
+import { ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
-import type { SignInThrottle } from "./throttle.js";
+import type { SessionAuthentication } from "./session.js";
+import { acrOf } from "./sign-in.js";
+import { describeWait } from "./throttle.js";
 
-/** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */
-const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzItuIWJrZ7zmU0yr52mYo1j04gsEmrHCkE3LbJM";
+/** Why a request that needs SCA is refused to a user without a second factor (sent back as `access_denied`). */
+const NO_SECOND_FACTOR = "strong customer authentication is required: the user has no second factor (an authenticator app or a passkey) set up";
 
 /** Interaction ids are cuids; anything else is unknown without a lookup. */
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit" | "pushedRequests">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -30,13 +33,16 @@ export interface FlowContext {
   issuer: string;
   /** Interaction lifetime, seconds. */
   interactionTtlSeconds: number;
-  throttle: SignInThrottle;
+  /** Inactivity allowed after authenticating before consent needs a new authentication, seconds (RTS Art. 4(3)(d)). */
+  idleSeconds: number;
 }
 
 /** What the SPA shows for an interaction (`GET /interaction/:id`). */
 export interface InteractionView {
   id: string;
-  stage: "login" | "consent";
+  stage: "login" | "factor" | "consent";
+  /** The request needs two factors (RTS Art. 4). */
+  scaRequired: boolean;
   client: { name: string; organization: string };
   scopes: { name: string; description: string }[];
   user: { username: string } | null;
@@ -65,15 +71,18 @@ function refusal(user: UserRecord, scopes: readonly string[]): string | undefine
 }
 
 /**
- * Starts the flow for a validated authorization request.
- * @param sessionUserId - the user already signed in in this browser, if any.
+ * Starts the flow for a validated authorization request. This browser's sign-in is reused
+ * unless the request needs SCA (two factors in this authentication, RTS Art. 4), `prompt`
+ * is `login`, or it is older than `max_age`; it reaches the consent page only while within
+ * the inactivity limit.
+ * @param session - how this browser's signed-in user authenticated, if anyone is signed in.
  * @returns a redirect to the client when no page is needed (remembered consent, or
  *   `prompt=none` errors), else the new interaction to show.
  */
 export async function startFlow(
   ctx: FlowContext,
   request: AuthorizationRequest,
-  sessionUserId: string | undefined,
+  session: SessionAuthentication | undefined,
   now: Date,
 ): Promise<{ redirectTo: string } | { interaction: InteractionRecord }> {
   const grant = {
@@ -85,22 +94,33 @@ export async function startFlow(
     codeChallengeMethod: request.codeChallengeMethod,
     dpopJkt: request.dpopJkt,
   };
-  const user = request.prompt === "login" ? undefined : await activeUser(ctx.db.users, sessionUserId);
+  const reused =
+    session !== undefined &&
+    !request.scaRequired &&
+    request.prompt !== "login" &&
+    (request.maxAge === null || now.getTime() - session.authTime.getTime() <= request.maxAge * 1000)
+      ? session
+      : undefined;
+  const user = reused && (await activeUser(ctx.db.users, reused.userId));
   const refused = user && refusal(user, request.scopes);
   if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
   const consented = user ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt === "none") {
+    if (request.scaRequired) return { redirectTo: errorRedirect(grant, "login_required", "strong customer authentication is required", ctx.issuer) };
     if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
     if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to these scopes", ctx.issuer) };
   }
-  if (user && consented && request.prompt !== "consent") {
-    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id }, ctx.issuer, now) };
+  if (user && reused && consented && request.prompt !== "consent") {
+    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.issuer, now) };
   }
+  const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
     ...grant,
     prompt: request.prompt,
-    stage: user ? "consent" : "login",
-    userId: user?.id ?? null,
+    scaRequired: request.scaRequired,
+    stage: fresh ? "consent" : "login",
+    userId: fresh ? fresh.user.id : null,
+    authentication: fresh ? { amr: fresh.reused.amr, authTime: fresh.reused.authTime } : null,
     expiresAt: new Date(now.getTime() + ctx.interactionTtlSeconds * 1000),
   });
   return { interaction };
@@ -136,7 +156,8 @@ export async function viewInteraction(db: Pick<Stores, "clients" | "consents">, 
   const app = await db.clients.appSummary(interaction.appId);
   return {
     id: interaction.id,
-    stage: interaction.stage === "consent" ? "consent" : "login",
+    stage: interaction.stage === "consent" || interaction.stage === "factor" ? interaction.stage : "login",
+    scaRequired: interaction.scaRequired,
     client: { name: app?.name ?? "", organization: app?.organizationName ?? "" },
     scopes: await db.consents.describeScopes(interaction.scopes),
     user: username ? { username } : null,
@@ -144,54 +165,54 @@ export async function viewInteraction(db: Pick<Stores, "clients" | "consents">, 
 }
 
 /**
- * Checks a username and password (argon2id). Failures are throttled per user and per IP.
- * @returns the user.
- * @throws TooManyAttempts (429) when throttled; OAuthError 401 `invalid_credentials` for an
- *   unknown user, a wrong password or a disabled account, with one message for all three.
+ * Records how the user authenticated on an interaction at the `login` or `factor` stage and
+ * moves it on: back to the client with `access_denied` when the request needs SCA and the
+ * user has no second factor, or the user may not grant the scopes; straight back with a code
+ * when the user already consented to them (and `prompt` is not `consent`); else to consent.
+ * @throws OAuthError 409 when the interaction is no longer at stage `from`.
  */
-export async function authenticateUser(ctx: FlowContext, username: string, password: string, ip: string): Promise<UserRecord> {
-  await ctx.throttle.check(username, ip);
-  const user = await ctx.db.users.byUsername(username);
-  const valid = await verify(user?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
-  if (!user || !valid || user.status !== "active") {
-    await ctx.throttle.recordFailure(username, ip);
-    await ctx.db.audit.record({ type: "signin.failed", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
-    throw new OAuthError("invalid_credentials", "Invalid username or password", 401);
-  }
-  await ctx.throttle.recordSuccess(username);
-  await ctx.db.audit.record({ type: "signin.succeeded", actor: `user:${user.id}`, details: { ip } });
-  return user;
-}
-
-/**
- * Records the signed-in user on a login-stage interaction and moves it on: back to the
- * client with `access_denied` when the user may not grant the scopes, straight back with a
- * code when the user already consented to them (and `prompt` is not `consent`), else to the
- * consent stage.
- * @throws OAuthError 409 when the interaction is not at the login stage.
- */
-export async function completeLogin(ctx: FlowContext, interaction: InteractionRecord, user: UserRecord, now: Date): Promise<StepResult> {
-  const refused = refusal(user, interaction.scopes);
+export async function completeAuthentication(
+  ctx: FlowContext,
+  interaction: InteractionRecord,
+  from: "login" | "factor",
+  user: UserRecord,
+  authentication: SessionAuthentication,
+  now: Date,
+): Promise<StepResult> {
+  const withoutSca = interaction.scaRequired && acrOf(authentication.amr) !== ACR_SCA;
+  const refused = withoutSca ? NO_SECOND_FACTOR : refusal(user, interaction.scopes);
   const consented = subset(interaction.scopes, await ctx.db.consents.scopesOf(user.id, interaction.appId));
+  const done = { amr: authentication.amr, authTime: authentication.authTime };
   if (refused || (consented && interaction.prompt !== "consent")) {
-    if (!(await ctx.db.interactions.advance(interaction.id, "login", "done", user.id))) throw notAt("login");
+    if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
     const grant = codeGrant(interaction);
     return {
       redirectTo: refused
         ? errorRedirect(grant, "access_denied", refused, ctx.issuer)
-        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id }, ctx.issuer, now),
+        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.issuer, now),
     };
   }
-  if (!(await ctx.db.interactions.advance(interaction.id, "login", "consent", user.id))) throw notAt("login");
+  if (!(await ctx.db.interactions.authenticate(interaction.id, from, "consent", user.id, done))) throw notAt(from);
   return { stage: "consent" };
+}
+
+/**
+ * Moves a `login`-stage interaction to the `factor` stage (the password was answered).
+ * @throws OAuthError 409 when it is no longer at the login stage.
+ */
+export async function enterFactorStage(ctx: FlowContext, interaction: InteractionRecord): Promise<void> {
+  if (!(await ctx.db.interactions.advance(interaction.id, "login", "factor"))) throw notAt("login");
 }
 
 /**
  * Answers the consent stage. Approval remembers the consent and issues the code for the
  * chosen scopes (a non-empty subset of those requested); denial sends `access_denied`, and
  * so does an approval by a user who was disabled since signing in or may not grant a scope.
+ * An approval more than the inactivity limit after the authentication sends the interaction
+ * back to the login stage (RTS Art. 4(3)(d)).
  * @returns where to send the browser (the client's redirect URI).
- * @throws OAuthError 409 when not at the consent stage; 400 for scopes outside the request.
+ * @throws OAuthError 409 when not at the consent stage; 400 for scopes outside the request;
+ *   401 `login_required` when the user was inactive for too long.
  */
 export async function completeConsent(
   ctx: FlowContext,
@@ -199,7 +220,11 @@ export async function completeConsent(
   answer: { approve: true; scopes: string[] } | { approve: false },
   now: Date,
 ): Promise<{ redirectTo: string }> {
-  if (interaction.stage !== "consent" || interaction.userId === null) throw notAt("consent");
+  if (interaction.stage !== "consent" || interaction.userId === null || interaction.authentication === null) throw notAt("consent");
+  if (answer.approve && idle(ctx, interaction.authentication.authTime, now)) {
+    await ctx.db.interactions.restartLogin(interaction.id, "consent");
+    throw new OAuthError("login_required", `You were inactive for more than ${describeWait(ctx.idleSeconds)} after signing in. Sign in again.`, 401);
+  }
   const grant = codeGrant(interaction);
   // The approved scopes in request order, each once.
   const scopes = answer.approve ? interaction.scopes.filter((s) => answer.scopes.includes(s)) : [];
@@ -224,7 +249,18 @@ export async function completeConsent(
     subject: interaction.appId,
     details: { username: user.username, role: user.role, scopes },
   });
-  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id }, ctx.issuer, now) };
+  const authentication = withAcr(interaction.authentication);
+  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication }, ctx.issuer, now) };
+}
+
+/** An authentication with its `acr`, as codes and tokens carry it. */
+function withAcr(a: { amr: string[]; authTime: Date }): Authentication {
+  return { acr: acrOf(a.amr), amr: a.amr, authTime: a.authTime };
+}
+
+/** Whether more than the inactivity limit passed since `authTime`. */
+function idle(ctx: FlowContext, authTime: Date, now: Date): boolean {
+  return now.getTime() - authTime.getTime() > ctx.idleSeconds * 1000;
 }
 
 function codeGrant(i: InteractionRecord) {

@@ -1,48 +1,34 @@
 /**
  * HTTP glue of the authorization code flow: `GET /authorize` (RFC 6749 §4.1.1), the JSON
- * interaction API the SPA's sign-in and consent pages call, and the console's plain
- * session sign-in (`/session`). Handlers only read the request, call flow.ts and write the answer.
+ * interaction API the SPA's sign-in (password, then second factor) and consent pages call,
+ * and the console's plain session sign-in (`/session`). Handlers only read the request, call
+ * flow.ts and sign-in.ts and write the answer.
  */
 import express, { Router, type Request, type Response } from "express";
-import { z } from "zod";
 import type { Config } from "../config.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
-import { SIGN_IN_PASSWORD_MAX_LENGTH, SIGN_IN_USERNAME_MAX_LENGTH } from "../kernel/limits.js";
-import { isCleanText } from "../kernel/text.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
-import { authenticateUser, completeConsent, completeLogin, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
+import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
+import { accountFactorsRouter } from "./account-factors.js";
+import { relyingParty } from "./factors.js";
+import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
 import type { BrowserSessions } from "./session.js";
+import { checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
 import { SignInThrottle } from "./throttle.js";
-
-const cleanText = (max: number) => z.string().min(1).max(max).refine(isCleanText, "must be well-formed text without NUL");
-const loginBody = z.object({ username: cleanText(SIGN_IN_USERNAME_MAX_LENGTH), password: cleanText(SIGN_IN_PASSWORD_MAX_LENGTH) });
-const consentBody = z.discriminatedUnion("approve", [
-  z.object({ approve: z.literal(true), scopes: z.array(cleanText(200)).max(100) }),
-  z.object({ approve: z.literal(false) }),
-]);
-
-/** Parses a JSON body with a zod schema. @throws InvalidRequest naming the first problem. */
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidRequest(`invalid body: ${issue.path.join(".") || "body"}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
 
 /**
- * Builds the router for /authorize, /interaction/* and /session.
+ * Builds the router for /authorize, /interaction/*, /session and /session/factors.
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
  * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
  */
 export function interactionRouter(config: Config, db: FlowStores, sessions: BrowserSessions, limiters: LimiterFactory): Router {
-  const ctx: FlowContext = {
+  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds };
+  const signIn: SignInContext = {
     db,
-    issuer: config.authUrl,
-    interactionTtlSeconds: config.interactionTtlSeconds,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
+    rp: relyingParty(config.authUrl),
   };
   const router = Router();
   const limitAuthorize = config.authorizeRateLimitPerIp > 0 ? limiters("authorize-ip", config.authorizeRateLimitPerIp, 60) : undefined;
@@ -52,13 +38,15 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     next();
   });
   const json = express.json({ limit: "4kb" });
+  /** WebAuthn responses carry a signature, authenticator data and client data: a larger body. */
+  const factorJson = express.json({ limit: "16kb" });
+  const ip = (req: Request) => req.ip ?? "unknown";
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
     const request = await validateAuthorizationRequest(db, query, ctx.issuer, new Date());
-    // A valid request writes (an interaction or a code): bounded per client IP.
-    if (limitAuthorize) await consumeRateLimit(limitAuthorize, req.ip ?? "unknown");
-    const started = await startFlow(ctx, request, req.session.userId, new Date());
+    if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req));
+    const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {
       res.redirect(302, started.redirectTo);
       return;
@@ -84,9 +72,37 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
-    const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    const csrfToken = await sessions.signIn(req, res, user.id);
-    const result = await completeLogin(ctx, interaction, user, now);
+    const outcome = await checkPassword(signIn, username, password, ip(req), interaction.scaRequired, now);
+    if ("pending" in outcome) {
+      await enterFactorStage(ctx, interaction);
+      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: interaction.id }, config.interactionTtlSeconds);
+      res.json({ stage: "factor", csrfToken });
+      return;
+    }
+    const csrfToken = await sessions.signIn(req, res, outcome.authentication);
+    const result = await completeAuthentication(ctx, interaction, "login", outcome.user, outcome.authentication, now);
+    res.json("stage" in result ? { ...result, csrfToken } : result);
+  });
+
+  router.post("/interaction/:id/factor", factorJson, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
+    const proof = factorProof(req.body);
+    const now = new Date();
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
+    if (interaction.stage !== "factor") throw new InvalidRequest("this sign-in request is not at the second factor step", 409);
+    const pending = await sessions.take(req, "pendingSignIn");
+    if (pending?.interactionId !== interaction.id) {
+      await db.interactions.restartLogin(interaction.id, "factor");
+      throw new InvalidRequest("this sign-in attempt is over: enter your username and password again", 409);
+    }
+    const challenge = await takeChallenge(sessions, db.replays, req, proof, now);
+    const authentication = await checkSecondFactor(signIn, pending, proof, challenge, ip(req), now).catch(async (err: unknown) => {
+      if (err instanceof InvalidCredentials) await db.interactions.restartLogin(interaction.id, "factor");
+      throw err;
+    });
+    const user = await db.users.byId(authentication.userId);
+    if (!user) throw new InvalidCredentials();
+    const csrfToken = await sessions.signIn(req, res, authentication);
+    const result = await completeAuthentication(ctx, interaction, "factor", user, authentication, now);
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
 
@@ -97,16 +113,41 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     res.json(await completeConsent(ctx, interaction, answer, now));
   });
 
+  router.post("/session/webauthn/authentication-options", json, requireCsrf, webAuthnChallengeRoute(sessions, signIn.rp));
+
   // The console's own sign-in (no OAuth request behind it): same page, session and throttle.
   router.get("/session", async (req: Request, res: Response) => {
     const user = req.session.userId ? await db.users.byId(req.session.userId) : undefined;
-    res.json({ user: user && user.status === "active" ? { username: user.username, role: user.role } : null, csrfToken: await sessions.csrfToken(req, res) });
+    const pending = sessions.peek(req, "pendingSignIn");
+    res.json({
+      user: user && user.status === "active" ? { username: user.username, role: user.role } : null,
+      csrfToken: await sessions.csrfToken(req, res),
+      factorPending: pending !== undefined && pending.interactionId === null,
+    });
   });
 
   router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
-    const user = await authenticateUser(ctx, username, password, req.ip ?? "unknown");
-    const csrfToken = await sessions.signIn(req, res, user.id);
+    const outcome = await checkPassword(signIn, username, password, ip(req), false, new Date());
+    if ("pending" in outcome) {
+      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: null }, config.interactionTtlSeconds);
+      res.json({ user: null, stage: "factor", csrfToken });
+      return;
+    }
+    const csrfToken = await sessions.signIn(req, res, outcome.authentication);
+    res.json({ user: { username: outcome.user.username, role: outcome.user.role }, csrfToken });
+  });
+
+  router.post("/session/factor", factorJson, requireCsrf, async (req: Request, res: Response) => {
+    const proof = factorProof(req.body);
+    const now = new Date();
+    const pending = await sessions.take(req, "pendingSignIn");
+    if (pending === undefined || pending.interactionId !== null) throw new InvalidRequest("no sign-in is waiting for a second factor: enter your username and password again", 409);
+    const challenge = await takeChallenge(sessions, db.replays, req, proof, now);
+    const authentication = await checkSecondFactor(signIn, pending, proof, challenge, ip(req), now);
+    const user = await db.users.byId(authentication.userId);
+    if (!user) throw new InvalidCredentials();
+    const csrfToken = await sessions.signIn(req, res, authentication);
     res.json({ user: { username: user.username, role: user.role }, csrfToken });
   });
 
@@ -114,6 +155,8 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     await sessions.signOut(req, res);
     res.json({ user: null });
   });
+
+  router.use("/session/factors", accountFactorsRouter(db, sessions, signIn, config.sca.idleSeconds));
 
   return router;
 }

@@ -5,7 +5,12 @@
  * - before sign-in, a browser's CSRF token and the interactions it started live in one
  *   signed cookie (`tollgate.flow`, HMAC-SHA256), so anonymous requests write no session row;
  * - a sign-in creates the session: express-session over the Session table, a fresh id
- *   (fixation defence), the browser's interactions carried over and a new CSRF token.
+ *   (fixation defence), the browser's interactions carried over and a new CSRF token. A
+ *   sign-in that waits for its second factor creates it too, holding the pending sign-in
+ *   without a user (interaction/sign-in.ts); the session records how and when its user
+ *   authenticated (`amr`, `authTime`);
+ * - one-time values (a pending sign-in, a WebAuthn challenge, a TOTP key being enrolled)
+ *   are stashed in the session with an expiry and taken once.
  *
  * Both cookies are `HttpOnly`, `SameSite=Lax`, and `Secure` when AUTH_URL is https. Every
  * state-changing interaction call must carry the browser's CSRF token (synchronizer token
@@ -28,7 +33,40 @@ declare module "express-session" {
     csrfToken?: string;
     /** Interactions started in this browser; no other browser may answer them. */
     interactionIds?: string[];
+    /** When the signed-in user last authenticated, epoch seconds, and with what (RFC 8176 `amr`). */
+    authTime?: number;
+    amr?: string[];
+    /** One-time values, each with its expiry (epoch milliseconds). */
+    stash?: { [K in keyof Stashed]?: { value: Stashed[K]; expiresAt: number } };
   }
+}
+
+/** A sign-in waiting for its second factor: one verdict comes after every element (PSD2 RTS Art. 4). */
+export interface PendingSignIn {
+  /** As typed, for the throttle and the audit. */
+  username: string;
+  /** The account, when it exists and is active; null otherwise (the attempt will fail). */
+  userId: string | null;
+  /** Whether the password was right (the attempt fails otherwise, told only after the factor). */
+  passwordValid: boolean;
+  /** The authorization request signed in for, or null for the console's own sign-in. */
+  interactionId: string | null;
+}
+
+/** What the session stashes, by name. */
+export interface Stashed {
+  pendingSignIn: PendingSignIn;
+  /** base64url */
+  webauthnChallenge: string;
+  /** A TOTP key (base32) shown for enrolment, not yet confirmed. */
+  totpEnrolment: string;
+}
+
+/** How and when the signed-in user authenticated. */
+export interface SessionAuthentication {
+  userId: string;
+  amr: string[];
+  authTime: Date;
 }
 
 export const SESSION_COOKIE = "tollgate.sid";
@@ -75,7 +113,7 @@ export class BrowserSessions {
 
   /** The browser's CSRF token, created on first use (in the session once signed in, else in the flow cookie). */
   async csrfToken(req: Request, res: Response): Promise<string> {
-    if (req.session.userId !== undefined) {
+    if (serverSide(req)) {
       req.session.csrfToken ??= randomBytes(32).toString("base64url");
       await saveSession(req);
       return req.session.csrfToken;
@@ -94,7 +132,7 @@ export class BrowserSessions {
 
   /** Records that this browser started an interaction (the newest {@link MAX_INTERACTIONS} are kept). */
   async addInteraction(req: Request, res: Response, id: string): Promise<void> {
-    if (req.session.userId !== undefined) {
+    if (serverSide(req)) {
       req.session.interactionIds = [...(req.session.interactionIds ?? []), id].slice(-MAX_INTERACTIONS);
       await saveSession(req);
       return;
@@ -108,7 +146,7 @@ export class BrowserSessions {
    * `X-CSRF-Token` (a cross-site form can do neither).
    */
   readonly requireCsrf = (req: Request, _res: Response, next: NextFunction): void => {
-    const expected = req.session.userId !== undefined ? req.session.csrfToken : this.flowState(req).csrfToken;
+    const expected = serverSide(req) ? req.session.csrfToken : this.flowState(req).csrfToken;
     if (!req.is("application/json")) throw new OAuthError("invalid_request", "Content-Type must be application/json", 415);
     if (expected === undefined || !sameText(req.get("x-csrf-token") ?? "", expected)) {
       throw new OAuthError("invalid_request", "missing or invalid CSRF token", 403);
@@ -117,17 +155,67 @@ export class BrowserSessions {
   };
 
   /**
-   * Signs `userId` in: a new session id (session fixation defence) keeping the browser's
-   * interactions, a fresh CSRF token, and the flow cookie cleared.
+   * Signs `userId` in after authenticating with `amr` at `authTime`: a new session id
+   * (session fixation defence) keeping the browser's interactions, a fresh CSRF token, the
+   * flow cookie cleared and every stashed value dropped.
    * @returns the new CSRF token.
    */
-  async signIn(req: Request, res: Response, userId: string): Promise<string> {
+  async signIn(req: Request, res: Response, authentication: SessionAuthentication): Promise<string> {
+    await this.renew(req, res);
+    req.session.userId = authentication.userId;
+    req.session.amr = authentication.amr;
+    req.session.authTime = Math.floor(authentication.authTime.getTime() / 1000);
+    return this.csrfToken(req, res);
+  }
+
+  /**
+   * Starts a sign-in that waits for its second factor. Without a signed-in user the session
+   * is renewed (new id, the interactions carried over) and holds only the pending sign-in;
+   * a signed-in user confirming who they are keeps their session meanwhile.
+   * @param ttlSeconds - how long the second factor may take.
+   * @returns the CSRF token to use next.
+   */
+  async beginSignIn(req: Request, res: Response, pending: PendingSignIn, ttlSeconds: number): Promise<string> {
+    if (req.session.userId === undefined) await this.renew(req, res);
+    await this.stash(req, "pendingSignIn", pending, ttlSeconds);
+    return this.csrfToken(req, res);
+  }
+
+  /** How and when this browser's user authenticated; undefined when no one is signed in. */
+  authentication(req: Request): SessionAuthentication | undefined {
+    const { userId, amr, authTime } = req.session;
+    return userId === undefined ? undefined : { userId, amr: amr ?? [], authTime: new Date((authTime ?? 0) * 1000) };
+  }
+
+  /** Stashes a one-time value for `ttlSeconds`, replacing any earlier one of that name. */
+  async stash<K extends keyof Stashed>(req: Request, name: K, value: Stashed[K], ttlSeconds: number): Promise<void> {
+    req.session.stash = { ...req.session.stash, [name]: { value, expiresAt: Date.now() + ttlSeconds * 1000 } };
+    await saveSession(req);
+  }
+
+  /** The stashed value, if still valid, left in place. */
+  peek<K extends keyof Stashed>(req: Request, name: K): Stashed[K] | undefined {
+    const entry = req.session.stash?.[name];
+    return entry && entry.expiresAt > Date.now() ? (entry.value as Stashed[K]) : undefined;
+  }
+
+  /** The stashed value, if still valid, removed: each is taken once. */
+  async take<K extends keyof Stashed>(req: Request, name: K): Promise<Stashed[K] | undefined> {
+    const value = this.peek(req, name);
+    if (req.session.stash?.[name] === undefined) return value;
+    const { [name]: _taken, ...rest } = req.session.stash;
+    req.session.stash = rest;
+    await saveSession(req);
+    return value;
+  }
+
+  /** A new session id with only the browser's interactions and a new CSRF token; the flow cookie cleared. */
+  private async renew(req: Request, res: Response): Promise<void> {
     const interactionIds = this.browser(req).interactionIds.slice(-MAX_INTERACTIONS);
     await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
-    req.session.userId = userId;
     req.session.interactionIds = interactionIds;
+    req.session.csrfToken = randomBytes(32).toString("base64url");
     res.clearCookie(FLOW_COOKIE, { path: "/" });
-    return this.csrfToken(req, res);
   }
 
   /** Ends the session and forgets the browser's state. */
@@ -158,6 +246,11 @@ export class BrowserSessions {
   private mac(payload: string): string {
     return createHmac("sha256", this.flowKey).update(payload).digest("base64url");
   }
+}
+
+/** The browser's state lives in the server-side session (signed in, or a sign-in under way), not in the flow cookie. */
+function serverSide(req: Request): boolean {
+  return req.session.userId !== undefined || req.session.csrfToken !== undefined;
 }
 
 /**

@@ -1,15 +1,25 @@
 /**
- * Throttling of failed sign-ins per username and per client IP. Only failures count; a
- * success clears the username's counter. Counters are shared across instances with Redis
- * (see kernel/limiter.ts).
+ * Throttling of failed sign-in attempts per username and per client IP (PSD2 RTS
+ * Art. 4(3)(b): at most 5 consecutive failed attempts, then a temporary block). Only
+ * failures count, a password and a second factor alike; a success clears the username's
+ * counter. Counters are shared across instances with Redis (see kernel/limiter.ts).
  */
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { OAuthError } from "../kernel/errors.js";
 
+/** How long a block lasts, in words: seconds under 90 s, else whole minutes (rounded up). */
+export function describeWait(seconds: number): string {
+  if (seconds < 90) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
 export class TooManyAttempts extends OAuthError {
+  /** @param retryAfterSeconds - the rest of the block, seconds (also sent as Retry-After). */
   constructor(retryAfterSeconds: number) {
-    super("too_many_attempts", "too many failed sign-in attempts; try again later", 429, { "Retry-After": String(retryAfterSeconds) });
+    super("too_many_attempts", `Too many failed sign-in attempts: sign-in is blocked for ${describeWait(retryAfterSeconds)}.`, 429, {
+      "Retry-After": String(retryAfterSeconds),
+    });
   }
 }
 
@@ -25,13 +35,13 @@ export class SignInThrottle {
   private readonly perUser: RateLimiterAbstract;
   private readonly perIp: RateLimiterAbstract;
 
-  /** @param windowSeconds - length of the counting window, seconds. */
+  /** @param windowSeconds - length of the counting window, seconds; a block lasts the rest of it. */
   constructor(limiters: LimiterFactory, maxPerUser: number, maxPerIp: number, windowSeconds: number) {
     this.perUser = limiters("signin-user", maxPerUser, windowSeconds);
     this.perIp = limiters("signin-ip", maxPerIp, windowSeconds);
   }
 
-  /** @throws TooManyAttempts (429 with Retry-After) when the user or the IP has no attempts left. */
+  /** @throws TooManyAttempts (429 with Retry-After, the wait in its description) when the user or the IP has no attempts left. */
   async check(username: string, ip: string): Promise<void> {
     for (const [limiter, key] of [[this.perUser, throttleKey(username)], [this.perIp, ip]] as const) {
       const state = await limiter.get(key);
@@ -39,13 +49,20 @@ export class SignInThrottle {
     }
   }
 
-  /** Counts a failed attempt against the user and the IP (an exhausted counter is not an error here). */
-  async recordFailure(username: string, ip: string): Promise<void> {
-    await Promise.all([this.perUser.penalty(throttleKey(username), 1), this.perIp.penalty(ip, 1)]);
+  /**
+   * Counts a failed attempt against the user and the IP (an exhausted counter is not an error here).
+   * @returns true when this failure used up the user's attempts: the account is now blocked.
+   */
+  async recordFailure(username: string, ip: string): Promise<boolean> {
+    const [user] = await Promise.all([this.perUser.penalty(throttleKey(username), 1), this.perIp.penalty(ip, 1)]);
+    return user.remainingPoints === 0;
   }
 
-  /** Clears the user's failures after a successful sign-in. */
-  async recordSuccess(username: string): Promise<void> {
-    await this.perUser.delete(throttleKey(username));
+  /**
+   * After a successful sign-in: clears the user's failures, and gives the IP back the
+   * attempt counted when a second factor was still to come (`provisional`).
+   */
+  async recordSuccess(username: string, ip: string, provisional: boolean): Promise<void> {
+    await Promise.all([this.perUser.delete(throttleKey(username)), provisional ? this.perIp.reward(ip, 1) : undefined]);
   }
 }

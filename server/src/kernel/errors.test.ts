@@ -231,6 +231,21 @@ describe("BearerError (RFC 6750 §3 WWW-Authenticate: Bearer)", () => {
     expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", error="invalid_token", error_description="bad??Set-Cookie: x=1 ? ?"');
   });
 
+  it("RFC 9470 §3: insufficient_user_authentication with acr_values quoted and max_age quoted (RFC 9470 §3's example), before a DPoP challenge's algs", () => {
+    const err = new BearerError("tollgate", 401, "insufficient_user_authentication", "stronger", undefined, { algs: ["ES256"] }, { acrValues: "urn:tollgate:sca", maxAge: 30 });
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("insufficient_user_authentication");
+    expect(err.headers["WWW-Authenticate"]).toBe('DPoP realm="tollgate", error="insufficient_user_authentication", error_description="stronger", acr_values="urn:tollgate:sca", max_age="30", algs="ES256"');
+  });
+
+  it("RFC 9470 §3: leaves out an empty acr_values, and a max_age that is not a non-negative integer ", () => {
+    for (const maxAge of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      const err = new BearerError("r", 401, "insufficient_user_authentication", "d", undefined, undefined, { acrValues: "", maxAge });
+      expect(err.headers["WWW-Authenticate"]).toBe('Bearer realm="r", error="insufficient_user_authentication", error_description="d"');
+    }
+    expect(new BearerError("r", 401, "insufficient_user_authentication", "d", undefined, undefined, { maxAge: 0 }).headers["WWW-Authenticate"]).toMatch(/, max_age="0"$/);
+  });
+
   it("§3: the description is cut to 200 characters, also when each is a surrogate pair", () => {
     const err = new BearerError("tollgate", 401, "invalid_token", "😀".repeat(300));
     expect(err.message).toBe("?".repeat(200));

@@ -105,8 +105,8 @@ function quoted(value: string): string {
   return `"${sanitizeDescription(value)}"`;
 }
 
-/** Error codes of a protected resource's challenge (RFC 6750 §3.1, RFC 9449 §7.1 and §9). */
-export type ResourceErrorCode = "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce";
+/** Error codes of a protected resource's challenge (RFC 6750 §3.1, RFC 9449 §7.1 and §9, RFC 9470 §3). */
+export type ResourceErrorCode = "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_user_authentication";
 
 /** The DPoP scheme's parameters of a challenge (RFC 9449 §7.1): the accepted algorithms, and a fresh nonce when one is required. */
 export interface DpopChallenge {
@@ -115,11 +115,23 @@ export interface DpopChallenge {
 }
 
 /**
+ * The step-up parameters of an `insufficient_user_authentication` challenge (RFC 9470 §3):
+ * what the user's authentication must be for the resource to accept a new token.
+ */
+export interface StepUpChallenge {
+  /** `acr_values`: the authentication context class references the resource accepts, space-separated (quoted). */
+  acrValues?: string;
+  /** `max_age`: the most seconds since the user's authentication; a non-negative integer, quoted as in RFC 9470 §3's example (anything else is left out). */
+  maxAge?: number;
+}
+
+/**
  * RFC 6750 §3 error on a protected resource, with a `WWW-Authenticate: Bearer` challenge,
  * or a `WWW-Authenticate: DPoP` one with `algs` (RFC 9449 §7.1) when `dpop` is given: for a
  * DPoP-bound token, or a DPoP proof at fault. `code` undefined means the request carried no
  * token: the challenge then names only the realm (§3.1: no error code when no
- * authentication was attempted).
+ * authentication was attempted). `stepUp` adds `acr_values` and `max_age` (RFC 9470 §3)
+ * for `insufficient_user_authentication`.
  */
 export class BearerError extends OAuthError {
   constructor(
@@ -129,10 +141,14 @@ export class BearerError extends OAuthError {
     description: string,
     scope?: string,
     dpop?: DpopChallenge,
+    stepUp?: StepUpChallenge,
   ) {
     const params = [`realm=${quoted(realm)}`];
     if (code) params.push(`error=${quoted(code)}`, `error_description=${quoted(description)}`);
     if (scope) params.push(`scope=${quoted(scope)}`);
+    if (stepUp?.acrValues) params.push(`acr_values=${quoted(stepUp.acrValues)}`);
+    // Unquoted, so only a non-negative integer may reach the header.
+    if (stepUp?.maxAge !== undefined && Number.isSafeInteger(stepUp.maxAge) && stepUp.maxAge >= 0) params.push(`max_age=${quoted(String(stepUp.maxAge))}`);
     if (dpop) params.push(`algs=${quoted(dpop.algs.join(" "))}`);
     const headers: Record<string, string> = { "WWW-Authenticate": `${dpop ? "DPoP" : "Bearer"} ${params.join(", ")}` };
     if (dpop?.nonce) headers["DPoP-Nonce"] = dpop.nonce;

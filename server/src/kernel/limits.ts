@@ -25,6 +25,8 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = { min: 60, max: 86_400 } as const;
 export const REFRESH_TOKEN_LIFETIME_SECONDS = { min: 60, max: 34_560_000 } as const;
 /** How long a rotated credential's old secret keeps working, seconds (0 to 30 days). */
 export const GRACE_SECONDS = { min: 0, max: 2_592_000 } as const;
+/** An API's step-up maximum age of the user's authentication (RFC 9470 max_age), seconds (1 second to 365 days). */
+export const MAX_AGE_SECONDS = { min: 1, max: 31_536_000 } as const;
 
 /** A new user's username (letters, digits, . _ @ -). */
 export const USERNAME_LENGTH = { min: 3, max: 100 } as const;

@@ -6,6 +6,8 @@
 import type { AuthorizationCodeStore } from "../stores/codes.js";
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
 import type { PushedRequestStore } from "../stores/pushed-requests.js";
+import type { Authentication } from "../stores/tokens.js";
+import { ACR_SCA, satisfiesAcr } from "../kernel/acr.js";
 import type { Client } from "./client-auth.js";
 import type { FormParams } from "./form.js";
 import {
@@ -40,6 +42,13 @@ export interface AuthorizationRequest {
   prompt: Prompt | null;
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (`dpop_jkt`). */
   dpopJkt: string | null;
+  /** `max_age` (OpenID Connect Core §3.1.2.1, RFC 9470 §4): the most seconds since the user's last authentication; null when not sent. */
+  maxAge: number | null;
+  /**
+   * Two factors are needed in this authentication (PSD2 RTS Art. 4): a requested scope
+   * belongs to a `requiresSca` product of the client, or `acr_values` asks for `urn:tollgate:sca`.
+   */
+  scaRequired: boolean;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -52,7 +61,10 @@ const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 type Values = (name: string) => string[];
 
 /** Parameters that may not repeat (RFC 6749 §3.1). */
-const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt", "dpop_jkt", "request_uri"];
+const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt", "dpop_jkt", "max_age", "acr_values", "request_uri"];
+
+/** `max_age`: a non-negative integer of at most 9 digits (seconds). */
+const MAX_AGE = /^\d{1,9}$/;
 
 /** The authorization parameters a client may push (RFC 9126 §2.1), kept with the pushed request. */
 const PUSHABLE = SINGLE.filter((name) => name !== "request_uri");
@@ -140,8 +152,22 @@ function checkParameters(client: Client, values: Values, pushed: boolean): Omit<
   }
   const dpopJkt = one(values, "dpop_jkt") ?? null;
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
+  const maxAge = one(values, "max_age") ?? null;
+  if (maxAge !== null && !MAX_AGE.test(maxAge)) throw new InvalidRequest("max_age must be a non-negative number of seconds");
+  // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored.
+  const scaRequested = parseScope(one(values, "acr_values")).some((acr) => satisfiesAcr(acr, ACR_SCA));
+  const scaRequired = scaRequested || client.products.some((p) => p.requiresSca && p.scopes.some((s) => scopes.includes(s)));
 
-  return { scopes, state: state ?? null, codeChallenge, codeChallengeMethod: codeChallenge === null ? null : "S256", prompt: prompt as Prompt | null, dpopJkt };
+  return {
+    scopes,
+    state: state ?? null,
+    codeChallenge,
+    codeChallengeMethod: codeChallenge === null ? null : "S256",
+    prompt: prompt as Prompt | null,
+    dpopJkt,
+    maxAge: maxAge === null ? null : Number(maxAge),
+    scaRequired,
+  };
 }
 
 /**
@@ -251,6 +277,8 @@ export interface CodeGrant {
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   dpopJkt: string | null;
+  /** How the user authenticated (`acr`, `amr`, `auth_time`), carried to the tokens. */
+  authentication: Authentication;
 }
 
 /**
@@ -268,6 +296,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     codeChallenge: grant.codeChallenge,
     codeChallengeMethod: grant.codeChallengeMethod,
     dpopJkt: grant.dpopJkt,
+    authentication: grant.authentication,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
   return redirectWith(grant.redirectUri, { code, state: grant.state, iss: issuer });

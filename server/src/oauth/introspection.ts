@@ -15,7 +15,9 @@ import { NO_STORE } from "./token-endpoint.js";
 /**
  * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
  * the epoch; `api_product_list_json` carries the token's API products. A DPoP-bound token
- * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP".
+ * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP". A user
+ * grant carries the user's authentication (RFC 9470 §3 and §6.2): `acr`, `amr` (RFC 8176) and
+ * `auth_time` in seconds since the epoch.
  */
 export function introspectionResponse(token: StoredToken | undefined, issuer: string): Record<string, unknown> {
   if (!token?.active) return { active: false };
@@ -31,6 +33,9 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
     iss: issuer,
     api_product_list_json: token.apiProducts,
     ...(token.jkt !== null ? { cnf: { jkt: token.jkt } } : {}),
+    ...(token.authentication !== null
+      ? { acr: token.authentication.acr, amr: token.authentication.amr, auth_time: Math.floor(token.authentication.authTime.getTime() / 1000) }
+      : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * app, and the row a grant stores, which holds only their SHA-256 hashes.
  */
 import { newId } from "../kernel/ids.js";
-import type { NewAccessToken } from "../stores/tokens.js";
+import type { Authentication, NewAccessToken } from "../stores/tokens.js";
 import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
@@ -40,6 +40,8 @@ export interface IssueRequest {
   familyId?: string;
   /** Bind the tokens to this DPoP key thumbprint (RFC 9449 §6). */
   jkt?: string;
+  /** The user's authentication behind a user grant (`acr`, `amr`, `auth_time`). */
+  authentication?: Authentication;
 }
 
 const SECOND_MS = 1000;
@@ -75,6 +77,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refreshCount: r.refreshCount,
     familyId: r.familyId,
     jkt: r.jkt,
+    authentication: r.authentication,
   };
   const issued: IssuedToken = {
     accessToken,

@@ -4,6 +4,7 @@
 import type { Request, Response } from "express";
 import type { Config } from "../config.js";
 import type { CatalogStore } from "../stores/catalog.js";
+import { ACR_VALUES } from "../kernel/acr.js";
 import { CLIENT_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
@@ -15,7 +16,8 @@ import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
  * the internal `admin` scope (RFC 8414 §2: a server may omit scopes it does not advertise).
  * PAR (RFC 9126 §5) is offered to every app and required of `fapi2` apps only, so
  * `require_pushed_authorization_requests` is false server-wide; DPoP's algorithms are
- * RFC 9449 §5.1's `dpop_signing_alg_values_supported`.
+ * RFC 9449 §5.1's `dpop_signing_alg_values_supported`. `acr_values_supported` (OpenID
+ * Connect Discovery, used by RFC 9470 §4) lists the authentication levels, weakest first.
  */
 export function metadata(config: Config, scopes: string[]): Record<string, unknown> {
   const authMethods = [...CLIENT_AUTH_METHODS];
@@ -42,6 +44,7 @@ export function metadata(config: Config, scopes: string[]): Record<string, unkno
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent"],
+    acr_values_supported: [...ACR_VALUES],
   };
 }
 

@@ -16,8 +16,11 @@ import { formatTokenResponse } from "./token-response.js";
 /** Headers of every response that carries a token or secret (RFC 6749 §5.1). */
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
-/** Builds the handler of POST token requests (after http/dispatch.ts read the form). */
-export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings) {
+/**
+ * Builds the handler of POST token requests (after http/dispatch.ts read the form).
+ * @param scaReauthenticationDays - see GrantContext (SCA_REAUTHENTICATION_DAYS).
+ */
+export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, scaReauthenticationDays: number) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -29,7 +32,7 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
     const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now);
-    const issued = await grant.handle({ stores: db, client, params, now, dpopJkt });
+    const issued = await grant.handle({ stores: db, client, params, now, dpopJkt, scaReauthenticationDays });
     await db.audit.record({
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,

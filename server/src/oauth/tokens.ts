@@ -12,7 +12,7 @@ import { ID_LENGTH } from "../kernel/ids.js";
 import { hashMatches, hashSecret } from "../kernel/secrets.js";
 import type { ClientRecord } from "../stores/clients.js";
 import type { Stores } from "../stores/index.js";
-import type { TokenRecord } from "../stores/tokens.js";
+import type { Authentication, TokenRecord } from "../stores/tokens.js";
 
 /** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */
 export function tokenValue(id: string, secret: string): string {
@@ -79,6 +79,8 @@ export interface PresentedToken {
   userId: string | null;
   /** DPoP binding (`cnf.jkt`, RFC 9449 §6); null for a bearer token. */
   jkt: string | null;
+  /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
+  authentication: Authentication | null;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function findPresentedToken(stores: Pick<Stores, "tokens" | "client
     appName: client.appName,
     userId: t.userId,
     jkt: t.jkt,
+    authentication: t.authentication,
   };
 }
 
@@ -120,6 +123,8 @@ export interface StoredToken {
   active: boolean;
   /** DPoP binding of the row's tokens (`cnf.jkt`, RFC 9449 §6); null when unbound. */
   jkt: string | null;
+  /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
+  authentication: Authentication | null;
 }
 
 /**
@@ -147,5 +152,6 @@ export async function findAnyToken(stores: Pick<Stores, "tokens" | "clients">, v
     expiresAt,
     active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
     jkt: t.jkt,
+    authentication: t.authentication,
   };
 }

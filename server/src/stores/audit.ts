@@ -14,6 +14,12 @@ export type AuditEventType =
   | "signin.failed"
   | "consent.granted"
   | "consent.revoked"
+  | "sca.succeeded"
+  | "sca.failed"
+  | "sca.blocked"
+  | "factor.enrolled"
+  | "factor.removed"
+  | "factor.reset"
   | `admin.${string}`;
 
 export interface AuditEventInput {

@@ -18,6 +18,13 @@ export interface ApiRoute {
   productNames: string[];
   /** Whether the upstream's `Set-Cookie` reaches the caller; when false it is dropped (gateway/forward.ts). */
   passCookies: boolean;
+  /**
+   * Step-up (RFC 9470): the `acr` (kernel/acr.ts) a token's user authentication must meet,
+   * or a stronger one; null when any is accepted.
+   */
+  requiredAcr: string | null;
+  /** Step-up (RFC 9470): the most seconds since the user's authentication (`auth_time`); null when any age is accepted. */
+  maxAgeSeconds: number | null;
 }
 
 export interface CatalogStore {

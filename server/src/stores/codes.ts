@@ -2,7 +2,7 @@
  * Authorization codes (RFC 6749 §4.1.2): single use, short-lived, bound to the client, the
  * redirect URI, the user, the scopes and the PKCE challenge. Only the SHA-256 of a code is stored.
  */
-import type { TokenOwner } from "./tokens.js";
+import type { Authentication, TokenOwner } from "./tokens.js";
 
 export interface AuthorizationCodeRecord {
   id: string;
@@ -14,6 +14,8 @@ export interface AuthorizationCodeRecord {
   codeChallengeMethod: string | null;
   /** RFC 9449 §10: the DPoP key thumbprint (`dpop_jkt`) the code is bound to; null when unbound. */
   dpopJkt: string | null;
+  /** How the user authenticated for this code (`acr`, `amr`, `auth_time`); null for codes from before SCA. */
+  authentication: Authentication | null;
   expiresAt: Date;
   usedAt: Date | null;
 }

@@ -10,6 +10,7 @@ import type { CatalogStore } from "./catalog.js";
 import type { ClientStore } from "./clients.js";
 import type { AuthorizationCodeStore } from "./codes.js";
 import type { ConsentStore } from "./consents.js";
+import type { FactorStore } from "./factors.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
 import type { ProductStore } from "./products.js";
@@ -28,6 +29,7 @@ export interface Stores {
   interactions: InteractionStore;
   consents: ConsentStore;
   users: UserStore;
+  factors: FactorStore;
   audit: AuditStore;
   sessions: SessionStore;
   organizations: OrganizationStore;

@@ -3,8 +3,8 @@
  * the redirect back to the client (login -> consent -> done).
  */
 
-/** login -> consent -> done */
-export type InteractionStage = "login" | "consent" | "done";
+/** login -> (factor ->) consent -> done */
+export type InteractionStage = "login" | "factor" | "consent" | "done";
 
 export interface InteractionRecord {
   id: string;
@@ -17,8 +17,12 @@ export interface InteractionRecord {
   prompt: string | null;
   /** RFC 9449 §10: the DPoP key thumbprint the code will be bound to; null when unbound. */
   dpopJkt: string | null;
+  /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
+  scaRequired: boolean;
   stage: InteractionStage;
   userId: string | null;
+  /** The authentication done for this interaction (or the session's, when reused); null before it. */
+  authentication: { amr: string[]; authTime: Date } | null;
   expiresAt: Date;
 }
 
@@ -35,6 +39,13 @@ export interface InteractionStore {
    * @returns false when another request moved it first.
    */
   advance(id: string, from: InteractionStage, to: InteractionStage, userId?: string): Promise<boolean>;
+  /**
+   * Records the user's authentication and moves the interaction from `from` to `to`, only if
+   * it is still at `from`. @returns false when another request moved it first.
+   */
+  authenticate(id: string, from: InteractionStage, to: InteractionStage, userId: string, authentication: { amr: string[]; authTime: Date }): Promise<boolean>;
+  /** Sends the interaction back to the login stage, forgetting its user and authentication (a failed or stale sign-in). */
+  restartLogin(id: string, from: InteractionStage): Promise<boolean>;
   /** Deletes up to `limit` interactions that expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
 }

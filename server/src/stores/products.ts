@@ -11,6 +11,11 @@ export interface ApiProductRecord {
   description: string;
   /** Scope names the product offers. */
   scopes: string[];
+  /**
+   * PSD2 strong customer authentication (RTS Art. 4): an authorization code for any of its
+   * scopes needs the user's password and a second factor.
+   */
+  requiresSca: boolean;
   createdAt: Date;
 }
 
@@ -24,6 +29,10 @@ export interface ApiRecord {
   requiredScopes: string[];
   /** Whether the upstream's Set-Cookie reaches callers. */
   passCookies: boolean;
+  /** Step-up (RFC 9470): the `acr` (kernel/acr.ts) a token's user authentication must meet; null when any. */
+  requiredAcr: string | null;
+  /** Step-up (RFC 9470): the most seconds since the user's authentication; null when any. */
+  maxAgeSeconds: number | null;
   createdAt: Date;
 }
 
@@ -33,15 +42,18 @@ export interface ApiProductChanges {
   displayName?: string;
   description?: string;
   scopes?: string[];
+  requiresSca?: boolean;
   apiIds?: string[];
 }
 
-/** An API's fields to set. */
+/** An API's fields to set; for `requiredAcr` and `maxAgeSeconds`, null sets "none". */
 export interface ApiChanges {
   name?: string;
   upstreamUrl?: string;
   requiredScopes?: string[];
   passCookies?: boolean;
+  requiredAcr?: string | null;
+  maxAgeSeconds?: number | null;
 }
 
 export interface ProductStore {
@@ -60,7 +72,7 @@ export interface ProductStore {
   listApis(): Promise<ApiRecord[]>;
   /** The API products granting an API. */
   productsOfApi(apiId: string): Promise<ApiProductRecord[]>;
-  /** Fields left out take their defaults (no required scopes, cookies dropped). @throws Conflict when the name is taken. */
+  /** Fields left out take their defaults (no required scopes, cookies dropped, no step-up). @throws Conflict when the name is taken. */
   createApi(api: ApiChanges & { name: string; upstreamUrl: string }): Promise<ApiRecord>;
   /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the name is taken. */
   updateApi(id: string, changes: ApiChanges): Promise<ApiRecord>;

@@ -6,8 +6,8 @@ export interface CatalogSeed {
   /** Scope name → description shown on the consent page. */
   scopes: Record<string, string>;
   apis: { name: string; upstreamUrl: string; requiredScopes: string }[];
-  /** `apis`: names of the APIs the product grants. */
-  products: { name: string; displayName: string; scopes: string; apis: string[] }[];
+  /** `apis`: names of the APIs the product grants; `requiresSca`: PSD2 strong customer authentication (false when left out). */
+  products: { name: string; displayName: string; scopes: string; apis: string[]; requiresSca?: boolean }[];
   organization: { name: string; displayName: string };
   developer: { email: string; firstName: string; lastName: string };
   apps: {
@@ -28,6 +28,6 @@ export interface CatalogSeed {
     /** The app's public JWK Set as JSON (private_key_jwt); none when left out. */
     jwks?: string;
   }[];
-  /** `passwordHash`: argon2id PHC string. */
-  users: { username: string; passwordHash: string; role: string }[];
+  /** `passwordHash`: argon2id PHC string; `totpSecret`: a base32 TOTP key enrolled as the user's second factor. */
+  users: { username: string; passwordHash: string; role: string; totpSecret?: string }[];
 }

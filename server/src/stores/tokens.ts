@@ -4,6 +4,16 @@
  */
 import type { Page, PageRequest } from "./page.js";
 
+/**
+ * How the user authenticated for a grant (RFC 9470 §3): `acr` (kernel/acr.ts), `amr`
+ * (RFC 8176 method values) and `authTime`, the time of that authentication.
+ */
+export interface Authentication {
+  readonly acr: string;
+  readonly amr: readonly string[];
+  readonly authTime: Date;
+}
+
 /** What is stored for a newly issued access token. */
 export interface NewAccessToken {
   /** Row id: the first part of the token values (kernel/ids.ts newId()). */
@@ -24,6 +34,8 @@ export interface NewAccessToken {
   familyId?: string;
   /** DPoP binding (RFC 9449 §6): the JWK SHA-256 thumbprint of the proof key, `cnf.jkt`. */
   jkt?: string;
+  /** The user's authentication behind a user grant (RFC 9470 §3, RFC 8176); absent for client credentials. */
+  authentication?: Authentication;
 }
 
 /**
@@ -53,6 +65,8 @@ export interface TokenRecord {
   readonly familyId: string | null;
   /** DPoP binding of the row's access and refresh tokens (`cnf.jkt`); null for bearer tokens. */
   readonly jkt: string | null;
+  /** The user's authentication behind the grant; null for client credentials and for grants from before SCA. */
+  readonly authentication: Authentication | null;
 }
 
 /** A token row as the admin API lists it (never a value; lists as stored, space-separated). */

@@ -11,7 +11,7 @@ import { DEMO } from "../../src/demo/seed.js";
 import { DEMO_FAPI_PRIVATE_JWK } from "../../src/demo/fapi-key.js";
 import { CLIENT_ASSERTION_TYPE } from "../../src/oauth/client-assertion.js";
 import { accessTokenHash } from "../../src/oauth/dpop.js";
-import { Browser, FORM, TOKEN_ENDPOINT, callbackParams, formBody, interactionIdFrom, json, pkcePair, randomState, send, type Answer } from "./flow.js";
+import { Browser, FORM, TOKEN_ENDPOINT, callbackParams, formBody, interactionIdFrom, json, pkcePair, randomState, send, signInInteraction, type Answer } from "./flow.js";
 
 export const PAR_ENDPOINT = "/oauth2/v1/par";
 /** The seeded fapi2 app's client id. */
@@ -98,7 +98,7 @@ export async function pushRequest(baseUrl: string, params: Record<string, string
 
 /**
  * The front channel with a pushed request: GET /authorize?client_id&request_uri, sign in as
- * alice, consent to what was asked.
+ * alice (password and passkey), consent to what was asked.
  * @returns the callback's parameters (code, state, iss).
  */
 export async function authorizePushed(baseUrl: string, requestUri: string, clientId: string = FAPI_CLIENT_ID): Promise<Record<string, string>> {
@@ -109,7 +109,10 @@ export async function authorizePushed(baseUrl: string, requestUri: string, clien
   if (!location?.startsWith("/")) return callbackParams(location);
   const id = interactionIdFrom(location);
   const view = await json(await browser.fetch(`/interaction/${id}`));
-  const login = await json(await browser.fetch(`/interaction/${id}/login`, { json: DEMO.user, headers: { "X-CSRF-Token": view.csrfToken } }));
+  // alice has a second factor, and the PSD2 products require SCA: the password, then her passkey.
+  const signedIn = await signInInteraction(browser, id, view.csrfToken as string);
+  const login = await json(signedIn);
+  if (signedIn.status !== 200) throw new Error(`sign-in answered ${signedIn.status}: ${JSON.stringify(login)}`);
   if (login.redirectTo) return callbackParams(login.redirectTo);
   const scopes = (view.scopes as { name: string }[]).map((s) => s.name);
   const consent = await json(await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes }, headers: { "X-CSRF-Token": login.csrfToken } }));

@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
+import type { SoftwarePasskey } from "./passkey.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
@@ -207,6 +208,60 @@ export function parseSetCookie(header: string): SetCookie {
   return { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim(), attributes };
 }
 
+/** The software passkeys of users on running test servers, by `<server URL> <username>`. */
+const passkeys = new Map<string, SoftwarePasskey>();
+
+/** Records the passkey `username` has on the server at `baseUrl` (server.ts enrols one for the demo user). */
+export function rememberPasskey(baseUrl: string, username: string, passkey: SoftwarePasskey): void {
+  passkeys.set(`${baseUrl} ${username}`, passkey);
+}
+
+/** The passkey of `username` on the server at `baseUrl`. @throws Error when none was enrolled. */
+export function passkeyOf(baseUrl: string, username: string): SoftwarePasskey {
+  const passkey = passkeys.get(`${baseUrl} ${username}`);
+  if (!passkey) throw new Error(`${username} has no software passkey on ${baseUrl}`);
+  return passkey;
+}
+
+/**
+ * Answers a pending sign-in's second factor with the user's software passkey: fetches a
+ * challenge (`/session/webauthn/authentication-options`) and posts the assertion to `path`
+ * (`/interaction/:id/factor` or `/session/factor`).
+ * @returns the answer to the factor post.
+ */
+export async function answerFactor(browser: Browser, path: string, csrf: string, username: string): Promise<Response> {
+  return answerFactorWith(browser, path, csrf, passkeyOf(browser.baseUrl, username));
+}
+
+/**
+ * {@link answerFactor} with a given passkey, whoever's it is (e.g. the demo user's passkey
+ * presented for an unknown username, or after a wrong password).
+ * @returns the answer to the factor post.
+ */
+export async function answerFactorWith(browser: Browser, path: string, csrf: string, passkey: SoftwarePasskey): Promise<Response> {
+  const headers = { "X-CSRF-Token": csrf };
+  const challenge = await browser.fetch("/session/webauthn/authentication-options", { json: {}, headers });
+  if (challenge.status !== 200) throw new Error(`authentication-options answered ${challenge.status}: ${await challenge.text()}`);
+  const { options } = (await challenge.json()) as Json;
+  const response = passkey.assert(options);
+  return browser.fetch(path, { json: { method: "webauthn", response }, headers });
+}
+
+/**
+ * Signs `user` in on an interaction at its login stage, as the SPA does: the password
+ * (`POST /interaction/:id/login`) and, when the server answers with the factor stage, the
+ * user's software passkey (`POST /interaction/:id/factor`, {@link answerFactor}).
+ * @returns the answer of the last post: the factor's when the factor stage was entered, else
+ *   the login's (a password-only sign-in, or an error such as 401 or 429).
+ */
+export async function signInInteraction(browser: Browser, id: string, csrf: string, user: { username: string; password: string } = DEMO.user): Promise<Response> {
+  const login = await browser.fetch(`/interaction/${id}/login`, { json: { username: user.username, password: user.password }, headers: { "X-CSRF-Token": csrf } });
+  if (login.status !== 200) return login;
+  const body = (await login.clone().json()) as Json;
+  if (body.stage !== "factor") return login;
+  return answerFactor(browser, `/interaction/${id}/factor`, body.csrfToken as string, user.username);
+}
+
 /** A user agent with its own cookie jar; never follows redirects. */
 export class Browser {
   readonly cookies = new Map<string, string>();
@@ -336,9 +391,14 @@ export async function obtainCode(baseUrl: string, o: CodeOptions = {}): Promise<
   let csrf = view.csrfToken as string;
   if (view.stage === "login") {
     const user = o.user ?? DEMO.user;
-    const res = await browser.fetch(`/interaction/${id}/login`, { json: user, headers: { "X-CSRF-Token": csrf } });
-    const body = await json(res);
+    const res = await browser.fetch(`/interaction/${id}/login`, { json: { username: user.username, password: user.password }, headers: { "X-CSRF-Token": csrf } });
+    let body = await json(res);
     if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(body)}`);
+    if (body.stage === "factor") {
+      const factor = await answerFactor(browser, `/interaction/${id}/factor`, body.csrfToken, user.username);
+      body = await json(factor);
+      if (factor.status !== 200) throw new Error(`factor answered ${factor.status}: ${JSON.stringify(body)}`);
+    }
     if (body.redirectTo) return finish(body.redirectTo, state, browser);
     csrf = body.csrfToken;
   }

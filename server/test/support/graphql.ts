@@ -10,7 +10,7 @@
 import { pino, type Logger } from "pino";
 import { expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
-import { Browser, clientCredentialsToken, json, read, request, type Answer, type Json } from "./flow.js";
+import { answerFactor, Browser, clientCredentialsToken, json, read, request, type Answer, type Json } from "./flow.js";
 
 /** One answer of /graphql. */
 export interface GqlAnswer {
@@ -127,11 +127,27 @@ export async function sessionLogin(browser: Browser, user: { username: string; p
   return read(await browser.fetch("/session/login", { json: user, headers: { "X-CSRF-Token": session.csrfToken as string } }));
 }
 
-/** A browser signed in as `user` through /session/login. @throws when the sign-in fails. */
+/**
+ * The console sign-in to its end: {@link sessionLogin} and, when the account has a second
+ * factor (`{user: null, stage: "factor"}`), the user's software passkey at `/session/factor`
+ * (support/flow.ts {@link answerFactor}).
+ * @returns the answer of the last post.
+ */
+export async function sessionSignIn(browser: Browser, user: { username: string; password: string }): Promise<Answer> {
+  const login = await sessionLogin(browser, user);
+  if (login.status !== 200 || login.body?.stage !== "factor") return login;
+  return read(await answerFactor(browser, "/session/factor", login.body.csrfToken as string, user.username));
+}
+
+/**
+ * A browser signed in as `user` through /session/login (and /session/factor when the account
+ * has a second factor, with the passkey enrolled by support/server.ts).
+ * @throws when the sign-in fails or does not end signed in.
+ */
 export async function signIn(baseUrl: string, user: { username: string; password: string }): Promise<Browser> {
   const browser = new Browser(baseUrl);
-  const { status, text } = await sessionLogin(browser, user);
-  if (status !== 200) throw new Error(`sign-in of ${user.username} answered ${status}: ${text}`);
+  const { status, text, body } = await sessionSignIn(browser, user);
+  if (status !== 200 || !body?.user) throw new Error(`sign-in of ${user.username} answered ${status}: ${text}`);
   return browser;
 }
 

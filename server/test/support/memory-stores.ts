@@ -69,6 +69,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         refreshCount: t.refreshCount ?? 0,
         familyId: t.familyId ?? null,
         jkt: t.jkt ?? null,
+        authentication: t.authentication ?? null,
         grantType: t.grantType,
         revokedAt: null,
       });

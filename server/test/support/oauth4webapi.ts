@@ -9,7 +9,7 @@
 import { createServer } from "node:net";
 import * as oauth from "oauth4webapi";
 import { DEMO } from "../../src/demo/seed.js";
-import { Browser, interactionIdFrom, json, request } from "./flow.js";
+import { Browser, interactionIdFrom, json, request, signInInteraction } from "./flow.js";
 import { startTestServer, type TestServer } from "./server.js";
 
 /**
@@ -89,7 +89,8 @@ export interface BrowserStep {
 /**
  * Plays the user agent for an authorization URL built by the client: GET it with a fresh
  * cookie jar, follow the server's redirect to the sign-in page by reading the interaction
- * through the JSON API the SPA uses, sign in, answer consent when asked, and return the
+ * through the JSON API the SPA uses, sign in (the password, then the user's passkey when the
+ * factor stage follows), answer consent when asked, and return the
  * redirect back to the client's callback exactly as the browser would be sent there.
  * @throws when any step answers something other than the expected status.
  */
@@ -110,12 +111,10 @@ export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = 
   const requested = (view.scopes as { name: string }[]).map((s) => s.name);
 
   if (view.stage === "login") {
-    const res = await browser.fetch(`/interaction/${encodeURIComponent(id)}/login`, {
-      json: step.user ?? DEMO.user,
-      headers: { "X-CSRF-Token": csrf },
-    });
+    // The password, then the user's passkey when the factor stage follows (support/flow.ts).
+    const res = await signInInteraction(browser, encodeURIComponent(id), csrf, step.user ?? DEMO.user);
     const body = await json(res);
-    if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(body)}`);
+    if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${JSON.stringify(body)}`);
     if (body.redirectTo) {
       if (step.approve === false) throw new Error("consent was remembered, so the user could not deny: use prompt=consent");
       return new URL(body.redirectTo as string);

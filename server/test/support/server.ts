@@ -11,11 +11,17 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { hash } from "@node-rs/argon2";
 import pg from "pg";
 import { loadConfig } from "../../src/config.js";
+import { DEMO } from "../../src/demo/seed.js";
+import { hashSecret } from "../../src/kernel/secrets.js";
 import { startServer, type RunningServer } from "../../src/server.js";
+import { rememberPasskey, type DemoClient } from "./flow.js";
+import { SoftwarePasskey } from "./passkey.js";
 
-export type TestServer = RunningServer & { dir: string };
+/** A running test server, its temp directory and its AUTH_URL (the OAuth issuer, and the WebAuthn origin). */
+export type TestServer = RunningServer & { dir: string; authUrl: string };
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
 
@@ -40,6 +46,79 @@ async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Pr
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/**
+ * Gives a user a software passkey on a running server, so the suites can sign them in with
+ * two factors as often as they need (`answerFactor` in flow.ts); a TOTP key accepts one code
+ * per 30-s step. The demo user gets one on every freshly seeded test server.
+ * @returns the passkey, for the server's WebAuthn origin (its AUTH_URL).
+ */
+export async function enrolPasskey(server: TestServer, username: string): Promise<SoftwarePasskey> {
+  const user = await server.db.users.byUsername(username);
+  if (!user) throw new Error(`no user ${username}`);
+  const passkey = new SoftwarePasskey({ origin: server.authUrl });
+  await server.db.factors.insert(passkey.factor(user.id), new Date());
+  rememberPasskey(server.url, username, passkey);
+  return passkey;
+}
+
+/** A user made by {@link createUser}: the id and the credentials to sign in with. */
+export interface TestUser {
+  id: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * Creates an active user (role `user` unless told) on a running server, with a software
+ * passkey when `passkey` is set: such a user can sign in for a PSD2 scope (password and
+ * second factor, `answerFactor` in flow.ts); one without a factor signs in with the password
+ * alone where no SCA is required, and is refused a PSD2 scope (access_denied).
+ * @param o - `username` defaults to a fresh `<prefix>-<random>` name (prefix "user"), `password` to one made from it.
+ */
+export async function createUser(
+  server: TestServer,
+  o: { prefix?: string; username?: string; password?: string; role?: "user" | "admin"; passkey?: boolean } = {},
+): Promise<TestUser> {
+  const username = o.username ?? `${o.prefix ?? "user"}-${randomBytes(5).toString("hex")}`;
+  const password = o.password ?? `${username}-password`;
+  const row = await server.prisma.user.create({ data: { username, passwordHash: await hash(password), role: o.role ?? "user" } });
+  if (o.passkey) await enrolPasskey(server, username);
+  return { id: row.id, username, password };
+}
+
+/**
+ * Registers an app of the demo developer whose only API product does not require SCA
+ * (`requiresSca` false) and offers `scopes`: its authorization requests need no second
+ * factor in this authentication, so a user without a factor signs in with the password alone,
+ * and a browser's sign-in is reused (for the consent page only within the inactivity limit).
+ * For the suites whose point is a password-only sign-in or a reused session, which a request
+ * for a PSD2 product (`requiresSca`) never gets. The app is like DEMO.app otherwise: apigee
+ * token responses, PKCE optional, client_secret_basic, the demo callback.
+ * @param o - `scopes`: the product's scopes, space-separated demo scopes (they have consent descriptions); default "aisp pisp piisp".
+ * @returns the app's client credentials.
+ */
+export async function createPasswordOnlyApp(server: TestServer, o: { scopes?: string } = {}): Promise<DemoClient> {
+  const suffix = randomBytes(5).toString("hex");
+  const product = await server.prisma.apiProduct.create({
+    data: { name: `No-SCA-${suffix}`, displayName: "Without strong customer authentication", scopes: o.scopes ?? "aisp pisp piisp", requiresSca: false },
+  });
+  const developer = await server.prisma.developer.findUniqueOrThrow({ where: { email: DEMO.developerEmail } });
+  const client = { consumerKey: `no-sca-key-${suffix}`, consumerSecret: `no-sca-secret-${randomBytes(12).toString("hex")}` };
+  await server.prisma.app.create({
+    data: {
+      name: `No SCA app ${suffix}`,
+      developerId: developer.id,
+      tokenResponseProfile: "apigee",
+      requirePkce: false,
+      callbackUrls: { create: [{ url: DEMO.callbackUrl }] },
+      credentials: {
+        create: [{ consumerKey: client.consumerKey, consumerSecretHash: hashSecret(client.consumerSecret), products: { create: [{ apiProductId: product.id }] } }],
+      },
+    },
+  });
+  return client;
+}
+
 /** @param env - extra environment settings (see server/src/config.ts); a DATABASE_URL here is used as given. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "tollgate-test-"));
@@ -52,13 +131,16 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const running = await startServer(config);
-  return {
+  const server: TestServer = {
     ...running,
     dir,
+    authUrl: config.authUrl,
     async close() {
       await running.close();
       await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  if (running.seeded) await enrolPasskey(server, DEMO.user.username);
+  return server;
 }

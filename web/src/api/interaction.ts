@@ -4,7 +4,10 @@
  * with the next stage or with where to send the browser.
  */
 
-export type InteractionStage = "login" | "consent";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/browser";
+
+/** Where an authorization request stands: password, second factor (SCA), or consent. */
+export type InteractionStage = "login" | "factor" | "consent";
 
 export interface Scope {
   name: string;
@@ -18,6 +21,8 @@ export interface Interaction {
   scopes: Scope[];
   user: { username: string } | null;
   csrfToken: string;
+  /** The request needs strong customer authentication (a PSD2 product): a password alone never reaches consent. */
+  scaRequired: boolean;
 }
 
 export interface Credentials {
@@ -25,8 +30,20 @@ export interface Credentials {
   password: string;
 }
 
-/** Answer to a sign-in: go on to consent (with the new session's CSRF token) or leave. */
-export type LoginResult = { stage: "consent"; csrfToken: string } | { redirectTo: string };
+/**
+ * Answer to the password step: go on to the second factor or to consent (with the session's
+ * new CSRF token), or leave.
+ */
+export type LoginResult = { stage: "factor" | "consent"; csrfToken: string } | { redirectTo: string };
+
+/** Answer to the second factor: go on to consent (with the session's new CSRF token), or leave. */
+export type FactorResult = { stage: "consent"; csrfToken: string } | { redirectTo: string };
+
+/**
+ * The second element of a sign-in (or of a change that needs one now): a TOTP code, or a
+ * WebAuthn assertion as @simplewebauthn/browser's startAuthentication returns it.
+ */
+export type FactorProof = { method: "totp"; code: string } | { method: "webauthn"; response: AuthenticationResponseJSON };
 
 export type ConsentDecision = { approve: true; scopes: string[] } | { approve: false };
 
@@ -72,7 +89,7 @@ export function isStale(err: InteractionApiError): boolean {
   return err.status === 403 || err.status === 409;
 }
 
-function path(id: string, action?: "login" | "consent"): string {
+function path(id: string, action?: "login" | "factor" | "consent"): string {
   const base = `/interaction/${encodeURIComponent(id)}`;
   return action ? `${base}/${action}` : base;
 }
@@ -135,10 +152,10 @@ export function post(url: string, csrfToken: string, body: unknown): Promise<unk
 
 function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
-  const { id, stage, client, scopes, user, csrfToken } = body;
+  const { id, stage, client, scopes, user, csrfToken, scaRequired } = body;
   if (
     !isString(id) ||
-    (stage !== "login" && stage !== "consent") ||
+    (stage !== "login" && stage !== "factor" && stage !== "consent") ||
     !isRecord(client) ||
     !isString(client.name) ||
     !isString(client.organization) ||
@@ -156,6 +173,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     scopes: (scopes as Scope[]).map(({ name, description }) => ({ name, description })),
     user: user === null ? null : { username: (user as { username: string }).username },
     csrfToken,
+    scaRequired: scaRequired === true,
   };
 }
 
@@ -170,9 +188,25 @@ export async function getInteraction(id: string, signal?: AbortSignal): Promise<
   return toInteraction(body, 200);
 }
 
-/** POST /interaction/:id/login */
+/**
+ * POST /interaction/:id/login. When the account has a factor or the request needs SCA, the
+ * answer is the factor stage whether or not the password was right: the verdict comes after
+ * the second element (RTS Art. 4).
+ */
 export async function submitLogin(id: string, csrfToken: string, credentials: Credentials): Promise<LoginResult> {
   const body = await post(path(id, "login"), csrfToken, { username: credentials.username, password: credentials.password });
+  if (isRecord(body) && (body.stage === "factor" || body.stage === "consent") && isString(body.csrfToken)) {
+    return { stage: body.stage, csrfToken: body.csrfToken };
+  }
+  return toRedirect(body, 200);
+}
+
+/**
+ * POST /interaction/:id/factor: the second element. A failure is 401 invalid_credentials
+ * (the same message whichever element was wrong), and the interaction is back at `login`.
+ */
+export async function submitFactor(id: string, csrfToken: string, proof: FactorProof): Promise<FactorResult> {
+  const body = await post(path(id, "factor"), csrfToken, proof);
   if (isRecord(body) && body.stage === "consent" && isString(body.csrfToken)) return { stage: "consent", csrfToken: body.csrfToken };
   return toRedirect(body, 200);
 }

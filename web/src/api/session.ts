@@ -3,7 +3,7 @@
  * sign-in and sign-out (`/session`, same session, CSRF token and sign-in throttle as the
  * interaction API).
  */
-import { isRecord, isString, malformed, post, request, type Credentials } from "./interaction";
+import { isRecord, isString, malformed, post, request, type Credentials, type FactorProof } from "./interaction";
 
 export type Role = "user" | "admin";
 
@@ -15,7 +15,18 @@ export interface SessionUser {
 export interface Session {
   user: SessionUser | null;
   csrfToken: string;
+  /** A password was given and the second factor is awaited (`POST /session/factor`). */
+  factorPending: boolean;
 }
+
+/** A signed-in session, with its (new) CSRF token. */
+export interface SignedIn {
+  user: SessionUser;
+  csrfToken: string;
+}
+
+/** The answer to the password: signed in, or the second factor comes next. */
+export type SignInResult = SignedIn | { user: null; stage: "factor"; csrfToken: string };
 
 function toUser(value: unknown): SessionUser | null | undefined {
   if (value === null) return null;
@@ -29,7 +40,7 @@ function toSession(body: unknown): Session {
   if (!isRecord(body) || !isString(body.csrfToken)) throw malformed(200);
   const user = toUser(body.user);
   if (user === undefined) throw malformed(200);
-  return { user, csrfToken: body.csrfToken };
+  return { user, csrfToken: body.csrfToken, factorPending: body.factorPending === true };
 }
 
 /** GET /session */
@@ -37,11 +48,28 @@ export async function getSession(signal?: AbortSignal): Promise<Session> {
   return toSession(await request("/session", { method: "GET", headers: { Accept: "application/json" }, signal }));
 }
 
-/** POST /session/login: 401 invalid_credentials, 429 (Retry-After) when throttled, 403 for a stale CSRF token. */
-export async function signIn(csrfToken: string, credentials: Credentials): Promise<Session & { user: SessionUser }> {
-  const session = toSession(await post("/session/login", csrfToken, { username: credentials.username, password: credentials.password }));
+/**
+ * POST /session/login: signed in, or (when the account has a factor) the factor step, whether
+ * or not the password was right. 401 invalid_credentials, 429 (Retry-After) when throttled,
+ * 403 for a stale CSRF token. Also re-authenticates a signed-in session (Account page).
+ */
+export async function signIn(csrfToken: string, credentials: Credentials): Promise<SignInResult> {
+  const body = await post("/session/login", csrfToken, { username: credentials.username, password: credentials.password });
+  if (isRecord(body) && body.stage === "factor" && body.user === null && isString(body.csrfToken)) {
+    return { user: null, stage: "factor", csrfToken: body.csrfToken };
+  }
+  return signedIn(body);
+}
+
+function signedIn(body: unknown): SignedIn {
+  const session = toSession(body);
   if (!session.user) throw malformed(200);
   return { user: session.user, csrfToken: session.csrfToken };
+}
+
+/** POST /session/factor: the second element; 401 invalid_credentials (the attempt is over: password again). */
+export async function submitSessionFactor(csrfToken: string, proof: FactorProof): Promise<SignedIn> {
+  return signedIn(await post("/session/factor", csrfToken, proof));
 }
 
 /** POST /session/logout */

@@ -57,6 +57,32 @@ export function TextField({
   );
 }
 
+/**
+ * A labelled field for a one-time code from an authenticator app: numeric keyboard, the
+ * browser's one-time-code autofill, no autocorrection, room for a code typed in groups
+ * ("123 456"). `ref` reaches the input.
+ */
+export function OneTimeCodeField({
+  digits,
+  invalid,
+  ...field
+}: Omit<Parameters<typeof TextField>[0], "inputMode" | "autoComplete" | "maxLength" | "aria-invalid"> & { digits: number; invalid: boolean }) {
+  return (
+    <TextField
+      name="one-time-code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      autoCapitalize="none"
+      autoCorrect="off"
+      spellCheck={false}
+      maxLength={digits + 4}
+      required
+      aria-invalid={invalid || undefined}
+      {...field}
+    />
+  );
+}
+
 /** A labelled textarea (one item per line), with an optional hint. */
 export function TextAreaField({
   label,

@@ -5,12 +5,14 @@ import { routes } from "../lib/routes";
 import { useInteraction } from "../lib/useInteraction";
 import { LoadFailed, Loading } from "./Page";
 
-const STAGE_PAGES: Record<InteractionStage, (interactionId: string) => string> = { login: routes.login, consent: routes.consent };
+/** The page of each stage: the sign-in page shows both the password and the second factor. */
+const STAGE_PAGES: Record<InteractionStage, (interactionId: string) => string> = { login: routes.login, factor: routes.login, consent: routes.consent };
 
 /**
- * The page of an authorization request's `stage` (sign-in or consent): loads the interaction,
- * moves to the other stage's page when the interaction is there, and renders `children`
- * with it; `reload` loads it again (e.g. after the session changed).
+ * The page of an authorization request's `stage` (sign-in, which also shows the factor
+ * stage, or consent): loads the interaction, moves to the other page when the interaction's
+ * stage is shown there, and renders `children` with it; `reload` loads it again (e.g. after
+ * the session changed).
  */
 export function InteractionPage({
   id,
@@ -25,7 +27,7 @@ export function InteractionPage({
 }) {
   const navigate = useNavigate();
   const { state, reload } = useInteraction(id);
-  const elsewhere = state.status === "ready" && state.value.stage !== stage ? state.value.stage : null;
+  const elsewhere = state.status === "ready" && STAGE_PAGES[state.value.stage] !== STAGE_PAGES[stage] ? state.value.stage : null;
 
   useEffect(() => {
     if (elsewhere) navigate(STAGE_PAGES[elsewhere](id), { replace: true });

@@ -4,7 +4,7 @@ import type { IssuedCredential } from "../api/admin";
 const capitalised = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
 
 /** "Copy" for one value; says "Copied" (or how to copy by hand) in a live region next to it. */
-function CopyButton({ value, what }: { value: string; what: string }) {
+export function CopyButton({ value, what }: { value: string; what: string }) {
   const [result, setResult] = useState<"" | "copied" | "failed">("");
   useEffect(() => {
     if (result !== "copied") return undefined;

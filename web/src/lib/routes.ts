@@ -42,6 +42,16 @@ export const routes = {
   users: () => patterns.users,
 };
 
+/**
+ * Why the sign-in page of an authorization request was opened again, passed as react-router
+ * navigation state `{ notice }`: "inactive" after the idle limit between sign-in and consent
+ * (PSD2 RTS Art. 4(3)(d)), with the server's words for it ("" when it gave none).
+ */
+export interface LoginNotice {
+  reason: "inactive";
+  message: string;
+}
+
 /** Whether `path` ("/admin/apps?x=1") is the page `base` ("/admin") or one below it. */
 export function isWithin(path: string, base: string): boolean {
   return path === base || (path.startsWith(base) && /^[/?#]/.test(path.slice(base.length)));

@@ -4,7 +4,7 @@ import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type 
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, Page } from "../components/Page";
 import { leaveTo } from "../lib/navigation";
-import { routes } from "../lib/routes";
+import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
 import { describeFailure } from "../lib/text";
 
@@ -53,6 +53,14 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
     } catch (err) {
       if (err instanceof InteractionApiError && isGone(err)) {
         navigate(routes.error(err.error, err.errorDescription), { replace: true });
+        return;
+      }
+      if (err instanceof InteractionApiError && err.status === 401 && err.error === "login_required") {
+        // Idle for too long since signing in (PSD2 RTS Art. 4(3)(d)): the interaction is back
+        // at the sign-in stage, and the sign-in page says why (in the server's words, which
+        // name its limit).
+        const notice: LoginNotice = { reason: "inactive", message: err.errorDescription ?? "" };
+        navigate(routes.login(interaction.id), { replace: true, state: { notice } });
         return;
       }
       if (err instanceof InteractionApiError && err.status === 403) {

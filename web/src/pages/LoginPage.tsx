@@ -1,18 +1,33 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useLocation, useNavigate, useSearchParams } from "react-router";
-import { InteractionApiError, isGone, isStale, submitLogin, type Credentials, type Interaction } from "../api/interaction";
-import { getSession, signIn } from "../api/session";
+import { proofFor, type FactorAnswer } from "../api/factors";
+import { InteractionApiError, isGone, isStale, submitFactor, submitLogin, type Credentials, type Interaction } from "../api/interaction";
+import { getSession, signIn, submitSessionFactor } from "../api/session";
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
-import { SignInForm, signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
+import { signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
+import { factorError, SignInSteps } from "../components/SignInSteps";
 import { isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
-import { isWithin, patterns, routes } from "../lib/routes";
+import { isWithin, patterns, routes, type LoginNotice } from "../lib/routes";
+import { sentence } from "../lib/text";
 import { useLoad } from "../lib/useLoad";
 
 const TITLE = "Sign in";
 
+/** What the sign-in page says when the consent came too late, unless the server said it in its own words. */
+const INACTIVE = "You were inactive for more than 5 minutes. Sign in again to continue.";
+
+/** The notice the page was opened with (navigation state, see lib/routes.ts), if any. */
+function useNotice(): string | null {
+  const location = useLocation();
+  const notice = (location.state as { notice?: Partial<LoginNotice> } | null)?.notice;
+  if (notice?.reason !== "inactive") return null;
+  return typeof notice.message === "string" && notice.message !== "" ? sentence(notice.message) : INACTIVE;
+}
+
 /**
- * /login?interaction=<id>: the sign-in form of an authorization request.
+ * /login?interaction=<id>: the sign-in of an authorization request (password, then the
+ * second factor when the server asks for it).
  * /login?next=<path>: the console's and Account page's sign-in, then on to `next`.
  */
 export function LoginPage() {
@@ -33,31 +48,54 @@ export function LoginPage() {
 /** @param onStale - loads the interaction again (its stage or the session changed, e.g. signed in from another tab). */
 function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale: () => void }) {
   const navigate = useNavigate();
+  const notice = useNotice();
   const [leaving, setLeaving] = useState(false);
+  // The session's CSRF token: a new one after the password (the session is renewed).
+  const csrfToken = useRef(interaction.csrfToken);
 
-  async function onSignIn(credentials: Credentials): Promise<SignInError | undefined> {
+  /** The common failures of both steps; undefined when the page took over. */
+  function failure(err: unknown, describe: (err: unknown) => SignInError): SignInError | undefined {
+    if (err instanceof InteractionApiError && isGone(err)) {
+      navigate(routes.error(err.error, err.errorDescription), { replace: true });
+      return undefined;
+    }
+    if (err instanceof InteractionApiError && isStale(err)) {
+      onStale();
+      return undefined;
+    }
+    return describe(err);
+  }
+
+  /** Consent next (the consent page loads the interaction again, with the session's new CSRF token), or leave. */
+  function goOn(result: { stage: string } | { redirectTo: string }): SignInError | undefined {
+    if ("stage" in result) {
+      navigate(routes.consent(interaction.id), { replace: true });
+      return undefined;
+    }
+    if (leaveTo(result.redirectTo)) {
+      setLeaving(true);
+      return undefined;
+    }
+    return UNEXPECTED_RESPONSE;
+  }
+
+  async function onPassword(credentials: Credentials): Promise<"factor" | SignInError | undefined> {
     try {
-      const result = await submitLogin(interaction.id, interaction.csrfToken, credentials);
-      if ("stage" in result) {
-        // The consent page loads the interaction again, with the new session's CSRF token.
-        navigate(routes.consent(interaction.id), { replace: true });
-        return undefined;
-      }
-      if (leaveTo(result.redirectTo)) {
-        setLeaving(true);
-        return undefined;
-      }
-      return UNEXPECTED_RESPONSE;
+      const result = await submitLogin(interaction.id, csrfToken.current, credentials);
+      if ("stage" in result) csrfToken.current = result.csrfToken;
+      if ("stage" in result && result.stage === "factor") return "factor";
+      return goOn(result);
     } catch (err) {
-      if (err instanceof InteractionApiError && isGone(err)) {
-        navigate(routes.error(err.error, err.errorDescription), { replace: true });
-        return undefined;
-      }
-      if (err instanceof InteractionApiError && isStale(err)) {
-        onStale();
-        return undefined;
-      }
-      return signInError(err);
+      return failure(err, signInError);
+    }
+  }
+
+  async function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
+    try {
+      const result = await submitFactor(interaction.id, csrfToken.current, await proofFor(answer, csrfToken.current));
+      return goOn(result);
+    } catch (err) {
+      return failure(err, factorError);
     }
   }
 
@@ -65,7 +103,21 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
     <Page title={TITLE}>
       <Heading>Sign in to continue to {interaction.client.name}</Heading>
       {interaction.client.organization && <p className="muted">Operated by {interaction.client.organization}</p>}
-      <SignInForm initialUsername={interaction.user?.username ?? ""} leaving={leaving} onSignIn={onSignIn} />
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
+      {interaction.scaRequired && interaction.stage === "login" && (
+        <p className="muted small">After your password, you will confirm it's you with a code from your authenticator app or a passkey.</p>
+      )}
+      <SignInSteps
+        initialUsername={interaction.user?.username ?? ""}
+        startAtFactor={interaction.stage === "factor"}
+        leaving={leaving}
+        onPassword={onPassword}
+        onFactor={onFactor}
+      />
     </Page>
   );
 }
@@ -79,7 +131,13 @@ function useGoNext(next: string) {
   }, [navigate, next]);
 }
 
-/** Sign-in without an OAuth request (console, Account page): POST /session/login, then `next`. */
+/** The session's sign-in failed with a 403: its CSRF token is stale (e.g. a sign-in or sign-out in another tab). */
+const isStaleToken = (err: unknown) => err instanceof InteractionApiError && err.status === 403;
+
+/**
+ * Sign-in without an OAuth request (console, Account page): POST /session/login, then
+ * POST /session/factor when the account has a factor, then `next`.
+ */
 function SessionLogin({ next }: { next: string }) {
   const location = useLocation();
   const goNext = useGoNext(next);
@@ -97,26 +155,55 @@ function SessionLogin({ next }: { next: string }) {
   if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
   if (state.status === "loading" || state.value.user) return <Loading title={TITLE} />;
 
-  async function onSignIn(credentials: Credentials): Promise<SignInError | undefined> {
+  /**
+   * After a 403 (stale CSRF token): the current session. Signed in meanwhile (another tab):
+   * on to `next` (true). Otherwise its token is taken for one more try (false).
+   */
+  async function refreshSession(): Promise<boolean> {
+    const session = await getSession();
+    if (session.user) {
+      goNext();
+      return true;
+    }
+    csrfToken.current = session.csrfToken;
+    return false;
+  }
+
+  async function onPassword(credentials: Credentials): Promise<"factor" | SignInError | undefined> {
     for (let tries = 0; ; tries++) {
       try {
-        await signIn(csrfToken.current, credentials);
+        const result = await signIn(csrfToken.current, credentials);
+        csrfToken.current = result.csrfToken;
+        if (!result.user) return "factor";
         goNext();
         return undefined;
       } catch (err) {
-        // 403: the CSRF token of a session that was since replaced (e.g. a sign-in or
-        // sign-out in another tab). Fetch the current one and try once more.
-        if (!(err instanceof InteractionApiError && err.status === 403 && tries === 0)) return signInError(err);
+        // A stale CSRF token: fetch the current one and try once more.
+        if (!(isStaleToken(err) && tries === 0)) return signInError(err);
         try {
-          const session = await getSession();
-          if (session.user) {
-            goNext();
-            return undefined;
-          }
-          csrfToken.current = session.csrfToken;
+          if (await refreshSession()) return undefined;
         } catch (reloadErr) {
           return signInError(reloadErr);
         }
+      }
+    }
+  }
+
+  async function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
+    try {
+      const result = await submitSessionFactor(csrfToken.current, await proofFor(answer, csrfToken.current));
+      csrfToken.current = result.csrfToken;
+      goNext();
+      return undefined;
+    } catch (err) {
+      if (!isStaleToken(err)) return factorError(err);
+      // The session changed meanwhile: signed in elsewhere (on to `next`), or the pending
+      // sign-in is gone and the password comes again.
+      try {
+        if (await refreshSession()) return undefined;
+        return { message: "Your sign-in was interrupted. Please sign in again.", credentials: false, restart: true };
+      } catch (reloadErr) {
+        return signInError(reloadErr);
       }
     }
   }
@@ -129,7 +216,7 @@ function SessionLogin({ next }: { next: string }) {
           You have signed out.
         </p>
       )}
-      <SignInForm initialUsername="" onSignIn={onSignIn} />
+      <SignInSteps initialUsername="" startAtFactor={state.value.factorPending} onPassword={onPassword} onFactor={onFactor} />
     </Page>
   );
 }

@@ -2,7 +2,7 @@
 import type { ApiChanges, ApiProductChanges } from "../../stores/products.js";
 import type { Resolvers, UpdateApiInput, UpdateApiProductInput } from "../generated/resolvers.js";
 import { createApi, createApiProduct, deleteApi, deleteApiProduct, updateApi, updateApiProduct } from "../use-cases/products.js";
-import { check, checkOptional, upstreamUrl, v } from "../validation.js";
+import { check, checkNullable, checkOptional, upstreamUrl, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
 /** The checked fields of a product input; absent ones undefined. */
@@ -12,12 +12,14 @@ function productChanges(input: UpdateApiProductInput): ApiProductChanges {
     displayName: checkOptional(v.name, input.displayName, "displayName"),
     description: checkOptional(v.optionalText, input.description, "description"),
     scopes: checkOptional(v.scopes, input.scopes, "scopes"),
+    requiresSca: input.requiresSca ?? undefined,
     apiIds: input.apiIds ?? undefined,
   };
 }
 
 /**
- * The checked fields of an API input; absent ones undefined.
+ * The checked fields of an API input; absent ones undefined, and for the step-up fields
+ * null (or an empty requiredAcr) is "none".
  * @param allowLinkLocal - ALLOW_LINK_LOCAL_UPSTREAMS (the context's allowLinkLocalUpstreams).
  */
 function apiChanges(input: UpdateApiInput, allowLinkLocal: boolean): ApiChanges {
@@ -26,6 +28,8 @@ function apiChanges(input: UpdateApiInput, allowLinkLocal: boolean): ApiChanges 
     upstreamUrl: checkOptional(upstreamUrl(allowLinkLocal), input.upstreamUrl, "upstreamUrl"),
     requiredScopes: checkOptional(v.scopes, input.requiredScopes, "requiredScopes"),
     passCookies: input.passCookies ?? undefined,
+    requiredAcr: checkNullable(v.acr, input.requiredAcr, "requiredAcr", true),
+    maxAgeSeconds: checkNullable(v.maxAgeSeconds, input.maxAgeSeconds, "maxAgeSeconds"),
   };
 }
 

@@ -1,6 +1,7 @@
 /** End users and administrators. */
+import { requireAdmin } from "../context.js";
 import type { Resolvers } from "../generated/resolvers.js";
-import { createUser, setUserStatus } from "../use-cases/users.js";
+import { createUser, resetUserFactors, setUserStatus } from "../use-cases/users.js";
 import { check, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
@@ -9,6 +10,7 @@ export const userResolvers: Resolvers = {
   Query: {
     me: (_p, _a, { actor }) => (actor?.kind === "user" ? actor : null),
     users: (_p, a, { db }) => db.users.list(a.search, { first: check(v.first, a.first, "first"), after: a.after }),
+    user: (_p, a, { db }) => db.users.byId(a.id),
   },
   Mutation: {
     createUser: (_p, args, ctx, info) => {
@@ -24,6 +26,11 @@ export const userResolvers: Resolvers = {
       const signedInUserId = ctx.actor?.kind === "user" ? ctx.actor.userId : undefined;
       return setUserStatus(ctx.db, { userId: args.userId, status: args.status, signedInUserId, audit: adminEvent(args, ctx, info) });
     },
+    // Audited as factor.reset with the count, which only the transaction knows (not admin.resetUserFactors).
+    resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: requireAdmin(ctx) }),
+  },
+  User: {
+    factors: (u, _a, { db }) => db.factors.list(u.id),
   },
   Me: {
     id: (me) => me.userId,

@@ -6,7 +6,7 @@ import { hash } from "@node-rs/argon2";
 import { Conflict } from "../../kernel/domain-errors.js";
 import type { Database } from "../../stores/index.js";
 import type { UserRecord } from "../../stores/users.js";
-import { auditedChange, voidGrants, type Audited } from "./common.js";
+import { auditedChange, found, voidGrants, type Audited } from "./common.js";
 
 /**
  * Creates a user; the password is stored as its argon2id hash (hashed before the transaction).
@@ -32,6 +32,23 @@ export function setUserStatus(
     if (o.status === "disabled" && o.signedInUserId === o.userId) throw new Conflict("you cannot disable yourself");
     const user = await stores.users.setStatus(o.userId, o.status);
     if (o.status === "disabled") await voidGrants(stores, { userId: o.userId }, new Date());
+    return user;
+  });
+}
+
+/**
+ * Deletes every sign-in factor of a user (TOTP keys, WebAuthn credentials), e.g. after a
+ * lost phone, and records `factor.reset` with how many were deleted, in one transaction.
+ * The user's sessions and tokens are left as they are.
+ * @param o - `actor`: the administrator, as the audit log names them (context.ts requireAdmin).
+ * @returns the user, now without factors.
+ * @throws NotFound "no user with this id".
+ */
+export function resetUserFactors(db: Database, o: { userId: string; actor: string }): Promise<UserRecord> {
+  return db.transaction(async (stores) => {
+    const user = await found(stores.users.byId(o.userId), "no user with this id");
+    const count = await stores.factors.deleteAll(user.id);
+    await stores.audit.record({ type: "factor.reset", actor: o.actor, subject: user.id, details: { count } });
     return user;
   });
 }

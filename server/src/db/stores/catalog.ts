@@ -21,6 +21,8 @@ export function catalogStore(x: Executor): CatalogStore {
           requiredScopes: splitList(api.requiredScopes),
           productNames: api.products.map((p) => p.apiProduct.name),
           passCookies: api.passCookies,
+          requiredAcr: api.requiredAcr === "" ? null : api.requiredAcr,
+          maxAgeSeconds: api.maxAgeSeconds,
         };
       }),
     async scopeNames() {

@@ -7,7 +7,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore } from "../../stor
 import { dateOf, nullableDateOf } from "../sql.js";
 import type { Executor } from "./executor.js";
 
-const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
+const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "acr", "amr", "authTime", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
 
 function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
   return {
@@ -19,6 +19,7 @@ function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
     codeChallenge: (row.codeChallenge as string | null) ?? null,
     codeChallengeMethod: (row.codeChallengeMethod as string | null) ?? null,
     dpopJkt: (row.dpopJkt as string | null) ?? null,
+    authentication: typeof row.acr === "string" ? { acr: row.acr, amr: splitList(String(row.amr ?? "")), authTime: dateOf(row.authTime) } : null,
     expiresAt: dateOf(row.expiresAt),
     usedAt: nullableDateOf(row.usedAt),
   };
@@ -33,8 +34,10 @@ export function codeStore(x: Executor): AuthorizationCodeStore {
   };
   return {
     async insert(c) {
-      const { scopes, ...rest } = c;
-      await prisma.authorizationCode.create({ data: { ...rest, scope: joinList(scopes) } });
+      const { scopes, authentication, ...rest } = c;
+      await prisma.authorizationCode.create({
+        data: { ...rest, scope: joinList(scopes), acr: authentication?.acr ?? null, amr: authentication ? joinList(authentication.amr) : null, authTime: authentication?.authTime ?? null },
+      });
     },
     byHash: (codeHash) => one("codeHash", codeHash),
     byId: (id) => one("id", id),

@@ -10,6 +10,7 @@ import { clientStore } from "./clients.js";
 import { codeStore } from "./codes.js";
 import { consentStore } from "./consents.js";
 import type { Executor } from "./executor.js";
+import { factorStore } from "./factors.js";
 import { interactionStore } from "./interactions.js";
 import { organizationStore } from "./organizations.js";
 import { productStore } from "./products.js";
@@ -29,6 +30,7 @@ export function buildStores(x: Executor): Stores {
     interactions: interactionStore(x),
     consents: consentStore(x),
     users: userStore(x),
+    factors: factorStore(x),
     audit: auditStore(x),
     sessions: sessionStore(x),
     organizations: organizationStore(x),

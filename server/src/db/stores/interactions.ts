@@ -5,29 +5,41 @@ import { joinList, splitList } from "../../kernel/list.js";
 import type { InteractionRecord, InteractionStage, InteractionStore } from "../../stores/interactions.js";
 import type { Executor } from "./executor.js";
 
-type Row = Omit<InteractionRecord, "scopes" | "stage"> & { scope: string; stage: string; createdAt: Date; updatedAt: Date };
+type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication"> & {
+  scope: string;
+  stage: string;
+  amr: string;
+  authTime: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 function parse(row: Row): InteractionRecord {
-  const { scope, stage, createdAt: _c, updatedAt: _u, ...rest } = row;
-  return { ...rest, scopes: splitList(scope), stage: stage as InteractionStage };
+  const { scope, stage, amr, authTime, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return { ...rest, scopes: splitList(scope), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
 /** The interaction store over `x`. */
 export function interactionStore(x: Executor): InteractionStore {
   const { prisma } = x;
+  const move = async (id: string, from: InteractionStage, data: object) => (await prisma.interaction.updateMany({ where: { id, stage: from }, data })).count === 1;
   return {
     async create(i) {
-      const { scopes, ...rest } = i;
-      return parse(await prisma.interaction.create({ data: { ...rest, scope: joinList(scopes) } }));
+      const { scopes, authentication, ...rest } = i;
+      return parse(
+        await prisma.interaction.create({
+          data: { ...rest, scope: joinList(scopes), amr: joinList(authentication?.amr ?? []), authTime: authentication?.authTime ?? null },
+        }),
+      );
     },
     async find(id) {
       const row = await prisma.interaction.findUnique({ where: { id } });
       return row ? parse(row) : undefined;
     },
-    async advance(id, from, to, userId) {
-      const { count } = await prisma.interaction.updateMany({ where: { id, stage: from }, data: { stage: to, ...(userId ? { userId } : {}) } });
-      return count === 1;
-    },
+    advance: (id, from, to, userId) => move(id, from, { stage: to, ...(userId ? { userId } : {}) }),
+    authenticate: (id, from, to, userId, authentication) =>
+      move(id, from, { stage: to, userId, amr: joinList(authentication.amr), authTime: authentication.authTime }),
+    restartLogin: (id, from) => move(id, from, { stage: "login", userId: null, amr: "", authTime: null }),
     async deleteExpired(before, limit) {
       const ids = (await prisma.interaction.findMany({ where: { expiresAt: { lt: before } }, select: { id: true }, take: limit })).map((i) => i.id);
       return ids.length === 0 ? 0 : (await prisma.interaction.deleteMany({ where: { id: { in: ids } } })).count;

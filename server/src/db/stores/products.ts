@@ -9,28 +9,35 @@ import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
 /** The columns of an ApiProductRecord. */
-export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, createdAt: true } satisfies Prisma.ApiProductSelect;
+export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, createdAt: true } satisfies Prisma.ApiProductSelect;
 /** The columns of an ApiRecord. */
-const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, createdAt: true } satisfies Prisma.ApiSelect;
+const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, requiredAcr: true, maxAgeSeconds: true, createdAt: true } satisfies Prisma.ApiSelect;
 
 /** An API product row as its record. */
 export function toApiProduct(row: Prisma.ApiProductGetPayload<{ select: typeof API_PRODUCT }>): ApiProductRecord {
   return { ...row, scopes: splitList(row.scopes) };
 }
 
-/** An API row as its record. */
+/** An API row as its record ("" in requiredAcr: none). */
 function toApi(row: Prisma.ApiGetPayload<{ select: typeof API }>): ApiRecord {
-  return { ...row, requiredScopes: splitList(row.requiredScopes) };
+  return { ...row, requiredScopes: splitList(row.requiredScopes), requiredAcr: row.requiredAcr === "" ? null : row.requiredAcr };
 }
 
 /** The product columns to write; undefined leaves a column as it is. */
 function productColumns(p: ApiProductChanges) {
-  return { name: p.name, displayName: p.displayName, description: p.description, scopes: p.scopes && joinList(p.scopes) };
+  return { name: p.name, displayName: p.displayName, description: p.description, scopes: p.scopes && joinList(p.scopes), requiresSca: p.requiresSca };
 }
 
-/** The API columns to write; undefined leaves a column as it is. */
+/** The API columns to write; undefined leaves a column as it is, a null requiredAcr is stored as "" (none). */
 function apiColumns(a: ApiChanges) {
-  return { name: a.name, upstreamUrl: a.upstreamUrl, requiredScopes: a.requiredScopes && joinList(a.requiredScopes), passCookies: a.passCookies };
+  return {
+    name: a.name,
+    upstreamUrl: a.upstreamUrl,
+    requiredScopes: a.requiredScopes && joinList(a.requiredScopes),
+    passCookies: a.passCookies,
+    requiredAcr: a.requiredAcr === null ? "" : a.requiredAcr,
+    maxAgeSeconds: a.maxAgeSeconds,
+  };
 }
 
 /** The product store over `x`. */

@@ -36,6 +36,9 @@ interface Row extends Record<string, unknown> {
   refreshCount: unknown;
   familyId: string | null;
   jkt: string | null;
+  acr: string | null;
+  amr: string | null;
+  authTime: unknown;
 }
 
 function parseRow(row: Row): TokenRecord {
@@ -58,15 +61,16 @@ function parseRow(row: Row): TokenRecord {
     refreshCount: Number(row.refreshCount),
     familyId: row.familyId,
     jkt: row.jkt,
+    authentication: row.acr === null ? null : { acr: row.acr, amr: splitList(row.amr ?? ""), authTime: dateOf(row.authTime) },
   };
 }
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
-   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?)`;
+   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "acr", "amr", "authTime")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
-  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt"
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."acr", t."amr", t."authTime"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
 /** The bound values of {@link INSERT} for `t`. */
@@ -89,6 +93,9 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.refreshCount ?? 0,
     t.familyId ?? null,
     t.jkt ?? null,
+    t.authentication?.acr ?? null,
+    t.authentication ? joinList(t.authentication.amr) : null,
+    t.authentication?.authTime ?? null,
   ];
 }
 

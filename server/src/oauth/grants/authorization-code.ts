@@ -48,6 +48,7 @@ export const authorizationCodeGrant: Grant = {
       withRefreshToken: true,
       familyId: code.id,
       jkt: dpopJkt,
+      authentication: code.authentication ?? undefined,
       now,
     });
     // Using the code and storing its tokens is one transaction, so a concurrent replay either

@@ -23,6 +23,8 @@ export interface GrantContext {
    * carried one: the issued tokens are bound to it (`cnf.jkt`).
    */
   dpopJkt?: string;
+  /** PSD2 RTS Art. 10a: days after the last SCA that a refresh token of a grant needing SCA works; 0 = no limit. */
+  scaReauthenticationDays: number;
 }
 
 export interface Grant {

@@ -41,8 +41,8 @@ const client: Client = {
   jwks: null,
   jwksUri: null,
   products: [
-    { name: "AISP", scopes: ["aisp", "extended_transaction_history"] },
-    { name: "PISP", scopes: ["pisp"] },
+    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false },
+    { name: "PISP", scopes: ["pisp"], requiresSca: false },
   ],
   callbackUrls: [REDIRECT],
 };
@@ -54,7 +54,7 @@ beforeEach(() => {
   stores = memoryStores([alice, { ...alice, id: "user2", username: "bob", status: "disabled" }]);
 });
 
-const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now });
+const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now, scaReauthenticationDays: 180 });
 
 /** Stores a code for alice as the flow does; @returns its value. */
 async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userId?: string; appId?: string; scopes?: string[] } = {}): Promise<string> {
@@ -68,6 +68,7 @@ async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userI
     codeChallenge: o.challenge === undefined ? s256Challenge(VERIFIER) : o.challenge,
     codeChallengeMethod: o.challenge === null ? null : "S256",
     dpopJkt: null,
+    authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW },
     expiresAt: o.expiresAt ?? new Date(NOW.getTime() + 60 * SECOND),
   });
   return value;

@@ -6,19 +6,21 @@
  * token, so rotation never extends the PSD2 re-authentication deadline.
  *
  * A refresh token bound to a DPoP key (RFC 9449 §5) is used only with a proof made with
- * that key, and its access tokens are bound to the same key. A `fapi2` app's refresh token
+ * that key, and its access tokens are bound to the same key. A grant that needed SCA
+ * refreshes only within the re-authentication interval after its SCA (oauth/reauthentication.ts). A `fapi2` app's refresh token
  * is not rotated (FAPI 2.0 §5.3.2.1: rotation only in extraordinary circumstances): each
  * use issues an access token alone, in the same family, and the refresh token stays valid.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { newToken } from "../issue.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
+import { reauthenticationDue } from "../reauthentication.js";
 import { findTokenRow } from "../tokens.js";
 import type { Grant } from "./grant.js";
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ stores, client, params, now, dpopJkt }) {
+  async handle({ stores, client, params, now, dpopJkt, scaReauthenticationDays }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
     // Read past the token cache: rotation must see the row as committed.
     const found = await findTokenRow(stores.tokens, params.refresh_token, true);
@@ -40,7 +42,13 @@ export const refreshTokenGrant: Grant = {
     // (the family's authorization code); without `scope`, that original grant. Either way,
     // only scopes the credential's approved products still offer.
     const original = previous.familyId === null ? undefined : await stores.codes.byId(previous.familyId);
-    const scopes = userTokenScopes(params.scope, original?.scopes ?? previous.scopes, client.products);
+    const granted = original?.scopes ?? previous.scopes;
+    if (reauthenticationDue(granted, previous.authentication, client.products, scaReauthenticationDays, now)) {
+      throw new InvalidGrant(
+        `more than ${scaReauthenticationDays} days have passed since the user's last strong customer authentication: a new authorization is needed (PSD2 RTS Art. 10a)`,
+      );
+    }
+    const scopes = userTokenScopes(params.scope, granted, client.products);
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
     const rotate = client.securityProfile !== "fapi2";
@@ -55,6 +63,7 @@ export const refreshTokenGrant: Grant = {
       refreshCount: previous.refreshCount + 1,
       familyId: previous.familyId ?? undefined,
       jkt: previous.jkt ?? dpopJkt,
+      authentication: previous.authentication ?? undefined,
       now,
     });
     if (!rotate) {

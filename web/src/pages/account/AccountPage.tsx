@@ -11,8 +11,12 @@ import { SignOutButton } from "../../components/SignOutButton";
 import { routes } from "../../lib/routes";
 import { useSession } from "../../lib/session";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { SignInMethods } from "./SignInMethods";
 
-/** /account: the signed-in end user's connected apps (their consents), which they can revoke. */
+/**
+ * /account: the signed-in end user's connected apps (their consents), which they can
+ * revoke, and their sign-in methods (second factors), which they can add and remove.
+ */
 export function AccountPage() {
   return (
     <RequireSession home={routes.account()}>
@@ -40,6 +44,7 @@ function Account() {
         </p>
       )}
       <ConnectedApps />
+      <SignInMethods />
     </Page>
   );
 }

@@ -9,8 +9,9 @@ import { ListTable } from "../../components/ListTable";
 import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { UserFactors } from "./UserFactors";
 
-/** A user's live tokens and consents (part of /admin/users). */
+/** A user's sign-in factors, live tokens and consents (part of /admin/users). */
 export function UserActivity({ userId, username, onClose }: { userId: string; username: string | undefined; onClose: () => void }) {
   const headingId = useId();
   // Revoking a consent revokes its tokens: the token list is loaded again (remounted) then.
@@ -18,11 +19,12 @@ export function UserActivity({ userId, username, onClose }: { userId: string; us
   return (
     <section className="user-activity" aria-labelledby={headingId}>
       <div className="section-head">
-        <h2 id={headingId}>Tokens and consents of {username ?? "the selected user"}</h2>
+        <h2 id={headingId}>Sign-in factors, tokens and consents of {username ?? "the selected user"}</h2>
         <button type="button" className="button secondary small" onClick={onClose}>
-          Close<span className="visually-hidden"> tokens and consents</span>
+          Close<span className="visually-hidden"> sign-in factors, tokens and consents</span>
         </button>
       </div>
+      <UserFactors userId={userId} username={username} />
       <TokensSection key={tokensVersion} owner={{ userId }} title="Live tokens" />
       <Consents userId={userId} onRevoked={() => setTokensVersion((n) => n + 1)} />
     </section>

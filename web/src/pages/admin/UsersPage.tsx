@@ -16,7 +16,7 @@ import { useAction, useConnection } from "../../lib/useGraphQL";
 import { CreateUserForm } from "./CreateUserForm";
 import { UserActivity } from "./UserActivity";
 
-/** /admin/users[?search=…][&user=<id>]: users, and the live tokens and consents of the selected one. */
+/** /admin/users[?search=…][&user=<id>]: users, and the sign-in factors, live tokens and consents of the selected one. */
 export function UsersPage() {
   const [params, setParams] = useSearchParams();
   const search = params.get("search")?.trim() ?? "";
@@ -51,7 +51,7 @@ export function UsersPage() {
     actionsColumn((user) => (
       <>
         <button type="button" className="button secondary small" onClick={() => navigate({ user: user.id })}>
-          Tokens and consents<span className="visually-hidden"> of {user.username}</span>
+          Factors, tokens and consents<span className="visually-hidden"> of {user.username}</span>
         </button>
         {user.status === "active" ? (
           user.username !== me && (

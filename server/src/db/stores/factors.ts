@@ -1,0 +1,82 @@
+/**
+ * The factor store (stores/factors.ts), over Prisma: sign-ins are not a hot path.
+ */
+import type { FactorStore, FactorSummary, FactorType, TotpFactor, WebAuthnFactor } from "../../stores/factors.js";
+import type { UserFactor } from "../../generated/prisma/client.js";
+import { joinList, splitList } from "../../kernel/list.js";
+import type { Executor } from "./executor.js";
+import { withDomainErrors } from "./errors.js";
+
+function summary(row: UserFactor): FactorSummary {
+  return { id: row.id, type: row.type as FactorType, name: row.name, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
+}
+
+function totp(row: UserFactor): TotpFactor {
+  return { ...summary(row), type: "totp", secret: row.secret ?? "", lastTimeStep: row.lastTimeStep };
+}
+
+function webAuthn(row: UserFactor): WebAuthnFactor {
+  return {
+    ...summary(row),
+    type: "webauthn",
+    userId: row.userId,
+    credentialId: row.credentialId ?? "",
+    publicKey: row.publicKey ?? "",
+    counter: row.counter,
+    deviceType: row.deviceType ?? "singleDevice",
+    transports: splitList(row.transports),
+  };
+}
+
+/** The factor store over `x`. */
+export function factorStore(x: Executor): FactorStore {
+  const { prisma } = x;
+  return {
+    async list(userId) {
+      return (await prisma.userFactor.findMany({ where: { userId }, orderBy: { createdAt: "asc" } })).map(summary);
+    },
+    async totpFactors(userId) {
+      return (await prisma.userFactor.findMany({ where: { userId, type: "totp" }, orderBy: { createdAt: "asc" } })).map(totp);
+    },
+    async webAuthnCredential(credentialId) {
+      const row = await prisma.userFactor.findUnique({ where: { credentialId } });
+      return row?.type === "webauthn" ? webAuthn(row) : undefined;
+    },
+    async webAuthnCredentials(userId) {
+      return (await prisma.userFactor.findMany({ where: { userId, type: "webauthn" }, orderBy: { createdAt: "asc" } })).map(webAuthn);
+    },
+    async insert(factor, now) {
+      const data =
+        factor.type === "totp"
+          ? { userId: factor.userId, type: "totp", name: factor.name, secret: factor.secret, lastTimeStep: factor.lastTimeStep, createdAt: now }
+          : {
+              userId: factor.userId,
+              type: "webauthn",
+              name: factor.name,
+              credentialId: factor.credentialId,
+              publicKey: factor.publicKey,
+              counter: factor.counter,
+              deviceType: factor.deviceType,
+              transports: joinList(factor.transports),
+              createdAt: now,
+            };
+      return summary(await withDomainErrors(prisma.userFactor.create({ data })));
+    },
+    async acceptTimeStep(id, step, now) {
+      const { count } = await prisma.userFactor.updateMany({
+        where: { id, type: "totp", OR: [{ lastTimeStep: null }, { lastTimeStep: { lt: step } }] },
+        data: { lastTimeStep: step, lastUsedAt: now },
+      });
+      return count === 1;
+    },
+    async recordWebAuthnUse(id, counter, now) {
+      await prisma.userFactor.update({ where: { id }, data: { counter, lastUsedAt: now } });
+    },
+    async delete(userId, id) {
+      return (await prisma.userFactor.deleteMany({ where: { id, userId } })).count === 1;
+    },
+    async deleteAll(userId) {
+      return (await prisma.userFactor.deleteMany({ where: { userId } })).count;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { generate } from "otplib";
+import { describe, expect, it } from "vitest";
+import { confirmTotp, newTotpEnrolment, relyingParty, totpUri } from "./factors.js";
+
+const SECRET = "TOLLGATEDEMOALICEPUBLICKEYABCDEF";
+const T = new Date("2026-11-24T12:00:10Z");
+const at = (date: Date, steps: number) => generate({ secret: SECRET, epoch: Math.floor(date.getTime() / 1000) + steps * 30 });
+
+describe("factors", () => {
+  it("the relying party is AUTH_URL's host name and origin", () => {
+    expect(relyingParty("https://login.bank.example:8443/base")).toEqual({ id: "login.bank.example", origin: "https://login.bank.example:8443", name: "Tollgate" });
+  });
+
+  it("a TOTP code is accepted one 30-s step either side of now, not two, and names its step", async () => {
+    const step = Math.floor(T.getTime() / 1000 / 30);
+    expect(await confirmTotp(SECRET, await at(T, 0), T)).toBe(step);
+    expect(await confirmTotp(SECRET, await at(T, -1), T)).toBe(step - 1);
+    expect(await confirmTotp(SECRET, await at(T, 1), T)).toBe(step + 1);
+    expect(await confirmTotp(SECRET, await at(T, -2), T)).toBeUndefined();
+    expect(await confirmTotp(SECRET, await at(T, 2), T)).toBeUndefined();
+    expect(await confirmTotp(SECRET, "12345", T)).toBeUndefined();
+    expect(await confirmTotp(SECRET, "abcdef", T)).toBeUndefined();
+  });
+
+  it("an enrolment has a fresh 160-bit key, its otpauth URI and the URI as an SVG QR code", async () => {
+    const a = await newTotpEnrolment("alice");
+    const b = await newTotpEnrolment("alice");
+    expect(a.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(a.secret).not.toBe(b.secret);
+    expect(a.otpauthUri).toBe(totpUri("alice", a.secret));
+    expect(a.otpauthUri).toBe(`otpauth://totp/Tollgate:alice?secret=${a.secret}&issuer=Tollgate`);
+    expect(Buffer.from(a.qrCode.replace("data:image/svg+xml;base64,", ""), "base64").toString()).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Users' second authentication factors (PSD2 RTS Art. 4, 6–8): TOTP keys (RFC 6238) and
+ * WebAuthn credentials (passkeys).
+ */
+
+/** A factor as shown to its user and to administrators: never its key material. */
+export interface FactorSummary {
+  id: string;
+  /** totp | webauthn */
+  type: FactorType;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export type FactorType = "totp" | "webauthn";
+
+/** A TOTP factor with its shared key. */
+export interface TotpFactor extends FactorSummary {
+  type: "totp";
+  /** The base32 shared key. */
+  secret: string;
+  /** The last accepted time step (30 s steps since the epoch), or null before the first use. */
+  lastTimeStep: number | null;
+}
+
+/** A WebAuthn credential. */
+export interface WebAuthnFactor extends FactorSummary {
+  type: "webauthn";
+  userId: string;
+  /** base64url */
+  credentialId: string;
+  /** COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  /** singleDevice (device-bound) | multiDevice (synced) */
+  deviceType: string;
+  transports: string[];
+}
+
+export type NewFactor =
+  | { type: "totp"; userId: string; name: string; secret: string; lastTimeStep: number }
+  | { type: "webauthn"; userId: string; name: string; credentialId: string; publicKey: string; counter: number; deviceType: string; transports: string[] };
+
+export interface FactorStore {
+  /** The user's factors, oldest first. */
+  list(userId: string): Promise<FactorSummary[]>;
+  /** The user's TOTP factors with their keys. */
+  totpFactors(userId: string): Promise<TotpFactor[]>;
+  /** The WebAuthn credential with this id (base64url), or undefined. */
+  webAuthnCredential(credentialId: string): Promise<WebAuthnFactor | undefined>;
+  /** The user's WebAuthn credentials (to exclude on registration). */
+  webAuthnCredentials(userId: string): Promise<WebAuthnFactor[]>;
+  /** @throws Conflict when the WebAuthn credential id is already registered. */
+  insert(factor: NewFactor, now: Date): Promise<FactorSummary>;
+  /**
+   * Accepts TOTP time step `step` for factor `id` only if it is later than the last one
+   * accepted, atomically (RFC 6238 §5.2: a code is accepted once).
+   * @returns false when that step or a later one was already used.
+   */
+  acceptTimeStep(id: string, step: number, now: Date): Promise<boolean>;
+  /** Records a WebAuthn use: the new signature counter. */
+  recordWebAuthnUse(id: string, counter: number, now: Date): Promise<void>;
+  /** Deletes one factor of the user. @returns false when the user has no factor with this id. */
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Deletes every factor of the user (an administrator's reset). @returns how many. */
+  deleteAll(userId: string): Promise<number>;
+}
