@@ -33,6 +33,7 @@
  * multiplies the number of runs of every property.
  */
 import fc from "fast-check";
+import { generate } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_UPSTREAM_COOKIES } from "../src/demo/upstream.js";
@@ -55,6 +56,7 @@ import {
   userTokens,
   type DemoClient,
 } from "./support/flow.js";
+import { sessionLogin } from "./support/graphql.js";
 import * as H from "./support/hostile.js";
 import { createPasswordOnlyApp, startTestServer, type TestServer } from "./support/server.js";
 
@@ -1272,6 +1274,60 @@ describe("interaction API and POST /session/login", () => {
         await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["signin.failed"] });
       }),
       runs(120),
+    );
+  }, T);
+
+  it("POST /session/factor after alice's right password, with anything but her factor: never a sign-in; a malformed proof is refused before any work, a wrong one ends the attempt with one audit event", async () => {
+    const b64 = fc.oneof(fc.base64String({ maxLength: 64 }).map((s) => s.replace(/[+/=]/g, "A") || "A"), H.shortHostile);
+    const assertion = fc.record({
+      id: b64,
+      rawId: b64,
+      type: fc.constantFrom("public-key", "password", ""),
+      response: fc.record({ clientDataJSON: b64, authenticatorData: b64, signature: b64, userHandle: fc.option(b64, { nil: undefined }) }),
+      clientExtensionResults: fc.constantFrom({}, { appid: true }, null, "x"),
+    });
+    const proofArb = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ method: fc.constant("totp"), code: fc.oneof(fc.stringMatching(/^\d{6}$/), fc.stringMatching(/^\d{1,8}$/), H.shortHostile, fc.integer({ min: 30, max: 40 }).map((n) => "1".repeat(n))) }) },
+      { weight: 3, arbitrary: fc.record({ method: fc.constant("webauthn"), response: assertion }) },
+      { weight: 1, arbitrary: fc.record({ method: fc.oneof(fc.constantFrom("sms", "TOTP", "", "webauthn"), H.shortHostile), code: fc.string({ maxLength: 8 }) }) },
+    );
+    const bodyArb = fc.oneof(
+      { weight: 8, arbitrary: proofArb.map((p) => Buffer.from(JSON.stringify(p))) },
+      { weight: 1, arbitrary: fc.constantFrom("", "null", "[]", '"totp"', "{", '{"method":"totp","code":123456}').map((t) => Buffer.from(t)) },
+      { weight: 1, arbitrary: fc.integer({ min: 16_400, max: 20_000 }).map((n) => Buffer.from(JSON.stringify({ method: "totp", code: "1".repeat(n) }))) },
+    );
+    /** alice's codes the server would accept now (RFC 6238, ±1 step), which no generated body may carry. */
+    const validCodes = async (): Promise<string[]> => {
+      const now = Math.floor(Date.now() / 1000);
+      return Promise.all([-30, 0, 30].map((d) => generate({ secret: DEMO.user.totpSecret, epoch: now + d })));
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.record({ type: jsonTypeArb, body: bodyArb }), async (c) => {
+        const text = c.body.toString();
+        fc.pre(!(await validCodes()).some((code) => text.includes(`"${code}"`)));
+        const browser = new Browser(server.url);
+        const pending = await sessionLogin(browser, DEMO.user);
+        expect(pending.body.stage).toBe("factor");
+        const req: H.RawRequest = {
+          method: "POST",
+          target: "/session/factor",
+          headers: [...jarCookies(browser), ["X-CSRF-Token", pending.body.csrfToken], ...jsonHeaders(c.type)],
+          body: c.body,
+        };
+        const before = await watch.fingerprint();
+        const res = await hit("session", req);
+        H.check([400, 401, 413, 415].includes(res.status), "a factor answer without alice's factor must answer 400, 401, 413 or 415", req, res);
+        if (c.type.kind === "other") H.check(res.status === 415, "a non-JSON factor answer must answer 415", req, res);
+        if (c.body.length > 16_384 && c.type.kind === "json") H.check(res.status === 413, "a JSON body over 16 KiB must answer 413", req, res);
+        H.oauthError(req, res);
+        if (res.status === 401) H.check(H.oauthError(req, res).error === "invalid_credentials", "401 error", req, res);
+        // Only a verdict ends the attempt, and it is the one audit event; a malformed proof leaves the attempt pending.
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["sca.failed"] });
+        const after = await json(await browser.fetch("/session"));
+        expect(after.user).toBeNull();
+        expect(after.factorPending).toBe(res.status !== 401);
+      }),
+      runs(60),
     );
   }, T);
 
