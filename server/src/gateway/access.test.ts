@@ -5,6 +5,17 @@ import type { ApiRoute } from "../stores/catalog.js";
 import type { PresentedToken } from "../oauth/tokens.js";
 import { checkAccess } from "./access.js";
 
+/** The BearerError checkAccess throws at `now`. @throws when it throws nothing or something else. */
+function denialOf(t: PresentedToken | undefined, api: ApiRoute, now: Date, dpop?: DpopChallenge): BearerError {
+  try {
+    checkAccess(t, api, "tollgate", now, dpop);
+  } catch (err) {
+    expect(err).toBeInstanceOf(BearerError);
+    return err as BearerError;
+  }
+  return expect.unreachable();
+}
+
 describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
   const API: ApiRoute = {
     name: "accounts",
@@ -29,16 +40,7 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     ...over,
   });
 
-  /** The BearerError checkAccess throws. @throws when it throws nothing or something else. */
-  function denial(t: PresentedToken | undefined, api: ApiRoute = API, dpop?: DpopChallenge): BearerError {
-    try {
-      checkAccess(t, api, "tollgate", NOW, dpop);
-    } catch (err) {
-      expect(err).toBeInstanceOf(BearerError);
-      return err as BearerError;
-    }
-    return expect.unreachable();
-  }
+  const denial = (t: PresentedToken | undefined, api: ApiRoute = API, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
   it("lets through an active token whose product grants the API and that has every required scope", () => {
     expect(() => checkAccess(token(), API, "tollgate", NOW)).not.toThrow();
@@ -123,17 +125,8 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
   });
   const SCA_API: ApiRoute = { ...API, requiredAcr: ACR_SCA };
   const check = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => () => checkAccess(t, api, "tollgate", NOW, dpop);
+  const denial = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
-  /** The BearerError checkAccess throws. @throws when it throws nothing or something else. */
-  function denial(t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge): BearerError {
-    try {
-      checkAccess(t, api, "tollgate", NOW, dpop);
-    } catch (err) {
-      expect(err).toBeInstanceOf(BearerError);
-      return err as BearerError;
-    }
-    return expect.unreachable();
-  }
 
   it("an API without requirements takes any user authentication, and none (client credentials)", () => {
     expect(check(token(), API)).not.toThrow();

@@ -1,6 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { TextField } from "../../components/Field";
-import { FACTOR_NAME_MAX_LENGTH } from "./TotpSetup";
+import { FactorFormEnd } from "./FactorFormEnd";
 
 /**
  * "Add a passkey": a name for it, then the browser asks the user to create it (the device's
@@ -46,28 +45,16 @@ export function PasskeySetup({
             {error.message}
           </p>
         )}
-        <TextField
-          ref={nameRef}
-          label="Name"
-          hint="To tell your sign-in methods apart, for example “Laptop”."
-          name="factor-name"
-          autoComplete="off"
-          maxLength={FACTOR_NAME_MAX_LENGTH}
-          required
-          value={name}
-          onChange={setName}
+        <FactorFormEnd
+          nameRef={nameRef}
+          example="Laptop"
+          name={name}
+          onName={setName}
+          submitLabel="Create the passkey"
+          busy={busy}
+          busyStatus="Waiting for your passkey…"
+          onCancel={onCancel}
         />
-        <div className="form-actions">
-          <button type="submit" className="button primary" aria-disabled={busy || undefined} aria-busy={busy || undefined}>
-            Create the passkey
-          </button>
-          <button type="button" className="button secondary" disabled={busy} onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
-        <p role="status" className="status">
-          {busy ? "Waiting for your passkey…" : ""}
-        </p>
       </form>
     </section>
   );

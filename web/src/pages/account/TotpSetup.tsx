@@ -1,10 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { groupKey, normalizeCode, TOTP_CODE_LENGTH, type TotpEnrolment } from "../../api/factors";
-import { OneTimeCodeField, TextField } from "../../components/Field";
+import { OneTimeCodeField } from "../../components/Field";
 import { CopyButton } from "../../components/SecretPanel";
-
-/** Longest factor name the forms take. */
-export const FACTOR_NAME_MAX_LENGTH = 60;
+import { FactorFormEnd } from "./FactorFormEnd";
 
 /**
  * "Set up an authenticator app": the new key as a QR code and as text to type in (in groups
@@ -98,27 +96,15 @@ export function TotpSetup({
               invalid={Boolean(message)}
               describedBy={message ? errorId : undefined}
             />
-            <TextField
-              label="Name"
-              hint="To tell your sign-in methods apart, for example “Work phone”."
-              name="factor-name"
-              autoComplete="off"
-              maxLength={FACTOR_NAME_MAX_LENGTH}
-              required
-              value={name}
-              onChange={setName}
+            <FactorFormEnd
+              example="Work phone"
+              name={name}
+              onName={setName}
+              submitLabel="Add authenticator app"
+              busy={busy}
+              busyStatus="Checking the code…"
+              onCancel={onCancel}
             />
-            <div className="form-actions">
-              <button type="submit" className="button primary" aria-disabled={busy || undefined} aria-busy={busy || undefined}>
-                Add authenticator app
-              </button>
-              <button type="button" className="button secondary" disabled={busy} onClick={onCancel}>
-                Cancel
-              </button>
-            </div>
-            <p role="status" className="status">
-              {busy ? "Checking the code…" : ""}
-            </p>
           </form>
         </li>
       </ol>
