@@ -1,0 +1,29 @@
+/**
+ * What is known about the request being served, for the code that observes it rather than
+ * serves it (the request log, audit events, refusal records, metrics, traces): one
+ * AsyncLocalStorage entered by the request log (http/logger.ts) for every request.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+export interface RequestContext {
+  /** The request id (X-Request-Id). */
+  readonly requestId: string;
+  /** The FAPI interaction id (`x-fapi-interaction-id`, a UUID): the caller's, or a new one. */
+  readonly interactionId: string;
+  /** The client id of an authenticated client, or of the token a gateway call presented; set once known. */
+  clientId?: string;
+  /** The gateway API the request is for; set once known. */
+  api?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` (and everything it starts) with `context` as the current request's. */
+export function runInRequest<T>(context: RequestContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+/** The current request's context, or undefined outside a request (startup, purge jobs). */
+export function currentRequest(): RequestContext | undefined {
+  return storage.getStore();
+}
