@@ -9,8 +9,13 @@ export default defineConfig({
   test: {
     include: ["server/**/*.test.ts"],
     // The cluster test needs PostgreSQL and Redis: it runs in the PostgreSQL pass only. The
-    // durability test is about the SQLite file: it runs in the SQLite pass only.
-    exclude: process.env.TEST_DATABASE === "postgresql" ? ["server/test/durability.test.ts"] : ["server/test/cluster.test.ts"],
+    // durability test is about the SQLite file: it runs in the SQLite pass only. The fault
+    // tests start their own PostgreSQL cluster and redis-server, and two instances over one
+    // PostgreSQL database: once is enough, in the PostgreSQL pass.
+    exclude:
+      process.env.TEST_DATABASE === "postgresql"
+        ? ["server/test/durability.test.ts"]
+        : ["server/test/cluster.test.ts", "server/test/faults.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -70,10 +70,16 @@ const schema = z.object({
   CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   /** SQLite `PRAGMA synchronous`: NORMAL (commits survive a process crash; a power loss may drop the last ones) or FULL (they survive a power loss too, at an fsync per commit). Default NORMAL. */
   SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
+  /** PostgreSQL: longest wait for a new connection, or for a free one of the pool, milliseconds (pg's connectionTimeoutMillis); beyond it the request gets 503. Default 2000. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  /** PostgreSQL: longest wait for a query's answer, milliseconds (pg's query_timeout); beyond it the connection is dropped and the request gets 503. Default 5000. */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Redis shared by all instances for rate-limit and sign-in counters, e.g. redis://127.0.0.1:6379. Default none: counters per process (one instance). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//).optional(),
   /** Prefix of Tollgate's keys in Redis. Default tollgate: */
   REDIS_KEY_PREFIX: z.string().default("tollgate:"),
+  /** Longest wait for a Redis command's answer, milliseconds (ioredis commandTimeout); beyond it the counters of this process take over for that request. Default 500. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
   /** Let the admin API set an API's upstream URL to a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal). Default false: refused, so the gateway cannot be pointed at the instance's cloud credentials. */
@@ -88,6 +94,18 @@ const schema = z.object({
   DPOP_NONCES: bool.default(false),
   /** Secret the DPoP nonces are derived from, at least 32 characters. Instances that share it accept each other's nonces; required with DPOP_NONCES when REDIS_URL is set (several instances). Default: random per process. */
   DPOP_NONCE_SECRET: z.string().min(32).optional(),
+  /** OpenTelemetry: base URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318; spans are posted (JSON) to `<url>/v1/traces`. Default none: tracing off, the SDK not loaded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
+  /** OpenTelemetry: the `service.name` of the exported spans. Default tollgate. */
+  OTEL_SERVICE_NAME: z.string().min(1).default("tollgate"),
+  /** Port of the separate Prometheus listener serving GET /metrics (never on the public port). Default unset: off; 0 is off too. */
+  METRICS_PORT: port.default(0),
+  /** Interface of the metrics listener. Default 127.0.0.1: scrape it from the same host or a sidecar, or set the pod's address deliberately. */
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Add a client_id label to the per-client metrics (tokens issued, refusals). Default false: one series per registered client multiplies the series count. */
+  METRICS_CLIENT_ID_LABEL: bool.default(false),
+  /** Seconds between flushes of the aggregated refusal audit rows (token and gateway refusals, failed client authentications) to the database; also flushed on shutdown. Default 5. */
+  AUDIT_REFUSAL_FLUSH_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
   NODE_ENV: z.string().optional(),
 });
 
@@ -122,15 +140,25 @@ export interface Config {
   auditRetentionDays: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** Milliseconds (REDIS_COMMAND_TIMEOUT_MS). */
+  redisCommandTimeoutMs: number;
   /** Milliseconds. */
   catalogCacheTtlMs: number;
   sqliteSynchronous: "NORMAL" | "FULL";
+  /** PostgreSQL connection and query time limits, milliseconds (DATABASE_CONNECT_TIMEOUT_MS, DATABASE_QUERY_TIMEOUT_MS). */
+  databaseTimeouts: { connectMs: number; queryMs: number };
   /** Upstream URLs may be link-local or cloud metadata addresses. */
   allowLinkLocalUpstreams: boolean;
   /** Outer stores refuse calls inside a transaction (TRANSACTION_GUARD; default on unless NODE_ENV=production). */
   transactionGuard: boolean;
   /** DPoP proofs must carry a server nonce derived from `secret` (DPOP_NONCES); undefined when off. */
   dpopNonces: { secret: string } | undefined;
+  /** OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); undefined when off. */
+  tracing: { endpoint: string; serviceName: string } | undefined;
+  /** The Prometheus listener (METRICS_PORT, METRICS_HOST) and whether client ids are labels; undefined when off. */
+  metrics: { port: number; host: string; clientIdLabel: boolean } | undefined;
+  /** Seconds between flushes of the aggregated refusal audit rows (AUDIT_REFUSAL_FLUSH_SECONDS). */
+  auditRefusalFlushSeconds: number;
 }
 
 /**
@@ -178,9 +206,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, queryMs: e.DATABASE_QUERY_TIMEOUT_MS },
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     allowLinkLocalUpstreams: e.ALLOW_LINK_LOCAL_UPSTREAMS,
     transactionGuard: e.TRANSACTION_GUARD ?? e.NODE_ENV !== "production",
     dpopNonces: e.DPOP_NONCES ? { secret: e.DPOP_NONCE_SECRET ?? randomBytes(32).toString("base64url") } : undefined,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
+    metrics: e.METRICS_PORT > 0 ? { port: e.METRICS_PORT, host: e.METRICS_HOST, clientIdLabel: e.METRICS_CLIENT_ID_LABEL } : undefined,
+    auditRefusalFlushSeconds: e.AUDIT_REFUSAL_FLUSH_SECONDS,
   };
 }

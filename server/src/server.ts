@@ -11,14 +11,20 @@ import type { Config } from "./config.js";
 import { openDatabase, type OpenDatabase } from "./db/database.js";
 import type { Database } from "./stores/index.js";
 import { shareCatalogInvalidations } from "./db/catalog-events.js";
-import { migrate } from "./db/migrate.js";
+import { migrate, providerOf } from "./db/migrate.js";
 import { demoSeed } from "./demo/seed.js";
 import { loadSeed } from "./db/seed.js";
 import { startDemoUpstream } from "./demo/upstream.js";
 import { createRequestListener } from "./http/dispatch.js";
+import { Readiness, redisCheck, withReadiness } from "./http/readiness.js";
 import { limiterFactory } from "./kernel/limiter.js";
+import { tracedStores } from "./kernel/spans.js";
 import { createLogger } from "./http/logger.js";
 import { schedulePurge } from "./maintenance/purge.js";
+import { Metrics } from "./kernel/metrics.js";
+import { startMetricsListener } from "./http/metrics.js";
+import { RefusalAudit } from "./http/refusal-audit.js";
+import { startTracing } from "./observability/tracing.js";
 
 /** Longest wait for the database pool to close on shutdown, milliseconds. */
 const DISCONNECT_TIMEOUT_MS = 2000;
@@ -35,6 +41,10 @@ export interface RunningServer {
   demoUpstreamUrl?: string;
   /** True when this start loaded the demo into an empty database. */
   seeded: boolean;
+  /** The Prometheus scrape URL of the metrics listener (METRICS_PORT), e.g. http://127.0.0.1:9464/metrics; undefined when off. */
+  metricsUrl?: string;
+  /** Writes the refusal audit's pending aggregates now (else every AUDIT_REFUSAL_FLUSH_SECONDS and on close): for tests and tools. */
+  flushRefusals(): Promise<void>;
   /** Stops accepting connections, closes the upstream and the database. */
   close(): Promise<void>;
 }
@@ -56,12 +66,16 @@ function closeServer(server: Server): Promise<void> {
 /** Starts Tollgate with `config`. @throws if migration fails or the port is taken. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
+  // Before anything serves a request: the spans of the first requests go to the collector too.
+  const tracing = config.tracing ? await startTracing(config.tracing) : undefined;
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
   const opened = await openDatabase(config.databaseUrl, {
     catalogTtlMs: config.catalogCacheTtlMs,
     sqliteSynchronous: config.sqliteSynchronous,
     transactionGuard: config.transactionGuard,
+    connectTimeoutMs: config.databaseTimeouts.connectMs,
+    queryTimeoutMs: config.databaseTimeouts.queryMs,
   });
   const db = opened.database;
 
@@ -72,12 +86,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
     seeded = await loadSeed(opened.prisma, await demoSeed(upstream.url));
   }
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 }) : undefined;
+  // A command waits at most redisCommandTimeoutMs, queued while reconnecting too: a Redis that is away or hangs slows
+  // no request beyond that, and the limiters' in-process copies (kernel/limiter.ts) take over.
+  const redisOptions = { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: config.redisCommandTimeoutMs };
+  const redis = config.redisUrl ? new Redis(config.redisUrl, redisOptions) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
   const stopSharing = redis ? shareCatalogInvalidations(opened.catalog, redis, config.redisKeyPrefix, logger) : () => {};
-  const server = createServer(await createRequestListener(config, db, logger, limiterFactory(redis, config.redisKeyPrefix)));
+  // With tracing on, each store call made while serving a request is a database client span (kernel/spans.ts).
+  const served = tracing ? tracedStores(db, providerOf(config.databaseUrl)) : db;
+  // GET /readyz: the database, and Redis when configured, each within its time limit (http/readiness.ts).
+  const readiness = new Readiness([{ name: "database", check: () => opened.ping() }, ...(redis ? [redisCheck(redis)] : [])], { logger });
+  // Per server, never prom-client's global registry: each instance (and each test server) serves its own.
+  const metrics = config.metrics ? new Metrics({ clientIdLabel: config.metrics.clientIdLabel }) : undefined;
+  // The stores of the database, not the traced ones: the flush runs outside any request.
+  const refusals = new RefusalAudit(db.audit, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "refusal audit flush failed"));
+  const listener = await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals });
+  const server = createServer(withReadiness(readiness, listener));
   const port = await listen(server, config.port, config.host);
-  const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays);
+  const metricsListener = metrics && config.metrics ? await startMetricsListener(metrics, config.metrics.port, config.metrics.host) : undefined;
+  const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays, metrics);
   return {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
     db,
@@ -85,16 +112,23 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logger,
     demoUpstreamUrl: upstream?.url,
     seeded,
+    metricsUrl: metricsListener?.url,
+    flushRefusals: () => refusals.flush(),
     async close() {
       stopPurge();
       await closeServer(server);
+      await metricsListener?.close();
       if (upstream) await closeServer(upstream.server);
       // Work a response left behind (express-session's touch after the answer) gets a moment to
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
+      // The refusals of the last requests, before the database closes.
+      await refusals.close();
       await Promise.race([opened.close(), sleep(DISCONNECT_TIMEOUT_MS)]);
       stopSharing();
       redis?.disconnect();
+      // Last: the spans of the final requests and of the shutdown are exported before the provider goes.
+      await tracing?.close();
     },
   };
 }

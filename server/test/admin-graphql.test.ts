@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
+  AUDIT_REQUEST_FIELDS,
   Browser,
   authorizePath,
   callApi,
@@ -106,7 +107,7 @@ async function newUser(username: string, role = "user", o: { passkey?: boolean }
   });
   expect(createUser).toMatchObject({ username, role, status: "active" });
   const [event] = await server.prisma.auditEvent.findMany({ where: { type: "admin.createUser", details: { contains: `"username":"${username}"` } } });
-  expect(JSON.parse(event!.details)).toEqual({ args: { input: { username, password: "[redacted]", role } } });
+  expect(JSON.parse(event!.details)).toEqual({ args: { input: { username, password: "[redacted]", role } }, ...AUDIT_REQUEST_FIELDS });
   if (o.passkey) await enrolPasskey(server, username);
   return { id: createUser.id, username, password };
 }
@@ -1163,10 +1164,13 @@ describe("queries", () => {
     const M = 3;
     for (let attempt = 1; attempt <= 3; attempt++) {
       const hour = hourOf(Date.now());
+      await server.flushRefusals();
       const before = (await admin.data(DASHBOARD)).dashboard;
       const probe = await createApp(`Dashboard Probe ${attempt}`);
       for (let i = 0; i < N; i++) await token(probe);
       for (let i = 0; i < M; i++) expect((await tokenAnswer({ consumerKey: probe.consumerKey, consumerSecret: "wrong-secret" })).status).toBe(401);
+      // Refusals are aggregated and written on flush (README "Audit of refusals"): write them now.
+      await server.flushRefusals();
       const after = (await admin.data(DASHBOARD)).dashboard;
       if (hourOf(Date.now()) !== hour) continue; // an hour boundary passed while measuring: measure again
 
@@ -1175,7 +1179,8 @@ describe("queries", () => {
       expect(failed).toHaveLength(24);
       failed.forEach((b: Json, i: number) => expect(Date.parse(b.hour)).toBe(Date.parse(hour) - (23 - i) * HOUR_MS));
       expect(failed[23].count - before.failedClientAuthenticationsPerHour.at(-1).count).toBe(M);
-      const dbFailed = await server.prisma.auditEvent.count({ where: { type: "client.authentication_failed", at: { gte: new Date(hour) } } });
+      // The dashboard counts occurrences: the counts of the aggregated rows.
+      const dbFailed = (await server.prisma.auditEvent.aggregate({ _sum: { count: true }, where: { type: "client.authentication_failed", at: { gte: new Date(hour) } } }))._sum.count ?? 0;
       expect(failed[23].count).toBe(dbFailed);
       for (const b of after.tokensIssuedPerHour) expect(Date.parse(b.hour) % HOUR_MS).toBe(0);
       return;
@@ -1190,7 +1195,7 @@ describe("audit log", () => {
     const bySession = await server.prisma.auditEvent.findMany({ where: { type: "admin.createOrganization", details: { contains: "Audited By Session" } } });
     expect(bySession).toHaveLength(1);
     expect(bySession[0]).toMatchObject({ actor: "admin:admin" });
-    expect(JSON.parse(bySession[0]!.details)).toEqual({ args: { input: { name: "Audited By Session" } } });
+    expect(JSON.parse(bySession[0]!.details)).toEqual({ args: { input: { name: "Audited By Session" } }, ...AUDIT_REQUEST_FIELDS });
 
     const a = await createApp("Audited App");
     await admin.data("mutation($id: ID!) { setAppStatus(appId: $id, status: revoked) { id } }", { id: a.appId });
@@ -1255,7 +1260,7 @@ describe("audit log", () => {
     const [entry] = await server.prisma.auditEvent.findMany({ where: { type: "admin.createUser", details: { contains: "frank" } } });
     expect(entry).toBeDefined();
     expect(entry!.details).not.toContain(password);
-    expect(JSON.parse(entry!.details)).toEqual({ args: { input: { username: "frank", password: "[redacted]" } } });
+    expect(JSON.parse(entry!.details)).toEqual({ args: { input: { username: "frank", password: "[redacted]" } }, ...AUDIT_REQUEST_FIELDS });
     expect(JSON.stringify(await server.prisma.auditEvent.findMany())).not.toContain(password);
   });
 

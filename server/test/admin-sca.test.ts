@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACR_PASSWORD, ACR_SCA } from "../src/kernel/acr.js";
 import { DEMO } from "../src/demo/seed.js";
 import type { NewFactor } from "../src/stores/factors.js";
-import { callApi, clientCredentialsToken, randomState, type Json } from "./support/flow.js";
+import { AUDIT_REQUEST_FIELDS, callApi, clientCredentialsToken, randomState, type Json } from "./support/flow.js";
 import { adminBearer, anonymous, signIn, withBearer, withSession, type GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -234,17 +234,17 @@ describe("resetUserFactors", () => {
     const [event, ...more] = await resetEvents(user.id);
     expect(more).toEqual([]);
     expect(event).toMatchObject({ type: "factor.reset", actor: "admin:admin", subject: user.id });
-    expect(JSON.parse(event!.details)).toEqual({ count: 2 });
+    expect(JSON.parse(event!.details)).toEqual({ count: 2, ...AUDIT_REQUEST_FIELDS });
     // The audit log shows it through the admin API too.
     const { auditEvents } = await admin.data('{ auditEvents(type: "factor.reset") { nodes { type actor subject details } } }');
-    expect(auditEvents.nodes).toContainEqual({ type: "factor.reset", actor: "admin:admin", subject: user.id, details: '{"count":2}' });
+    expect(auditEvents.nodes).toContainEqual({ type: "factor.reset", actor: "admin:admin", subject: user.id, details: event!.details });
 
     // Again, as the automation client: nothing left to delete, still recorded.
     expect((await admin.data(RESET, { userId: user.id })).resetUserFactors.factors).toEqual([]);
     const events = await resetEvents(user.id);
     expect(events).toHaveLength(2);
     expect(events[1]).toMatchObject({ actor: `client:${DEMO.adminApp.consumerKey}` });
-    expect(JSON.parse(events[1]!.details)).toEqual({ count: 0 });
+    expect(JSON.parse(events[1]!.details)).toEqual({ count: 0, ...AUDIT_REQUEST_FIELDS });
   });
 
   it("an unknown user is NOT_FOUND, with no audit event", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import {
+  AUDIT_REQUEST_FIELDS,
   basic,
   callApi,
   clientCredentialsToken,
@@ -257,7 +258,7 @@ describe("token revocation (RFC 7009)", () => {
     const events = await server.prisma.auditEvent.findMany({ where: { type: "token.revoked", subject: row.id } });
     expect(events).toHaveLength(1);
     expect(events[0]!.actor).toBe(DEMO.app.consumerKey);
-    expect(JSON.parse(events[0]!.details)).toEqual({ token_type: "access_token" });
+    expect(JSON.parse(events[0]!.details)).toEqual({ token_type: "access_token", ...AUDIT_REQUEST_FIELDS });
     expect(JSON.stringify(events[0])).not.toContain(token);
   });
 

@@ -21,6 +21,7 @@ import type { Database } from "../stores/index.js";
 import { gqlError, isAdmin, resolveActor, type AdminContext } from "./context.js";
 import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
+import { operationSpans } from "./operation-span.js";
 
 /**
  * graphql-js validation: stop at the 10th error (each error's locations are computed from the
@@ -104,7 +105,7 @@ export async function adminRouter(
     parseOptions: { maxTokens: MAX_TOKENS },
     validationRules: [knownOperationTypes, documentLimits],
     validationOptions: VALIDATION_OPTIONS,
-    plugins: [limits],
+    plugins: [limits, operationSpans],
     formatError: formatError(logger),
     // Apollo's own messages go to the process log, at its level (they went to the console).
     logger,

@@ -19,10 +19,11 @@ import { CatalogCache } from "./catalog-cache.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
-import { postgresqlSql, prismaTransactionSql, SqliteGate, sqliteSql, type Sql } from "./sql.js";
+import { postgresqlSql, prismaTransactionSql, SqliteGate, sqliteSql, type PoolTimeouts, type Sql } from "./sql.js";
 import type { Executor } from "./stores/executor.js";
 import { buildStores } from "./stores/index.js";
 import { TokenCache } from "./token-cache.js";
+import { unavailableError } from "./unavailable.js";
 
 /** Token rows the SQLite process keeps at most (db/token-cache.ts): about 10 MB. */
 const TOKEN_CACHE_ENTRIES = 10_000;
@@ -41,6 +42,13 @@ export type SqliteSynchronous = "NORMAL" | "FULL";
 export interface DbOptions {
   /** PostgreSQL pool size, for Prisma and for the direct statements each. */
   poolSize?: number;
+  /**
+   * PostgreSQL: longest wait for a new connection, or for a free one of a full pool,
+   * milliseconds (pg's connectionTimeoutMillis). Default 2000: no request queues forever.
+   */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: longest wait for a query's answer, milliseconds (pg's query_timeout). Default 5000. */
+  queryTimeoutMs?: number;
   /** Time to live of catalog cache entries, milliseconds. */
   catalogTtlMs?: number;
   sqliteSynchronous?: SqliteSynchronous;
@@ -61,6 +69,14 @@ export interface OpenDatabase {
   provider: Provider;
   /** The catalog cache, for sharing its invalidations between instances (db/catalog-events.ts). */
   catalog: CatalogCache;
+  /**
+   * Checks that the database answers: `SELECT 1` through the direct statements' connection
+   * and, on PostgreSQL, through Prisma's pool too (two pools, either can fail). For
+   * readiness (http/readiness.ts), which bounds its wait itself.
+   * @throws the driver's error (on PostgreSQL a {@link ServiceUnavailable} for a
+   *   connection-level failure) when the database does not answer.
+   */
+  ping(): Promise<void>;
   /** Closes the direct statements' side (PostgreSQL pool, SQLite checkpoint thread), then Prisma's connections. */
   close(): Promise<void>;
 }
@@ -86,10 +102,14 @@ export class OuterStoreInTransaction extends Error {
  * OS crash or power loss may drop the last commits, and never corrupts the file) or FULL,
  * 5 s busy timeout (other processes on the same file), a 4 MB page cache, checkpoints in
  * a worker thread.
- * PostgreSQL: pools of `poolSize` connections.
+ * PostgreSQL: pools of `poolSize` connections, each connection attempt or wait for a pooled
+ * one bounded by `connectTimeoutMs` and each query by `queryTimeoutMs`; the stores turn
+ * connection-level failures into {@link ServiceUnavailable} (db/unavailable.ts), so an outage
+ * answers 503 rather than 500.
  */
 export async function openDatabase(databaseUrl: string, options: DbOptions = {}): Promise<OpenDatabase> {
   const { poolSize = 10, catalogTtlMs = 1000, sqliteSynchronous = "NORMAL", transactionGuard = true } = options;
+  const timeouts: PoolTimeouts = { connectionTimeoutMillis: options.connectTimeoutMs ?? 2000, query_timeout: options.queryTimeoutMs ?? 5000 };
   const catalog = new CatalogCache(catalogTtlMs);
   const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
@@ -98,9 +118,9 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
     // Loaded only here: each generated client brings its own query compiler (tens of MB).
     const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
-    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize }), { onCatalogWrite, onTokenWrite: () => tokenCache.clear() });
+    const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize, ...timeouts }), { onCatalogWrite, onTokenWrite: () => tokenCache.clear() });
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
-    const sql = postgresqlSql(databaseUrl, poolSize);
+    const sql = postgresqlSql(databaseUrl, poolSize, timeouts);
     const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache };
     return open(x, prisma, (tx) => prismaTransactionSql(tx), transactionGuard);
   }
@@ -139,40 +159,75 @@ function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
 /** Set while a transaction's function runs (only with the transaction guard on). */
 const insideTransaction = new AsyncLocalStorage<true>();
 
+type Method = (...args: unknown[]) => unknown;
+
+/** `stores` with every method `fn` of store `store` replaced by `wrap(store, method, fn)`. */
+function wrapStores(stores: Stores, wrap: (store: string, method: string, fn: Method) => Method): Stores {
+  return Object.fromEntries(
+    Object.entries(stores).map(([store, methods]) => [
+      store,
+      Object.fromEntries(Object.entries(methods as object).map(([method, fn]) => [method, wrap(store, method, fn as Method)])),
+    ]),
+  ) as unknown as Stores;
+}
+
 /** `stores` with every method refusing to run inside a transaction ({@link OuterStoreInTransaction}). */
 function guarded(stores: Stores): Stores {
-  const guard = <S extends object>(name: string, store: S): S =>
-    Object.fromEntries(
-      Object.entries(store).map(([method, fn]) => [
-        method,
-        (...args: unknown[]) => {
-          if (insideTransaction.getStore()) throw new OuterStoreInTransaction(name, method);
-          return (fn as (...a: unknown[]) => unknown)(...args);
-        },
-      ]),
-    ) as S;
-  return Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, guard(name, store as object)])) as unknown as Stores;
+  return wrapStores(stores, (store, method, fn) => (...args) => {
+    if (insideTransaction.getStore()) throw new OuterStoreInTransaction(store, method);
+    return fn(...args);
+  });
+}
+
+/** Rethrows `err` as {@link unavailableError} makes it: a connection-level failure as 503, anything else as it is. */
+function rethrowUnavailable(err: unknown): never {
+  throw unavailableError(err);
+}
+
+/** `stores` whose methods fail with ServiceUnavailable (503) where the driver reports a connection-level failure (db/unavailable.ts). */
+function classified(stores: Stores): Stores {
+  return wrapStores(stores, (_store, _method, fn) => (...args) => {
+    try {
+      const result = fn(...args);
+      // Prisma's queries are thenables, not always Promises.
+      return typeof (result as PromiseLike<unknown> | undefined)?.then === "function" ? Promise.resolve(result).catch(rethrowUnavailable) : result;
+    } catch (err) {
+      return rethrowUnavailable(err);
+    }
+  });
 }
 
 /**
  * The database over `x`: its stores, and transactions as Prisma interactive transactions
  * whose stores run Prisma on the transaction client and direct SQL on `transactionSql` of it.
+ * On PostgreSQL, where the server can go away, the stores and transactions fail with
+ * ServiceUnavailable on a connection-level failure ({@link classified}); a SQLite file
+ * has no connection to lose, and its hot paths are spared the wrapper.
  */
 function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Prisma.TransactionClient) => Sql, guard: boolean): OpenDatabase {
-  const stores = buildStores(x);
+  const remote = x.provider === "postgresql";
+  const storesOver = (ex: Executor) => (remote ? classified(buildStores(ex)) : buildStores(ex));
+  const stores = storesOver(x);
   const database: Database = {
     ...(guard ? guarded(stores) : stores),
-    transaction: (fn) =>
-      prisma.$transaction((tx) => {
-        const inner = buildStores({ ...x, prisma: tx, sql: transactionSql(tx) });
+    transaction: (fn) => {
+      const run = prisma.$transaction((tx) => {
+        const inner = storesOver({ ...x, prisma: tx, sql: transactionSql(tx) });
         return guard ? insideTransaction.run(true, () => fn(inner)) : fn(inner);
-      }),
+      });
+      return remote ? run.catch(rethrowUnavailable) : run;
+    },
   };
   return {
     database,
     prisma,
     provider: x.provider,
     catalog: x.catalog,
+    async ping() {
+      const pings: Promise<unknown>[] = [x.sql.get("SELECT 1 AS ok")];
+      if (remote) pings.push(prisma.$queryRawUnsafe("SELECT 1 AS ok"));
+      await Promise.all(pings).catch(rethrowUnavailable);
+    },
     async close() {
       await x.sql.close();
       await prisma.$disconnect();

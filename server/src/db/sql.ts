@@ -267,9 +267,17 @@ function pgParam(value: SqlValue): string | number | boolean | null {
   return value instanceof Date ? value.toISOString() : value;
 }
 
-/** Direct SQL on PostgreSQL at `connectionString`, with a pool of `max` connections. */
-export function postgresqlSql(connectionString: string, max: number): Sql {
-  const pool = new pg.Pool({ connectionString, max, types });
+/** Time limits of a PostgreSQL pool, milliseconds (db/database.ts sets them from the configuration). */
+export interface PoolTimeouts {
+  /** Longest wait for a new connection or a free one of the pool (pg's `connectionTimeoutMillis`). */
+  connectionTimeoutMillis?: number;
+  /** Longest wait for a query's answer (pg's `query_timeout`); the connection is then dropped. */
+  query_timeout?: number;
+}
+
+/** Direct SQL on PostgreSQL at `connectionString`, with a pool of `max` connections and `timeouts` (none by default). */
+export function postgresqlSql(connectionString: string, max: number, timeouts: PoolTimeouts = {}): Sql {
+  const pool = new pg.Pool({ connectionString, max, types, ...timeouts });
   // An idle connection the server closed (restart, failover) is dropped from the pool and
   // replaced on the next query; without a listener the error would end the process.
   pool.on("error", () => {});

@@ -3,7 +3,8 @@
  * (RFC 9110 §7.6): hop-by-hop fields are dropped both ways (§7.6.1), so are the caller's
  * credentials for the gateway (`Authorization`, `Cookie`); the gateway's own fields are set,
  * any copy the caller sent dropped: the caller's identity, and where the request came from
- * (`Forwarded`, RFC 7239, with `X-Forwarded-*` and `X-Real-IP`). The answer is streamed
+ * (`Forwarded`, RFC 7239, with `X-Forwarded-*` and `X-Real-IP`), the FAPI interaction id the
+ * gateway answered with, and with tracing on the upstream call's W3C Trace Context. The answer is streamed
  * back with the upstream's status, without its `Set-Cookie` unless the API passes cookies,
  * and with `X-Content-Type-Options: nosniff`.
  *
@@ -15,8 +16,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { isIPv6 } from "node:net";
 import proxyaddr from "proxy-addr";
 import { Agent, errors } from "undici";
+import { context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
 import { sendJson } from "../kernel/json.js";
+import { currentRequest, INTERACTION_ID_HEADER } from "../kernel/request-context.js";
 import type { ApiRoute } from "../stores/catalog.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /** The gateway's own error answers are not cached, like every error the error handler answers. */
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -151,6 +155,35 @@ export function addForwardingFields(
   out["x-real-ip"] = client;
 }
 
+/** The W3C Trace Context fields (W3C Trace Context §3.2, §3.3). */
+const TRACE_FIELDS = new Set(["traceparent", "tracestate"]);
+
+/**
+ * True when a span with a valid context is active: tracing is on, and the forwarded request
+ * carries that span's Trace Context in place of the caller's. When tracing is off no span is,
+ * and the caller's `traceparent` and `tracestate` go to the upstream unchanged.
+ */
+function tracing(): boolean {
+  const span = trace.getActiveSpan();
+  return span !== undefined && isSpanContextValid(span.spanContext());
+}
+
+/**
+ * Sets the fields the gateway takes from the request it serves rather than from the caller:
+ * - `x-fapi-interaction-id`: the interaction id the gateway answered with (http/logger.ts;
+ *   FAPI 1.0 Baseline §6.2.1 items 11–13), so the caller's value when it was a UUID, else a
+ *   new one; nothing outside a request;
+ * - when `traced`, `traceparent` (and `tracestate` if any) of the active span, the upstream
+ *   call's (gateway/upstream-span.ts), written by the registered W3C propagator.
+ * @param out - the fields of the forwarded request (lowercase names), changed in place; the
+ *   caller's copies of these fields must be dropped already.
+ */
+export function addRequestFields(out: Record<string, string | string[]>, traced: boolean): void {
+  const interactionId = currentRequest()?.interactionId;
+  if (interactionId !== undefined) out[INTERACTION_ID_HEADER] = interactionId;
+  if (traced) propagation.inject(context.active(), out);
+}
+
 const isSetCookie = (name: string) => name === "set-cookie";
 
 /**
@@ -179,14 +212,17 @@ export function answerFields(headers: Record<string, string | string[] | undefin
  * @returns `forward(req, res, api, path, set)`: sends `req` (method, end-to-end headers,
  *   body streamed) to `api`'s upstream origin at its base path followed by `path` (which
  *   starts with "/" and may carry a query), with the forwarding fields of
- *   {@link addForwardingFields} and the fields of `set` (lowercase names; undefined: none),
- *   and answers `res` with what comes back ({@link answerFields}). A caller's field named
- *   in `set` or dropped by the gateway ({@link CALLER_FIELDS_DROPPED}), also spelt with `_`
- *   for `-`, is not forwarded. It never throws: an upstream that cannot be reached or does
+ *   {@link addForwardingFields}, those of {@link addRequestFields} and the fields of `set`
+ *   (lowercase names; undefined: none), and answers `res` with what comes back
+ *   ({@link answerFields}). A caller's field named in `set`, dropped by the gateway
+ *   ({@link CALLER_FIELDS_DROPPED}) or set by {@link addRequestFields}, also spelt with `_`
+ *   for `-`, is not forwarded; its `traceparent` and `tracestate` are, unchanged, when
+ *   tracing is off. It never throws: an upstream that cannot be reached or does
  *   not answer in time gets 502 `bad_gateway` (JSON) if nothing was sent yet, and a cut
  *   connection otherwise.
+ * @param metrics - observes each upstream's latency (forwarding to its response headers, seconds) by API; undefined: nothing observed.
  */
-export function createForwarder(timeoutMs: number, trustedHops: number) {
+export function createForwarder(timeoutMs: number, trustedHops: number, metrics?: Metrics) {
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const trusted = (_address: string, hop: number) => hop < trustedHops;
 
@@ -208,12 +244,15 @@ export function createForwarder(timeoutMs: number, trustedHops: number) {
   return (req: IncomingMessage, res: ServerResponse, api: ApiRoute, path: string, set: Record<string, string | undefined>): void => {
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
+    const traced = tracing();
     const headers = endToEndHeaders(req.headers, (name) => {
       const field = name.includes("_") ? name.replaceAll("_", "-") : name;
-      return CALLER_FIELDS_DROPPED.has(field) || field in set;
+      return CALLER_FIELDS_DROPPED.has(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
     });
     addForwardingFields(headers, chainOf(req), req.headers.host, protoOf(req));
+    addRequestFields(headers, traced);
     for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
+    const sent = metrics ? performance.now() : 0;
     dispatcher.stream(
       {
         origin: api.upstream.origin,
@@ -223,6 +262,7 @@ export function createForwarder(timeoutMs: number, trustedHops: number) {
         body: hasBody ? req : null,
       },
       ({ statusCode, headers }) => {
+        metrics?.upstreamLatency(api.name, (performance.now() - sent) / 1000);
         res.writeHead(statusCode, answerFields(headers, api.passCookies));
         return res;
       },

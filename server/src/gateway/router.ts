@@ -12,9 +12,13 @@ import { presentedAccessToken } from "../oauth/bearer.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { findPresentedToken } from "../oauth/tokens.js";
 import type { Stores } from "../stores/index.js";
+import type { Metrics } from "../kernel/metrics.js";
 import { checkAccess } from "./access.js";
 import { createForwarder } from "./forward.js";
 import { checkSender, DPOP_CHALLENGE } from "./sender.js";
+import { currentRequest } from "../kernel/request-context.js";
+import { inSpan } from "../kernel/spans.js";
+import { inUpstreamSpan } from "./upstream-span.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -61,12 +65,14 @@ export interface GatewayOptions {
   /** The public base URL: with a call's path, the `htu` its DPoP proof must name. */
   baseUrl: string;
   dpop: DpopSettings;
+  /** Upstream latency per API; undefined: nothing counted. */
+  metrics?: Metrics;
 }
 
 /** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
 export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, options: GatewayOptions) {
   const { realm, baseUrl, dpop } = options;
-  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, options.trustedHops);
+  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, options.trustedHops, options.metrics);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // On the gateway's own answers (its errors) too; forward.ts sets it on the upstream's.
@@ -75,17 +81,26 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
     if (name === "") throw new UnknownPath("no API named in the path");
     const api = await stores.catalog.apiRoute(name);
     if (!api) throw new UnknownPath(`no API named "${name}"`);
+    // A registered API only: a name the caller made up never becomes a label or an audit key.
+    const request = currentRequest();
+    if (request) request.api = api.name;
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
-    const presented = presentedAccessToken(req.headers.authorization, realm);
-    const now = new Date();
-    const token = await findPresentedToken(stores, presented.token, now);
-    // An active token's sender constraint is checked before its scopes; any error about a token presented as DPoP has a DPoP challenge.
-    const challenge = token?.active
-      ? await checkSender(presented, token, req, baseUrl, dpop, realm, now)
-      : presented.scheme === "DPoP"
-        ? DPOP_CHALLENGE
-        : undefined;
-    checkAccess(token, api, realm, now, challenge);
+    if (request) request.route = `/${api.name}/{path}`;
+    const token = await inSpan("gateway access check", async () => {
+      const presented = presentedAccessToken(req.headers.authorization, realm);
+      const now = new Date();
+      const found = await findPresentedToken(stores, presented.token, now);
+      // Found means the value proved a stored token: its client is registered (even when the token is no longer active).
+      if (request && found) request.clientId = found.clientId;
+      // An active token's sender constraint is checked before its scopes; any error about a token presented as DPoP has a DPoP challenge.
+      const challenge = found?.active
+        ? await checkSender(presented, found, req, baseUrl, dpop, realm, now)
+        : presented.scheme === "DPoP"
+          ? DPOP_CHALLENGE
+          : undefined;
+      checkAccess(found, api, realm, now, challenge);
+      return found;
+    }, { "tollgate.api": api.name });
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
     const identity = {
@@ -98,6 +113,6 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
       // The proof is the gateway's to check, not the upstream's.
       dpop: undefined,
     };
-    forward(req, res, api, rest, identity);
+    inUpstreamSpan(req, res, api, rest, () => forward(req, res, api, rest, identity));
   };
 }

@@ -14,6 +14,8 @@ import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
+import type { Metrics } from "../kernel/metrics.js";
+import { expressMetrics } from "./metrics.js";
 import type { Handler } from "./node.js";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { oauthCors, securityHeaders } from "./security.js";
@@ -23,13 +25,15 @@ import { spa } from "./spa.js";
  * Builds the application over an open database.
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  * @param fallback - answers what no route here serves (the gateway, whose errors say why).
+ * @param metrics - times each request under its route template; undefined: nothing recorded.
  */
-export async function createApp(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, fallback: Handler): Promise<Express> {
+export async function createApp(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, fallback: Handler, metrics?: Metrics): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
   app.set("query parser", "simple");
   app.use(requestLogger(logger));
+  if (metrics) app.use(expressMetrics(metrics));
   app.use(securityHeaders());
   app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog));
 
@@ -38,7 +42,7 @@ export async function createApp(config: Config, db: Database, logger: Logger, li
   });
 
   const sessions = new BrowserSessions(config, db.sessions);
-  app.use(interactionRouter(config, db, sessions, limiters));
+  app.use(interactionRouter(config, db, sessions, limiters, metrics));
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
   app.use(spa());
   app.use((req, res, next) => {

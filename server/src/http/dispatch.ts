@@ -21,18 +21,34 @@ import { tokenEndpoint } from "../oauth/token-endpoint.js";
 import { createApp } from "./app.js";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { requestLogger } from "./logger.js";
+import type { Metrics } from "../kernel/metrics.js";
+import { gatewayMetrics, routeMetrics } from "./metrics.js";
+import type { RefusalAudit } from "./refusal-audit.js";
+import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
+import { currentRequest } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
 import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
 
+/** The OAuth endpoint a path names, matched as Express would: case-insensitive, one trailing slash allowed. */
+const endpointKey = (path: string): string => path.toLowerCase().replace(/(.)\/$/, "$1");
+
+/** What observes the requests besides the log: the metrics (when METRICS_PORT is set) and the refusal audit. */
+export interface RequestObservers {
+  metrics: Metrics | undefined;
+  refusals: RefusalAudit;
+}
+
 /**
  * Builds the listener for `http.createServer`.
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
+ * @param observers - the metrics (undefined: none are recorded) and the refusal audit.
  */
-export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory) {
+export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, observers: RequestObservers) {
+  const { metrics, refusals } = observers;
   const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
-  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop });
-  const app = await createApp(config, db, logger, limiters, forward);
+  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
+  const app = await createApp(config, db, logger, limiters, forward, metrics);
   const log: Middleware = requestLogger(logger);
 
   // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by
@@ -45,10 +61,16 @@ export async function createRequestListener(config: Config, db: Database, logger
     next();
   };
   const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
-  const limits = oauthRateLimits(config, limiters, ipOf);
-  const steps = [log, apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...limits.beforeBody, formText, ...limits.afterBody];
-  const post = (handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
-    chain(steps, (req, res) => handler(req as ClientRequest, res));
+  const limits = oauthRateLimits(config, limiters, ipOf, metrics);
+  const steps = [apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...limits.beforeBody, formText, ...limits.afterBody];
+  /** The chain of one endpoint: its route is its path (the metrics' http_route), its name the refusals' endpoint label. */
+  const post = (route: string, name: RefusalEndpoint, handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
+    chain([log, ...(metrics ? [routeMetrics(metrics, route)] : []), ...steps], (req, res) => {
+      const request = currentRequest();
+      // The endpoint's path is its route (the server span's http.route).
+      if (request) request.route = endpointKey((req as ClientRequest).path);
+      return handler(req as ClientRequest, res);
+    }, refusalObserver(name, refusals, metrics));
   const endpoint = (path: string): EndpointContext => ({
     realm: config.realm,
     issuer: config.authUrl,
@@ -56,19 +78,18 @@ export async function createRequestListener(config: Config, db: Database, logger
     audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`])],
   });
   const oauthEndpoints = new Map([
-    [TOKEN_PATH, post(tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays))],
+    [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays, metrics))],
     // The same endpoint; a DPoP proof's htu names the URL the client called.
-    ["/token", post(tokenEndpoint(db, endpoint("/token"), dpop, config.sca.reauthenticationDays))],
-    [PAR_PATH, post(parEndpoint(db, endpoint(PAR_PATH), dpop))],
-    ["/oauth2/v1/revoke", post(revocationEndpoint(db, endpoint("/oauth2/v1/revoke")))],
-    ["/oauth2/v1/introspect", post(introspectionEndpoint(db, endpoint("/oauth2/v1/introspect")))],
+    ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, config.sca.reauthenticationDays, metrics))],
+    [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop))],
+    ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
+    ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);
-  const gatewayCall = chain([log], forward);
+  const gatewayCall = chain([log, ...(metrics ? [gatewayMetrics(metrics)] : [])], forward, refusalObserver("gateway", refusals, metrics));
 
   return (req: NodeRequest, res: ServerResponse): void => {
     const path = pathOf(req);
-    // Matched as Express would: case-insensitive, one trailing slash allowed.
-    const endpoint = oauthEndpoints.get(path.toLowerCase().replace(/(.)\/$/, "$1"));
+    const endpoint = oauthEndpoints.get(endpointKey(path));
     if (endpoint) endpoint(req, res);
     else if (isTollgatePath(path)) app(req, res);
     else gatewayCall(req, res);

@@ -4,12 +4,18 @@
  * large, missing static files) become `invalid_request` / `not_found` with a fixed
  * description; anything else is logged with the request id and answered with a generic
  * `server_error` (no stack trace, no internals).
+ *
+ * A dependency outage arrives here already classified: the database layer turns a
+ * connection-level driver failure into {@link ServiceUnavailable} (db/unavailable.ts), a
+ * 503 `temporarily_unavailable` with `Retry-After`, shown like any OAuthError and logged at
+ * `warn` with its cause. Driver errors are not recognised here by their text: this layer
+ * never sees the drivers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { sendJson } from "../kernel/json.js";
-import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, UnknownPath, OAuthError } from "../kernel/errors.js";
+import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, UnknownPath, OAuthError, ServiceUnavailable } from "../kernel/errors.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
 function clientErrorStatus(err: unknown): number | undefined {
@@ -60,6 +66,7 @@ export function sendError(err: unknown, req: IncomingMessage & { id?: unknown; l
   }
   const known = toOAuthError(err);
   if (!known) req.log?.error({ err, reqId: req.id }, "unhandled error");
+  else if (known instanceof ServiceUnavailable) req.log?.warn({ err: known.cause, reqId: req.id }, "dependency unavailable");
   const error = known ?? new OAuthError("server_error", `internal error (request id ${String(req.id)})`, 500);
   const headers = { ...error.headers, "Cache-Control": "no-store" };
   if (error instanceof InvalidAuthorizationRequest) {

@@ -17,11 +17,19 @@ export type Handler = (req: NodeRequest, res: ServerResponse) => Promise<void>;
 /**
  * Runs `steps` in order, then `handler`. An error passed to `next`, thrown, or rejected
  * by the handler becomes the error response of http/error-handler.ts.
+ * @param observe - told every such error first (the refusal audit and metrics, http/refusals.ts).
  */
-export function chain(steps: readonly Middleware[], handler: Handler): (req: IncomingMessage, res: ServerResponse) => void {
+export function chain(
+  steps: readonly Middleware[],
+  handler: Handler,
+  observe?: (err: unknown, req: NodeRequest) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     let i = 0;
-    const fail = (err: unknown) => sendError(err, req, res);
+    const fail = (err: unknown) => {
+      observe?.(err, req);
+      sendError(err, req, res);
+    };
     const next = (err?: unknown): void => {
       if (err !== undefined && err !== null) return fail(err);
       const step = steps[i++];

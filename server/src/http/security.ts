@@ -10,6 +10,7 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { parseBasicCredentials } from "../oauth/client-auth.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
+import type { Metrics } from "../kernel/metrics.js";
 import { pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath } from "../kernel/paths.js";
 
@@ -66,12 +67,15 @@ export function oauthCors(config: Config): Middleware {
   return cors({ origin: config.corsOrigins.length > 0 ? config.corsOrigins : false, methods: ["GET", "POST"], maxAge: 600 });
 }
 
-/** Middleware counting one event per request under `key(req)` (skipped when undefined); over the limit, 429 with Retry-After. */
-function limitBy(limiter: RateLimiterAbstract, key: (req: NodeRequest) => string | undefined): Middleware {
+/**
+ * Middleware counting one event per request under `key(req)` (skipped when undefined); over
+ * the limit, 429 with Retry-After, and `refused` is told.
+ */
+function limitBy(limiter: RateLimiterAbstract, key: (req: NodeRequest) => string | undefined, refused: (() => void) | undefined): Middleware {
   return (req, _res, next) => {
     const k = key(req);
     if (k === undefined) return next();
-    consumeRateLimit(limiter, k).then(() => next(), next);
+    consumeRateLimit(limiter, k, refused).then(() => next(), next);
   };
 }
 
@@ -87,21 +91,24 @@ function bodyClientId(req: NodeRequest): string | undefined {
  * @returns the steps to run before the form body is read (per client id of HTTP Basic
  *   credentials, per IP) and after it (per `client_id` of the body, client_secret_post, when
  *   no Basic credentials named one), so that each request counts once against each limit.
+ * @param metrics - counts refusals per limiter (`oauth-client`, `oauth-ip`); undefined: not counted.
  */
 export function oauthRateLimits(
   config: Config,
   limiters: LimiterFactory,
   ip: (req: NodeRequest) => string,
+  metrics?: Metrics,
 ): { beforeBody: Middleware[]; afterBody: Middleware[] } {
+  const refused = (name: string) => metrics && (() => metrics.rateLimited(name));
   const { perClient, perIp } = config.tokenRateLimit;
   const beforeBody: Middleware[] = [];
   const afterBody: Middleware[] = [];
   if (perClient > 0) {
     const limiter = limiters("oauth-client", perClient, 60);
     const basicId = (req: NodeRequest) => parseBasicCredentials(req.headers.authorization)?.id;
-    beforeBody.push(limitBy(limiter, basicId));
-    afterBody.push(limitBy(limiter, (req) => (basicId(req) === undefined ? bodyClientId(req) : undefined)));
+    beforeBody.push(limitBy(limiter, basicId, refused("oauth-client")));
+    afterBody.push(limitBy(limiter, (req) => (basicId(req) === undefined ? bodyClientId(req) : undefined), refused("oauth-client")));
   }
-  if (perIp > 0) beforeBody.push(limitBy(limiters("oauth-ip", perIp, 60), ip));
+  if (perIp > 0) beforeBody.push(limitBy(limiters("oauth-ip", perIp, 60), ip, refused("oauth-ip")));
   return { beforeBody, afterBody };
 }

@@ -8,6 +8,7 @@ import express, { Router, type Request, type Response } from "express";
 import type { Config } from "../config.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
+import type { Metrics } from "../kernel/metrics.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
 import { accountFactorsRouter } from "./account-factors.js";
@@ -22,14 +23,17 @@ import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
  * Builds the router for /authorize, /interaction/*, /session and /session/factors.
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
  * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
+ * @param metrics - counts sign-in failures and rate-limit refusals; undefined: nothing counted.
  */
-export function interactionRouter(config: Config, db: FlowStores, sessions: BrowserSessions, limiters: LimiterFactory): Router {
+export function interactionRouter(config: Config, db: FlowStores, sessions: BrowserSessions, limiters: LimiterFactory, metrics?: Metrics): Router {
   const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds };
   const signIn: SignInContext = {
     db,
-    throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds),
+    throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
     rp: relyingParty(config.authUrl),
+    metrics,
   };
+  const authorizeRefused = metrics && (() => metrics.rateLimited("authorize-ip"));
   const router = Router();
   const limitAuthorize = config.authorizeRateLimitPerIp > 0 ? limiters("authorize-ip", config.authorizeRateLimitPerIp, 60) : undefined;
   const { requireCsrf } = sessions;
@@ -45,7 +49,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
     const request = await validateAuthorizationRequest(db, query, ctx.issuer, new Date());
-    if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req));
+    if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {
       res.redirect(302, started.redirectTo);

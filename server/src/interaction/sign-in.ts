@@ -19,6 +19,7 @@ import type { UserRecord } from "../stores/users.js";
 import { verifyFactor, type FactorProof, type RelyingParty } from "./factors.js";
 import type { PendingSignIn, SessionAuthentication } from "./session.js";
 import type { SignInThrottle } from "./throttle.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */
 const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$dUvXokNw5DJvOmhxTAaMTA$ucDXzItuIWJrZ7zmU0yr52mYo1j04gsEmrHCkE3LbJM";
@@ -38,6 +39,8 @@ export interface SignInContext {
   db: Pick<Stores, "users" | "factors" | "audit">;
   throttle: SignInThrottle;
   rp: RelyingParty;
+  /** Counts failed sign-ins; undefined: not counted. */
+  metrics?: Metrics;
 }
 
 /** The outcome of the password step: signed in with the password alone, or a second factor to come. */
@@ -95,6 +98,7 @@ export async function checkSecondFactor(
     const element = pending.userId === null ? "account" : pending.passwordValid ? proof.method : "password";
     // The attempt was counted when it reached this step; only the verdict is recorded now.
     await ctx.db.audit.record({ type: "sca.failed", actor: pending.userId ? `user:${pending.userId}` : "", details: { username: pending.username.slice(0, 200), ip, failed: element } });
+    ctx.metrics?.signInFailure("factor", element);
     await auditBlock(ctx, pending.username, ip, pending.userId);
     throw new InvalidCredentials();
   }
@@ -119,6 +123,7 @@ export async function proveSecondFactor(ctx: SignInContext, user: UserRecord, pr
 /** Counts and audits a failed attempt, and the block it may start. */
 async function failed(ctx: SignInContext, username: string, ip: string, user: UserRecord | undefined, element: string): Promise<void> {
   const blocked = await ctx.throttle.recordFailure(username, ip);
+  ctx.metrics?.signInFailure(element === "password" ? "password" : "factor", element);
   await ctx.db.audit.record({
     type: element === "password" ? "signin.failed" : "sca.failed",
     actor: user ? `user:${user.id}` : "",

@@ -6,6 +6,7 @@
  */
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { LimiterFactory } from "../kernel/limiter.js";
+import type { Metrics } from "../kernel/metrics.js";
 import { OAuthError } from "../kernel/errors.js";
 
 /** How long a block lasts, in words: seconds under 90 s, else whole minutes (rounded up). */
@@ -35,17 +36,26 @@ export class SignInThrottle {
   private readonly perUser: RateLimiterAbstract;
   private readonly perIp: RateLimiterAbstract;
 
-  /** @param windowSeconds - length of the counting window, seconds; a block lasts the rest of it. */
-  constructor(limiters: LimiterFactory, maxPerUser: number, maxPerIp: number, windowSeconds: number) {
+  private readonly metrics: Metrics | undefined;
+
+  /**
+   * @param windowSeconds - length of the counting window, seconds; a block lasts the rest of it.
+   * @param metrics - counts refused attempts per limiter (`signin-user`, `signin-ip`); undefined: not counted.
+   */
+  constructor(limiters: LimiterFactory, maxPerUser: number, maxPerIp: number, windowSeconds: number, metrics?: Metrics) {
     this.perUser = limiters("signin-user", maxPerUser, windowSeconds);
     this.perIp = limiters("signin-ip", maxPerIp, windowSeconds);
+    this.metrics = metrics;
   }
 
   /** @throws TooManyAttempts (429 with Retry-After, the wait in its description) when the user or the IP has no attempts left. */
   async check(username: string, ip: string): Promise<void> {
-    for (const [limiter, key] of [[this.perUser, throttleKey(username)], [this.perIp, ip]] as const) {
+    for (const [limiter, key, name] of [[this.perUser, throttleKey(username), "signin-user"], [this.perIp, ip, "signin-ip"]] as const) {
       const state = await limiter.get(key);
-      if (state && state.remainingPoints <= 0) throw new TooManyAttempts(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+      if (state && state.remainingPoints <= 0) {
+        this.metrics?.rateLimited(name);
+        throw new TooManyAttempts(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+      }
     }
   }
 

@@ -53,7 +53,17 @@ export class InvalidRequest extends OAuthError {
 
 /** RFC 6749 §5.2: client authentication failed; 401 with a Basic challenge (RFC 7617). */
 export class InvalidClient extends OAuthError {
-  constructor(description: string, realm: string) {
+  /**
+   * @param registeredClientId - the client id the request named, only when a client with that
+   *   id is registered (the secret or assertion was wrong, or the app may not authenticate so):
+   *   the refusal audit aggregates under it (http/refusals.ts). Never shown to the caller; an
+   *   unknown, caller-chosen id is left out so it cannot become an aggregation key.
+   */
+  constructor(
+    description: string,
+    realm: string,
+    readonly registeredClientId?: string,
+  ) {
     super("invalid_client", description, 401, { "WWW-Authenticate": `Basic realm="${realm}", charset="UTF-8"` });
   }
 }
@@ -100,6 +110,22 @@ export class UnknownPath extends OAuthError {
   }
 }
 
+/** Seconds a client is told to wait (`Retry-After`) when a dependency is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * 503 `temporarily_unavailable` (RFC 6749 §4.1.2.1's code, in the §5.2 JSON shape) with
+ * `Retry-After` in seconds (RFC 9110 §10.2.3): a dependency the request needs, the database,
+ * cannot be reached or did not answer in time. Thrown by db/ when a driver reports a
+ * connection-level failure (db/unavailable.ts); the original error is kept as `cause`, for
+ * the log only.
+ */
+export class ServiceUnavailable extends OAuthError {
+  constructor(description: string, readonly cause?: unknown, retryAfterSeconds = UNAVAILABLE_RETRY_AFTER_SECONDS) {
+    super("temporarily_unavailable", description, 503, { "Retry-After": String(retryAfterSeconds) });
+  }
+}
+
 /** Quotes a value for an RFC 6750 §3 auth-param, made to fit its character set ({@link sanitizeDescription}). */
 function quoted(value: string): string {
   return `"${sanitizeDescription(value)}"`;
@@ -134,6 +160,9 @@ export interface StepUpChallenge {
  * for `insufficient_user_authentication`.
  */
 export class BearerError extends OAuthError {
+  /** The challenge's error code; undefined when the request carried no token (RFC 6750 §3.1). */
+  readonly code: ResourceErrorCode | undefined;
+
   constructor(
     realm: string,
     status: 401 | 403,
@@ -153,6 +182,7 @@ export class BearerError extends OAuthError {
     const headers: Record<string, string> = { "WWW-Authenticate": `${dpop ? "DPoP" : "Bearer"} ${params.join(", ")}` };
     if (dpop?.nonce) headers["DPoP-Nonce"] = dpop.nonce;
     super(code ?? "invalid_request", description, status, headers);
+    this.code = code;
   }
 }
 

@@ -24,13 +24,15 @@ export function limiterFactory(redis: Redis | undefined, prefix: string): Limite
 
 /**
  * Counts one event under `key`.
+ * @param refused - told when the limit refuses the event (the rate-limit metric, kernel/metrics.ts).
  * @throws OAuthError 429 `too_many_requests` with `Retry-After` (seconds) when the limit is reached.
  */
-export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string): Promise<void> {
+export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string, refused?: () => void): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
+    refused?.();
     const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
     throw new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
   }

@@ -9,7 +9,7 @@ export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin"];
  * name routed by the gateway, so no API may take one of these.
  */
 export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
-  "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "assets",
+  "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "readyz", "assets",
   ...SPA_PAGES.map((page) => page.slice(1)),
 ]);
 

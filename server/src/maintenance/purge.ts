@@ -10,6 +10,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { Stores } from "../stores/index.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /** Rows deleted per statement. */
 const BATCH = 100;
@@ -60,16 +61,19 @@ export async function purgeExpired(db: PurgedStores, now: Date, auditRetentionDa
 
 /**
  * Runs {@link purgeExpired} now and then every `intervalSeconds` (0: never).
+ * @param metrics - adds each run's deleted rows per table; undefined: not counted.
  * @returns a function that stops the schedule.
  */
-export function schedulePurge(db: PurgedStores, logger: Logger, intervalSeconds: number, auditRetentionDays: number): () => void {
+export function schedulePurge(db: PurgedStores, logger: Logger, intervalSeconds: number, auditRetentionDays: number, metrics?: Metrics): () => void {
   if (intervalSeconds === 0) return () => {};
   let running = false;
   const run = async () => {
     if (running) return;
     running = true;
     try {
-      logger.info({ purged: await purgeExpired(db, new Date(), auditRetentionDays) }, "purged expired data");
+      const purged = await purgeExpired(db, new Date(), auditRetentionDays);
+      metrics?.purged({ ...purged });
+      logger.info({ purged }, "purged expired data");
     } catch (err) {
       logger.error({ err }, "purge failed");
     } finally {

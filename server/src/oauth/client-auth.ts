@@ -117,36 +117,42 @@ function presentedCredentials(authorization: string | undefined, params: FormPar
  * the database and compared in constant time, and only a match loads the client. So a
  * failed attempt costs one indexed read and one comparison whether the key exists or not,
  * cached or not: its timing does not tell which client ids exist.
- * @returns undefined when the key is unknown or the secret wrong.
+ * @returns `record` undefined when the key is unknown or the secret wrong; `registered`
+ *   whether a client with the key exists (for the refusal audit only, never for the answer).
  */
-async function verifiedClient(clients: ClientStore, id: string, secret: string): Promise<ClientRecord | undefined> {
+async function verifiedClient(clients: ClientStore, id: string, secret: string): Promise<{ record: ClientRecord | undefined; registered: boolean }> {
   const presented = hashSecret(secret);
   const cached = await clients.cachedByConsumerKey(id);
-  if (cached && hashMatches(presented, cached.consumerSecretHash)) return cached;
-  if (!hashMatches(presented, (await clients.consumerSecretHash(id)) ?? UNKNOWN_CLIENT_HASH)) return undefined;
+  if (cached && hashMatches(presented, cached.consumerSecretHash)) return { record: cached, registered: true };
+  const stored = await clients.consumerSecretHash(id);
+  if (!hashMatches(presented, stored ?? UNKNOWN_CLIENT_HASH)) return { record: undefined, registered: stored !== undefined };
   const record = await clients.byConsumerKey(id);
-  return record && hashMatches(presented, record.consumerSecretHash) ? record : undefined;
+  return { record: record && hashMatches(presented, record.consumerSecretHash) ? record : undefined, registered: record !== undefined };
 }
 
 /**
  * The app's record when `credentials` prove it: the secret, or a client assertion verified
  * against the app's keys (oauth/client-assertion.ts).
- * @returns undefined when the key is unknown or the secret wrong.
- * @throws InvalidClient when a client assertion fails verification.
+ * @returns `record` undefined when the key is unknown or the secret wrong; `registered` as {@link verifiedClient}.
+ * @throws InvalidClient, naming the registered client, when a client assertion fails verification.
  */
-async function provenClient(ctx: ClientAuthContext, credentials: Credentials): Promise<ClientRecord | undefined> {
+async function provenClient(ctx: ClientAuthContext, credentials: Credentials): Promise<{ record: ClientRecord | undefined; registered: boolean }> {
   if (credentials.method !== "private_key_jwt") return verifiedClient(ctx.clients, credentials.id, credentials.secret);
   const record = await ctx.clients.byConsumerKey(credentials.id);
-  if (!record) return undefined;
-  await verifyClientAssertion(credentials.assertion, {
-    clientId: record.clientId,
-    keys: { jwks: record.jwks, jwksUri: record.jwksUri },
-    audiences: ctx.audiences,
-    replays: ctx.replays,
-    now: ctx.now,
-    realm: ctx.realm,
-  });
-  return record;
+  if (!record) return { record: undefined, registered: false };
+  try {
+    await verifyClientAssertion(credentials.assertion, {
+      clientId: record.clientId,
+      keys: { jwks: record.jwks, jwksUri: record.jwksUri },
+      audiences: ctx.audiences,
+      replays: ctx.replays,
+      now: ctx.now,
+      realm: ctx.realm,
+    });
+  } catch (err) {
+    throw err instanceof InvalidClient && err.registeredClientId === undefined ? new InvalidClient(err.message, ctx.realm, record.clientId) : err;
+  }
+  return { record, registered: true };
 }
 
 /**
@@ -161,17 +167,19 @@ async function provenClient(ctx: ClientAuthContext, credentials: Credentials): P
  * @throws InvalidClient (401, `WWW-Authenticate: Basic`, also for body credentials: an
  *   HTTP 401 always carries a challenge, RFC 9110 §15.5.2) when credentials are missing or
  *   malformed, the key is unknown, the secret or assertion is wrong, the app does not allow
- *   the method, or the app or credential is revoked or expired.
+ *   the method, or the app or credential is revoked or expired; its `registeredClientId`
+ *   names the client when the key is registered.
  */
 export async function authenticateClient(ctx: ClientAuthContext, authorization: string | undefined, params: FormParams): Promise<Client> {
   const { realm, now } = ctx;
   const credentials = presentedCredentials(authorization, params, realm);
-  const record = await provenClient(ctx, credentials);
-  if (!record) throw new InvalidClient("invalid consumer key or secret", realm);
-  if (!allowedAuthMethods(record).includes(credentials.method)) throw new InvalidClient(`this client may not authenticate with ${credentials.method}`, realm);
-  if (record.appStatus !== "approved") throw new InvalidClient("the app is revoked", realm);
+  const { record, registered } = await provenClient(ctx, credentials);
+  if (!record) throw new InvalidClient("invalid consumer key or secret", realm, registered ? credentials.id : undefined);
+  const id = record.clientId;
+  if (!allowedAuthMethods(record).includes(credentials.method)) throw new InvalidClient(`this client may not authenticate with ${credentials.method}`, realm, id);
+  if (record.appStatus !== "approved") throw new InvalidClient("the app is revoked", realm, id);
   if (record.credentialStatus !== "approved" || (record.credentialExpiresAt !== null && record.credentialExpiresAt <= now)) {
-    throw new InvalidClient("the credential is revoked or expired", realm);
+    throw new InvalidClient("the credential is revoked or expired", realm, id);
   }
   const { consumerSecretHash: _, ...client } = record;
   return client;

@@ -1,13 +1,15 @@
 /**
  * The common first steps of the token, PAR, revocation and introspection endpoints: a
  * strict form body and client authentication (HTTP Basic, the form's client_id and
- * client_secret, or a client assertion), with failed authentications written to the audit log.
+ * client_secret, or a client assertion). A failed authentication is audited where the error
+ * becomes the answer (http/refusals.ts: aggregated, so a flood writes a bounded number of rows).
  */
 import type { IncomingMessage } from "node:http";
 import type { Stores } from "../stores/index.js";
-import { authenticateClient, presentedClientId, type Client } from "./client-auth.js";
-import { InvalidClient } from "../kernel/errors.js";
+import { authenticateClient, type Client } from "./client-auth.js";
+import { currentRequest } from "../kernel/request-context.js";
 import { readForm, type FormParams } from "./form.js";
+import { inSpan } from "../kernel/spans.js";
 
 /** A request to the token, PAR, revocation or introspection endpoint, with its form body text, client IP and path. */
 export type ClientRequest = IncomingMessage & { body?: unknown; ip: string; path: string };
@@ -28,25 +30,22 @@ export interface EndpointContext {
 }
 
 /** The stores client authentication reads and writes. */
-export type ClientRequestStores = Pick<Stores, "clients" | "audit" | "replays">;
+export type ClientRequestStores = Pick<Stores, "clients" | "replays">;
 
 /**
- * @param stores - the clients, used assertion ids, and the audit log for failures.
- * @returns the form parameters and the authenticated client.
+ * @param stores - the clients and used assertion ids.
+ * @returns the form parameters and the authenticated client, whose id is also set on the
+ *   request context (kernel/request-context.ts) for the request log, refusal audit and metrics.
  * @throws InvalidRequest for a bad form or two client authentication methods; InvalidClient
- *   (401) for failed client authentication.
+ *   (401) for failed client authentication, naming the client when its id is registered.
  */
 export async function readClientRequest(stores: ClientRequestStores, req: ClientRequest, endpoint: EndpointContext, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
-  try {
-    const { realm, audiences } = endpoint;
-    const client = await authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now }, req.headers.authorization, params);
-    return { params, client };
-  } catch (err) {
-    if (err instanceof InvalidClient) {
-      const actor = presentedClientId(req.headers.authorization, params);
-      await stores.audit.record({ type: "client.authentication_failed", actor, details: { reason: err.message, ip: req.ip, path: req.path } });
-    }
-    throw err;
-  }
+  const { realm, audiences } = endpoint;
+  const client = await inSpan("client authentication", () =>
+    authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now }, req.headers.authorization, params),
+  );
+  const request = currentRequest();
+  if (request) request.clientId = client.clientId;
+  return { params, client };
 }

@@ -11,6 +11,7 @@ import { readClientRequest, type ClientRequest, type ClientRequestStores, type E
 import { InvalidRequest, OAuthError } from "../kernel/errors.js";
 import { joinList } from "../kernel/list.js";
 import { NO_STORE } from "./token-endpoint.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /**
  * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
@@ -39,8 +40,11 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
   };
 }
 
-/** Builds the handler of POST introspection requests (after http/dispatch.ts read the form). */
-export function introspectionEndpoint(db: ClientRequestStores & Pick<Stores, "tokens">, endpoint: EndpointContext) {
+/**
+ * Builds the handler of POST introspection requests (after http/dispatch.ts read the form).
+ * @param metrics - counts answers by `active`; undefined: nothing counted.
+ */
+export function introspectionEndpoint(db: ClientRequestStores & Pick<Stores, "tokens">, endpoint: EndpointContext, metrics?: Metrics) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -48,5 +52,6 @@ export function introspectionEndpoint(db: ClientRequestStores & Pick<Stores, "to
     if (params.token === undefined) throw new InvalidRequest("token is required");
     const token = await findAnyToken(db, params.token, now);
     sendJson(res, 200, introspectionResponse(token, endpoint.issuer), NO_STORE);
+    metrics?.introspection(token?.active === true);
   };
 }

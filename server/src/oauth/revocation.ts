@@ -13,9 +13,13 @@ import { findAnyToken } from "./tokens.js";
 import { readClientRequest, type ClientRequest, type ClientRequestStores, type EndpointContext } from "./client-request.js";
 import { InvalidRequest } from "../kernel/errors.js";
 import { NO_STORE } from "./token-endpoint.js";
+import type { Metrics } from "../kernel/metrics.js";
 
-/** Builds the handler of POST revocation requests (after http/dispatch.ts read the form). */
-export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "tokens">, endpoint: EndpointContext) {
+/**
+ * Builds the handler of POST revocation requests (after http/dispatch.ts read the form).
+ * @param metrics - counts revocations by token type; undefined: nothing counted.
+ */
+export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "tokens" | "audit">, endpoint: EndpointContext, metrics?: Metrics) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -27,6 +31,7 @@ export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "token
       else if (token.familyId !== null) await db.tokens.revokeFamily(token.familyId, now);
       else await db.tokens.revokeRow(token.id, now);
       await db.audit.record({ type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
+      metrics?.revocation(token.type);
     }
     res.writeHead(200, NO_STORE).end();
   };

@@ -11,16 +11,26 @@ import { readClientRequest, type ClientRequest, type EndpointContext } from "./c
 import { dpopKeyOf, nonceHeader, type DpopSettings } from "./dpop-request.js";
 import { InvalidRequest, UnsupportedGrantType } from "../kernel/errors.js";
 import { grants } from "./grants/index.js";
+import { RefreshTokenReused } from "./grants/refresh-token.js";
+import type { Metrics } from "../kernel/metrics.js";
+import type { Client } from "./client-auth.js";
 import { formatTokenResponse } from "./token-response.js";
+import { inSpan } from "../kernel/spans.js";
 
 /** Headers of every response that carries a token or secret (RFC 6749 §5.1). */
 export const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
+/** The `profile` label of an issued token: `fapi2` (RFC 6749 members only), else the app's token response profile. */
+function responseProfile(client: Client): string {
+  return client.securityProfile === "fapi2" ? "fapi2" : client.tokenResponseProfile;
+}
+
 /**
  * Builds the handler of POST token requests (after http/dispatch.ts read the form).
  * @param scaReauthenticationDays - see GrantContext (SCA_REAUTHENTICATION_DAYS).
+ * @param metrics - counts issued tokens and refresh token reuse; undefined: nothing counted.
  */
-export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, scaReauthenticationDays: number) {
+export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, scaReauthenticationDays: number, metrics?: Metrics) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -32,7 +42,12 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
     const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now);
-    const issued = await grant.handle({ stores: db, client, params, now, dpopJkt, scaReauthenticationDays });
+    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, scaReauthenticationDays }), {
+      "tollgate.grant_type": grant.type,
+    }).catch((err: unknown) => {
+      if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();
+      throw err;
+    });
     await db.audit.record({
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,
@@ -40,5 +55,6 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
       details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}) },
     });
     sendJson(res, 200, formatTokenResponse(client, issued, now), { ...NO_STORE, ...nonceHeader(dpop, now) });
+    metrics?.tokenIssued(grant.type, responseProfile(client), client.clientId);
   };
 }

@@ -1,6 +1,9 @@
 /**
  * The append-only audit log of security events. Rows are only ever inserted (and purged
- * past retention); details never contain secrets or tokens.
+ * past retention); details never contain secrets or tokens. Refusals (failed client
+ * authentications, refused token requests and gateway calls) are aggregated: one row per
+ * (type, client, reason, minute) whose `count` grows (http/refusal-audit.ts), so a flood
+ * writes a bounded number of rows.
  */
 import type { Page, PageRequest } from "./page.js";
 
@@ -10,6 +13,8 @@ export type AuditEventType =
   | "token.refreshed"
   | "token.revoked"
   | "client.authentication_failed"
+  | "token.refused"
+  | "gateway.refused"
   | "signin.succeeded"
   | "signin.failed"
   | "consent.granted"
@@ -31,6 +36,16 @@ export interface AuditEventInput {
   details?: Record<string, unknown>;
 }
 
+/** An aggregated event: `count` occurrences of one (type, actor, reason, minute), named by `aggregateKey`. */
+export interface AggregatedAuditEvent extends AuditEventInput {
+  /** When the first of them happened. */
+  at: Date;
+  /** Unique per aggregate, e.g. `token.refused|<client id>|<reason>|<minute>`; rows of other instances with the same key are added to. */
+  aggregateKey: string;
+  /** Occurrences to add, at least 1. */
+  count: number;
+}
+
 export interface AuditEventRow {
   id: string;
   at: Date;
@@ -39,12 +54,19 @@ export interface AuditEventRow {
   subject: string;
   /** JSON. */
   details: string;
+  /** Occurrences the row stands for: 1, or more for an aggregated refusal. */
+  count: number;
 }
 
 export interface AuditStore {
   /** Appends one event (actor and subject cut to 200 code points, made well-formed). */
   record(event: AuditEventInput): Promise<void>;
-  /** Counts events of one type in each hourly bucket [start, start + 1 h). */
+  /**
+   * Adds `event.count` to the row of `event.aggregateKey`, or inserts it with that count (one
+   * upsert, atomic across instances). The row keeps its first `at` and `details`.
+   */
+  recordAggregate(event: AggregatedAuditEvent): Promise<void>;
+  /** Counts events of one type in each hourly bucket [start, start + 1 h), an aggregated row as its `count`. */
   countPerHour(type: AuditEventType, hours: Date[]): Promise<{ hour: Date; count: number }[]>;
   /** Events newest first, optionally of one type and/or actor. */
   list(filter: { type?: string | null; actor?: string | null }, page: PageRequest): Promise<Page<AuditEventRow>>;

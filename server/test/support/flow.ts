@@ -27,6 +27,15 @@ export const REVOCATION_ENDPOINT = "/oauth2/v1/revoke";
 /** The introspection endpoint (RFC 7662). */
 export const INTROSPECTION_ENDPOINT = "/oauth2/v1/introspect";
 
+/**
+ * What every audit event written while serving a request adds to its details: the request id
+ * and the FAPI interaction id (new UUIDs, as the tests send neither).
+ */
+export const AUDIT_REQUEST_FIELDS = {
+  request_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+  interaction_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+};
+
 /** A client of the demo seed. */
 export interface DemoClient {
   consumerKey: string;

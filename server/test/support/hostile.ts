@@ -745,7 +745,12 @@ export const WRITABLE = ["AuditEvent", "Session", "Interaction"] as const;
 export interface Fingerprint {
   tables: Record<string, string>;
   interactions: number;
+  /** Audit rows. */
   auditCount: number;
+  /** Audit occurrences: the sum of the rows' counts (an aggregated refusal row stands for `count` of them). */
+  auditOccurrences: number;
+  /** Audit occurrences per event type. */
+  auditByType: Record<string, number>;
   /** The newest audit event: its rowid (SQLite) or time (PostgreSQL). */
   auditMarker: string;
 }
@@ -761,7 +766,6 @@ type Dialect = "sqlite" | "postgresql";
 export class DbWatch {
   private constructor(
     private readonly db: PrismaClient,
-    private readonly dialect: Dialect,
     private readonly sql: string,
   ) {}
 
@@ -781,12 +785,12 @@ export class DbWatch {
     const parts: string[] = [];
     for (const t of tables) {
       if (dialect === "postgresql") {
-        if (t === "AuditEvent") parts.push(`(SELECT count(*)::text || '|' || coalesce(max("at")::text, '') FROM "AuditEvent") AS "AuditEvent"`);
+        if (t === "AuditEvent") parts.push(`(SELECT count(*)::text || '|' || coalesce(sum("count"), 0)::text || '|' || coalesce(max("at")::text, '') FROM "AuditEvent") AS "AuditEvent"`);
         else if (t === "Session") parts.push(`(SELECT count(*)::text FROM "Session") AS "Session"`);
         else parts.push(`(SELECT count(*)::text || '|' || coalesce(md5(string_agg(x::text, ';' ORDER BY x::text)), '') FROM "${t}" x) AS "${t}"`);
         continue;
       }
-      if (t === "AuditEvent") parts.push(`(SELECT count(*) || '|' || ifnull(max(rowid), 0) FROM "AuditEvent") AS "AuditEvent"`);
+      if (t === "AuditEvent") parts.push(`(SELECT count(*) || '|' || ifnull(sum("count"), 0) || '|' || ifnull(max(rowid), 0) FROM "AuditEvent") AS "AuditEvent"`);
       else if (t === "Session") parts.push(`(SELECT count(*) FROM "Session") || '' AS "Session"`);
       else {
         const cols = (await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM pragma_table_info('${t}')`)).map((c) => c.name);
@@ -794,26 +798,28 @@ export class DbWatch {
         parts.push(`(SELECT count(*) || '|' || ifnull(group_concat(r, ';'), '') FROM (SELECT ${row} AS r FROM "${t}" ORDER BY rowid)) AS "${t}"`);
       }
     }
-    return new DbWatch(db, dialect, `SELECT ${parts.join(",\n")}`);
+    return new DbWatch(db, `SELECT ${parts.join(",\n")}`);
   }
 
   async fingerprint(): Promise<Fingerprint> {
     const [row] = await this.db.$queryRawUnsafe<Record<string, unknown>[]>(this.sql);
     const tables: Record<string, string> = {};
     for (const [k, v] of Object.entries(row!)) tables[k] = k === "AuditEvent" || k === "Session" ? String(v) : createHash("sha256").update(String(v)).digest("hex").slice(0, 16);
-    const audit = String(row!.AuditEvent);
-    const bar = audit.indexOf("|");
-    return { tables, interactions: Number(String(row!.Interaction).split("|")[0]), auditCount: Number(audit.slice(0, bar)), auditMarker: audit.slice(bar + 1) };
+    const [rows, occurrences, ...marker] = String(row!.AuditEvent).split("|");
+    const byType = await this.db.$queryRawUnsafe<{ type: string; n: unknown }[]>(`SELECT "type", sum("count") AS n FROM "AuditEvent" GROUP BY "type"`);
+    return {
+      tables,
+      interactions: Number(String(row!.Interaction).split("|")[0]),
+      auditCount: Number(rows),
+      auditOccurrences: Number(occurrences),
+      auditByType: Object.fromEntries(byType.map((r) => [r.type, Number(r.n)])),
+      auditMarker: marker.join("|"),
+    };
   }
 
-  /** Types of the audit events written between two fingerprints (the newest ones). */
-  async auditTypesSince(before: Fingerprint, after: Fingerprint): Promise<string[]> {
-    const n = after.auditCount - before.auditCount;
-    if (n <= 0) return [];
-    const order = this.dialect === "sqlite" ? "rowid" : `"at"`;
-    const limit = this.dialect === "sqlite" ? "?" : "$1";
-    const rows = await this.db.$queryRawUnsafe<{ type: string }[]>(`SELECT type FROM "AuditEvent" ORDER BY ${order} DESC LIMIT ${limit}`, n);
-    return rows.map((r) => r.type);
+  /** The event types whose audit occurrences grew between two fingerprints. */
+  static auditTypesGrown(before: Fingerprint, after: Fingerprint): string[] {
+    return Object.keys(after.auditByType).filter((t) => after.auditByType[t]! > (before.auditByType[t] ?? 0));
   }
 
   /** Tables whose content differs, except the ones in `allowed`. */

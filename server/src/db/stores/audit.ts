@@ -1,8 +1,9 @@
 /**
- * The audit store (stores/audit.ts): appends by direct SQL (token issuance writes one per
- * token), lists and counts with Prisma.
+ * The audit store (stores/audit.ts): appends and aggregated upserts by direct SQL (token
+ * issuance writes one per token), lists and counts with Prisma.
  */
 import { newId } from "../../kernel/ids.js";
+import { currentRequest } from "../../kernel/request-context.js";
 import type { AuditStore } from "../../stores/audit.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
@@ -19,6 +20,16 @@ function storable(value: string | undefined): string {
 
 const HOUR_MS = 3_600_000;
 
+/**
+ * `details` with the ids of the request being served (kernel/request-context.ts), when there
+ * is one: `interaction_id` (the FAPI interaction id, FAPI 1.0 Baseline §6.2.1 item 13) and
+ * `request_id` (X-Request-Id), so an event can be found from either; a key of `details` wins.
+ */
+function withRequestIds(details: Record<string, unknown> | undefined): Record<string, unknown> {
+  const request = currentRequest();
+  return request ? { interaction_id: request.interactionId, request_id: request.requestId, ...details } : (details ?? {});
+}
+
 /** The audit store over `x`. */
 export function auditStore(x: Executor): AuditStore {
   const { prisma, sql } = x;
@@ -30,11 +41,24 @@ export function auditStore(x: Executor): AuditStore {
         e.type,
         storable(e.actor),
         storable(e.subject),
-        JSON.stringify(e.details ?? {}),
+        JSON.stringify(withRequestIds(e.details)),
       ]);
     },
+    async recordAggregate(e) {
+      // One statement on both providers: a second instance's row for the key is added to, atomically.
+      await sql.run(
+        `INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details", "count", "aggregateKey") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT ("aggregateKey") DO UPDATE SET "count" = "AuditEvent"."count" + excluded."count"`,
+        [newId(), e.at, e.type, storable(e.actor), storable(e.subject), JSON.stringify(e.details ?? {}), e.count, e.aggregateKey],
+      );
+    },
     countPerHour: (type, hours) =>
-      Promise.all(hours.map(async (hour) => ({ hour, count: await prisma.auditEvent.count({ where: { type, at: { gte: hour, lt: new Date(hour.getTime() + HOUR_MS) } } }) }))),
+      Promise.all(
+        hours.map(async (hour) => {
+          const sum = await prisma.auditEvent.aggregate({ _sum: { count: true }, where: { type, at: { gte: hour, lt: new Date(hour.getTime() + HOUR_MS) } } });
+          return { hour, count: sum._sum.count ?? 0 };
+        }),
+      ),
     list(f, page) {
       const where = { ...(f.type ? { type: f.type } : {}), ...(f.actor ? { actor: f.actor } : {}) };
       return paginate((args) => prisma.auditEvent.findMany({ ...args, where }), page, "desc");

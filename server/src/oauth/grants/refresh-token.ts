@@ -18,6 +18,13 @@ import { reauthenticationDue } from "../reauthentication.js";
 import { findTokenRow } from "../tokens.js";
 import type { Grant } from "./grant.js";
 
+/** `invalid_grant` for a rotated refresh token presented again: its family was revoked (theft, RFC 9700 §4.14.2). */
+export class RefreshTokenReused extends InvalidGrant {
+  constructor() {
+    super("the refresh token was already used; the token family is revoked");
+  }
+}
+
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
   async handle({ stores, client, params, now, dpopJkt, scaReauthenticationDays }) {
@@ -31,7 +38,7 @@ export const refreshTokenGrant: Grant = {
     const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
       if (previous.familyId !== null) await stores.tokens.revokeFamily(previous.familyId, now);
-      throw new InvalidGrant("the refresh token was already used; the token family is revoked");
+      throw new RefreshTokenReused();
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
     if (refreshTokenExpiresAt <= now) throw new InvalidGrant("the refresh token has expired");

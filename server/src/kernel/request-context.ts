@@ -2,6 +2,9 @@
  * What is known about the request being served, for the code that observes it rather than
  * serves it (the request log, audit events, refusal records, metrics, traces): one
  * AsyncLocalStorage entered by the request log (http/logger.ts) for every request.
+ *
+ * It lives in the kernel because every layer reads it: the audit store (db/) adds the ids to
+ * its events, client authentication (oauth/) and the gateway set the client id, http/ enters it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -14,7 +17,15 @@ export interface RequestContext {
   clientId?: string;
   /** The gateway API the request is for; set once known. */
   api?: string;
+  /** The route template that served the request (`http.route` of its server span, e.g. `/oauth2/v1/token`); set once known. */
+  route?: string;
 }
+
+/**
+ * The field carrying a request's interaction id both ways: answered to the caller, forwarded to
+ * the upstream (FAPI 1.0 Baseline §6.2.1 items 11–13, FAPI 2.0 Security Profile).
+ */
+export const INTERACTION_ID_HEADER = "x-fapi-interaction-id";
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
