@@ -3,6 +3,7 @@
  * user with role `admin` (session cookie) or a client holding a live bearer token with the
  * `admin` scope (automation). Errors follow Apollo's codes in `extensions.code`.
  */
+import type { RequestIds } from "../kernel/request-context.js";
 import type { Request } from "express";
 import { GraphQLError } from "graphql";
 import { OAuthError } from "../kernel/errors.js";
@@ -26,6 +27,8 @@ export type Actor = SignedInUser | { kind: "client"; clientId: string; scopes: s
 export interface AdminContext {
   db: Database;
   actor: Actor | null;
+  /** The HTTP request's ids, for the audit events of its mutations. */
+  request: RequestIds | undefined;
   /** ALLOW_LINK_LOCAL_UPSTREAMS: an API's upstream URL may be a link-local or cloud metadata address. */
   allowLinkLocalUpstreams: boolean;
 }

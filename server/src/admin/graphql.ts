@@ -8,6 +8,7 @@
  * or is over {@link MAX_BODY_BYTES} is refused before GraphQL, by the app's error handler
  * (400 or 413 `invalid_request`, as on every endpoint).
  */
+import { contextOf } from "../kernel/request-context.js";
 import { readFileSync } from "node:fs";
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
@@ -123,7 +124,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), allowLinkLocalUpstreams };
+          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

@@ -18,7 +18,7 @@ import proxyaddr from "proxy-addr";
 import { Agent, errors } from "undici";
 import { context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
 import { sendJson } from "../kernel/json.js";
-import { currentRequest, INTERACTION_ID_HEADER } from "../kernel/request-context.js";
+import { contextOf, INTERACTION_ID_HEADER } from "../kernel/request-context.js";
 import type { ApiRoute } from "../stores/catalog.js";
 import type { Metrics } from "../kernel/metrics.js";
 
@@ -172,14 +172,13 @@ function tracing(): boolean {
  * Sets the fields the gateway takes from the request it serves rather than from the caller:
  * - `x-fapi-interaction-id`: the interaction id the gateway answered with (http/logger.ts;
  *   FAPI 1.0 Baseline §6.2.1 items 11–13), so the caller's value when it was a UUID, else a
- *   new one; nothing outside a request;
+ *   new one; none when `interactionId` is undefined;
  * - when `traced`, `traceparent` (and `tracestate` if any) of the active span, the upstream
  *   call's (gateway/upstream-span.ts), written by the registered W3C propagator.
  * @param out - the fields of the forwarded request (lowercase names), changed in place; the
  *   caller's copies of these fields must be dropped already.
  */
-export function addRequestFields(out: Record<string, string | string[]>, traced: boolean): void {
-  const interactionId = currentRequest()?.interactionId;
+export function addRequestFields(out: Record<string, string | string[]>, interactionId: string | undefined, traced: boolean): void {
   if (interactionId !== undefined) out[INTERACTION_ID_HEADER] = interactionId;
   if (traced) propagation.inject(context.active(), out);
 }
@@ -250,7 +249,7 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
       return CALLER_FIELDS_DROPPED.has(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
     });
     addForwardingFields(headers, chainOf(req), req.headers.host, protoOf(req));
-    addRequestFields(headers, traced);
+    addRequestFields(headers, contextOf(req)?.interactionId, traced);
     for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
     const sent = metrics ? performance.now() : 0;
     dispatcher.stream(

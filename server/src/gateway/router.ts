@@ -16,7 +16,7 @@ import type { Metrics } from "../kernel/metrics.js";
 import { checkAccess } from "./access.js";
 import { createForwarder } from "./forward.js";
 import { checkSender, DPOP_CHALLENGE } from "./sender.js";
-import { currentRequest } from "../kernel/request-context.js";
+import { contextOf } from "../kernel/request-context.js";
 import { inSpan } from "../kernel/spans.js";
 import { inUpstreamSpan } from "./upstream-span.js";
 
@@ -82,7 +82,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
     const api = await stores.catalog.apiRoute(name);
     if (!api) throw new UnknownPath(`no API named "${name}"`);
     // A registered API only: a name the caller made up never becomes a label or an audit key.
-    const request = currentRequest();
+    const request = contextOf(req);
     if (request) request.api = api.name;
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
     if (request) request.route = `/${api.name}/{path}`;

@@ -25,7 +25,7 @@ import type { Metrics } from "../kernel/metrics.js";
 import { gatewayMetrics, routeMetrics } from "./metrics.js";
 import type { RefusalAudit } from "./refusal-audit.js";
 import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
-import { currentRequest } from "../kernel/request-context.js";
+import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
 import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
@@ -66,7 +66,7 @@ export async function createRequestListener(config: Config, db: Database, logger
   /** The chain of one endpoint: its route is its path (the metrics' http_route), its name the refusals' endpoint label. */
   const post = (route: string, name: RefusalEndpoint, handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain([log, ...(metrics ? [routeMetrics(metrics, route)] : []), ...steps], (req, res) => {
-      const request = currentRequest();
+      const request = contextOf(req);
       // The endpoint's path is its route (the server span's http.route).
       if (request) request.route = endpointKey((req as ClientRequest).path);
       return handler(req as ClientRequest, res);

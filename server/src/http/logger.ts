@@ -18,7 +18,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from "@opentelemetry/semantic-conventions";
 import { pino, type Logger } from "pino";
-import { INTERACTION_ID_HEADER, runInRequest, type RequestContext } from "../kernel/request-context.js";
+import { attachContext, INTERACTION_ID_HEADER, type RequestContext } from "../kernel/request-context.js";
 import { tracer, tracingOn } from "../kernel/spans.js";
 import { pathOf } from "./node.js";
 
@@ -128,6 +128,8 @@ export function requestLogger(logger: Logger) {
         );
       });
     }
-    runInRequest(request, server ? () => context.with(server.ctx, next) : next);
+    attachContext(req, request);
+    if (server) context.with(server.ctx, next);
+    else next();
   };
 }

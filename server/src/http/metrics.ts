@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Request } from "express";
 import type { Metrics } from "../kernel/metrics.js";
-import { currentRequest } from "../kernel/request-context.js";
+import { contextOf } from "../kernel/request-context.js";
 import type { Middleware } from "./node.js";
 
 /** `http_route` of a request no route served. */
@@ -45,7 +45,7 @@ export function gatewayMetrics(metrics: Metrics): Middleware {
   return (req, res, next) => {
     const method = metrics.requestStarted(req.method);
     const started = performance.now();
-    const request = currentRequest();
+    const request = contextOf(req);
     res.once("close", () => {
       const api = request?.api;
       metrics.requestFinished(method, api === undefined ? UNMATCHED_ROUTE : GATEWAY_ROUTE, res.statusCode, (performance.now() - started) / 1000);

@@ -11,7 +11,7 @@
 import { BearerError, InvalidClient, OAuthError } from "../kernel/errors.js";
 import { ID_LENGTH } from "../kernel/ids.js";
 import type { Metrics } from "../kernel/metrics.js";
-import { currentRequest } from "../kernel/request-context.js";
+import { contextOf } from "../kernel/request-context.js";
 import { rowIdOf } from "../oauth/tokens.js";
 import type { NodeRequest } from "./node.js";
 import type { RefusalAudit, RefusalType } from "./refusal-audit.js";
@@ -72,7 +72,7 @@ export function refusalObserver(endpoint: RefusalEndpoint, audit: RefusalAudit, 
   return (err, req) => {
     const refusal = refusalOf(err);
     if (!refusal) return;
-    const request = currentRequest();
+    const request = contextOf(req);
     // Only a registered client's id: for a failed authentication the error names it when the id is
     // registered, else the request context has it once a client authenticated or a token named one.
     const clientId = (err instanceof InvalidClient ? err.registeredClientId : request?.clientId) ?? "";

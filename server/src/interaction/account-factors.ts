@@ -8,6 +8,8 @@
  * - Removing needs a second factor now (any enrolled one), checked and throttled like a sign-in.
  * - Every change is audited (`factor.enrolled`, `factor.removed`).
  */
+import { inRequest } from "./in-request.js";
+import { contextOf } from "../kernel/request-context.js";
 import express, { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { Conflict } from "../kernel/domain-errors.js";
@@ -60,8 +62,14 @@ export function accountFactorsRouter(db: Pick<Stores, "users" | "factors" | "aud
     return user;
   }
 
-  async function enrolled(user: UserRecord, factor: FactorSummary): Promise<void> {
-    await db.audit.record({ type: "factor.enrolled", actor: `user:${user.id}`, subject: user.id, details: { factorId: factor.id, type: factor.type, name: factor.name } });
+  async function enrolled(req: Request, user: UserRecord, factor: FactorSummary): Promise<void> {
+    await db.audit.record({
+      type: "factor.enrolled",
+      actor: `user:${user.id}`,
+      subject: user.id,
+      details: { factorId: factor.id, type: factor.type, name: factor.name },
+      request: contextOf(req),
+    });
   }
 
   router.get("/", async (req: Request, res: Response) => {
@@ -86,7 +94,7 @@ export function accountFactorsRouter(db: Pick<Stores, "users" | "factors" | "aud
     if (step === undefined) throw new OAuthError("invalid_code", "The code is incorrect: enter the code your authenticator app shows now.", 400);
     await sessions.take(req, "totpEnrolment");
     const factor = await db.factors.insert({ type: "totp", userId: user.id, name: name ?? "Authenticator app", secret, lastTimeStep: step }, now);
-    await enrolled(user, factor);
+    await enrolled(req, user, factor);
     res.json({ factor: view(factor) });
   });
 
@@ -107,7 +115,7 @@ export function accountFactorsRouter(db: Pick<Stores, "users" | "factors" | "aud
     const stored = await db.factors.insert(factor, now).catch((err: unknown) => {
       throw err instanceof Conflict ? new OAuthError("invalid_registration", "This passkey is already registered.", 409) : err;
     });
-    await enrolled(user, stored);
+    await enrolled(req, user, stored);
     res.json({ factor: view(stored) });
   });
 
@@ -117,9 +125,9 @@ export function accountFactorsRouter(db: Pick<Stores, "users" | "factors" | "aud
     const { user } = await signedIn(req);
     const factor = FACTOR_ID.test(req.params.id) ? (await db.factors.list(user.id)).find((f) => f.id === req.params.id) : undefined;
     if (!factor) throw new OAuthError("not_found", "you have no sign-in method with this id", 404);
-    await proveSecondFactor(signIn, user, proof, await takeChallenge(sessions, db.replays, req, proof, now), req.ip ?? "unknown", now);
+    await proveSecondFactor(inRequest(signIn, req), user, proof, await takeChallenge(sessions, db.replays, req, proof, now), req.ip ?? "unknown", now);
     await db.factors.delete(user.id, factor.id);
-    await db.audit.record({ type: "factor.removed", actor: `user:${user.id}`, subject: user.id, details: { factorId: factor.id, type: factor.type } });
+    await db.audit.record({ type: "factor.removed", actor: `user:${user.id}`, subject: user.id, details: { factorId: factor.id, type: factor.type }, request: contextOf(req) });
     res.json({ factors: (await db.factors.list(user.id)).map(view) });
   });
 

@@ -4,6 +4,7 @@
  * stage is answered once, the flow expires, and only the browser that started it may
  * answer it. The SPA only shows the state and posts the user's answers.
  */
+import type { RequestIds } from "../kernel/request-context.js";
 import type { Stores } from "../stores/index.js";
 import type { InteractionRecord } from "../stores/interactions.js";
 import type { Authentication } from "../stores/tokens.js";
@@ -35,6 +36,8 @@ export interface FlowContext {
   interactionTtlSeconds: number;
   /** Inactivity allowed after authenticating before consent needs a new authentication, seconds (RTS Art. 4(3)(d)). */
   idleSeconds: number;
+  /** The HTTP request being served (its ids go into the audit events); set per request by the router. */
+  request?: RequestIds;
 }
 
 /** What the SPA shows for an interaction (`GET /interaction/:id`). */
@@ -248,6 +251,7 @@ export async function completeConsent(
     actor: `user:${user.id}`,
     subject: interaction.appId,
     details: { username: user.username, role: user.role, scopes },
+    request: ctx.request,
   });
   const authentication = withAcr(interaction.authentication);
   return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication }, ctx.issuer, now) };

@@ -4,6 +4,7 @@
  * and the console's plain session sign-in (`/session`). Handlers only read the request, call
  * flow.ts and sign-in.ts and write the answer.
  */
+import { inRequest } from "./in-request.js";
 import express, { Router, type Request, type Response } from "express";
 import type { Config } from "../config.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
@@ -76,7 +77,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
-    const outcome = await checkPassword(signIn, username, password, ip(req), interaction.scaRequired, now);
+    const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), interaction.scaRequired, now);
     if ("pending" in outcome) {
       await enterFactorStage(ctx, interaction);
       const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: interaction.id }, config.interactionTtlSeconds);
@@ -99,7 +100,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
       throw new InvalidRequest("this sign-in attempt is over: enter your username and password again", 409);
     }
     const challenge = await takeChallenge(sessions, db.replays, req, proof, now);
-    const authentication = await checkSecondFactor(signIn, pending, proof, challenge, ip(req), now).catch(async (err: unknown) => {
+    const authentication = await checkSecondFactor(inRequest(signIn, req), pending, proof, challenge, ip(req), now).catch(async (err: unknown) => {
       if (err instanceof InvalidCredentials) await db.interactions.restartLogin(interaction.id, "factor");
       throw err;
     });
@@ -114,7 +115,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
-    res.json(await completeConsent(ctx, interaction, answer, now));
+    res.json(await completeConsent(inRequest(ctx, req), interaction, answer, now));
   });
 
   router.post("/session/webauthn/authentication-options", json, requireCsrf, webAuthnChallengeRoute(sessions, signIn.rp));
@@ -132,7 +133,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
 
   router.post("/session/login", json, requireCsrf, async (req: Request, res: Response) => {
     const { username, password } = parseBody(loginBody, req.body);
-    const outcome = await checkPassword(signIn, username, password, ip(req), false, new Date());
+    const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), false, new Date());
     if ("pending" in outcome) {
       const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: null }, config.interactionTtlSeconds);
       res.json({ user: null, stage: "factor", csrfToken });
@@ -148,7 +149,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
     const pending = await sessions.take(req, "pendingSignIn");
     if (pending === undefined || pending.interactionId !== null) throw new InvalidRequest("no sign-in is waiting for a second factor: enter your username and password again", 409);
     const challenge = await takeChallenge(sessions, db.replays, req, proof, now);
-    const authentication = await checkSecondFactor(signIn, pending, proof, challenge, ip(req), now);
+    const authentication = await checkSecondFactor(inRequest(signIn, req), pending, proof, challenge, ip(req), now);
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
     const csrfToken = await sessions.signIn(req, res, authentication);

@@ -11,6 +11,8 @@
  * - An attempt that reaches the factor step is counted as failed at once and given back on
  *   success, so abandoning it (or flooding the password step) is throttled too.
  */
+import type { AuditEventInput } from "../stores/audit.js";
+import type { RequestIds } from "../kernel/request-context.js";
 import { verify } from "@node-rs/argon2";
 import { ACR_PASSWORD, ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
@@ -41,6 +43,13 @@ export interface SignInContext {
   rp: RelyingParty;
   /** Counts failed sign-ins; undefined: not counted. */
   metrics?: Metrics;
+  /** The HTTP request of the sign-in (its ids go into the audit events); set per request by the router. */
+  request?: RequestIds;
+}
+
+/** Records `event` in the request of `ctx`. */
+function audit(ctx: SignInContext, event: AuditEventInput): Promise<void> {
+  return ctx.db.audit.record({ ...event, request: ctx.request });
 }
 
 /** The outcome of the password step: signed in with the password alone, or a second factor to come. */
@@ -67,7 +76,7 @@ export async function checkPassword(ctx: SignInContext, username: string, passwo
   const hasFactor = user !== undefined && (await ctx.db.factors.list(user.id)).length > 0;
   if (user && passwordValid && !hasFactor) {
     await ctx.throttle.recordSuccess(username, ip, false);
-    await ctx.db.audit.record({ type: "signin.succeeded", actor: `user:${user.id}`, details: { ip, amr: ["pwd"] } });
+    await audit(ctx, { type: "signin.succeeded", actor: `user:${user.id}`, details: { ip, amr: ["pwd"] } });
     return { user, authentication: { userId: user.id, amr: ["pwd"], authTime: now } };
   }
   if (!scaRequired && !hasFactor) {
@@ -97,14 +106,14 @@ export async function checkSecondFactor(
   if (pending.userId === null || factorAmr === undefined) {
     const element = pending.userId === null ? "account" : pending.passwordValid ? proof.method : "password";
     // The attempt was counted when it reached this step; only the verdict is recorded now.
-    await ctx.db.audit.record({ type: "sca.failed", actor: pending.userId ? `user:${pending.userId}` : "", details: { username: pending.username.slice(0, 200), ip, failed: element } });
+    await audit(ctx, { type: "sca.failed", actor: pending.userId ? `user:${pending.userId}` : "", details: { username: pending.username.slice(0, 200), ip, failed: element } });
     ctx.metrics?.signInFailure("factor", element);
     await auditBlock(ctx, pending.username, ip, pending.userId);
     throw new InvalidCredentials();
   }
   const amr = ["pwd", ...factorAmr, "mfa"];
   await ctx.throttle.recordSuccess(pending.username, ip, true);
-  await ctx.db.audit.record({ type: "sca.succeeded", actor: `user:${pending.userId}`, details: { ip, amr } });
+  await audit(ctx, { type: "sca.succeeded", actor: `user:${pending.userId}`, details: { ip, amr } });
   return { userId: pending.userId, amr, authTime: now };
 }
 
@@ -124,12 +133,12 @@ export async function proveSecondFactor(ctx: SignInContext, user: UserRecord, pr
 async function failed(ctx: SignInContext, username: string, ip: string, user: UserRecord | undefined, element: string): Promise<void> {
   const blocked = await ctx.throttle.recordFailure(username, ip);
   ctx.metrics?.signInFailure(element === "password" ? "password" : "factor", element);
-  await ctx.db.audit.record({
+  await audit(ctx, {
     type: element === "password" ? "signin.failed" : "sca.failed",
     actor: user ? `user:${user.id}` : "",
     details: { username: username.slice(0, 200), ip, failed: element },
   });
-  if (blocked) await ctx.db.audit.record({ type: "sca.blocked", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
+  if (blocked) await audit(ctx, { type: "sca.blocked", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
 }
 
 /** Audits the block a pending attempt's failure started (its failure was counted when it began). */
@@ -138,5 +147,5 @@ async function auditBlock(ctx: SignInContext, username: string, ip: string, user
     () => false,
     () => true,
   );
-  if (blocked) await ctx.db.audit.record({ type: "sca.blocked", actor: userId ? `user:${userId}` : "", details: { username: username.slice(0, 200), ip } });
+  if (blocked) await audit(ctx, { type: "sca.blocked", actor: userId ? `user:${userId}` : "", details: { username: username.slice(0, 200), ip } });
 }

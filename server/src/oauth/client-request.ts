@@ -7,7 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Stores } from "../stores/index.js";
 import { authenticateClient, type Client } from "./client-auth.js";
-import { currentRequest } from "../kernel/request-context.js";
+import { contextOf } from "../kernel/request-context.js";
 import { readForm, type FormParams } from "./form.js";
 import { inSpan } from "../kernel/spans.js";
 
@@ -45,7 +45,7 @@ export async function readClientRequest(stores: ClientRequestStores, req: Client
   const client = await inSpan("client authentication", () =>
     authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now }, req.headers.authorization, params),
   );
-  const request = currentRequest();
+  const request = contextOf(req);
   if (request) request.clientId = client.clientId;
   return { params, client };
 }

@@ -7,6 +7,7 @@
  * family, access tokens included (§2.1: "SHOULD also invalidate all access tokens based
  * on the same authorization grant"); revoking an access token leaves its refresh token.
  */
+import { contextOf } from "../kernel/request-context.js";
 import type { ServerResponse } from "node:http";
 import type { Stores } from "../stores/index.js";
 import { findAnyToken } from "./tokens.js";
@@ -30,7 +31,7 @@ export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "token
       if (token.type === "access_token") await db.tokens.revokeAccessToken(token.id, now);
       else if (token.familyId !== null) await db.tokens.revokeFamily(token.familyId, now);
       else await db.tokens.revokeRow(token.id, now);
-      await db.audit.record({ type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type } });
+      await db.audit.record({ type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type }, request: contextOf(req) });
       metrics?.revocation(token.type);
     }
     res.writeHead(200, NO_STORE).end();

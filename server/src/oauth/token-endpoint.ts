@@ -4,6 +4,7 @@
  * named by `grant_type`, answer the token response with `Cache-Control: no-store`
  * (RFC 6749 §5.1).
  */
+import { contextOf } from "../kernel/request-context.js";
 import type { ServerResponse } from "node:http";
 import type { Database } from "../stores/index.js";
 import { sendJson } from "../kernel/json.js";
@@ -53,6 +54,7 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
       actor: client.clientId,
       subject: issued.userId,
       details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}) },
+      request: contextOf(req),
     });
     sendJson(res, 200, formatTokenResponse(client, issued, now), { ...NO_STORE, ...nonceHeader(dpop, now) });
     metrics?.tokenIssued(grant.type, responseProfile(client), client.clientId);

@@ -5,6 +5,7 @@
  * (type, client, reason, minute) whose `count` grows (http/refusal-audit.ts), so a flood
  * writes a bounded number of rows.
  */
+import type { RequestIds } from "../kernel/request-context.js";
 import type { Page, PageRequest } from "./page.js";
 
 /** Event types; `admin.<mutation>` for every admin API change. */
@@ -34,6 +35,8 @@ export interface AuditEventInput {
   /** About what: an id or client id. */
   subject?: string;
   details?: Record<string, unknown>;
+  /** The request the event happened in (kernel/request-context.ts): its ids go into the details. */
+  request?: RequestIds;
 }
 
 /** An aggregated event: `count` occurrences of one (type, actor, reason, minute), named by `aggregateKey`. */

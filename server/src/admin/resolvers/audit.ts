@@ -12,13 +12,13 @@ const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
  * The audit event of the admin mutation being resolved: type `admin.<field>`, the caller as
  * actor (`admin:<username>` or `client:<client id>`), the first of the `id`, `appId`,
  * `credentialId`, `userId` arguments as subject, and the arguments as details (`{ args }`,
- * passwords replaced by "[redacted]").
+ * passwords replaced by "[redacted]"), in the HTTP request's context (its ids).
  * @throws UNAUTHENTICATED or FORBIDDEN when the caller is not an admin (context.ts requireAdmin).
  */
 export function adminEvent(args: object, ctx: AdminContext, info: GraphQLResolveInfo): AuditEventInput {
   const named = args as Record<string, unknown>;
   const subject = SUBJECT_ARGS.map((k) => named[k]).find((v): v is string => typeof v === "string");
-  return { type: `admin.${info.fieldName}`, actor: requireAdmin(ctx), subject, details: { args: redact(args) } };
+  return { type: `admin.${info.fieldName}`, actor: requireAdmin(ctx), subject, details: { args: redact(args) }, request: ctx.request };
 }
 
 /** Arguments as logged: passwords removed. */

@@ -21,7 +21,7 @@ export const consentResolvers: Resolvers = {
       return args.id;
     },
     revokeMyConsent: async (_p, args, ctx) => {
-      await revokeMyConsent(ctx.db, { id: args.id, userId: requireUser(ctx).userId });
+      await revokeMyConsent(ctx.db, { id: args.id, userId: requireUser(ctx).userId, request: ctx.request });
       return args.id;
     },
   },

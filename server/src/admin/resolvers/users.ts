@@ -27,7 +27,7 @@ export const userResolvers: Resolvers = {
       return setUserStatus(ctx.db, { userId: args.userId, status: args.status, signedInUserId, audit: adminEvent(args, ctx, info) });
     },
     // Audited as factor.reset with the count, which only the transaction knows (not admin.resetUserFactors).
-    resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: requireAdmin(ctx) }),
+    resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: requireAdmin(ctx), request: ctx.request }),
   },
   User: {
     factors: (u, _a, { db }) => db.factors.list(u.id),

@@ -3,6 +3,7 @@
  * own). Each revocation voids, in the same transaction, the user's unredeemed codes and live
  * tokens at that app ({@link voidGrants}), and records its audit event there too.
  */
+import type { RequestIds } from "../../kernel/request-context.js";
 import { NotFound } from "../../kernel/domain-errors.js";
 import type { ConsentRow } from "../../stores/consents.js";
 import type { Database, Stores } from "../../stores/index.js";
@@ -27,15 +28,15 @@ export function revokeConsent(db: Database, o: { id: string } & Audited): Promis
 
 /**
  * The signed-in user revokes one of their own live consents, recorded as `consent.revoked`
- * by `user:<userId>` about the app.
+ * by `user:<userId>` about the app, in the HTTP request `request` (its ids).
  * @throws NotFound when unknown, another user's, or already revoked.
  */
-export function revokeMyConsent(db: Database, o: { id: string; userId: string }): Promise<ConsentRow> {
+export function revokeMyConsent(db: Database, o: { id: string; userId: string; request?: RequestIds }): Promise<ConsentRow> {
   return db.transaction(async (stores) => {
     const own = (await stores.consents.find(o.id))?.userId === o.userId;
     const consent = own ? await revokeLive(stores, o.id) : undefined;
     if (!consent) throw new NotFound("no live consent of yours with this id");
-    await stores.audit.record({ type: "consent.revoked", actor: `user:${o.userId}`, subject: consent.appId });
+    await stores.audit.record({ type: "consent.revoked", actor: `user:${o.userId}`, subject: consent.appId, request: o.request });
     return consent;
   });
 }

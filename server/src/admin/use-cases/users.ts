@@ -2,6 +2,7 @@
  * Admin use cases of end users and administrators. Each runs in one transaction with the
  * revocations it takes and its audit event (common.ts).
  */
+import type { RequestIds } from "../../kernel/request-context.js";
 import { hash } from "@node-rs/argon2";
 import { Conflict } from "../../kernel/domain-errors.js";
 import type { Database } from "../../stores/index.js";
@@ -40,15 +41,16 @@ export function setUserStatus(
  * Deletes every sign-in factor of a user (TOTP keys, WebAuthn credentials), e.g. after a
  * lost phone, and records `factor.reset` with how many were deleted, in one transaction.
  * The user's sessions and tokens are left as they are.
- * @param o - `actor`: the administrator, as the audit log names them (context.ts requireAdmin).
+ * @param o - `actor`: the administrator, as the audit log names them (context.ts requireAdmin);
+ *   `request`: the HTTP request's ids, for the event.
  * @returns the user, now without factors.
  * @throws NotFound "no user with this id".
  */
-export function resetUserFactors(db: Database, o: { userId: string; actor: string }): Promise<UserRecord> {
+export function resetUserFactors(db: Database, o: { userId: string; actor: string; request?: RequestIds }): Promise<UserRecord> {
   return db.transaction(async (stores) => {
     const user = await found(stores.users.byId(o.userId), "no user with this id");
     const count = await stores.factors.deleteAll(user.id);
-    await stores.audit.record({ type: "factor.reset", actor: o.actor, subject: user.id, details: { count } });
+    await stores.audit.record({ type: "factor.reset", actor: o.actor, subject: user.id, details: { count }, request: o.request });
     return user;
   });
 }

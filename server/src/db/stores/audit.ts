@@ -3,8 +3,7 @@
  * issuance writes one per token), lists and counts with Prisma.
  */
 import { newId } from "../../kernel/ids.js";
-import { currentRequest } from "../../kernel/request-context.js";
-import type { AuditStore } from "../../stores/audit.js";
+import type { AuditEventInput, AuditStore } from "../../stores/audit.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
 
@@ -21,12 +20,12 @@ function storable(value: string | undefined): string {
 const HOUR_MS = 3_600_000;
 
 /**
- * `details` with the ids of the request being served (kernel/request-context.ts), when there
- * is one: `interaction_id` (the FAPI interaction id, FAPI 1.0 Baseline §6.2.1 item 13) and
+ * The details of `e` with the ids of the request it happened in, when it names one:
+ * `interaction_id` (the FAPI interaction id, FAPI 1.0 Baseline §6.2.1 item 13) and
  * `request_id` (X-Request-Id), so an event can be found from either; a key of `details` wins.
  */
-function withRequestIds(details: Record<string, unknown> | undefined): Record<string, unknown> {
-  const request = currentRequest();
+function detailsOf(e: AuditEventInput): Record<string, unknown> {
+  const { request, details } = e;
   return request ? { interaction_id: request.interactionId, request_id: request.requestId, ...details } : (details ?? {});
 }
 
@@ -41,7 +40,7 @@ export function auditStore(x: Executor): AuditStore {
         e.type,
         storable(e.actor),
         storable(e.subject),
-        JSON.stringify(withRequestIds(e.details)),
+        JSON.stringify(detailsOf(e)),
       ]);
     },
     async recordAggregate(e) {
