@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { DEMO } from "../src/demo/seed.js";
-import { basic, clientCredentialsToken, INTROSPECTION_ENDPOINT, request, TOKEN_ENDPOINT, tokenRequest } from "./support/flow.js";
+import { basic, clientCredentialsToken, INTROSPECTION_ENDPOINT, request, TOKEN_ENDPOINT, tokenRequest, userTokens } from "./support/flow.js";
 import { freePort } from "./support/free-port.js";
 import { scrape, valueOf, type Sample } from "./support/prometheus.js";
 import { startTestServer, type TestServer } from "./support/server.js";
@@ -106,6 +106,22 @@ describe("domain counters", () => {
     expect(delta("http_server_request_duration_seconds_count", { http_route: "/{api}/*", http_response_status_code: "200" })).toBe(1);
     expect(delta("tollgate_introspections_total", { active: "true" })).toBe(1);
     expect(delta("tollgate_introspections_total", { active: "false" })).toBe(1);
+  });
+});
+
+describe("refresh token reuse", () => {
+  it("a rotated refresh token presented again counts once, and refreshes and the reuse's refusal count as such", async () => {
+    const { tokens } = await userTokens(server.url);
+    const before = await metrics();
+    const rotated = await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token as string });
+    expect(rotated.status, rotated.text).toBe(200);
+    const reused = await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token as string });
+    expect(reused.status).toBe(400);
+    const after = await metrics();
+    const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(delta("tollgate_refresh_token_reuse_total")).toBe(1);
+    expect(delta(ISSUED, { grant_type: "refresh_token", profile: "apigee" })).toBe(1);
+    expect(delta(REFUSALS, { endpoint: "token", reason: "invalid_grant" })).toBe(1);
   });
 });
 

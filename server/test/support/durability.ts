@@ -11,9 +11,9 @@
  * survive it whatever `synchronous` says, so this checks that the server answers 200 only
  * after its commit, not how much an OS crash or power loss may drop.
  */
+import { freePort } from "./free-port.js";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
@@ -85,15 +85,6 @@ export interface DurabilityResult {
   integrity: string;
   /** Whole run, including starts, stops and checks, ms. */
   durationMs: number;
-}
-
-/** A free TCP port on 127.0.0.1 (free now; the caller binds it soon after). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * A TCP port of 127.0.0.1 that nothing listens on, for the processes the fault tests start
- * themselves (a PostgreSQL cluster, a redis-server) next to the machine's own.
+ * A TCP port of 127.0.0.1 that nothing listens on, for what the tests start themselves (a
+ * PostgreSQL cluster, a redis-server, a server on a chosen port) next to the machine's own.
  */
 import { createServer } from "node:net";
 

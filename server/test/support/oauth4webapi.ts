@@ -6,7 +6,7 @@
  * flow (GET the authorization URL oauth4webapi built -> sign in -> consent) through the
  * JSON interaction API with a cookie jar. Nothing is mocked.
  */
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 import * as oauth from "oauth4webapi";
 import { DEMO } from "../../src/demo/seed.js";
 import { Browser, interactionIdFrom, json, request, signInInteraction } from "./flow.js";
@@ -19,18 +19,6 @@ import { startTestServer, type TestServer } from "./server.js";
  */
 export const clientOptions = { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: request } as const;
 
-/** A TCP port that was free a moment ago (listen on 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /**
  * Starts a test server on a known port with `AUTH_URL` and `BASE_URL` both set to its real
