@@ -17,12 +17,19 @@ import type { CatalogCache } from "./catalog-cache.js";
 export function shareCatalogInvalidations(catalog: CatalogCache, redis: Redis, prefix: string, logger: Logger): () => void {
   const channel = `${prefix}catalog`;
   const self = randomUUID();
-  const subscriber = redis.duplicate();
+  // Subscribed here on every (re)connection rather than by ioredis's autoResubscribe, whose
+  // SUBSCRIBE has no rejection handler (an unhandled rejection when the connection closes
+  // again before it is answered); this also covers a Redis that was away at start.
+  const subscriber = redis.duplicate({ autoResubscribe: false });
   subscriber.on("error", (err: Error) => logger.warn({ err: err.message }, "redis unavailable; catalog changes reach other instances by TTL"));
   subscriber.on("message", (_channel: string, from: string) => {
     if (from !== self) catalog.clear();
   });
-  void subscriber.subscribe(channel).catch(() => {});
+  subscriber.on("ready", () => {
+    // Invalidations published while this connection was away were missed.
+    catalog.clear();
+    void subscriber.subscribe(channel).catch(() => {});
+  });
   catalog.onInvalidate(() => void redis.publish(channel, self).catch(() => {}));
   return () => subscriber.disconnect();
 }
