@@ -6,7 +6,7 @@
  * the third-party client.
  */
 import { defineConfig } from "@playwright/test";
-import { DATABASE_URL, DB_DIR, POSTGRES_ADMIN_URL, POSTGRES_DB, SCA_IDLE_SECONDS, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
+import { AUDIT_REFUSAL_FLUSH_SECONDS, DATABASE_URL, DB_DIR, POSTGRES_ADMIN_URL, POSTGRES_DB, SCA_IDLE_SECONDS, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
 import { SERVER_ENTRY, serverNodeFlags } from "./server/test/support/start-command.js";
 
 export const BASE_URL = TOLLGATE_URL;
@@ -57,6 +57,7 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       // Short, so that e2e/sca.spec.ts can wait it out (see env.ts).
       SCA_IDLE_SECONDS: String(SCA_IDLE_SECONDS),
+      AUDIT_REFUSAL_FLUSH_SECONDS: String(AUDIT_REFUSAL_FLUSH_SECONDS),
     },
   },
 });

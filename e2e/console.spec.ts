@@ -32,7 +32,7 @@ import {
   type HttpResult,
 } from "./support/console.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { TOLLGATE_URL } from "./support/env.js";
+import { AUDIT_REFUSAL_FLUSH_SECONDS, TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE, type Json } from "./support/journey.js";
 
@@ -244,6 +244,11 @@ test("the dashboard charts tokens issued and failed client authentications", asy
   const failed = await clientCredentialsToken({ ...credential, consumerSecret: `${credential.consumerSecret}-wrong` });
   expect(failed.status).toBe(401);
   expect(failed.body.error).toBe("invalid_client");
+  // Refusals are audited in per-minute aggregates, written on the next flush (README "Audit of refusals").
+  const expectedFailures = baseline.failures + 1;
+  await expect
+    .poll(async () => (await dashboardFigures(page)).failures, { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 })
+    .toBe(expectedFailures);
 
   await openConsolePage(page, "Dashboard");
   await expect(page.getByText("The last 24 hours, per hour, in your time zone.")).toBeVisible();
@@ -266,7 +271,6 @@ test("the dashboard charts tokens issued and failed client authentications", asy
 
   // The headline figures: every token and failure of the last 24 hours, ours included.
   const expectedTokens = baseline.tokens + 3;
-  const expectedFailures = baseline.failures + 1;
   await expect(tokensPanel.locator(".stat")).toHaveText(new RegExp(`^${expectedTokens} tokens issued to \\d+ apps?$`));
   await expect(failuresPanel.locator(".stat")).toHaveText(
     `${expectedFailures} failed client authentications (wrong or unknown consumer key or secret)`,

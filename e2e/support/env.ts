@@ -48,3 +48,10 @@ export const DATABASE_URL =
  * for the other journeys to sign in, run their accessibility checks and consent.
  */
 export const SCA_IDLE_SECONDS = 15;
+
+/**
+ * The e2e server's AUDIT_REFUSAL_FLUSH_SECONDS: refused requests (failed client
+ * authentications among them) reach the audit log, and the console's dashboard, on the next
+ * flush; e2e/console.spec.ts waits for it.
+ */
+export const AUDIT_REFUSAL_FLUSH_SECONDS = 1;
