@@ -68,7 +68,7 @@ export async function createRequestListener(config: Config, db: Database, logger
     chain([log, ...(metrics ? [routeMetrics(metrics, route)] : []), ...steps], (req, res) => {
       const request = contextOf(req);
       // The endpoint's path is its route (the server span's http.route).
-      if (request) request.route = endpointKey((req as ClientRequest).path);
+      if (request) request.route = route;
       return handler(req as ClientRequest, res);
     }, refusalObserver(name, refusals, metrics));
   const endpoint = (path: string): EndpointContext => ({

@@ -4,7 +4,7 @@
  * before base64).
  */
 import { describe, expect, it } from "vitest";
-import { parseBasicCredentials, presentedClientId } from "./client-auth.js";
+import { parseBasicCredentials } from "./client-auth.js";
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const basic = (s: string) => `Basic ${b64(s)}`;
@@ -45,28 +45,5 @@ describe("parseBasicCredentials (RFC 7617 §2, RFC 6749 §2.3.1)", () => {
     ["a malformed escape in the secret", basic("client:sec%E0%A4%A")],
   ])("refuses %s", (_what, header) => {
     expect(parseBasicCredentials(header)).toBeUndefined();
-  });
-});
-
-describe("presentedClientId (audit log: RFC 6749 §2.3.1 Basic, else the form's client_id)", () => {
-  it("prefers the Basic credentials' id over the form's client_id", () => {
-    expect(presentedClientId(basic("from-basic:s"), { client_id: "from-form" })).toBe("from-basic");
-  });
-
-  it("form-decodes the Basic id", () => {
-    expect(presentedClientId(basic("a%2Bb+c:s"), {})).toBe("a+b c");
-  });
-
-  it.each([
-    ["no header", undefined],
-    ["a Bearer header", "Bearer abc"],
-    ["malformed Basic credentials", "Basic !!!!"],
-  ])("takes the form's client_id with %s", (_what, header) => {
-    expect(presentedClientId(header, { client_id: "from-form" })).toBe("from-form");
-  });
-
-  it('is "" when the request presents no client id at all', () => {
-    expect(presentedClientId(undefined, {})).toBe("");
-    expect(presentedClientId("Basic !!!!", { grant_type: "client_credentials" })).toBe("");
   });
 });

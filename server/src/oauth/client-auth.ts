@@ -61,12 +61,6 @@ export function parseBasicCredentials(header: string | undefined): { id: string;
   }
 }
 
-/** The client id a request presents (Basic first, else the form's `client_id`, else a client assertion's `iss`), for the audit log; "" when none. */
-export function presentedClientId(authorization: string | undefined, params: FormParams): string {
-  const assertionIssuer = params.client_assertion === undefined ? undefined : unverifiedAssertionIssuer(params.client_assertion);
-  return parseBasicCredentials(authorization)?.id ?? params.client_id ?? assertionIssuer ?? "";
-}
-
 /** The credentials a request presents. */
 type Credentials =
   | { method: "client_secret_basic" | "client_secret_post"; id: string; secret: string }
