@@ -30,6 +30,7 @@ const config: CodegenConfig = {
           AccessToken: record("tokens", "TokenRow"),
           Consent: record("consents", "ConsentRow"),
           MyConsent: record("consents", "ConsentRow"),
+          Psd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
           AuditEvent: record("audit", "AuditEventRow"),
           Me: "../context.js#SignedInUser",
         },

@@ -7,7 +7,7 @@ export default defineConfig({
   // break schema validation and instanceof checks ("another module or realm").
   resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve("graphql") }] },
   test: {
-    include: ["server/**/*.test.ts"],
+    include: ["server/**/*.test.ts", "web/src/lib/**/*.test.ts"],
     // The cluster test needs PostgreSQL and Redis: it runs in the PostgreSQL pass only. The
     // durability test is about the SQLite file: it runs in the SQLite pass only. The fault
     // tests start their own PostgreSQL cluster and redis-server, and two instances over one

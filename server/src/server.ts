@@ -14,7 +14,7 @@ import { shareCatalogInvalidations } from "./db/catalog-events.js";
 import { migrate, providerOf } from "./db/migrate.js";
 import { demoSeed } from "./demo/seed.js";
 import { loadSeed } from "./db/seed.js";
-import { startDemoUpstream } from "./demo/upstream.js";
+import { startDemoUpstream, type DemoUpstream } from "./demo/upstream.js";
 import { createRequestListener } from "./http/dispatch.js";
 import { Readiness, redisCheck, withReadiness } from "./http/readiness.js";
 import { limiterFactory } from "./kernel/limiter.js";
@@ -79,11 +79,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const db = opened.database;
 
-  let upstream: { server: Server; url: string } | undefined;
+  let upstream: DemoUpstream | undefined;
   let seeded = false;
   if (config.seedDemo) {
     upstream = await startDemoUpstream(config.demoUpstreamPort);
-    seeded = await loadSeed(opened.prisma, await demoSeed(upstream.url));
+    seeded = await loadSeed(opened.prisma, await demoSeed(upstream));
   }
 
   // A command waits at most redisCommandTimeoutMs, queued while reconnecting too: a Redis that is away or hangs slows
@@ -118,7 +118,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       stopPurge();
       await closeServer(server);
       await metricsListener?.close();
-      if (upstream) await closeServer(upstream.server);
+      await upstream?.close();
       // Work a response left behind (express-session's touch after the answer) gets a moment to
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);

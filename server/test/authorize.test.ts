@@ -434,6 +434,8 @@ describe("interaction API", () => {
       ],
       user: null,
       scaRequired: true,
+      authorizationDetails: null,
+      accounts: [],
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
     // The CSRF token is stable within the session.

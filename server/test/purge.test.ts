@@ -72,6 +72,8 @@ function rows(server: TestServer, o: Owners) {
     audit: async (at: Date) => (await db.auditEvent.create({ data: { type: "token.issued", actor: "purge-test", at } })).id,
     pushedRequest: async (expiresAt: Date) => (await db.pushedAuthorizationRequest.create({ data: { requestUriHash: random(), appId: o.appId, parameters: "{}", expiresAt } })).id,
     usedJti: async (expiresAt: Date) => (await db.usedJti.create({ data: { key: random(), expiresAt } })).key,
+    psd2Consent: async (createdAt: Date, status: string) =>
+      (await db.psd2Consent.create({ data: { appId: o.appId, kind: "payment_initiation", origin: "rar", status, requestedDetails: "[]", createdAt } })).id,
   };
 }
 
@@ -110,6 +112,12 @@ describe("purgeExpired", () => {
     const sessions = { expired: await make.session(new Date(now.getTime() - 1000)), live: await make.session(future) };
     const pushed = { expired: await make.pushedRequest(new Date(now.getTime() - 1000)), live: await make.pushedRequest(future) };
     const jtis = { expired: await make.usedJti(new Date(now.getTime() - 1000)), live: await make.usedJti(future) };
+    // A PSD2 consent the PSU never answered is deleted after a day; an answered one is kept.
+    const psd2 = {
+      unanswered: await make.psd2Consent(new Date(now.getTime() - DAY - MINUTE), "received"),
+      awaiting: await make.psd2Consent(new Date(now.getTime() - DAY + MINUTE), "received"),
+      answered: await make.psd2Consent(new Date(now.getTime() - 2 * DAY), "valid"),
+    };
 
     const codes = {
       /** Expired, never exchanged: no token family. */
@@ -158,6 +166,7 @@ describe("purgeExpired", () => {
       auditEvents: 0,
       pushedRequests: 0,
       usedJtis: 0,
+      unansweredConsents: 0,
     });
 
     const counts = await purgeExpired(server.db, now, retentionDays);
@@ -169,6 +178,7 @@ describe("purgeExpired", () => {
       auditEvents: 2 + bulk,
       pushedRequests: 1,
       usedJtis: 1,
+      unansweredConsents: 1,
     });
 
     const ids = async <T extends { id: string }>(rowsOf: Promise<T[]>) => new Set((await rowsOf).map((r) => r.id));
@@ -205,6 +215,7 @@ describe("purgeExpired", () => {
 
     expect(await ids(db.pushedAuthorizationRequest.findMany({ select: { id: true } }))).toEqual(new Set([pushed.live]));
     expect(new Set((await db.usedJti.findMany({ select: { key: true } })).map((r) => r.key))).toEqual(new Set([jtis.live]));
+    expect(await ids(db.psd2Consent.findMany({ select: { id: true } }))).toEqual(new Set([psd2.awaiting, psd2.answered]));
 
     // Live rows are untouched, not just present.
     const kept = await db.accessToken.findUniqueOrThrow({ where: { id: tokens.accessExpiredRefreshLive } });
@@ -223,7 +234,7 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, pushedRequests: 0, usedJtis: 0 });
+    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, pushedRequests: 0, usedJtis: 0, unansweredConsents: 0 });
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {

@@ -27,12 +27,27 @@ import { startTestServer, type TestServer } from "./support/server.js";
 
 /** What an end user may reach: fields of object and input types, values of enums, nothing of scalars. */
 const ALLOWED: Record<string, string[]> = {
-  Query: ["me", "myConsents"],
-  Mutation: ["revokeMyConsent"],
+  Query: ["me", "myConsents", "myPsd2Consents"],
+  Mutation: ["revokeMyConsent", "revokeMyPsd2Consent"],
   Me: ["id", "role", "username"],
   Role: ["admin", "user"],
   MyConsent: ["appName", "grantedAt", "id", "lastUsedAt", "organizationName", "scopes"],
   GrantedScope: ["description", "name"],
+  // Their own PSD2 consents: the TPP by name and public client id, what they authorized, its status and dates.
+  Psd2Consent: [
+    "appName",
+    "authorizationDetails",
+    "clientId",
+    "createdAt",
+    "id",
+    "kind",
+    "organizationName",
+    "origin",
+    "status",
+    "statusChangedAt",
+    "username",
+    "validUntil",
+  ],
   ID: [],
   String: [],
   DateTime: [],
@@ -88,11 +103,11 @@ afterAll(async () => {
 });
 
 describe("what an end user can reach through the admin API", () => {
-  it("the self-service root fields are me, myConsents and revokeMyConsent", () => {
-    expect([...SELF_SERVICE].sort()).toEqual(["me", "myConsents", "revokeMyConsent"]);
+  it("the self-service root fields are me, myConsents, revokeMyConsent, myPsd2Consents and revokeMyPsd2Consent", () => {
+    expect([...SELF_SERVICE].sort()).toEqual(["me", "myConsents", "myPsd2Consents", "revokeMyConsent", "revokeMyPsd2Consent"]);
   });
 
-  it("is exactly the allow-list: their own account, and per consent the app's and organization's names, the scopes and two dates", () => {
+  it("is exactly the allow-list: their own account, per consent the app's and organization's names, the scopes and two dates, and their PSD2 consents", () => {
     expect(reachable(served)).toEqual(ALLOWED);
   });
 

@@ -9,6 +9,7 @@ import { AppDetailPage } from "./pages/admin/AppDetailPage";
 import { AppsPage } from "./pages/admin/AppsPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
+import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
 import { UsersPage } from "./pages/admin/UsersPage";
 import { ConsentPage } from "./pages/ConsentPage";
 import { ErrorPage } from "./pages/ErrorPage";
@@ -43,6 +44,7 @@ export function App() {
           <Route path={patterns.appDetail} element={<AppDetailPage />} />
           <Route path={patterns.products} element={<ProductsPage />} />
           <Route path={patterns.users} element={<UsersPage />} />
+          <Route path={patterns.psd2Consents} element={<Psd2ConsentsPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

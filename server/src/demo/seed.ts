@@ -19,8 +19,15 @@ const SCOPES = {
 };
 
 const PRODUCTS = [
-  { name: "PSD2-AISP-v1", displayName: "PSD2 Account Information", scopes: "aisp extended_transaction_history", apis: ["accounts"], requiresSca: true },
-  { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: [], requiresSca: true },
+  {
+    name: "PSD2-AISP-v1",
+    displayName: "PSD2 Account Information",
+    scopes: "aisp extended_transaction_history",
+    apis: ["accounts"],
+    requiresSca: true,
+    authorizationDetailsTypes: "account_information",
+  },
+  { name: "PSD2-PISP-v1", displayName: "PSD2 Payment Initiation", scopes: "pisp", apis: ["payments"], requiresSca: true, authorizationDetailsTypes: "payment_initiation" },
   { name: "PSD2-PIISP-v1", displayName: "PSD2 Funds Confirmation", scopes: "piisp", apis: [], requiresSca: true },
   { name: "Tollgate-Admin", displayName: "Tollgate admin API", scopes: "admin", apis: [] },
 ];
@@ -61,9 +68,9 @@ export const DEMO = {
 
 /**
  * The demo as a seed for an empty database (db/seed.ts loads it).
- * @param upstreamUrl - base URL of the demo upstream behind the `accounts` API.
+ * @param upstream - base URLs of the demo upstreams behind the `accounts` and `payments` APIs.
  */
-export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
+export async function demoSeed(upstream: { url: string; paymentsUrl: string }): Promise<CatalogSeed> {
   const [passwordHash, adminPasswordHash] = await Promise.all([hash(DEMO.user.password), hash(DEMO.admin.password)]);
   const psd2 = PRODUCTS.map((p) => p.name).filter((name) => name.startsWith("PSD2-"));
   const apps = [
@@ -86,7 +93,10 @@ export async function demoSeed(upstreamUrl: string): Promise<CatalogSeed> {
   ];
   return {
     scopes: SCOPES,
-    apis: [{ name: "accounts", upstreamUrl, requiredScopes: "aisp" }],
+    apis: [
+      { name: "accounts", upstreamUrl: upstream.url, requiredScopes: "aisp", consentCheck: "accounts" },
+      { name: "payments", upstreamUrl: upstream.paymentsUrl, requiredScopes: "pisp", consentCheck: "payments" },
+    ],
     products: PRODUCTS,
     organization: { name: DEMO.organization, displayName: DEMO.organization },
     developer: { email: DEMO.developerEmail, firstName: "Dana", lastName: "Developer" },

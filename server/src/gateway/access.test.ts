@@ -25,10 +25,13 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     passCookies: false,
     requiredAcr: null,
     maxAgeSeconds: null,
+    consentCheck: "none",
   };
   /** The time of every call. */
   const NOW = new Date("2026-11-26T10:00:00.000Z");
   const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    consent: null,
+    authorizationDetails: null,
     active: true,
     scopes: ["aisp"],
     apiProducts: ["PSD2-AISP-v1"],
@@ -105,6 +108,7 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
     passCookies: false,
     requiredAcr: null,
     maxAgeSeconds: null,
+    consentCheck: "none",
   };
   /** A user's authentication `ageSeconds` before {@link NOW}. */
   const authentication = (acr: string, ageSeconds: number, amr: string[] = acr === ACR_SCA ? ["pwd", "otp", "mfa"] : ["pwd"]) => ({
@@ -113,6 +117,8 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
     authTime: new Date(NOW.getTime() - ageSeconds * 1000),
   });
   const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    consent: null,
+    authorizationDetails: null,
     active: true,
     scopes: ["pisp"],
     apiProducts: ["PSD2-PISP-v1"],

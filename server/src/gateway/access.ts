@@ -14,6 +14,9 @@ const ACR_WORDS: Record<string, string> = {
   [ACR_SCA]: "strong customer authentication",
 };
 
+/** The authorization details type that a consent-checked API holds calls to. */
+const CONSENT_TYPE: Record<ApiRoute["consentCheck"], string | undefined> = { none: undefined, payments: "payment_initiation", accounts: "account_information" };
+
 /**
  * Decides whether `token` may call `api`.
  * @param token - the stored token for the presented value, or undefined when unknown.
@@ -22,7 +25,9 @@ const ACR_WORDS: Record<string, string> = {
  *   `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1) instead of `Bearer`.
  * @throws BearerError 401 `invalid_token` when the token is unknown, revoked, expired, or
  *   its app or credential is no longer approved; 403 `insufficient_scope` when none of its
- *   API products grants this API or a scope the API requires is missing; 401
+ *   API products grants this API or a scope the API requires is missing (on an API with a
+ *   `consentCheck`, a token carrying details of its type needs none: gateway/consent-check.ts
+ *   holds it to them); 401
  *   `insufficient_user_authentication` when the user's authentication does not meet the
  *   API's step-up requirement ({@link checkUserAuthentication}).
  */
@@ -40,7 +45,9 @@ export function checkAccess(
   if (!token.apiProducts.some((p) => api.productNames.includes(p))) {
     throw new BearerError(realm, 403, "insufficient_scope", `no API product of this token grants the API "${api.name}"`, requiredScope, dpop);
   }
-  const missing = api.requiredScopes.filter((s) => !token.scopes.includes(s));
+  // On an API that checks consents, the consent's details stand for its scope: they grant less than it.
+  const consented = token.authorizationDetails?.some((d) => d.type === CONSENT_TYPE[api.consentCheck]) === true;
+  const missing = consented ? [] : api.requiredScopes.filter((s) => !token.scopes.includes(s));
   if (missing.length > 0) {
     throw new BearerError(realm, 403, "insufficient_scope", `the API "${api.name}" requires scope ${missing.join(" ")}`, requiredScope, dpop);
   }

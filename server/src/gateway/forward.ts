@@ -208,8 +208,8 @@ export function answerFields(headers: Record<string, string | string[] | undefin
  *   `X-Forwarded-For` entries they appended from the client's on, and the scheme the first
  *   value of `X-Forwarded-Proto` names (https or else http). The host is always the Host
  *   field, which a proxy in front must pass on (README, Deployment).
- * @returns `forward(req, res, api, path, set)`: sends `req` (method, end-to-end headers,
- *   body streamed) to `api`'s upstream origin at its base path followed by `path` (which
+ * @returns `forward(req, res, api, path, set, read?)`: sends `req` (method, end-to-end headers,
+ *   body streamed, or `read` when the gateway read the body to check it) to `api`'s upstream origin at its base path followed by `path` (which
  *   starts with "/" and may carry a query), with the forwarding fields of
  *   {@link addForwardingFields}, those of {@link addRequestFields} and the fields of `set`
  *   (lowercase names; undefined: none), and answers `res` with what comes back
@@ -240,7 +240,7 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
     return (comma < 0 ? sent : sent.slice(0, comma)).trim().toLowerCase() === "https" ? "https" : "http";
   };
 
-  return (req: IncomingMessage, res: ServerResponse, api: ApiRoute, path: string, set: Record<string, string | undefined>): void => {
+  return (req: IncomingMessage, res: ServerResponse, api: ApiRoute, path: string, set: Record<string, string | undefined>, read?: Buffer): void => {
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
     const traced = tracing();
@@ -258,7 +258,7 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
         path: api.upstream.basePath + path,
         method: req.method as "GET",
         headers,
-        body: hasBody ? req : null,
+        body: read ?? (hasBody ? req : null),
       },
       ({ statusCode, headers }) => {
         metrics?.upstreamLatency(api.name, (performance.now() - sent) / 1000);

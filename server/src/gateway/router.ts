@@ -3,8 +3,10 @@
  * constraint, API products, scopes) and forwarded to the API's upstream as
  * `<upstream_url>/<rest>`, without the caller's `Authorization`, `DPoP` and cookies, with
  * the caller's identity in `X-Client-Id`, `X-App-Name`, `X-Scopes` and, for user tokens,
- * `X-User-Id`, a DPoP-bound call's key thumbprint in `X-DPoP-JKT`, and where the call came
- * from in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts).
+ * `X-User-Id`, a DPoP-bound call's key thumbprint in `X-DPoP-JKT`, a PSD2 consent's approved
+ * authorization details in `X-Authorization-Details` (base64url JSON), and where the call
+ * came from in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts). Calls with a PSD2
+ * consent's token are held to it (gateway/consent-check.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidRequest, MethodNotAllowed, UnknownPath } from "../kernel/errors.js";
@@ -14,6 +16,7 @@ import { findPresentedToken } from "../oauth/tokens.js";
 import type { Stores } from "../stores/index.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { checkAccess } from "./access.js";
+import { checkConsent } from "./consent-check.js";
 import { createForwarder } from "./forward.js";
 import { checkSender, DPOP_CHALLENGE } from "./sender.js";
 import { contextOf } from "../kernel/request-context.js";
@@ -70,7 +73,7 @@ export interface GatewayOptions {
 }
 
 /** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
-export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, options: GatewayOptions) {
+export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | "psd2Consents" | "audit">, options: GatewayOptions) {
   const { realm, baseUrl, dpop } = options;
   const forward = createForwarder(UPSTREAM_TIMEOUT_MS, options.trustedHops, options.metrics);
 
@@ -86,7 +89,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
     if (request) request.api = api.name;
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
     if (request) request.route = `/${api.name}/{path}`;
-    const token = await inSpan("gateway access check", async () => {
+    const { token, read } = await inSpan("gateway access check", async () => {
       const presented = presentedAccessToken(req.headers.authorization, realm);
       const now = new Date();
       const found = await findPresentedToken(stores, presented.token, now);
@@ -99,7 +102,8 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
           ? DPOP_CHALLENGE
           : undefined;
       checkAccess(found, api, realm, now, challenge);
-      return found;
+      const read = api.consentCheck === "none" ? undefined : await checkConsent(req, api, rest, found, { consents: stores.psd2Consents, audit: stores.audit, realm, now, dpop: challenge });
+      return { token: found, read };
     }, { "tollgate.api": api.name });
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
@@ -110,9 +114,11 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients">, 
       "x-scopes": token.scopes.join(" "),
       "x-user-id": token.userId ?? undefined,
       "x-dpop-jkt": token.jkt ?? undefined,
+      // The PSD2 consent's approved details, so that the upstream shows only what the PSU authorized.
+      "x-authorization-details": token.consent ? Buffer.from(token.consent.authorizationDetails).toString("base64url") : undefined,
       // The proof is the gateway's to check, not the upstream's.
       dpop: undefined,
     };
-    inUpstreamSpan(req, res, api, rest, () => forward(req, res, api, rest, identity));
+    inUpstreamSpan(req, res, api, rest, () => forward(req, res, api, rest, identity, read));
   };
 }

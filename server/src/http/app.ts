@@ -10,6 +10,9 @@ import { adminRouter } from "../admin/graphql.js";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { interactionRouter } from "../interaction/router.js";
+import { demoAccountDirectory } from "../demo/accounts.js";
+import { berlinGroupRouter } from "../gateway/berlin-group-api.js";
+import type { DpopSettings } from "../oauth/dpop-request.js";
 import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
 import { errorHandler } from "./error-handler.js";
@@ -25,9 +28,18 @@ import { spa } from "./spa.js";
  * Builds the application over an open database.
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  * @param fallback - answers what no route here serves (the gateway, whose errors say why).
+ * @param dpop - DPoP proof checks of the Berlin Group consent API's DPoP-bound tokens.
  * @param metrics - times each request under its route template; undefined: nothing recorded.
  */
-export async function createApp(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, fallback: Handler, metrics?: Metrics): Promise<Express> {
+export async function createApp(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  limiters: LimiterFactory,
+  fallback: Handler,
+  dpop: DpopSettings,
+  metrics?: Metrics,
+): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
@@ -42,7 +54,12 @@ export async function createApp(config: Config, db: Database, logger: Logger, li
   });
 
   const sessions = new BrowserSessions(config, db.sessions);
-  app.use(interactionRouter(config, db, sessions, limiters, metrics));
+  // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
+  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, metrics));
+  app.use(
+    "/psd2/v1",
+    berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
+  );
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
   app.use(spa());
   app.use((req, res, next) => {

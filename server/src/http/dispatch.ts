@@ -48,7 +48,7 @@ export async function createRequestListener(config: Config, db: Database, logger
   const { metrics, refusals } = observers;
   const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
-  const app = await createApp(config, db, logger, limiters, forward, metrics);
+  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics);
   const log: Middleware = requestLogger(logger);
 
   // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by

@@ -18,7 +18,14 @@ const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9
 export const loginBody = z.object({ username: cleanText(SIGN_IN_USERNAME_MAX_LENGTH), password: cleanText(SIGN_IN_PASSWORD_MAX_LENGTH) });
 
 export const consentBody = z.discriminatedUnion("approve", [
-  z.object({ approve: z.literal(true), scopes: z.array(cleanText(200)).max(100) }),
+  z.object({
+    approve: z.literal(true),
+    scopes: z.array(cleanText(200)).max(100),
+    /** PSD2 account access: the IBANs of the accounts the PSU chose (consents/accounts.ts). */
+    accounts: z.array(cleanText(34)).max(20).optional(),
+    /** PSD2 payment: the IBAN of the account the PSU pays from. */
+    debtorAccount: cleanText(34).optional(),
+  }),
   z.object({ approve: z.literal(false) }),
 ]);
 

@@ -16,6 +16,10 @@ import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import type { SessionAuthentication } from "./session.js";
 import { acrOf } from "./sign-in.js";
 import { describeWait } from "./throttle.js";
+import type { AccountDirectory, PsuAccount } from "../consents/accounts.js";
+import { approve, type PsuChoice } from "../consents/approval.js";
+import type { AuthorizationDetail } from "../consents/authorization-details.js";
+import { accessEndOf, kindOf, type ConsentRequest } from "../consents/requests.js";
 
 /** Why a request that needs SCA is refused to a user without a second factor (sent back as `access_denied`). */
 const NO_SECOND_FACTOR = "strong customer authentication is required: the user has no second factor (an authenticator app or a passkey) set up";
@@ -24,7 +28,7 @@ const NO_SECOND_FACTOR = "strong customer authentication is required: the user h
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -36,6 +40,8 @@ export interface FlowContext {
   interactionTtlSeconds: number;
   /** Inactivity allowed after authenticating before consent needs a new authentication, seconds (RTS Art. 4(3)(d)). */
   idleSeconds: number;
+  /** The PSUs' payment accounts, for the consent page of a PSD2 consent. */
+  accounts: AccountDirectory;
   /** The HTTP request being served (its ids go into the audit events); set per request by the router. */
   request?: RequestIds;
 }
@@ -49,6 +55,10 @@ export interface InteractionView {
   client: { name: string; organization: string };
   scopes: { name: string; description: string }[];
   user: { username: string } | null;
+  /** The PSD2 consent's authorization details as requested (RFC 9396); null when the request has none. */
+  authorizationDetails: AuthorizationDetail[] | null;
+  /** The PSU's accounts to choose from, at the consent stage of a PSD2 consent; else empty. */
+  accounts: PsuAccount[];
 }
 
 /** The outcome of a step: either the next stage to show, or where to send the browser. */
@@ -107,11 +117,12 @@ export async function startFlow(
   const user = reused && (await activeUser(ctx.db.users, reused.userId));
   const refused = user && refusal(user, request.scopes);
   if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
-  const consented = user ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
+  // A PSD2 consent is approved by the PSU each time: nothing remembered stands for it.
+  const consented = user && !request.consent ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt === "none") {
     if (request.scaRequired) return { redirectTo: errorRedirect(grant, "login_required", "strong customer authentication is required", ctx.issuer) };
     if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
-    if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to these scopes", ctx.issuer) };
+    if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to this request", ctx.issuer) };
   }
   if (user && reused && consented && request.prompt !== "consent") {
     return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.issuer, now) };
@@ -119,6 +130,7 @@ export async function startFlow(
   const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
     ...grant,
+    consentId: request.consent ? await consentToAuthorize(ctx, request.client.appId, request.consent) : undefined,
     prompt: request.prompt,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
@@ -127,6 +139,17 @@ export async function startFlow(
     expiresAt: new Date(now.getTime() + ctx.interactionTtlSeconds * 1000),
   });
   return { interaction };
+}
+
+/**
+ * The id of the PSD2 consent an interaction authorizes: the Berlin Group consent the scope
+ * named, or a new `received` consent for the `authorization_details` asked for.
+ */
+async function consentToAuthorize(ctx: FlowContext, appId: string, consent: ConsentRequest): Promise<string> {
+  if (consent.consentId !== null) return consent.consentId;
+  const { details } = consent;
+  const created = await ctx.db.psd2Consents.create({ appId, kind: kindOf(details), origin: "rar", requestedDetails: JSON.stringify(details), validUntil: accessEndOf(details) });
+  return created.id;
 }
 
 /**
@@ -154,16 +177,24 @@ export async function openInteraction(
   return interaction;
 }
 
-/** Builds the view of an interaction for the SPA. */
-export async function viewInteraction(db: Pick<Stores, "clients" | "consents">, interaction: InteractionRecord, username: string | null): Promise<InteractionView> {
+/**
+ * Builds the view of an interaction for the SPA.
+ * @param user - the user signed in for it, if any.
+ */
+export async function viewInteraction(ctx: FlowContext, interaction: InteractionRecord, user: UserRecord | undefined): Promise<InteractionView> {
+  const { db } = ctx;
   const app = await db.clients.appSummary(interaction.appId);
+  const consent = interaction.consentId === null ? undefined : await db.psd2Consents.find(interaction.consentId);
+  const choosing = consent !== undefined && user !== undefined && interaction.stage === "consent";
   return {
     id: interaction.id,
     stage: interaction.stage === "consent" || interaction.stage === "factor" ? interaction.stage : "login",
     scaRequired: interaction.scaRequired,
     client: { name: app?.name ?? "", organization: app?.organizationName ?? "" },
     scopes: await db.consents.describeScopes(interaction.scopes),
-    user: username ? { username } : null,
+    user: user ? { username: user.username } : null,
+    authorizationDetails: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
+    accounts: choosing ? await ctx.accounts.accountsOf({ userId: user.id, username: user.username }) : [],
   };
 }
 
@@ -184,7 +215,7 @@ export async function completeAuthentication(
 ): Promise<StepResult> {
   const withoutSca = interaction.scaRequired && acrOf(authentication.amr) !== ACR_SCA;
   const refused = withoutSca ? NO_SECOND_FACTOR : refusal(user, interaction.scopes);
-  const consented = subset(interaction.scopes, await ctx.db.consents.scopesOf(user.id, interaction.appId));
+  const consented = interaction.consentId === null && subset(interaction.scopes, await ctx.db.consents.scopesOf(user.id, interaction.appId));
   const done = { amr: authentication.amr, authTime: authentication.authTime };
   if (refused || (consented && interaction.prompt !== "consent")) {
     if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
@@ -220,7 +251,7 @@ export async function enterFactorStage(ctx: FlowContext, interaction: Interactio
 export async function completeConsent(
   ctx: FlowContext,
   interaction: InteractionRecord,
-  answer: { approve: true; scopes: string[] } | { approve: false },
+  answer: ({ approve: true; scopes: string[] } & PsuChoice) | { approve: false },
   now: Date,
 ): Promise<{ redirectTo: string }> {
   if (interaction.stage !== "consent" || interaction.userId === null || interaction.authentication === null) throw notAt("consent");
@@ -231,30 +262,54 @@ export async function completeConsent(
   const grant = codeGrant(interaction);
   // The approved scopes in request order, each once.
   const scopes = answer.approve ? interaction.scopes.filter((s) => answer.scopes.includes(s)) : [];
+  const { consentId } = interaction;
   if (answer.approve) {
-    if (scopes.length === 0 || !subset(answer.scopes, interaction.scopes)) {
+    // With a PSD2 consent the scopes may all be left out: the authorization details are what is approved.
+    if ((scopes.length === 0 && consentId === null) || !subset(answer.scopes, interaction.scopes)) {
       throw new OAuthError("invalid_request", "choose at least one of the requested scopes", 400);
     }
     const app = await ctx.db.clients.appSummary(interaction.appId);
     if (app?.status !== "approved") throw new OAuthError("unauthorized_client", "this app has been revoked", 400);
   }
   const user = await activeUser(ctx.db.users, interaction.userId);
+  // Before the interaction moves on: a choice that is not the PSU's to make is answered 400 and can be made again.
+  const psd2 = answer.approve && user && consentId !== null ? await psd2Approval(ctx, consentId, user, answer) : undefined;
   if (!(await ctx.db.interactions.advance(interaction.id, "consent", "done"))) throw notAt("consent");
-  const deny = (description: string) => ({ redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) });
+  const deny = async (description: string) => {
+    if (consentId !== null && user) await ctx.db.psd2Consents.answer(consentId, { userId: user.id, rejected: true }, now);
+    return { redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) };
+  };
   if (!answer.approve) return deny("the user denied the request");
   if (!user) return deny("the user's account is disabled");
-  const refused = refusal(user, scopes);
+  const refused = refusal(user, scopes) ?? (psd2 && "refused" in psd2 ? psd2.refused : undefined);
   if (refused) return deny(refused);
-  await ctx.db.consents.remember(user.id, interaction.appId, scopes);
+  const approved = psd2 && "approved" in psd2 ? psd2.approved : undefined;
+  const consent = approved ? { consentId: consentId!, authorizationDetails: JSON.stringify(approved) } : undefined;
+  if (consent && !(await ctx.db.psd2Consents.answer(consent.consentId, { userId: user.id, approvedDetails: consent.authorizationDetails }, now))) {
+    return deny("the consent is no longer awaiting authorization");
+  }
+  if (scopes.length > 0) await ctx.db.consents.remember(user.id, interaction.appId, scopes);
   await ctx.db.audit.record({
     type: "consent.granted",
     actor: `user:${user.id}`,
     subject: interaction.appId,
-    details: { username: user.username, role: user.role, scopes },
+    details: { username: user.username, role: user.role, scopes, ...(consent ? { psd2_consent_id: consent.consentId, authorization_details: approved } : {}) },
     request: ctx.request,
   });
   const authentication = withAcr(interaction.authentication);
-  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication }, ctx.issuer, now) };
+  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.issuer, now) };
+}
+
+/**
+ * The PSU's approval of the PSD2 consent `consentId` (consents/approval.ts), or why it is
+ * refused: it is no longer awaiting authorization (the TPP deleted it, or it was answered).
+ * @throws InvalidRequest (400) for a choice of accounts that is not the PSU's or is missing.
+ */
+async function psd2Approval(ctx: FlowContext, consentId: string, user: UserRecord, choice: PsuChoice): Promise<ReturnType<typeof approve>> {
+  const consent = await ctx.db.psd2Consents.find(consentId);
+  if (consent?.status !== "received") return { refused: "the consent is no longer awaiting authorization" };
+  const accounts = await ctx.accounts.accountsOf({ userId: user.id, username: user.username });
+  return approve(JSON.parse(consent.requestedDetails) as AuthorizationDetail[], accounts, choice);
 }
 
 /** An authentication with its `acr`, as codes and tokens carry it. */

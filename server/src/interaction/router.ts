@@ -16,6 +16,7 @@ import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
 import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
 import type { BrowserSessions } from "./session.js";
+import type { AccountDirectory } from "../consents/accounts.js";
 import { checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
 import { SignInThrottle } from "./throttle.js";
 import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
@@ -24,10 +25,18 @@ import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
  * Builds the router for /authorize, /interaction/*, /session and /session/factors.
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
  * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
+ * @param accounts - the PSUs' payment accounts, listed on the consent page of a PSD2 consent.
  * @param metrics - counts sign-in failures and rate-limit refusals; undefined: nothing counted.
  */
-export function interactionRouter(config: Config, db: FlowStores, sessions: BrowserSessions, limiters: LimiterFactory, metrics?: Metrics): Router {
-  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds };
+export function interactionRouter(
+  config: Config,
+  db: FlowStores,
+  sessions: BrowserSessions,
+  limiters: LimiterFactory,
+  accounts: AccountDirectory,
+  metrics?: Metrics,
+): Router {
+  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts };
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
@@ -68,7 +77,7 @@ export function interactionRouter(config: Config, db: FlowStores, sessions: Brow
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), new Date());
     const user = interaction.userId ? await db.users.byId(interaction.userId) : undefined;
-    const view = await viewInteraction(db, interaction, user?.username ?? null);
+    const view = await viewInteraction(ctx, interaction, user);
     res.json({ ...view, csrfToken: await sessions.csrfToken(req, res) });
   });
 

@@ -132,7 +132,15 @@ function quoted(value: string): string {
 }
 
 /** Error codes of a protected resource's challenge (RFC 6750 §3.1, RFC 9449 §7.1 and §9, RFC 9470 §3). */
-export type ResourceErrorCode = "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_user_authentication";
+export type ResourceErrorCode =
+  | "invalid_token"
+  | "insufficient_scope"
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce"
+  | "insufficient_user_authentication"
+  // PSD2 dynamic linking at the gateway (gateway/consent-check.ts): the call differs from what the PSU authorized, or the consent is used up or over.
+  | "authorization_details_mismatch"
+  | "consent_invalid";
 
 /** The DPoP scheme's parameters of a challenge (RFC 9449 §7.1): the accepted algorithms, and a fresh nonce when one is required. */
 export interface DpopChallenge {

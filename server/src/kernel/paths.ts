@@ -10,6 +10,8 @@ export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin"];
  */
 export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
   "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "readyz", "assets",
+  // The Berlin Group consent API (consents/berlin-group-api.ts).
+  "psd2",
   ...SPA_PAGES.map((page) => page.slice(1)),
 ]);
 

@@ -6,7 +6,9 @@
 import type { AuthorizationCodeStore } from "../stores/codes.js";
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
 import type { PushedRequestStore } from "../stores/pushed-requests.js";
-import type { Authentication } from "../stores/tokens.js";
+import type { Authentication, GrantConsent } from "../stores/tokens.js";
+import type { Psd2ConsentStore } from "../stores/psd2-consents.js";
+import { consentRequestOf, productsForDetails, type ConsentRequest } from "../consents/requests.js";
 import { ACR_SCA, satisfiesAcr } from "../kernel/acr.js";
 import type { Client } from "./client-auth.js";
 import type { FormParams } from "./form.js";
@@ -49,6 +51,8 @@ export interface AuthorizationRequest {
    * belongs to a `requiresSca` product of the client, or `acr_values` asks for `urn:tollgate:sca`.
    */
   scaRequired: boolean;
+  /** The PSD2 consent asked for (RFC 9396 `authorization_details`, or a Berlin Group consent scope); null when none. */
+  consent: ConsentRequest | null;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -61,7 +65,21 @@ const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 type Values = (name: string) => string[];
 
 /** Parameters that may not repeat (RFC 6749 §3.1). */
-const SINGLE = ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "prompt", "dpop_jkt", "max_age", "acr_values", "request_uri"];
+const SINGLE = [
+  "client_id",
+  "response_type",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "prompt",
+  "dpop_jkt",
+  "max_age",
+  "acr_values",
+  "request_uri",
+  "authorization_details",
+];
 
 /** `max_age`: a non-negative integer of at most 9 digits (seconds). */
 const MAX_AGE = /^\d{1,9}$/;
@@ -113,11 +131,19 @@ function registeredRedirectUri(client: Pick<ClientRecord, "callbackUrls">, value
 /**
  * Checks everything after the client and its redirect URI.
  * @param pushed - the parameters came through PAR (RFC 9126), which a `fapi2` app must use.
+ * @param now - for the validity dates of authorization details.
  * @throws OAuthError with the RFC's code: unsupported `response_type`, missing `state`,
  *   invalid or missing scope, PKCE problems, unknown `prompt`, a malformed `dpop_jkt`,
- *   repeats, and for a `fapi2` app a request that was not pushed.
+ *   repeats, for a `fapi2` app a request that was not pushed, and `invalid_authorization_details`
+ *   (RFC 9396 §5) or `invalid_scope` for the consent asked for (consents/requests.ts).
  */
-function checkParameters(client: Client, values: Values, pushed: boolean): Omit<AuthorizationRequest, "client" | "redirectUri"> {
+async function checkParameters(
+  consents: Psd2ConsentStore,
+  client: Client,
+  values: Values,
+  pushed: boolean,
+  now: Date,
+): Promise<Omit<AuthorizationRequest, "client" | "redirectUri">> {
   const repeated = SINGLE.find((n) => values(n).length > 1);
   if (repeated) throw new InvalidRequest(`parameter "${repeated}" is repeated`);
   if (client.securityProfile === "fapi2" && !pushed) {
@@ -133,9 +159,13 @@ function checkParameters(client: Client, values: Values, pushed: boolean): Omit<
     throw new InvalidRequest(pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
   }
 
-  const requested = parseScope(one(values, "scope"));
-  if (requested.length === 0) throw new InvalidScope("scope is required");
-  const scopes = grantScopes(requested, productScopes(client.products));
+  // JSON may span lines: only one value, and text a database can hold (the details are parsed strictly).
+  const detailsText = values("authorization_details")[0];
+  if (detailsText !== undefined && !isCleanText(detailsText)) throw new InvalidRequest("authorization_details is not valid text");
+  const requested = await consentRequestOf(consents, client, parseScope(one(values, "scope")), detailsText, now);
+  if (requested.scopes.length === 0 && !requested.consent) throw new InvalidScope("scope is required");
+  const scopes = requested.scopes.length === 0 ? [] : grantScopes(requested.scopes, productScopes(client.products));
+  const consent = requested.consent;
 
   const method = one(values, "code_challenge_method") ?? null;
   if (codeChallenge === null) {
@@ -156,7 +186,9 @@ function checkParameters(client: Client, values: Values, pushed: boolean): Omit<
   if (maxAge !== null && !MAX_AGE.test(maxAge)) throw new InvalidRequest("max_age must be a non-negative number of seconds");
   // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored.
   const scaRequested = parseScope(one(values, "acr_values")).some((acr) => satisfiesAcr(acr, ACR_SCA));
-  const scaRequired = scaRequested || client.products.some((p) => p.requiresSca && p.scopes.some((s) => scopes.includes(s)));
+  const consentProducts = consent ? productsForDetails(client.products, consent.details) : [];
+  const scaRequired =
+    scaRequested || client.products.some((p) => p.requiresSca && (p.scopes.some((s) => scopes.includes(s)) || consentProducts.includes(p.name)));
 
   return {
     scopes,
@@ -167,6 +199,7 @@ function checkParameters(client: Client, values: Values, pushed: boolean): Omit<
     dpopJkt,
     maxAge: maxAge === null ? null : Number(maxAge),
     scaRequired,
+    consent,
   };
 }
 
@@ -201,7 +234,7 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
  *   protect such a client against CSRF, and standard clients (openid-client) then send no `state`.
  */
 export async function validateAuthorizationRequest(
-  stores: { clients: ClientStore; pushedRequests: PushedRequestStore },
+  stores: { clients: ClientStore; pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
   query: string,
   issuer: string,
   now: Date,
@@ -216,7 +249,7 @@ export async function validateAuthorizationRequest(
   }
   const { consumerSecretHash: _, ...client } = record;
   try {
-    return { client, redirectUri, ...checkParameters(client, values, pushed) };
+    return { client, redirectUri, ...(await checkParameters(stores.psd2Consents, client, values, pushed, now)) };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     throw new AuthorizationErrorRedirect(errorRedirect({ redirectUri, state: one(values, "state") ?? null }, err.error, err.message, issuer));
@@ -234,7 +267,7 @@ export async function validateAuthorizationRequest(
  *   for a `request_uri` in the body (§2.1) or a `client_id` that is not the client's.
  */
 export async function pushAuthorizationRequest(
-  pushedRequests: PushedRequestStore,
+  stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
   client: Client,
   params: FormParams,
   dpopJkt: string | undefined,
@@ -256,9 +289,9 @@ export async function pushAuthorizationRequest(
     if (err instanceof InvalidAuthorizationRequest) throw new InvalidRequest(err.message);
     throw err;
   }
-  checkParameters(client, values, true);
+  await checkParameters(stores.psd2Consents, client, values, true, now);
   const requestUri = REQUEST_URI_PREFIX + newSecret();
-  await pushedRequests.insert({
+  await stores.pushedRequests.insert({
     requestUriHash: hashSecret(requestUri),
     appId: client.appId,
     parameters: kept,
@@ -279,6 +312,8 @@ export interface CodeGrant {
   dpopJkt: string | null;
   /** How the user authenticated (`acr`, `amr`, `auth_time`), carried to the tokens. */
   authentication: Authentication;
+  /** The PSD2 consent approved and its authorization details, carried to the tokens; absent when none. */
+  consent?: GrantConsent;
 }
 
 /**
@@ -297,6 +332,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     codeChallengeMethod: grant.codeChallengeMethod,
     dpopJkt: grant.dpopJkt,
     authentication: grant.authentication,
+    consent: grant.consent,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
   return redirectWith(grant.redirectUri, { code, state: grant.state, iss: issuer });

@@ -18,7 +18,8 @@ import type { Metrics } from "../kernel/metrics.js";
  * the epoch; `api_product_list_json` carries the token's API products. A DPoP-bound token
  * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP". A user
  * grant carries the user's authentication (RFC 9470 §3 and §6.2): `acr`, `amr` (RFC 8176) and
- * `auth_time` in seconds since the epoch.
+ * `auth_time` in seconds since the epoch. A token with RFC 9396 authorization details carries
+ * them as `authorization_details`, as the token response did (§9.2).
  */
 export function introspectionResponse(token: StoredToken | undefined, issuer: string): Record<string, unknown> {
   if (!token?.active) return { active: false };
@@ -37,6 +38,7 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
     ...(token.authentication !== null
       ? { acr: token.authentication.acr, amr: token.authentication.amr, auth_time: Math.floor(token.authentication.authTime.getTime() / 1000) }
       : {}),
+    ...(token.authorizationDetails !== null ? { authorization_details: token.authorizationDetails } : {}),
   };
 }
 

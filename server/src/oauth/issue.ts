@@ -3,7 +3,7 @@
  * app, and the row a grant stores, which holds only their SHA-256 hashes.
  */
 import { newId } from "../kernel/ids.js";
-import type { Authentication, NewAccessToken } from "../stores/tokens.js";
+import type { Authentication, GrantConsent, NewAccessToken } from "../stores/tokens.js";
 import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
@@ -21,6 +21,8 @@ export interface IssuedToken {
   userId?: string;
   /** DPoP binding (RFC 9449 §6): the proof key's JWK thumbprint, `cnf.jkt`. */
   jkt?: string;
+  /** The RFC 9396 authorization details the tokens carry, JSON text (returned in the token response, §7). */
+  authorizationDetails?: string;
 }
 
 /** What a grant asks to issue. */
@@ -42,24 +44,34 @@ export interface IssueRequest {
   jkt?: string;
   /** The user's authentication behind a user grant (`acr`, `amr`, `auth_time`). */
   authentication?: Authentication;
+  /** The PSD2 consent and the RFC 9396 authorization details the tokens carry. */
+  consent?: GrantConsent;
+  /** No token outlives this time (a PSD2 account consent's end of access); absent: the app's lifetimes alone. */
+  notAfter?: Date;
 }
 
 const SECOND_MS = 1000;
 
+/** The earlier of `at` and `notAfter` (when given). */
+function capped(at: Date, notAfter: Date | undefined): Date {
+  return notAfter !== undefined && notAfter < at ? notAfter : at;
+}
+
 /**
  * Creates a new access token (plus refresh token if asked), for the grant to store.
- * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`.
+ * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`, neither
+ * beyond `notAfter`.
  * @returns the row to store (hashes only) and what the client is given (the values).
  */
 export function newToken(r: IssueRequest): { row: NewAccessToken; issued: IssuedToken } {
   const id = newId();
   const accessToken = tokenValue(id, newSecret());
-  const expiresAt = new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS);
+  const expiresAt = capped(new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS), r.notAfter);
   const refresh = r.withRefreshToken
     ? {
         token: tokenValue(id, newSecret()),
         issuedAt: r.now,
-        expiresAt: r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS),
+        expiresAt: capped(r.refreshExpiresAt ?? new Date(r.now.getTime() + r.client.refreshTokenLifetimeSeconds * SECOND_MS), r.notAfter),
       }
     : undefined;
   const row: NewAccessToken = {
@@ -78,6 +90,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     familyId: r.familyId,
     jkt: r.jkt,
     authentication: r.authentication,
+    consent: r.consent,
   };
   const issued: IssuedToken = {
     accessToken,
@@ -89,6 +102,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refreshCount: r.refreshCount ?? 0,
     userId: r.userId,
     jkt: r.jkt,
+    authorizationDetails: r.consent?.authorizationDetails,
   };
   return { row, issued };
 }

@@ -18,8 +18,9 @@ import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
  * `require_pushed_authorization_requests` is false server-wide; DPoP's algorithms are
  * RFC 9449 §5.1's `dpop_signing_alg_values_supported`. `acr_values_supported` (OpenID
  * Connect Discovery, used by RFC 9470 §4) lists the authentication levels, weakest first.
+ * `authorization_details_types_supported` (RFC 9396 §10) lists the types API products offer.
  */
-export function metadata(config: Config, scopes: string[]): Record<string, unknown> {
+export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[]): Record<string, unknown> {
   const authMethods = [...CLIENT_AUTH_METHODS];
   const algorithms = [...SIGNING_ALGORITHMS];
   return {
@@ -45,12 +46,13 @@ export function metadata(config: Config, scopes: string[]): Record<string, unkno
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent"],
     acr_values_supported: [...ACR_VALUES],
+    authorization_details_types_supported: authorizationDetailsTypes,
   };
 }
 
 /** Builds the Express handler. */
 export function metadataEndpoint(config: Config, catalog: CatalogStore) {
   return async (_req: Request, res: Response): Promise<void> => {
-    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await catalog.scopeNames()));
+    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await catalog.scopeNames(), await catalog.authorizationDetailsTypes()));
   };
 }

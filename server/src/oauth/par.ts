@@ -13,13 +13,13 @@ import { dpopKeyOf, nonceHeader, type DpopSettings } from "./dpop-request.js";
 import { NO_STORE } from "./token-endpoint.js";
 
 /** Builds the handler of POST pushed authorization requests (after http/dispatch.ts read the form). */
-export function parEndpoint(db: Pick<Stores, "clients" | "audit" | "replays" | "pushedRequests">, endpoint: EndpointContext, dpop: DpopSettings) {
+export function parEndpoint(db: Pick<Stores, "clients" | "audit" | "replays" | "pushedRequests" | "psd2Consents">, endpoint: EndpointContext, dpop: DpopSettings) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
     // A proof is optional here even for a fapi2 app: its tokens are bound at the token endpoint.
     const dpopJkt = req.headers.dpop === undefined ? undefined : await dpopKeyOf(req, endpoint.url, client, dpop, now);
-    const { requestUri, expiresIn } = await pushAuthorizationRequest(db.pushedRequests, client, params, dpopJkt, now);
+    const { requestUri, expiresIn } = await pushAuthorizationRequest(db, client, params, dpopJkt, now);
     sendJson(res, 201, { request_uri: requestUri, expires_in: expiresIn }, { ...NO_STORE, ...nonceHeader(dpop, now) });
   };
 }

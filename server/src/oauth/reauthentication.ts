@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 export function reauthenticationDue(
   scopes: readonly string[],
   authentication: Authentication | null,
-  products: ClientRecord["products"],
+  products: readonly Pick<ClientRecord["products"][number], "scopes" | "requiresSca">[],
   days: number,
   now: Date,
 ): boolean {

@@ -23,7 +23,8 @@ function secondsUntil(until: Date, now: Date): number {
  * `issued_at` (AppAuth) and RFC 7662's `iat` count, so `issued_at + expires_in` is the expiry.
  * A `fapi2` app gets the RFC 6749 §5.1 members only: `access_token`, `token_type`, a
  * numeric `expires_in`, `refresh_token` when one is issued, and `scope`.
- * A DPoP-bound token's `token_type` is "DPoP" (RFC 9449 §5), in every profile.
+ * A DPoP-bound token's `token_type` is "DPoP" (RFC 9449 §5), in every profile, and a token
+ * with RFC 9396 authorization details carries them as `authorization_details` (§7).
  */
 export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): Record<string, unknown> {
   const expiresIn = secondsUntil(t.expiresAt, now);
@@ -34,6 +35,7 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
       expires_in: expiresIn,
       ...(t.refresh ? { refresh_token: t.refresh.token } : {}),
       scope: joinList(t.scopes),
+      ...authorizationDetailsOf(t),
     };
   }
   const strict = client.tokenResponseProfile === "rfc6749";
@@ -59,5 +61,10 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
   body.application_name = client.appName;
   body.organization_name = client.organizationName;
   body["developer.email"] = client.developerEmail;
-  return body;
+  return { ...body, ...authorizationDetailsOf(t) };
+}
+
+/** RFC 9396 §7: the authorization details the token carries, as approved, in every profile; nothing when none. */
+function authorizationDetailsOf(t: IssuedToken): { authorization_details?: unknown } {
+  return t.authorizationDetails === undefined ? {} : { authorization_details: JSON.parse(t.authorizationDetails) as unknown };
 }

@@ -12,7 +12,8 @@ import { ID_LENGTH } from "../kernel/ids.js";
 import { hashMatches, hashSecret } from "../kernel/secrets.js";
 import type { ClientRecord } from "../stores/clients.js";
 import type { Stores } from "../stores/index.js";
-import type { Authentication, TokenRecord } from "../stores/tokens.js";
+import type { Authentication, GrantConsent, TokenRecord } from "../stores/tokens.js";
+import type { AuthorizationDetail } from "../consents/authorization-details.js";
 
 /** The value handed out for the token of row `id` (a newId()): the id, then the secret (base64url). */
 export function tokenValue(id: string, secret: string): string {
@@ -81,6 +82,10 @@ export interface PresentedToken {
   jkt: string | null;
   /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
   authentication: Authentication | null;
+  /** The PSD2 consent and RFC 9396 authorization details the token carries (JSON text); null when none. */
+  consent: GrantConsent | null;
+  /** Those authorization details parsed; null when none. */
+  authorizationDetails: readonly AuthorizationDetail[] | null;
 }
 
 /**
@@ -101,6 +106,8 @@ export async function findPresentedToken(stores: Pick<Stores, "tokens" | "client
     userId: t.userId,
     jkt: t.jkt,
     authentication: t.authentication,
+    consent: t.consent,
+    authorizationDetails: t.authorizationDetails,
   };
 }
 
@@ -125,6 +132,8 @@ export interface StoredToken {
   jkt: string | null;
   /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
   authentication: Authentication | null;
+  /** The RFC 9396 authorization details the token carries, parsed; null when none. */
+  authorizationDetails: readonly AuthorizationDetail[] | null;
 }
 
 /**
@@ -153,5 +162,6 @@ export async function findAnyToken(stores: Pick<Stores, "tokens" | "clients">, v
     active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
     jkt: t.jkt,
     authentication: t.authentication,
+    authorizationDetails: t.authorizationDetails,
   };
 }

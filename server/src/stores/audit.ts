@@ -26,6 +26,11 @@ export type AuditEventType =
   | "factor.enrolled"
   | "factor.removed"
   | "factor.reset"
+  // PSD2 consents (stores/psd2-consents.ts): created by a TPP (Berlin Group API), revoked by the PSU, terminated by the TPP, used up by a payment.
+  | "psd2_consent.created"
+  | "psd2_consent.revoked"
+  | "psd2_consent.terminated"
+  | "psd2_consent.consumed"
   | `admin.${string}`;
 
 export interface AuditEventInput {

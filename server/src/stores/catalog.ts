@@ -25,7 +25,16 @@ export interface ApiRoute {
   requiredAcr: string | null;
   /** Step-up (RFC 9470): the most seconds since the user's authentication (`auth_time`); null when any age is accepted. */
   maxAgeSeconds: number | null;
+  /** PSD2 dynamic linking (RTS Art. 5) of calls made with a consent's token (gateway/consent-check.ts). */
+  consentCheck: ConsentCheck;
 }
+
+/**
+ * How the gateway holds a call to the consent its token carries: `payments`: a payment must
+ * match the authorized payment_initiation details and uses the consent up; `accounts`: only
+ * the authorized accounts and data; `none`: no check.
+ */
+export type ConsentCheck = "none" | "payments" | "accounts";
 
 export interface CatalogStore {
   /**
@@ -33,6 +42,8 @@ export interface CatalogStore {
    * @returns undefined when no API has this name.
    */
   apiRoute(name: string): Promise<ApiRoute | undefined>;
+  /** The RFC 9396 authorization details types some API product offers, sorted (metadata `authorization_details_types_supported`). */
+  authorizationDetailsTypes(): Promise<string[]>;
   /** Names of all described scopes, sorted. */
   scopeNames(): Promise<string[]>;
 }

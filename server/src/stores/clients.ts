@@ -54,7 +54,7 @@ export interface ClientRecord {
   /** Where the app publishes its keys instead (RFC 7591 §2 `jwks_uri`); null when not set. */
   jwksUri: string | null;
   /** API products approved on this credential, with their scopes and whether they need PSD2 strong customer authentication. */
-  products: { name: string; scopes: string[]; requiresSca: boolean }[];
+  products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[] }[];
   /** Registered redirect URIs, matched exactly. */
   callbackUrls: string[];
 }

@@ -2,7 +2,7 @@
  * Authorization codes (RFC 6749 §4.1.2): single use, short-lived, bound to the client, the
  * redirect URI, the user, the scopes and the PKCE challenge. Only the SHA-256 of a code is stored.
  */
-import type { Authentication, TokenOwner } from "./tokens.js";
+import type { Authentication, GrantConsent, TokenOwner } from "./tokens.js";
 
 export interface AuthorizationCodeRecord {
   id: string;
@@ -16,12 +16,14 @@ export interface AuthorizationCodeRecord {
   dpopJkt: string | null;
   /** How the user authenticated for this code (`acr`, `amr`, `auth_time`); null for codes from before SCA. */
   authentication: Authentication | null;
+  /** The PSD2 consent the code authorizes and its approved authorization details (RFC 9396); null when none. */
+  consent: GrantConsent | null;
   expiresAt: Date;
   usedAt: Date | null;
 }
 
 /** A code to store: the record's fields but its id and use, plus the SHA-256 hex of the code. */
-export type NewAuthorizationCode = Omit<AuthorizationCodeRecord, "id" | "usedAt"> & { codeHash: string };
+export type NewAuthorizationCode = Omit<AuthorizationCodeRecord, "id" | "usedAt" | "consent"> & { codeHash: string; consent?: GrantConsent };
 
 export interface AuthorizationCodeStore {
   insert(code: NewAuthorizationCode): Promise<void>;

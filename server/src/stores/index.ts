@@ -14,6 +14,7 @@ import type { FactorStore } from "./factors.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
 import type { ProductStore } from "./products.js";
+import type { Psd2ConsentStore } from "./psd2-consents.js";
 import type { PushedRequestStore } from "./pushed-requests.js";
 import type { ReplayStore } from "./replays.js";
 import type { SessionStore } from "./sessions.js";
@@ -28,6 +29,7 @@ export interface Stores {
   codes: AuthorizationCodeStore;
   interactions: InteractionStore;
   consents: ConsentStore;
+  psd2Consents: Psd2ConsentStore;
   users: UserStore;
   factors: FactorStore;
   audit: AuditStore;

@@ -19,6 +19,8 @@ export interface InteractionRecord {
   dpopJkt: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
+  /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */
+  consentId: string | null;
   stage: InteractionStage;
   userId: string | null;
   /** The authentication done for this interaction (or the session's, when reused); null before it. */
@@ -27,7 +29,7 @@ export interface InteractionRecord {
 }
 
 /** A new interaction: everything but the id. */
-export type NewInteraction = Omit<InteractionRecord, "id">;
+export type NewInteraction = Omit<InteractionRecord, "id" | "consentId"> & { consentId?: string };
 
 export interface InteractionStore {
   create(interaction: NewInteraction): Promise<InteractionRecord>;

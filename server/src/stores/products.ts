@@ -3,6 +3,8 @@
  * scopes offered to apps) and APIs (gateway path prefix -> upstream). The gateway's
  * read-only view of the same tables is catalog.ts.
  */
+import type { ConsentCheck } from "./catalog.js";
+
 export interface ApiProductRecord {
   id: string;
   /** Unique, no spaces (product names are stored space-separated in tokens). */
@@ -16,6 +18,8 @@ export interface ApiProductRecord {
    * scopes needs the user's password and a second factor.
    */
   requiresSca: boolean;
+  /** RFC 9396 authorization details types the product lets a client ask for (payment_initiation, account_information). */
+  authorizationDetailsTypes: string[];
   createdAt: Date;
 }
 
@@ -33,6 +37,8 @@ export interface ApiRecord {
   requiredAcr: string | null;
   /** Step-up (RFC 9470): the most seconds since the user's authentication; null when any. */
   maxAgeSeconds: number | null;
+  /** PSD2 dynamic linking at the gateway (stores/catalog.ts ConsentCheck). */
+  consentCheck: ConsentCheck;
   createdAt: Date;
 }
 
@@ -43,6 +49,7 @@ export interface ApiProductChanges {
   description?: string;
   scopes?: string[];
   requiresSca?: boolean;
+  authorizationDetailsTypes?: string[];
   apiIds?: string[];
 }
 
@@ -54,6 +61,7 @@ export interface ApiChanges {
   passCookies?: boolean;
   requiredAcr?: string | null;
   maxAgeSeconds?: number | null;
+  consentCheck?: ConsentCheck;
 }
 
 export interface ProductStore {

@@ -5,9 +5,13 @@
 export interface CatalogSeed {
   /** Scope name → description shown on the consent page. */
   scopes: Record<string, string>;
-  apis: { name: string; upstreamUrl: string; requiredScopes: string }[];
-  /** `apis`: names of the APIs the product grants; `requiresSca`: PSD2 strong customer authentication (false when left out). */
-  products: { name: string; displayName: string; scopes: string; apis: string[]; requiresSca?: boolean }[];
+  /** `consentCheck`: PSD2 dynamic linking at the gateway (stores/catalog.ts; none when left out). */
+  apis: { name: string; upstreamUrl: string; requiredScopes: string; consentCheck?: string }[];
+  /**
+   * `apis`: names of the APIs the product grants; `requiresSca`: PSD2 strong customer
+   * authentication (false when left out); `authorizationDetailsTypes`: space-separated RFC 9396 types (none when left out).
+   */
+  products: { name: string; displayName: string; scopes: string; apis: string[]; requiresSca?: boolean; authorizationDetailsTypes?: string }[];
   organization: { name: string; displayName: string };
   developer: { email: string; firstName: string; lastName: string };
   apps: {

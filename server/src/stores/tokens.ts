@@ -2,6 +2,7 @@
  * Issued access tokens and, for user grants, their refresh tokens: one row per issuance
  * (a rotation writes a new row). Only SHA-256 hashes of token values are stored.
  */
+import type { AuthorizationDetail } from "./authorization-details.js";
 import type { Page, PageRequest } from "./page.js";
 
 /**
@@ -36,6 +37,18 @@ export interface NewAccessToken {
   jkt?: string;
   /** The user's authentication behind a user grant (RFC 9470 §3, RFC 8176); absent for client credentials. */
   authentication?: Authentication;
+  /** The PSD2 consent the grant authorizes, and the RFC 9396 authorization details the tokens carry (JSON text of an array). */
+  consent?: GrantConsent;
+}
+
+/**
+ * What a grant carries of RFC 9396 authorization details: their JSON text, kept as approved so
+ * that the token response and introspection return it byte for byte (RFC 9396 §7, §9.2), and
+ * the PSD2 consent they were approved in (null for client credentials, which no PSU approves).
+ */
+export interface GrantConsent {
+  readonly consentId: string | null;
+  readonly authorizationDetails: string;
 }
 
 /**
@@ -67,6 +80,10 @@ export interface TokenRecord {
   readonly jkt: string | null;
   /** The user's authentication behind the grant; null for client credentials and for grants from before SCA. */
   readonly authentication: Authentication | null;
+  /** The consent and authorization details of the grant; null when it has none. */
+  readonly consent: GrantConsent | null;
+  /** The authorization details parsed (the gateway's dynamic linking reads them); null when none. */
+  readonly authorizationDetails: readonly AuthorizationDetail[] | null;
 }
 
 /** A token row as the admin API lists it (never a value; lists as stored, space-separated). */
@@ -130,6 +147,8 @@ export interface TokenStore {
   revokeFamily(familyId: string, now: Date): Promise<number>;
   /** Revokes one access token (not its refresh token). */
   revokeAccessToken(id: string, now: Date): Promise<void>;
+  /** Revokes every access and refresh token of a PSD2 consent (it was revoked, or terminated by its TPP). @returns how many rows changed. */
+  revokeConsent(consentId: string, now: Date): Promise<number>;
   /** Revokes one row's access token and its refresh token, if any. @returns the row, or undefined when unknown. */
   revokeRow(id: string, now: Date): Promise<TokenRow | undefined>;
   /** Revokes every live access and refresh token of an owner. @returns how many access tokens were revoked. */

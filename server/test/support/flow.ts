@@ -365,6 +365,8 @@ export interface CodeOptions {
   extra?: Record<string, string | undefined>;
   browser?: Browser;
   user?: { username: string; password: string };
+  /** The PSU's choice of accounts for a PSD2 consent (IBANs), sent with the approval. */
+  choice?: { accounts?: string[]; debtorAccount?: string };
 }
 
 /** Result of {@link obtainCode}: the code and the rest of the callback, plus the browser used. */
@@ -412,7 +414,7 @@ export async function obtainCode(baseUrl: string, o: CodeOptions = {}): Promise<
     csrf = body.csrfToken;
   }
   const res = await browser.fetch(`/interaction/${id}/consent`, {
-    json: { approve: true, scopes: o.approve ?? scope.split(" ") },
+    json: { approve: true, scopes: o.approve ?? (scope ? scope.split(" ") : []), ...o.choice },
     headers: { "X-CSRF-Token": csrf },
   });
   const body = await json(res);

@@ -3,6 +3,7 @@
  * stores of stores/; and a replay store for the unit tests of client assertions and DPoP proofs. They keep the contract the storage suite (server/test/stores.test.ts) checks on
  * the real databases, and run that suite too.
  */
+import type { Psd2ConsentStore } from "../../src/stores/psd2-consents.js";
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationCode } from "../../src/stores/codes.js";
 import type { TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
 import type { ReplayStore } from "../../src/stores/replays.js";
@@ -13,6 +14,8 @@ export interface MemoryStores {
   tokens: TokenStore;
   codes: AuthorizationCodeStore;
   users: UserStore;
+  /** No PSD2 consents: the grants under test here carry none. */
+  psd2Consents: Psd2ConsentStore;
   /** The rows, for assertions. */
   readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
 }
@@ -70,6 +73,8 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         familyId: t.familyId ?? null,
         jkt: t.jkt ?? null,
         authentication: t.authentication ?? null,
+        consent: t.consent ?? null,
+        authorizationDetails: t.consent ? JSON.parse(t.consent.authorizationDetails) : null,
         grantType: t.grantType,
         revokedAt: null,
       });
@@ -126,12 +131,13 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
       return t && row(t);
     },
     countIssuedPerHour: unsupported("countIssuedPerHour"),
+    revokeConsent: unsupported("revokeConsent"),
   };
 
   const codes: AuthorizationCodeStore = {
     async insert(c: NewAuthorizationCode) {
       const id = `code${state.codes.size + 1}`;
-      state.codes.set(id, { ...c, scopes: [...c.scopes], id, usedAt: null });
+      state.codes.set(id, { ...c, scopes: [...c.scopes], consent: c.consent ?? null, id, usedAt: null });
     },
     async byHash(codeHash) {
       return [...state.codes.values()].find((c) => c.codeHash === codeHash);
@@ -162,7 +168,16 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     setStatus: unsupported("setStatus"),
   };
 
-  return { tokens, codes, users: userStore, state };
+  const psd2Consents: Psd2ConsentStore = {
+    find: async () => undefined,
+    create: unsupported("create"),
+    answer: unsupported("answer"),
+    transition: unsupported("transition"),
+    list: unsupported("list"),
+    summary: unsupported("summary"),
+    deleteUnanswered: unsupported("deleteUnanswered"),
+  };
+  return { tokens, codes, users: userStore, psd2Consents, state };
 }
 
 /** A replay store (stores/replays.ts) in a Map, that records each call for assertions. */

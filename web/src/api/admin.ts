@@ -476,3 +476,54 @@ export const REVOKE_MY_CONSENT = gql<{ revokeMyConsent: string }, { id: string }
     revokeMyConsent(id: $id)
   }
 `);
+
+/* PSD2 consents (RFC 9396 authorization details, Berlin Group consents and payments) */
+
+/** A PSD2 consent: what a TPP asked for and the PSU authorized. */
+export interface Psd2Consent {
+  id: string;
+  clientId: string;
+  appName: string;
+  organizationName: string;
+  username: string | null;
+  kind: "account_information" | "payment_initiation";
+  /** lib/authorization-details.ts Psd2ConsentStatus; a string, so that a status added later still shows. */
+  status: string;
+  origin: "rar" | "berlin_group";
+  /** JSON text of the authorization_details array: as approved once valid, as requested before (lib/authorization-details.ts readAuthorizationDetails). */
+  authorizationDetails: string;
+  /** YYYY-MM-DD, account information only. */
+  validUntil: string | null;
+  createdAt: string;
+  statusChangedAt: string;
+}
+
+/** A PSD2 consent of the signed-in user (the end user's selection: no admin data). */
+export type MyPsd2Consent = Omit<Psd2Consent, "clientId" | "username">;
+
+const PSD2_CONSENT_FIELDS = "id clientId appName organizationName username kind status origin authorizationDetails validUntil createdAt statusChangedAt";
+const MY_PSD2_CONSENT_FIELDS = "id appName organizationName kind status origin authorizationDetails validUntil createdAt statusChangedAt";
+
+export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string }>(`
+  query Psd2Consents($status: String, $clientId: String) {
+    psd2Consents(status: $status, clientId: $clientId) { ${PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+export const REVOKE_PSD2_CONSENT = gql<{ revokePsd2Consent: Psd2Consent }, { id: string }>(`
+  mutation RevokePsd2Consent($id: ID!) {
+    revokePsd2Consent(id: $id) { ${PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+export const MY_PSD2_CONSENTS = gql<{ myPsd2Consents: MyPsd2Consent[] }>(`
+  query MyPsd2Consents {
+    myPsd2Consents { ${MY_PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+export const REVOKE_MY_PSD2_CONSENT = gql<{ revokeMyPsd2Consent: MyPsd2Consent }, { id: string }>(`
+  mutation RevokeMyPsd2Consent($id: ID!) {
+    revokeMyPsd2Consent(id: $id) { ${MY_PSD2_CONSENT_FIELDS} }
+  }
+`);

@@ -5,6 +5,7 @@
  */
 
 import type { AuthenticationResponseJSON } from "@simplewebauthn/browser";
+import { parseAuthorizationDetails, parsePsuAccounts, type AuthorizationDetail, type PsuAccount } from "../lib/authorization-details";
 
 /** Where an authorization request stands: password, second factor (SCA), or consent. */
 export type InteractionStage = "login" | "factor" | "consent";
@@ -23,6 +24,10 @@ export interface Interaction {
   csrfToken: string;
   /** The request needs strong customer authentication (a PSD2 product): a password alone never reaches consent. */
   scaRequired: boolean;
+  /** The request's RFC 9396 authorization details (PSD2 payments or account access) as requested, or null. */
+  authorizationDetails: AuthorizationDetail[] | null;
+  /** The PSU's accounts, to choose from at consent ([] at the other stages). */
+  accounts: PsuAccount[];
 }
 
 export interface Credentials {
@@ -45,7 +50,12 @@ export type FactorResult = { stage: "consent"; csrfToken: string } | { redirectT
  */
 export type FactorProof = { method: "totp"; code: string } | { method: "webauthn"; response: AuthenticationResponseJSON };
 
-export type ConsentDecision = { approve: true; scopes: string[] } | { approve: false };
+/**
+ * The user's answer at consent. Approving authorization details, the user chooses the accounts
+ * of an account access that names none (`accounts`, IBANs) and the account to pay from of
+ * payments that name none (`debtorAccount`, an IBAN).
+ */
+export type ConsentDecision = { approve: true; scopes: string[]; accounts?: string[]; debtorAccount?: string } | { approve: false };
 
 export interface Redirect {
   redirectTo: string;
@@ -153,6 +163,10 @@ export function post(url: string, csrfToken: string, body: unknown): Promise<unk
 function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
   const { id, stage, client, scopes, user, csrfToken, scaRequired } = body;
+  // Details the SPA could not put into words are never shown for approval.
+  const authorizationDetails =
+    body.authorizationDetails === undefined || body.authorizationDetails === null ? null : parseAuthorizationDetails(body.authorizationDetails);
+  const accounts = body.accounts === undefined ? [] : parsePsuAccounts(body.accounts);
   if (
     !isString(id) ||
     (stage !== "login" && stage !== "factor" && stage !== "consent") ||
@@ -162,7 +176,9 @@ function toInteraction(body: unknown, status: number): Interaction {
     !Array.isArray(scopes) ||
     !scopes.every((s) => isRecord(s) && isString(s.name) && isString(s.description)) ||
     !(user === null || (isRecord(user) && isString(user.username))) ||
-    !isString(csrfToken)
+    !isString(csrfToken) ||
+    authorizationDetails === undefined ||
+    accounts === undefined
   ) {
     throw malformed(status);
   }
@@ -174,6 +190,8 @@ function toInteraction(body: unknown, status: number): Interaction {
     user: user === null ? null : { username: (user as { username: string }).username },
     csrfToken,
     scaRequired: scaRequired === true,
+    authorizationDetails,
+    accounts,
   };
 }
 
@@ -213,6 +231,8 @@ export async function submitFactor(id: string, csrfToken: string, proof: FactorP
 
 /** POST /interaction/:id/consent */
 export async function submitConsent(id: string, csrfToken: string, decision: ConsentDecision): Promise<Redirect> {
-  const payload = decision.approve ? { approve: true, scopes: decision.scopes } : { approve: false };
+  const payload = decision.approve
+    ? { approve: true, scopes: decision.scopes, accounts: decision.accounts, debtorAccount: decision.debtorAccount }
+    : { approve: false };
   return toRedirect(await post(path(id, "consent"), csrfToken, payload), 200);
 }

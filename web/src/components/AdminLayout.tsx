@@ -10,6 +10,7 @@ const LINKS = [
   { to: routes.apps(), label: "Apps" },
   { to: routes.products(), label: "API products" },
   { to: routes.users(), label: "Users" },
+  { to: routes.psd2Consents(), label: "PSD2 consents" },
 ];
 
 /** The console's frame: brand, navigation, who is signed in and "Sign out", then the page. */

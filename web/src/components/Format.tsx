@@ -1,16 +1,28 @@
 import type { ReactNode } from "react";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+/** The same, naming the time zone ("24 Nov 2026, 10:05 CET"): dateStyle cannot be combined with timeZoneName. */
+const zonedDateTime = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+  timeZoneName: "short",
+});
 
-/** An ISO 8601 time, in the browser's locale and time zone. */
-export function DateTime({ value }: { value: string | null | undefined }) {
+/** An ISO 8601 time, in the browser's locale and time zone; `zone` names the time zone. */
+export function DateTime({ value, zone = false }: { value: string | null | undefined; zone?: boolean }) {
   if (!value) return <span className="muted">—</span>;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return <span>{value}</span>;
-  return <time dateTime={date.toISOString()}>{dateTime.format(date)}</time>;
+  return <time dateTime={date.toISOString()}>{(zone ? zonedDateTime : dateTime).format(date)}</time>;
 }
 
-const TONES: Record<string, "ok" | "warn" | "bad"> = {
+/** The colour of a badge: good, needs attention, bad, or neither. */
+export type Tone = "ok" | "warn" | "bad" | "neutral";
+
+const TONES: Record<string, Tone> = {
   approved: "ok",
   active: "ok",
   pending: "warn",
@@ -19,10 +31,9 @@ const TONES: Record<string, "ok" | "warn" | "bad"> = {
   expired: "bad",
 };
 
-/** A status word (approved, revoked, pending, active, disabled) as a coloured badge. */
-export function Badge({ children }: { children: string }) {
-  const tone = TONES[children] ?? "neutral";
-  return <span className={`badge ${tone}`}>{children}</span>;
+/** A status word (approved, revoked, pending, active, disabled) as a coloured badge; `tone` sets the colour of other words. */
+export function Badge({ children, tone }: { children: string; tone?: Tone }) {
+  return <span className={`badge ${tone ?? TONES[children] ?? "neutral"}`}>{children}</span>;
 }
 
 /** Scope or product names as a list of code chips. */

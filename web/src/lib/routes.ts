@@ -16,6 +16,7 @@ export const patterns = {
   appDetail: "/admin/apps/:id",
   products: "/admin/products",
   users: "/admin/users",
+  psd2Consents: "/admin/psd2-consents",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
@@ -40,6 +41,7 @@ export const routes = {
   appDetail: (id: string) => `${patterns.apps}/${encodeURIComponent(id)}`,
   products: () => patterns.products,
   users: () => patterns.users,
+  psd2Consents: () => patterns.psd2Consents,
 };
 
 /**

@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type Interaction } from "../api/interaction";
+import { AuthorizationDetailsSection } from "../components/AuthorizationDetailsSection";
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, Page } from "../components/Page";
+import { choiceDecision, isPayment, type ConsentChoice } from "../lib/authorization-details";
 import { leaveTo } from "../lib/navigation";
 import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
@@ -10,7 +12,10 @@ import { describeFailure } from "../lib/text";
 
 const TITLE = "Allow access";
 
-/** /consent?interaction=<id>: the user grants (some of) the requested scopes, or denies. */
+/**
+ * /consent?interaction=<id>: the user grants (some of) the requested scopes and approves the
+ * requested authorization details (choosing accounts where the request names none), or denies.
+ */
 export function ConsentPage() {
   const [params] = useSearchParams();
   const id = params.get("interaction");
@@ -25,8 +30,9 @@ export function ConsentPage() {
 /** @param onStale - loads the interaction again (the session changed, e.g. a sign-in in another tab). */
 function ConsentForm({ interaction, onStale }: { interaction: Interaction; onStale: () => void }) {
   const navigate = useNavigate();
-  const { client, scopes, user } = interaction;
+  const { client, scopes, user, authorizationDetails: details } = interaction;
   const [granted, setGranted] = useState<ReadonlySet<string>>(() => new Set(scopes.map((s) => s.name)));
+  const [choice, setChoice] = useState<ConsentChoice>({ accounts: new Set(), debtorAccount: "" });
   const [pending, setPending] = useState<"allow" | "deny" | null>(null);
   const [leaving, setLeaving] = useState(false);
   const [error, setError] = useState<{ message: string; after: "allow" | "deny" } | null>(null);
@@ -74,18 +80,28 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
     }
   }
 
+  // What the user chose for the authorization details, undefined while a needed choice is missing.
+  const chosen = details ? choiceDecision(details, choice) : {};
+  // The server grants a non-empty subset of the requested scopes, never nothing; a request
+  // with authorization details may ask for no scope at all.
+  const noneChecked = scopes.length > 0 && granted.size === 0;
+  const cannotAllow = noneChecked || (scopes.length === 0 && !details) || chosen === undefined;
+
   function onAllow(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (granted.size === 0) return;
-    void decide({ approve: true, scopes: scopes.map((s) => s.name).filter((name) => granted.has(name)) });
+    if (cannotAllow) return;
+    void decide({ approve: true, scopes: scopes.map((s) => s.name).filter((name) => granted.has(name)), ...chosen });
   }
 
   const busy = pending !== null || leaving;
-  // The server grants a non-empty subset of the requested scopes, never nothing.
-  const noneChecked = granted.size === 0;
+  const payments = details?.filter(isPayment).length ?? 0;
   return (
     <Page title={TITLE}>
-      <Heading focus>{client.name} wants access to your accounts</Heading>
+      <Heading focus>
+        {payments === 0
+          ? `${client.name} wants access to your accounts`
+          : `${client.name} asks you to approve ${payments === 1 ? "a payment" : `${payments} payments`}`}
+      </Heading>
       {client.organization && <p className="muted">Operated by {client.organization}</p>}
       {user && (
         <p className="muted">
@@ -97,6 +113,16 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
           <p role="alert" className="alert">
             {error.message}
           </p>
+        )}
+        {details && (
+          <AuthorizationDetailsSection
+            clientName={client.name}
+            details={details}
+            accounts={interaction.accounts}
+            choice={choice}
+            onChange={setChoice}
+            busy={busy}
+          />
         )}
         {scopes.length > 0 ? (
           <fieldset className="scopes" aria-describedby={noneChecked ? "consent-none" : undefined}>
@@ -123,16 +149,16 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             </ul>
           </fieldset>
         ) : (
-          <p>{client.name} did not ask for any permissions, so there is nothing to allow.</p>
+          !details && <p>{client.name} did not ask for any permissions, so there is nothing to allow.</p>
         )}
-        {noneChecked && scopes.length > 0 && (
+        {noneChecked && (
           <p id="consent-none" className="hint">
             Select at least one permission to allow, or deny access.
           </p>
         )}
         <p className="muted small">Only allow access if you trust {client.name}.</p>
         <div className="actions">
-          <button ref={allowRef} type="submit" className="button primary" disabled={busy || noneChecked} aria-busy={pending === "allow" || undefined}>
+          <button ref={allowRef} type="submit" className="button primary" disabled={busy || cannotAllow} aria-busy={pending === "allow" || undefined}>
             Allow
           </button>
           <button

@@ -8,6 +8,7 @@ import { requireAdmin, type AdminContext } from "../context.js";
 import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/resolvers.js";
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";
+import { psd2ConsentResolvers } from "./psd2-consents.js";
 import { organizationResolvers } from "./organizations.js";
 import { productResolvers } from "./products.js";
 import { tokenResolvers } from "./tokens.js";
@@ -17,7 +18,7 @@ import { userResolvers } from "./users.js";
  * Root fields any caller may use (they check the signed-in user themselves). What they
  * reach must be the user's own data only (server/test/self-service-schema.test.ts).
  */
-export const SELF_SERVICE: ReadonlySet<string> = new Set(["me", "myConsents", "revokeMyConsent"]);
+export const SELF_SERVICE: ReadonlySet<string> = new Set(["me", "myConsents", "revokeMyConsent", "myPsd2Consents", "revokeMyPsd2Consent"]);
 
 const DateTime = new GraphQLScalarType<Date, string>({
   name: "DateTime",
@@ -44,7 +45,7 @@ function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
   return Object.fromEntries(guarded) as F;
 }
 
-const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, consentResolvers];
+const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, consentResolvers, psd2ConsentResolvers];
 
 /** The root fields of type `type` of every module. */
 function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolvers[T]> {

@@ -3,7 +3,7 @@
  * held in the catalog cache, and the described scope names.
  */
 import { splitList } from "../../kernel/list.js";
-import type { CatalogStore } from "../../stores/catalog.js";
+import type { CatalogStore, ConsentCheck } from "../../stores/catalog.js";
 import type { Executor } from "./executor.js";
 
 /** The catalog store over `x`. */
@@ -23,7 +23,13 @@ export function catalogStore(x: Executor): CatalogStore {
           passCookies: api.passCookies,
           requiredAcr: api.requiredAcr === "" ? null : api.requiredAcr,
           maxAgeSeconds: api.maxAgeSeconds,
+          consentCheck: api.consentCheck as ConsentCheck,
         };
+      }),
+    authorizationDetailsTypes: () =>
+      catalog.get("authorization-details-types", async () => {
+        const products = await prisma.apiProduct.findMany({ select: { authorizationDetailsTypes: true } });
+        return [...new Set(products.flatMap((p) => splitList(p.authorizationDetailsTypes)))].sort();
       }),
     async scopeNames() {
       return (await prisma.scope.findMany({ orderBy: { name: "asc" }, select: { name: true } })).map((s) => s.name);

@@ -46,7 +46,7 @@ export function clientStore(x: Executor): ClientStore {
       securityProfile: app.securityProfile === "fapi2" ? "fapi2" : "standard",
       jwks: app.jwks === "" ? null : (JSON.parse(app.jwks) as JwkSet),
       jwksUri: app.jwksUri,
-      products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes), requiresSca: p.apiProduct.requiresSca })),
+      products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes), requiresSca: p.apiProduct.requiresSca, authorizationDetailsTypes: splitList(p.apiProduct.authorizationDetailsTypes) })),
       callbackUrls: app.callbackUrls.map((u) => u.url),
     };
   }

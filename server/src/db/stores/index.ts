@@ -14,6 +14,7 @@ import { factorStore } from "./factors.js";
 import { interactionStore } from "./interactions.js";
 import { organizationStore } from "./organizations.js";
 import { productStore } from "./products.js";
+import { psd2ConsentStore } from "./psd2-consents.js";
 import { pushedRequestStore } from "./pushed-requests.js";
 import { replayStore } from "./replays.js";
 import { sessionStore } from "./sessions.js";
@@ -29,6 +30,7 @@ export function buildStores(x: Executor): Stores {
     codes: codeStore(x),
     interactions: interactionStore(x),
     consents: consentStore(x),
+    psd2Consents: psd2ConsentStore(x),
     users: userStore(x),
     factors: factorStore(x),
     audit: auditStore(x),

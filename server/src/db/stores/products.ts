@@ -4,28 +4,29 @@
  */
 import type { Prisma } from "../../generated/prisma/client.js";
 import { joinList, splitList } from "../../kernel/list.js";
+import type { ConsentCheck } from "../../stores/catalog.js";
 import type { ApiChanges, ApiProductChanges, ApiProductRecord, ApiRecord, ProductStore } from "../../stores/products.js";
 import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
 /** The columns of an ApiProductRecord. */
-export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, createdAt: true } satisfies Prisma.ApiProductSelect;
+export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, authorizationDetailsTypes: true, createdAt: true } satisfies Prisma.ApiProductSelect;
 /** The columns of an ApiRecord. */
-const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, requiredAcr: true, maxAgeSeconds: true, createdAt: true } satisfies Prisma.ApiSelect;
+const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, requiredAcr: true, maxAgeSeconds: true, consentCheck: true, createdAt: true } satisfies Prisma.ApiSelect;
 
 /** An API product row as its record. */
 export function toApiProduct(row: Prisma.ApiProductGetPayload<{ select: typeof API_PRODUCT }>): ApiProductRecord {
-  return { ...row, scopes: splitList(row.scopes) };
+  return { ...row, scopes: splitList(row.scopes), authorizationDetailsTypes: splitList(row.authorizationDetailsTypes) };
 }
 
 /** An API row as its record ("" in requiredAcr: none). */
 function toApi(row: Prisma.ApiGetPayload<{ select: typeof API }>): ApiRecord {
-  return { ...row, requiredScopes: splitList(row.requiredScopes), requiredAcr: row.requiredAcr === "" ? null : row.requiredAcr };
+  return { ...row, requiredScopes: splitList(row.requiredScopes), requiredAcr: row.requiredAcr === "" ? null : row.requiredAcr, consentCheck: row.consentCheck as ConsentCheck };
 }
 
 /** The product columns to write; undefined leaves a column as it is. */
 function productColumns(p: ApiProductChanges) {
-  return { name: p.name, displayName: p.displayName, description: p.description, scopes: p.scopes && joinList(p.scopes), requiresSca: p.requiresSca };
+  return { name: p.name, displayName: p.displayName, description: p.description, scopes: p.scopes && joinList(p.scopes), requiresSca: p.requiresSca, authorizationDetailsTypes: p.authorizationDetailsTypes && joinList(p.authorizationDetailsTypes) };
 }
 
 /** The API columns to write; undefined leaves a column as it is, a null requiredAcr is stored as "" (none). */
@@ -37,6 +38,7 @@ function apiColumns(a: ApiChanges) {
     passCookies: a.passCookies,
     requiredAcr: a.requiredAcr === null ? "" : a.requiredAcr,
     maxAgeSeconds: a.maxAgeSeconds,
+    consentCheck: a.consentCheck,
   };
 }
 

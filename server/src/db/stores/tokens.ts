@@ -11,6 +11,7 @@
  * Performance → Growth).
  */
 import { joinList, splitList } from "../../kernel/list.js";
+import type { AuthorizationDetail } from "../../stores/authorization-details.js";
 import type { NewAccessToken, TokenOwner, TokenRecord, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
 import { dateOf, nullableDateOf, type SqlValue } from "../sql.js";
@@ -39,6 +40,8 @@ interface Row extends Record<string, unknown> {
   acr: string | null;
   amr: string | null;
   authTime: unknown;
+  consentId: string | null;
+  authorizationDetails: string | null;
 }
 
 function parseRow(row: Row): TokenRecord {
@@ -62,15 +65,20 @@ function parseRow(row: Row): TokenRecord {
     familyId: row.familyId,
     jkt: row.jkt,
     authentication: row.acr === null ? null : { acr: row.acr, amr: splitList(row.amr ?? ""), authTime: dateOf(row.authTime) },
+    consent: row.authorizationDetails === null ? null : { consentId: row.consentId, authorizationDetails: row.authorizationDetails },
+    // Written by us from validated details (consents/authorization-details.ts).
+    authorizationDetails: row.authorizationDetails === null ? null : (JSON.parse(row.authorizationDetails) as AuthorizationDetail[]),
   };
 }
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
-   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "acr", "amr", "authTime")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "acr", "amr", "authTime",
+   "consentId", "authorizationDetails")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
-  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."acr", t."amr", t."authTime"
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."acr", t."amr", t."authTime",
+  t."consentId", t."authorizationDetails"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
 /** The bound values of {@link INSERT} for `t`. */
@@ -96,6 +104,8 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.authentication?.acr ?? null,
     t.authentication ? joinList(t.authentication.amr) : null,
     t.authentication?.authTime ?? null,
+    t.consent?.consentId ?? null,
+    t.consent?.authorizationDetails ?? null,
   ];
 }
 
@@ -114,6 +124,19 @@ export function tokenStore(x: Executor): TokenStore {
     } finally {
       evict();
     }
+  }
+
+  /** Revokes every token of a family (stores/tokens.ts revokeFamily). */
+  function revokeFamily(familyId: string, now: Date): Promise<number> {
+    return changing(
+      () => cache.evictFamily(familyId),
+      () =>
+        sql.run(
+          `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
+           WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
+          [now, familyId],
+        ),
+    );
   }
 
   return {
@@ -152,16 +175,14 @@ export function tokenStore(x: Executor): TokenStore {
       return token;
     },
 
-    revokeFamily(familyId, now) {
-      return changing(
-        () => cache.evictFamily(familyId),
-        () =>
-          sql.run(
-            `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
-             WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
-            [now, familyId],
-          ),
-      );
+    revokeFamily,
+
+    async revokeConsent(consentId, now) {
+      // A consent is authorized once, by one code: its tokens are that code's family.
+      const families = await prisma.accessToken.findMany({ where: { consentId }, select: { familyId: true }, distinct: ["familyId"] });
+      let revoked = 0;
+      for (const { familyId } of families) if (familyId !== null) revoked += await revokeFamily(familyId, now);
+      return revoked;
     },
 
     async revokeAccessToken(id, now) {

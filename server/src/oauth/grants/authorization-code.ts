@@ -8,6 +8,9 @@ import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { newToken } from "../issue.js";
 import { verifyS256 } from "../pkce.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
+import { grantScopes, parseScope } from "../scopes.js";
+import { accessEndOf } from "../../consents/requests.js";
+import { consentDetails, withDetailsProducts } from "../../consents/grants.js";
 import { hashSecret } from "../../kernel/secrets.js";
 import type { Grant } from "./grant.js";
 
@@ -37,18 +40,26 @@ export const authorizationCodeGrant: Grant = {
       throw new InvalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof made with that key");
     }
     if (!(await stores.users.isActive(code.userId))) throw new InvalidGrant("the resource owner is disabled");
-    const scopes = userTokenScopes(params.scope, code.scopes, client.products);
+    const { consent } = code;
+    if (consent?.consentId && (await stores.psd2Consents.find(consent.consentId))?.status !== "valid") {
+      throw new InvalidGrant("the PSD2 consent of this authorization code is no longer valid");
+    }
+    // Authorization details alone (no scope) grant no scope: `scope` may then only be left out.
+    const scopes = consent && code.scopes.length === 0 ? grantScopes(parseScope(params.scope), []) : userTokenScopes(params.scope, code.scopes, client.products);
+    const details = consent && consentDetails(consent);
 
     const { row, issued } = newToken({
       client,
       grantType: "authorization_code",
       scopes,
-      apiProducts: productsForScopes(client.products, scopes),
+      apiProducts: withDetailsProducts(productsForScopes(client.products, scopes), client.products, details),
       userId: code.userId,
       withRefreshToken: true,
       familyId: code.id,
       jkt: dpopJkt,
       authentication: code.authentication ?? undefined,
+      consent: consent ?? undefined,
+      notAfter: details ? (accessEndOf(details) ?? undefined) : undefined,
       now,
     });
     // Using the code and storing its tokens is one transaction, so a concurrent replay either

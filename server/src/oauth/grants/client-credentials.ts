@@ -4,22 +4,26 @@
  * Without `scope` the token gets every scope of the credential's approved API products;
  * with `scope` each name must be one of those (else `invalid_scope`) and the token gets
  * exactly those. `api_product_list` is every approved product of the credential.
+ * `authorization_details` (RFC 9396 §6.1) of the client's types are carried as asked.
  */
 import { newToken } from "../issue.js";
 import { productScopes } from "../products.js";
 import { grantScopes, parseScope } from "../scopes.js";
 import type { Grant } from "./grant.js";
+import { clientCredentialsConsent } from "../../consents/grants.js";
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
   async handle({ stores, client, params, now, dpopJkt }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
+    const consent = clientCredentialsConsent(client, params.authorization_details, now);
     const { row, issued } = newToken({
       client,
       grantType: "client_credentials",
       scopes,
       apiProducts: client.products.map((p) => p.name),
       jkt: dpopJkt,
+      consent: consent ?? undefined,
       now,
     });
     await stores.tokens.insert(row);

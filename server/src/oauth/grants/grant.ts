@@ -8,7 +8,7 @@ import type { FormParams } from "../form.js";
 import type { IssuedToken } from "../issue.js";
 
 /** The stores a grant uses. */
-export type GrantStores = Pick<Stores, "codes" | "tokens" | "users">;
+export type GrantStores = Pick<Stores, "codes" | "tokens" | "users" | "psd2Consents">;
 
 /** Everything a grant handler may use; no HTTP request or response. */
 export interface GrantContext {

@@ -41,8 +41,8 @@ const client: Client = {
   jwks: null,
   jwksUri: null,
   products: [
-    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false },
-    { name: "PISP", scopes: ["pisp"], requiresSca: false },
+    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [] },
+    { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [] },
   ],
   callbackUrls: [REDIRECT],
 };

@@ -10,12 +10,16 @@
  * refreshes only within the re-authentication interval after its SCA (oauth/reauthentication.ts). A `fapi2` app's refresh token
  * is not rotated (FAPI 2.0 §5.3.2.1: rotation only in extraordinary circumstances): each
  * use issues an access token alone, in the same family, and the refresh token stays valid.
+ * The tokens keep the grant's RFC 9396 authorization details, or the subset the request asks
+ * for (§6.2); the refresh expiry, capped at a PSD2 account consent's end, carries over.
  */
 import { InvalidGrant, InvalidRequest } from "../../kernel/errors.js";
 import { newToken } from "../issue.js";
 import { productsForScopes, userTokenScopes } from "../products.js";
 import { reauthenticationDue } from "../reauthentication.js";
 import { findTokenRow } from "../tokens.js";
+import { grantScopes, parseScope } from "../scopes.js";
+import { consentDetails, refreshedConsent, withDetailsProducts } from "../../consents/grants.js";
 import type { Grant } from "./grant.js";
 
 /** `invalid_grant` for a rotated refresh token presented again: its family was revoked (theft, RFC 9700 §4.14.2). */
@@ -55,7 +59,8 @@ export const refreshTokenGrant: Grant = {
         `more than ${scaReauthenticationDays} days have passed since the user's last strong customer authentication: a new authorization is needed (PSD2 RTS Art. 10a)`,
       );
     }
-    const scopes = userTokenScopes(params.scope, granted, client.products);
+    const consent = refreshedConsent(client, previous.consent, params.authorization_details, now);
+    const scopes = consent && granted.length === 0 ? grantScopes(parseScope(params.scope), []) : userTokenScopes(params.scope, granted, client.products);
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
 
     const rotate = client.securityProfile !== "fapi2";
@@ -63,7 +68,7 @@ export const refreshTokenGrant: Grant = {
       client,
       grantType: "refresh_token",
       scopes,
-      apiProducts: productsForScopes(client.products, scopes),
+      apiProducts: withDetailsProducts(productsForScopes(client.products, scopes), client.products, consent && consentDetails(consent)),
       userId,
       withRefreshToken: rotate,
       refreshExpiresAt: refreshTokenExpiresAt,
@@ -71,6 +76,7 @@ export const refreshTokenGrant: Grant = {
       familyId: previous.familyId ?? undefined,
       jkt: previous.jkt ?? dpopJkt,
       authentication: previous.authentication ?? undefined,
+      consent: consent ?? undefined,
       now,
     });
     if (!rotate) {

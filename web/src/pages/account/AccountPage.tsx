@@ -11,11 +11,12 @@ import { SignOutButton } from "../../components/SignOutButton";
 import { routes } from "../../lib/routes";
 import { useSession } from "../../lib/session";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { Psd2Consents } from "./Psd2Consents";
 import { SignInMethods } from "./SignInMethods";
 
 /**
- * /account: the signed-in end user's connected apps (their consents), which they can
- * revoke, and their sign-in methods (second factors), which they can add and remove.
+ * /account: the signed-in end user's connected apps (their consents) and PSD2 consents, which
+ * they can revoke, and their sign-in methods (second factors), which they can add and remove.
  */
 export function AccountPage() {
   return (
@@ -44,6 +45,7 @@ function Account() {
         </p>
       )}
       <ConnectedApps />
+      <Psd2Consents />
       <SignInMethods />
     </Page>
   );

@@ -1,0 +1,169 @@
+/**
+ * PSD2 dynamic linking at the gateway (RTS Art. 5): a payment call's body must carry the
+ * authorized amounts and payees; account calls reach only the authorized accounts and data.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { AccountInformation, PaymentInitiation } from "./authorization-details.js";
+import { accountAccess, paymentMismatch } from "./dynamic-linking.js";
+
+const DE1 = "DE89370400440532013000";
+const DE2 = "DE02120300000000202051";
+const GB = "GB82WEST12345698765432";
+const FR = "FR1420041010050500013M02606";
+
+const approved: PaymentInitiation = {
+  type: "payment_initiation",
+  instructedAmount: { currency: "EUR", amount: "1250.00" },
+  creditorName: "Merchant GmbH",
+  creditorAccount: { iban: DE1 },
+  remittanceInformationUnstructured: "Invoice 42",
+  debtorAccount: { iban: DE2 },
+};
+const second: PaymentInitiation = { ...approved, instructedAmount: { currency: "JPY", amount: "5000" }, creditorAccount: { iban: FR } };
+
+/** The Berlin Group sepa-credit-transfers body of `payment`, with `change` merged in (undefined: left out), as JSON parses it. */
+function body(payment: PaymentInitiation, change: Record<string, unknown> = {}): Record<string, unknown> {
+  const { type: _type, ...members } = payment;
+  return JSON.parse(JSON.stringify({ ...members, endToEndIdentification: "E2E-1", ...change }));
+}
+
+describe("paymentMismatch: one payment", () => {
+  it("accepts the authorized payment, with members it does not compare", () => {
+    expect(paymentMismatch(body(approved), [approved])).toBeUndefined();
+    expect(paymentMismatch(body(approved, { creditorName: "Other name", requestedExecutionDate: "2030-01-01" }), [approved])).toBeUndefined();
+  });
+
+  it("compares amounts numerically, never as floats or text", () => {
+    for (const amount of ["1250", "1250.0", "1250.000", "01250.00"]) expect(paymentMismatch(body(approved, { instructedAmount: { currency: "EUR", amount } }), [approved])).toBeUndefined();
+  });
+
+  it("ignores spaces and letter case in the body's IBANs", () => {
+    const loose = body(approved, { creditorAccount: { iban: "de89 3704 0044 0532 0130 00" }, debtorAccount: { iban: "De02 1203 0000 0000 2020 51" } });
+    expect(paymentMismatch(loose, [approved])).toBeUndefined();
+  });
+
+  it.each([
+    ["another amount", { instructedAmount: { currency: "EUR", amount: "1250.01" } }, "the amount 1250.01 EUR differs from the authorized 1250.00 EUR"],
+    ["another currency", { instructedAmount: { currency: "USD", amount: "1250.00" } }, "the amount 1250.00 USD differs from the authorized 1250.00 EUR"],
+    ["a currency in lower case", { instructedAmount: { currency: "eur", amount: "1250.00" } }, "the amount 1250.00 eur differs from the authorized 1250.00 EUR"],
+    ["an amount that is not a decimal string", { instructedAmount: { currency: "EUR", amount: "1,250.00" } }, "the amount 1,250.00 EUR differs from the authorized 1250.00 EUR"],
+    ["an amount with an exponent", { instructedAmount: { currency: "EUR", amount: "1.25e3" } }, "the amount 1.25e3 EUR differs from the authorized 1250.00 EUR"],
+    ["an amount as a JSON number", { instructedAmount: { currency: "EUR", amount: 1250 } }, "the payment has no instructedAmount with a currency and an amount as strings"],
+    ["no instructedAmount", { instructedAmount: undefined }, "the payment has no instructedAmount with a currency and an amount as strings"],
+    ["another creditor", { creditorAccount: { iban: GB } }, `the creditor account ${GB} differs from the authorized ${DE1}`],
+    ["no creditor account", { creditorAccount: undefined }, `the creditor account given differs from the authorized ${DE1}`],
+    ["a creditor IBAN with dashes", { creditorAccount: { iban: "DE89-3704-0044-0532-0130-00" } }, `the creditor account DE89-3704-0044-0532-0130-00 differs from the authorized ${DE1}`],
+    ["a creditor IBAN with a ligature that upper-cases to ST", { creditorAccount: { iban: "GB82WE\ufb0612345698765432" } }, `the creditor account GB82WE\ufb0612345698765432 differs from the authorized ${DE1}`],
+    ["another debtor", { debtorAccount: { iban: GB } }, `the debtor account ${GB} differs from the authorized ${DE2}`],
+    ["a debtor account of null", { debtorAccount: null }, `the debtor account given differs from the authorized ${DE2}`],
+  ])("names %s", (_what, change, description) => {
+    expect(paymentMismatch(body(approved, change), [approved])).toBe(description);
+  });
+
+  it("cuts echoed values", () => {
+    expect(paymentMismatch(body(approved, { instructedAmount: { currency: "EUR", amount: "9".repeat(1000) } }), [approved])).toBe(`the amount ${"9".repeat(40)}... EUR differs from the authorized 1250.00 EUR`);
+  });
+
+  it("lets the body leave out the debtor account, and name any when none was authorized", () => {
+    expect(paymentMismatch(body(approved, { debtorAccount: undefined }), [approved])).toBeUndefined();
+    const { debtorAccount: _debtor, ...withoutDebtor } = approved;
+    expect(paymentMismatch(body(approved, { debtorAccount: { iban: GB } }), [withoutDebtor])).toBeUndefined();
+  });
+
+  it.each([
+    ["null", null, "the body is not a JSON object"],
+    ["an array", [body(approved)], "the body is not a JSON object"],
+    ["a string", JSON.stringify(body(approved)), "the body is not a JSON object"],
+  ])("refuses a body that is %s", (_what, value, description) => {
+    expect(paymentMismatch(value, [approved])).toBe(description);
+  });
+
+  it("refuses any body when no payment was authorized, and one payment for a batch", () => {
+    expect(paymentMismatch(body(approved), [])).toBe("no payment was authorized");
+    expect(paymentMismatch(body(approved), [approved, second])).toBe("the body is one payment but 2 were authorized");
+  });
+});
+
+describe("paymentMismatch: a batch { payments: [...] }", () => {
+  it("accepts the authorized batch, entry by entry in order", () => {
+    expect(paymentMismatch({ payments: [body(approved), body(second)] }, [approved, second])).toBeUndefined();
+    expect(paymentMismatch({ payments: [body(approved)] }, [approved])).toBeUndefined();
+    expect(paymentMismatch({ batchBookingPreferred: true, debtorAccount: { iban: DE2 }, payments: [body(approved), body(second)] }, [approved, second])).toBeUndefined();
+  });
+
+  it.each([
+    ["payments reordered", { payments: [body(second), body(approved)] }, "payment 1: the amount 5000 JPY differs from the authorized 1250.00 EUR"],
+    ["one payment fewer", { payments: [body(approved)] }, "the body has 1 payments but 2 were authorized"],
+    ["one payment more", { payments: [body(approved), body(second), body(second)] }, "the body has 3 payments but 2 were authorized"],
+    ["a changed second payment", { payments: [body(approved), body(second, { creditorAccount: { iban: GB } })] }, `payment 2: the creditor account ${GB} differs from the authorized ${FR}`],
+    ["another debtor for the whole batch", { debtorAccount: { iban: GB }, payments: [body(approved), body(second)] }, `payment 1: the debtor account ${GB} differs from the authorized ${DE2}`],
+    ["payments that is not an array", { payments: body(approved) }, "payments is not an array"],
+    ["an entry that is not an object", { payments: [body(approved), "x"] }, "payment 2: the payment is not a JSON object"],
+  ])("names %s", (_what, value, description) => {
+    expect(paymentMismatch(value, [approved, second])).toBe(description);
+  });
+});
+
+describe("paymentMismatch: properties", () => {
+  const amountArb = fc.tuple(fc.bigInt({ min: 1n, max: 10n ** 17n - 1n }), fc.constantFrom(["EUR", 2], ["JPY", 0], ["BHD", 3]));
+  /** `units` minor units of a currency with `minor` fraction digits, as a decimal string. */
+  const decimal = (units: bigint, minor: number) => (minor === 0 ? String(units) : `${units / 10n ** BigInt(minor)}.${String(units % 10n ** BigInt(minor)).padStart(minor, "0")}`);
+
+  it("matches the authorized payment whatever the spaces and case of its IBANs, and not once the amount is one minor unit off", () => {
+    fc.assert(
+      fc.property(amountArb, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), fc.boolean(), ([units, [currency, minor]], spaces, up) => {
+        const payment: PaymentInitiation = { ...approved, instructedAmount: { currency, amount: decimal(units, minor) } };
+        const loose = [...GB].map((c, i) => `${spaces[i] ? " " : ""}${up ? c : c.toLowerCase()}`).join("");
+        const authorized = { ...payment, creditorAccount: { iban: GB } };
+        expect(paymentMismatch(body(payment, { creditorAccount: { iban: loose } }), [authorized])).toBeUndefined();
+        expect(paymentMismatch(body(payment, { instructedAmount: { currency, amount: decimal(units + 1n, minor) } }), [authorized])).toMatch(/^the amount .* differs from the authorized /);
+      }),
+    );
+  });
+
+  it("answers any JSON value with a description, never a match or an exception", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(paymentMismatch(value, [approved])).toEqual(expect.any(String));
+        expect(paymentMismatch({ payments: value }, [approved, second])).toEqual(expect.any(String));
+      }),
+    );
+  });
+
+  it("answers deep nesting and long values fast, without walking them", () => {
+    const started = performance.now();
+    const deep = JSON.parse(`${"[".repeat(30_000)}${"]".repeat(30_000)}`);
+    expect(paymentMismatch({ ...body(approved), instructedAmount: deep }, [approved])).toBe("the payment has no instructedAmount with a currency and an amount as strings");
+    expect(paymentMismatch({ payments: Array.from({ length: 30_000 }, () => deep) }, [approved])).toBe("the body has 30000 payments but 1 were authorized");
+    expect(paymentMismatch(body(approved, { creditorAccount: { iban: "D".repeat(65_000) } }), [approved])).toMatch(/^the creditor account D{40}\.\.\. differs/);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe("accountAccess (RTS Art. 36(1))", () => {
+  const details: AccountInformation[] = [
+    { type: "account_information", access: { accounts: [{ iban: DE1 }, { iban: GB }], balances: true }, validUntil: "2030-01-01", frequencyPerDay: 4, recurringIndicator: true },
+  ];
+
+  it("allows the approved accounts, with the approved data", () => {
+    expect(accountAccess(DE1, details)).toEqual({ balances: true, transactions: false });
+    expect(accountAccess("gb82 west 1234 5698 7654 32", details)).toEqual({ balances: true, transactions: false });
+    expect(accountAccess(GB, details)).toBeDefined();
+  });
+
+  it("refuses other accounts, malformed ones, and any without approved account information", () => {
+    expect(accountAccess(DE2, details)).toBeUndefined();
+    expect(accountAccess("DE89-3704-0044-0532-0130-00", details)).toBeUndefined();
+    expect(accountAccess("", details)).toBeUndefined();
+    expect(accountAccess(DE1, [])).toBeUndefined();
+    // Without accounts (not yet enriched by approvedDetails), no account is allowed.
+    expect(accountAccess(DE1, [{ ...details[0]!, access: { allAccounts: true, balances: true } }])).toBeUndefined();
+  });
+
+  it("joins the rights of several entries naming the account", () => {
+    const more: AccountInformation = { ...details[0]!, access: { accounts: [{ iban: DE1 }], transactions: true } };
+    expect(accountAccess(DE1, [...details, more])).toEqual({ balances: true, transactions: true });
+    expect(accountAccess(GB, [...details, more])).toEqual({ balances: true, transactions: false });
+  });
+});

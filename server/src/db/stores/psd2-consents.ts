@@ -1,0 +1,79 @@
+/**
+ * The PSD2 consent store (stores/psd2-consents.ts), on Prisma: consents are written a few
+ * times in their life (created, answered, ended), never on a token's hot path.
+ */
+import type { Psd2ConsentKind, Psd2ConsentOrigin, Psd2ConsentRecord, Psd2ConsentStatus, Psd2ConsentStore, Psd2ConsentSummary } from "../../stores/psd2-consents.js";
+import type { Executor } from "./executor.js";
+
+type Row = Omit<Psd2ConsentRecord, "kind" | "origin" | "status"> & { kind: string; origin: string; status: string };
+
+function parse(row: Row): Psd2ConsentRecord {
+  return { ...row, kind: row.kind as Psd2ConsentKind, origin: row.origin as Psd2ConsentOrigin, status: row.status as Psd2ConsentStatus };
+}
+
+/** What a summary joins: the app's name, organization and consumer key, and the PSU's username. */
+const NAMED = {
+  app: { select: { name: true, developer: { select: { organization: { select: { displayName: true, name: true } } } }, credentials: { select: { consumerKey: true }, orderBy: { createdAt: "asc" }, take: 1 } } },
+  user: { select: { username: true } },
+} as const;
+
+type NamedRow = Row & {
+  app: { name: string; developer: { organization: { displayName: string; name: string } }; credentials: { consumerKey: string }[] };
+  user: { username: string } | null;
+};
+
+function summarize(row: NamedRow): Psd2ConsentSummary {
+  const { app, user, ...rest } = row;
+  return {
+    ...parse(rest),
+    clientId: app.credentials[0]?.consumerKey ?? "",
+    appName: app.name,
+    organizationName: app.developer.organization.displayName || app.developer.organization.name,
+    username: user?.username ?? null,
+  };
+}
+
+/** The PSD2 consent store over `x`. */
+export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
+  const { prisma } = x;
+  return {
+    async create(c) {
+      return parse(await prisma.psd2Consent.create({ data: c }));
+    },
+    async find(id) {
+      const row = await prisma.psd2Consent.findUnique({ where: { id } });
+      return row ? parse(row) : undefined;
+    },
+    async answer(id, answer, now) {
+      const data =
+        "rejected" in answer
+          ? { status: "rejected", userId: answer.userId, statusChangedAt: now }
+          : { status: "valid", userId: answer.userId, approvedDetails: answer.approvedDetails, statusChangedAt: now };
+      return (await prisma.psd2Consent.updateMany({ where: { id, status: "received" }, data })).count === 1;
+    },
+    async transition(id, from, to, now) {
+      return (await prisma.psd2Consent.updateMany({ where: { id, status: { in: [...from] } }, data: { status: to, statusChangedAt: now } })).count === 1;
+    },
+    async list(f) {
+      const rows = await prisma.psd2Consent.findMany({
+        where: {
+          ...(f.userId ? { userId: f.userId } : {}),
+          ...(f.status ? { status: f.status } : {}),
+          ...(f.clientId ? { app: { credentials: { some: { consumerKey: f.clientId } } } } : {}),
+        },
+        include: NAMED,
+        orderBy: { createdAt: "desc" },
+        take: 500,
+      });
+      return rows.map(summarize);
+    },
+    async deleteUnanswered(before, limit) {
+      const ids = (await prisma.psd2Consent.findMany({ where: { status: "received", createdAt: { lt: before } }, select: { id: true }, take: limit })).map((c) => c.id);
+      return ids.length === 0 ? 0 : (await prisma.psd2Consent.deleteMany({ where: { id: { in: ids }, status: "received" } })).count;
+    },
+    async summary(id) {
+      const row = await prisma.psd2Consent.findUnique({ where: { id }, include: NAMED });
+      return row ? summarize(row) : undefined;
+    },
+  };
+}

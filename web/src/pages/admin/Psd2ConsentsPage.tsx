@@ -1,0 +1,133 @@
+import { useEffect, useState, type FormEvent } from "react";
+import { useSearchParams } from "react-router";
+import { PSD2_CONSENTS, REVOKE_PSD2_CONSENT, type Psd2Consent } from "../../api/admin";
+import { graphql } from "../../api/graphql";
+import { AdminPage } from "../../components/AdminPage";
+import { ConsentDetails, Psd2Status } from "../../components/AuthorizationDetailsList";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { actionsColumn, type Column } from "../../components/DataTable";
+import { DateTime } from "../../components/Format";
+import { ListTable } from "../../components/ListTable";
+import { ActionNotices } from "../../components/Notices";
+import { Panel } from "../../components/Panel";
+import { describeStatus, formatDate, type Psd2ConsentStatus } from "../../lib/authorization-details";
+import { useAction, useQuery } from "../../lib/useGraphQL";
+
+/** The statuses to filter by, in the order of a consent's life. */
+const STATUSES: readonly Psd2ConsentStatus[] = ["received", "valid", "consumed", "expired", "revokedByPsu", "terminatedByTpp", "rejected"];
+
+const KINDS: Record<Psd2Consent["kind"], string> = { account_information: "Account access", payment_initiation: "Payment" };
+const ORIGINS: Record<Psd2Consent["origin"], string> = { rar: "OAuth (RFC 9396)", berlin_group: "the Berlin Group API" };
+
+/** A consent in words: "PSD2 consent of alice for Acme Budgeting". */
+const describeConsent = (c: Psd2Consent) => `PSD2 consent${c.username ? ` of ${c.username}` : ""} for ${c.appName}`;
+
+/** The status filter: a select and "Show", submitted as a form (choosing a status alone changes nothing). */
+function StatusFilter({ initial, onFilter }: { initial: string; onFilter: (status: string) => void }) {
+  const [value, setValue] = useState(initial);
+  useEffect(() => setValue(initial), [initial]);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    onFilter(value);
+  }
+
+  return (
+    <form className="search" role="search" aria-label="PSD2 consents" onSubmit={onSubmit}>
+      <label htmlFor="psd2-status">Status</label>
+      <select id="psd2-status" value={value} onChange={(e) => setValue(e.target.value)}>
+        <option value="">Any status</option>
+        {STATUSES.map((status) => (
+          <option key={status} value={status}>
+            {describeStatus(status, "admin")}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="button secondary small">
+        Show
+      </button>
+    </form>
+  );
+}
+
+/** /admin/psd2-consents[?status=…]: every PSD2 consent (RFC 9396 and Berlin Group), by status, with "Revoke" for an active one. */
+export function Psd2ConsentsPage() {
+  const [params, setParams] = useSearchParams();
+  const status = params.get("status") ?? "";
+  const query = useQuery(PSD2_CONSENTS, status ? { status } : {});
+  const action = useAction();
+  const locale = navigator.language;
+
+  function revoke(consent: Psd2Consent) {
+    void action.run(async () => {
+      const { revokePsd2Consent: revoked } = await graphql(REVOKE_PSD2_CONSENT, { id: consent.id });
+      query.setData((d) => ({ psd2Consents: d.psd2Consents.map((c) => (c.id === revoked.id ? revoked : c)) }));
+      return `${describeConsent(consent)} revoked.`;
+    }, consent.id);
+  }
+
+  const columns: Column<Psd2Consent>[] = [
+    {
+      header: "App",
+      rowHeader: true,
+      cell: (c) => (
+        <>
+          {c.appName}
+          <span className="block small muted">{c.organizationName}</span>
+        </>
+      ),
+    },
+    { header: "User", cell: (c) => c.username ?? <span className="muted">—</span> },
+    {
+      header: "Kind",
+      cell: (c) => (
+        <>
+          {KINDS[c.kind] ?? c.kind}
+          <span className="block small muted">through {ORIGINS[c.origin] ?? c.origin}</span>
+        </>
+      ),
+    },
+    { header: "Details", cell: (c) => <ConsentDetails json={c.authorizationDetails} /> },
+    {
+      header: "Status",
+      cell: (c) => (
+        <>
+          <Psd2Status status={c.status} reader="admin" />
+          <span className="block small muted">
+            since <DateTime value={c.statusChangedAt} zone />
+          </span>
+        </>
+      ),
+    },
+    { header: "Valid until", cell: (c) => (c.validUntil ? formatDate(c.validUntil, locale) : <span className="muted">—</span>) },
+    { header: "Asked", cell: (c) => <DateTime value={c.createdAt} zone /> },
+    actionsColumn((consent) =>
+      consent.status === "valid" ? (
+        <ConfirmButton
+          label="Revoke"
+          context={`${describeConsent(consent)} asked ${new Date(consent.createdAt).toLocaleString()}`}
+          question={`Revoke this consent? ${consent.appName} can no longer use it.`}
+          confirmLabel="Yes, revoke"
+          {...action.button(consent.id)}
+          onConfirm={() => revoke(consent)}
+        />
+      ) : null,
+    ),
+  ];
+
+  return (
+    <AdminPage title="PSD2 consents" intro="Payments and account access that apps asked users for, through OAuth authorization details or the Berlin Group API.">
+      <Panel title={status ? `PSD2 consents: ${describeStatus(status, "admin")}` : "All PSD2 consents"}>
+        <StatusFilter initial={status} onFilter={(next) => setParams(next ? { status: next } : {}, { replace: true })} />
+        <ActionNotices action={action} />
+        <ListTable
+          caption="PSD2 consents"
+          list={{ ...query, nodes: query.data?.psd2Consents ?? [] }}
+          columns={columns}
+          rowKey={(c) => c.id}
+          empty={status ? "No PSD2 consent has this status." : "There are no PSD2 consents yet."}
+        />
+      </Panel>
+    </AdminPage>
+  );
+}
