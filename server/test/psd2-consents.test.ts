@@ -6,6 +6,7 @@
  * only to the chosen accounts and data); revocation by the bank and termination by the TPP;
  * the Berlin Group consent API with scope AIS:<id> / PIS:<id>; refresh narrowing.
  */
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
@@ -135,6 +136,42 @@ describe("authorization_details (RFC 9396)", () => {
 function pkceParams(): Record<string, string> {
   return { code_challenge: pkcePair().challenge, code_challenge_method: "S256" };
 }
+
+describe("hostile authorization_details (property-based)", () => {
+  /** Details shaped like a payment or an account access, with any member replaced by hostile values. */
+  const hostile = fc.oneof(
+    fc.json({ maxDepth: 6 }),
+    fc.record({
+      type: fc.constantFrom("payment_initiation", "account_information", "PAYMENT_INITIATION", "", "x".repeat(300)),
+      instructedAmount: fc.record({
+        currency: fc.oneof(fc.constantFrom("EUR", "JPY", "eur", "XXX", "EUX", ""), fc.string()),
+        amount: fc.oneof(fc.constantFrom("1.00", "-1", "1e3", "0", "0.001", "١٢٣", "9".repeat(40), " 1", "NaN"), fc.string(), fc.double().map(String)),
+      }),
+      creditorName: fc.oneof(fc.string(), fc.string({ minLength: 71, maxLength: 200 }), fc.constant("\u0000")),
+      creditorAccount: fc.record({ iban: fc.oneof(fc.constantFrom(CREDITOR, MAIN.replace("89", "88"), "DE89 3704 0044 0532 0130 00", "de89370400440532013000"), fc.string()) }),
+      access: fc.anything({ maxDepth: 4 }),
+      validUntil: fc.oneof(fc.constantFrom("2026-02-30", "9999-12-31", "2000-01-01"), fc.string()),
+    }, { requiredKeys: ["type"] }),
+  );
+  const requestArb = fc.oneof(fc.array(hostile, { maxLength: 120 }), hostile).map((v) => JSON.stringify(v));
+
+  it("PAR answers 201 or 400 invalid_authorization_details (or invalid_request), never anything else, and stores nothing it refused", async () => {
+    const before = (await consentsOfApp()).length;
+    await fc.assert(
+      fc.asyncProperty(requestArb, async (text) => {
+        const par = await tokenRequest(server.url, "/oauth2/v1/par", client, {
+          ...authorizeParams(client, { scope: undefined, ...pkceParams() }),
+          authorization_details: text,
+        } as Record<string, string>);
+        expect([201, 400], par.text).toContain(par.status);
+        if (par.status === 400) expect(["invalid_authorization_details", "invalid_request"]).toContain(par.body.error);
+      }),
+      { numRuns: 150 },
+    );
+    // PAR only keeps the request: a consent is created when the PSU's browser arrives at /authorize.
+    expect((await consentsOfApp()).length).toBe(before);
+  });
+});
 
 describe("a payment: consent page, token, introspection, dynamic linking at the gateway", () => {
   it("the consent page shows the payment and the PSU's accounts; the PSU picks the account to pay from", async () => {
@@ -287,6 +324,19 @@ describe("account access", () => {
     expect(answer.body.authorization_details).toEqual([payment()]);
     // No PSU approved it: no payment with it.
     expect((await pay(answer.body.access_token, paymentBody())).status).toBe(403);
+  });
+});
+
+describe("the admin API", () => {
+  it("sets an API product's authorization details types and an API's consent check", async () => {
+    const product = await admin.data(`mutation { createApiProduct(input: { name: "RAR-Test", authorizationDetailsTypes: [payment_initiation, payment_initiation] }) { id authorizationDetailsTypes } }`);
+    expect(product.createApiProduct.authorizationDetailsTypes).toEqual(["payment_initiation"]);
+    const api = await admin.data(`mutation { createApi(input: { name: "rar-test", upstreamUrl: "${server.demoUpstreamUrl}", consentCheck: accounts }) { id consentCheck } }`);
+    expect(api.createApi.consentCheck).toBe("accounts");
+    const changed = await admin.data(`mutation { updateApi(id: "${api.createApi.id}", input: { consentCheck: payments }) { consentCheck } }`);
+    expect(changed.updateApi.consentCheck).toBe("payments");
+    expect(firstError(await admin.post(`mutation { updateApi(id: "${api.createApi.id}", input: { consentCheck: everything }) { consentCheck } }`)).message).toMatch(/everything/);
+    await admin.data(`mutation { deleteApi(id: "${api.createApi.id}") deleteApiProduct(id: "${product.createApiProduct.id}") }`);
   });
 });
 

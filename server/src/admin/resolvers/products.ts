@@ -13,6 +13,8 @@ function productChanges(input: UpdateApiProductInput): ApiProductChanges {
     description: checkOptional(v.optionalText, input.description, "description"),
     scopes: checkOptional(v.scopes, input.scopes, "scopes"),
     requiresSca: input.requiresSca ?? undefined,
+    // GraphQL's enum checks the values; each once.
+    authorizationDetailsTypes: input.authorizationDetailsTypes ? [...new Set(input.authorizationDetailsTypes)] : undefined,
     apiIds: input.apiIds ?? undefined,
   };
 }
@@ -30,6 +32,7 @@ function apiChanges(input: UpdateApiInput, allowLinkLocal: boolean): ApiChanges 
     passCookies: input.passCookies ?? undefined,
     requiredAcr: checkNullable(v.acr, input.requiredAcr, "requiredAcr", true),
     maxAgeSeconds: checkNullable(v.maxAgeSeconds, input.maxAgeSeconds, "maxAgeSeconds"),
+    consentCheck: input.consentCheck ?? undefined,
   };
 }
 
