@@ -159,8 +159,8 @@ async function checkParameters(
     throw new InvalidRequest(pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
   }
 
-  // JSON may span lines: only one value, and text a database can hold (the details are parsed strictly).
-  const detailsText = values("authorization_details")[0];
+  // JSON may span lines: only one value (empty: not sent, RFC 6749 §3.1), and text a database can hold (the details are parsed strictly).
+  const detailsText = values("authorization_details")[0] || undefined;
   if (detailsText !== undefined && !isCleanText(detailsText)) throw new InvalidRequest("authorization_details is not valid text");
   const requested = await consentRequestOf(consents, client, parseScope(one(values, "scope")), detailsText, now);
   if (requested.scopes.length === 0 && !requested.consent) throw new InvalidScope("scope is required");
