@@ -32,6 +32,7 @@ import {
 } from "./support/flow.js";
 import { adminBearer, firstError, signIn, withSession, type GraphQLClient } from "./support/graphql.js";
 import { createUser, startTestServer, type TestServer } from "./support/server.js";
+import { assertionFields, DpopKey, postForm } from "./support/fapi.js";
 
 const [MAIN, SAVINGS] = DEMO_ACCOUNTS.map((a) => a.iban) as [string, string];
 const CREDITOR = "FR1420041010050500013M02606";
@@ -386,6 +387,23 @@ describe("the Berlin Group consent API (OAuth2 SCA approach)", () => {
     expect((await bg(tpp, "GET", `/payments/sepa-credit-transfers/${created.body.paymentId}/status`)).body).toEqual({ transactionStatus: "ACTC" });
     expect((await pay(tokens.access_token, paymentBody("99.99"))).status).toBe(201);
     expect((await bg(tpp, "GET", `/payments/sepa-credit-transfers/${created.body.paymentId}/status`)).body).toEqual({ transactionStatus: "ACSC" });
+  });
+
+  it("a FAPI TPP's DPoP-bound token is used with a proof of the resource's whole URL", async () => {
+    // The URLs a proof names are the public base URL's (BASE_URL), whatever port the test server listens on.
+    const publicBase = ((await json(await request(`${server.url}/.well-known/oauth-authorization-server`))).token_endpoint as string).replace(TOKEN_ENDPOINT, "");
+    const key = await DpopKey.generate();
+    const issued = await postForm(server.url, TOKEN_ENDPOINT, { grant_type: "client_credentials", ...(await assertionFields(server.authUrl)) }, { DPoP: await key.proof("POST", `${publicBase}${TOKEN_ENDPOINT}`) });
+    expect(issued.status, issued.text).toBe(200);
+    const token = issued.body.access_token as string;
+    const body = JSON.stringify({ access: {}, recurringIndicator: false, validUntil: accountAccess().validUntil, frequencyPerDay: 1 });
+    const create = async (authorization: string, htu: string) =>
+      send(`${server.url}/psd2/v1/consents`, { method: "POST", headers: { Authorization: authorization, DPoP: await key.proof("POST", htu, token), "Content-Type": "application/json" }, body });
+    const htu = `${publicBase}/psd2/v1/consents`;
+    expect((await create(`Bearer ${token}`, htu)).body.tppMessages[0].code).toBe("TOKEN_INVALID");
+    expect((await create(`DPoP ${token}`, `${publicBase}/consents`)).status).toBe(401);
+    const created = await create(`DPoP ${token}`, htu);
+    expect(created.status, created.text).toBe(201);
   });
 
   it("answers malformed bodies, bad tokens and unknown resources in Berlin Group's format", async () => {

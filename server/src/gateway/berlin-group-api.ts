@@ -99,7 +99,8 @@ export function berlinGroupRouter(stores: Pick<Stores, "tokens" | "clients" | "p
     const now = new Date();
     const token = await findPresentedToken(stores, presented.token, now);
     if (!token?.active) throw new BearerError(options.realm, 401, "invalid_token", "the access token is invalid, expired or revoked");
-    await checkSender(presented, token, req, options.baseUrl, options.dpop, options.realm, now);
+    // The proof names the whole URL: the router sees the path below its mount point (req.baseUrl).
+    await checkSender(presented, token, req, options.baseUrl + req.baseUrl, options.dpop, options.realm, now);
     if (token.userId !== null) throw new TppError(401, "TOKEN_INVALID", "use a client credentials token of the TPP, not a PSU's token");
     const context = contextOf(req);
     if (context) context.clientId = token.clientId;
