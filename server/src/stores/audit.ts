@@ -66,6 +66,29 @@ export interface AuditEventRow {
   count: number;
 }
 
+/** The refusals and failures among the event types: the `failure` outcome; every other type is `success`. */
+export const FAILURE_TYPES: readonly AuditEventType[] = ["client.authentication_failed", "token.refused", "gateway.refused", "signin.failed", "sca.failed", "sca.blocked"];
+
+/** Criteria of an audit search (the console's audit page); absent or null ones match everything. */
+export interface AuditFilter {
+  /** This event type exactly. */
+  type?: string | null;
+  /** This actor exactly. */
+  actor?: string | null;
+  /** Events by a client (its id, or `client:<id>` for the admin API) or about it (the subject). */
+  clientId?: string | null;
+  /** Events by a user (`user:<id>`) or about them (the subject). */
+  userId?: string | null;
+  /** Refused gateway calls to this API. */
+  api?: string | null;
+  /** `failure`: {@link FAILURE_TYPES}; `success`: every other type. */
+  outcome?: "success" | "failure" | null;
+  /** From this time on, inclusive. */
+  from?: Date | null;
+  /** Before this time. */
+  to?: Date | null;
+}
+
 export interface AuditStore {
   /** Appends one event (actor and subject cut to 200 code points, made well-formed). */
   record(event: AuditEventInput): Promise<void>;
@@ -76,8 +99,8 @@ export interface AuditStore {
   recordAggregate(event: AggregatedAuditEvent): Promise<void>;
   /** Counts events of one type in each hourly bucket [start, start + 1 h), an aggregated row as its `count`. */
   countPerHour(type: AuditEventType, hours: Date[]): Promise<{ hour: Date; count: number }[]>;
-  /** Events newest first, optionally of one type and/or actor. */
-  list(filter: { type?: string | null; actor?: string | null }, page: PageRequest): Promise<Page<AuditEventRow>>;
+  /** Events newest first, matching every criterion given. */
+  list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEventRow>>;
   /** Deletes up to `limit` events older than `before`. @returns how many. */
   deleteBefore(before: Date, limit: number): Promise<number>;
 }

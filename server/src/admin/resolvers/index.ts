@@ -20,12 +20,19 @@ import { userResolvers } from "./users.js";
  */
 export const SELF_SERVICE: ReadonlySet<string> = new Set(["me", "myConsents", "revokeMyConsent", "myPsd2Consents", "revokeMyPsd2Consent"]);
 
+/** An input date-time. @throws TypeError (a GraphQL validation error, 400) when it is not one. */
+function dateTime(text: string): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new TypeError("DateTime must be an ISO 8601 date-time");
+  return date;
+}
+
 const DateTime = new GraphQLScalarType<Date, string>({
   name: "DateTime",
   description: "ISO 8601 date-time",
   serialize: (value) => (value instanceof Date ? value : new Date(String(value))).toISOString(),
-  parseValue: (value) => new Date(String(value)),
-  parseLiteral: (ast) => new Date(ast.kind === Kind.STRING ? ast.value : NaN),
+  parseValue: (value) => dateTime(String(value)),
+  parseLiteral: (ast) => dateTime(ast.kind === Kind.STRING ? ast.value : ""),
 });
 
 /** A root field's resolver, as the guard sees it. */

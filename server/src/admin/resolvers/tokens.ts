@@ -19,7 +19,14 @@ export function last24Hours(now: Date): Date[] {
 export const tokenResolvers: Resolvers = {
   Query: {
     tokens: (_p, a, { db }) => db.tokens.list(a, new Date(), { first: check(v.first, a.first, "first"), after: a.after }),
-    auditEvents: (_p, a, { db }) => db.audit.list(a, { first: check(v.first, a.first, "first"), after: a.after }),
+    auditEvents: async (_p, a, { db }) => {
+      const page = { first: check(v.first, a.first, "first"), after: a.after };
+      // A user is named by username; an unknown one has no events.
+      const user = a.username ? await db.users.byUsername(a.username) : undefined;
+      if (a.username && !user) return { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } };
+      const { username: _username, first: _first, after: _after, ...filter } = a;
+      return db.audit.list({ ...filter, userId: user?.id }, page);
+    },
     dashboard: async (_p, _a, { db }) => {
       const hours = last24Hours(new Date());
       const [issued, failed] = await Promise.all([db.tokens.countIssuedPerHour(hours), db.audit.countPerHour("client.authentication_failed", hours)]);

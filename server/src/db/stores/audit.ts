@@ -3,7 +3,7 @@
  * issuance writes one per token), lists and counts with Prisma.
  */
 import { newId } from "../../kernel/ids.js";
-import type { AuditEventInput, AuditStore } from "../../stores/audit.js";
+import { FAILURE_TYPES, type AuditEventInput, type AuditStore } from "../../stores/audit.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
 
@@ -59,7 +59,18 @@ export function auditStore(x: Executor): AuditStore {
         }),
       ),
     list(f, page) {
-      const where = { ...(f.type ? { type: f.type } : {}), ...(f.actor ? { actor: f.actor } : {}) };
+      const failures = [...FAILURE_TYPES];
+      const where = {
+        AND: [
+          f.type ? { type: f.type } : {},
+          f.actor ? { actor: f.actor } : {},
+          f.clientId ? { OR: [{ actor: f.clientId }, { actor: `client:${f.clientId}` }, { subject: f.clientId }] } : {},
+          f.userId ? { OR: [{ actor: `user:${f.userId}` }, { subject: f.userId }] } : {},
+          f.api ? { type: "gateway.refused", subject: f.api } : {},
+          f.outcome ? { type: f.outcome === "failure" ? { in: failures } : { notIn: failures } } : {},
+          f.from || f.to ? { at: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lt: f.to } : {}) } } : {},
+        ],
+      };
       return paginate((args) => prisma.auditEvent.findMany({ ...args, where }), page, "desc");
     },
     async deleteBefore(before, limit) {
