@@ -1128,6 +1128,16 @@ describe("queries", () => {
     expect(await appNames({ search: "no app is called this" })).toEqual([]);
   });
 
+  it("apps(filter: {search}) also matches a consumer key of the app's credentials, current or revoked", async () => {
+    expect(await appNames({ search: DEMO.paymentsApp.consumerKey })).toEqual([DEMO.paymentsApp.name]);
+    expect(await appNames({ search: "BUDGETING-KEY" })).toEqual([DEMO.app.name]);
+    const app = await createApp("Key Search App", []);
+    const rotated = await admin.data("mutation($c: ID!) { rotateCredential(credentialId: $c) { consumerKey } }", { c: app.credentialId });
+    await admin.data("mutation($c: ID!) { revokeCredential(credentialId: $c) { status } }", { c: app.credentialId });
+    expect(await appNames({ search: app.consumerKey })).toEqual(["Key Search App"]);
+    expect(await appNames({ search: rotated.rotateCredential.consumerKey })).toEqual(["Key Search App"]);
+  });
+
   // BUG: listApps passes the search to Prisma `contains` (SQLite LIKE) without escaping % and _.
   it("apps(filter: {search}) treats % and _ literally", async () => {
     expect(await appNames({ search: "%" })).toEqual([]);

@@ -133,6 +133,8 @@ export const v = {
     ),
   password: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).refine(isCleanText, "must be well-formed text without NUL"),
   first: z.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max),
+  /** The console's global search text: a name, a consumer key, a username or a token id prefix. */
+  search: text(NAME_MAX_LENGTH).pipe(z.string().min(1)),
   /** Client authentication methods (the GraphQL enum admits only known names): one or more, each once. */
   authMethods: z
     .array(z.string())

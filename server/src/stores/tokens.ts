@@ -159,6 +159,8 @@ export interface TokenStore {
   list(filter: TokenFilter, now: Date, page: PageRequest): Promise<Page<TokenRow>>;
   /** @returns undefined when unknown. */
   find(id: string): Promise<TokenRow | undefined>;
+  /** Up to `limit` token rows whose id starts with `prefix` (a refusal's `token_id_prefix`), newest first. */
+  findByIdPrefix(prefix: string, limit: number): Promise<TokenRow[]>;
   /** Tokens issued per app in each hourly bucket [start, start + 1 h). */
   countIssuedPerHour(hours: Date[]): Promise<{ hour: Date; appId: string; count: number }[]>;
 }

@@ -132,6 +132,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     },
     countIssuedPerHour: unsupported("countIssuedPerHour"),
     revokeConsent: unsupported("revokeConsent"),
+    findByIdPrefix: unsupported("findByIdPrefix"),
   };
 
   const codes: AuthorizationCodeStore = {

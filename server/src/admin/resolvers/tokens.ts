@@ -15,10 +15,25 @@ export function last24Hours(now: Date): Date[] {
   return Array.from({ length: 24 }, (_, i) => new Date(current - (23 - i) * HOUR_MS));
 }
 
+/** Most hits of each kind of the global search. */
+const SEARCH_HITS = 10;
+/** A token id prefix worth looking up: 4 or more of the id's characters (kernel/ids.ts). */
+const TOKEN_ID_PREFIX = /^[0-9a-z]{4,25}$/;
+
 /** Resolvers of the tokens domain: its Query and Mutation fields and its object types' fields. */
 export const tokenResolvers: Resolvers = {
   Query: {
     tokens: (_p, a, { db }) => db.tokens.list(a, new Date(), { first: check(v.first, a.first, "first"), after: a.after }),
+    search: async (_p, a, { db }) => {
+      const text = check(v.search, a.text, "text");
+      const page = { first: SEARCH_HITS };
+      const [apps, users, tokens] = await Promise.all([
+        db.apps.list({ search: text }, page),
+        db.users.list(text, page),
+        TOKEN_ID_PREFIX.test(text) ? db.tokens.findByIdPrefix(text, SEARCH_HITS) : [],
+      ]);
+      return { apps: apps.nodes, users: users.nodes, tokens };
+    },
     auditEvents: async (_p, a, { db }) => {
       const page = { first: check(v.first, a.first, "first"), after: a.after };
       // A user is named by username; an unknown one has no events.

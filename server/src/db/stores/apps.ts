@@ -28,6 +28,8 @@ const APP = {
   jwksUri: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
+/** An app's columns and the consumer keys of its credentials, which the app search matches too. */
+const APP_WITH_KEYS = { ...APP, credentials: { select: { consumerKey: true } } } satisfies Prisma.AppSelect;
 /** The columns of a CredentialRecord: never the secret's hash. */
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
@@ -67,14 +69,17 @@ export function appStore(x: Executor): AppStore {
   return {
     async list(f, page) {
       const search = f.search ? substringSearch(provider, f.search) : undefined;
+      // The name or a consumer key of any of its credentials, current or revoked.
       const where = {
-        ...(search ? { name: search.where } : {}),
+        ...(search ? { OR: [{ name: search.where }, { credentials: { some: { consumerKey: search.where } } }] } : {}),
         ...(f.developerId ? { developerId: f.developerId } : {}),
         ...(f.organizationId ? { developer: { organizationId: f.organizationId } } : {}),
         ...(f.status ? { status: f.status } : {}),
       };
-      const rows = await paginate((args) => prisma.app.findMany({ ...args, where, select: APP }), page, "asc", (app) => search?.matches(app.name) ?? true);
-      return { ...rows, nodes: rows.nodes.map(toApp) };
+      const found = (app: Prisma.AppGetPayload<{ select: typeof APP_WITH_KEYS }>) =>
+        !search || search.matches(app.name) || app.credentials.some((c) => search.matches(c.consumerKey));
+      const rows = await paginate((args) => prisma.app.findMany({ ...args, where, select: APP_WITH_KEYS }), page, "asc", found);
+      return { ...rows, nodes: rows.nodes.map(({ credentials: _credentials, ...app }) => toApp(app)) };
     },
     async find(id) {
       const row = await prisma.app.findUnique({ where: { id }, select: APP });

@@ -236,6 +236,10 @@ export function tokenStore(x: Executor): TokenStore {
       return (await prisma.accessToken.findUnique({ where: { id } })) ?? undefined;
     },
 
+    findByIdPrefix(prefix, limit) {
+      return prisma.accessToken.findMany({ where: { id: { startsWith: prefix } }, orderBy: { id: "desc" }, take: limit });
+    },
+
     async countIssuedPerHour(hours) {
       const perHour = await Promise.all(
         hours.map(async (hour) => {
