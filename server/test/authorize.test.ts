@@ -436,8 +436,11 @@ describe("interaction API", () => {
       scaRequired: true,
       authorizationDetails: null,
       accounts: [],
+      // The demo app's refresh tokens live 90 days: that long, from now.
+      accessUntil: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
     });
+    expect(Math.round((Date.parse(body.accessUntil) - Date.now()) / 86_400_000)).toBe(90);
     // The CSRF token is stable within the session.
     expect((await view(browser, id)).csrfToken).toBe(body.csrfToken);
   });

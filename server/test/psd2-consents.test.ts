@@ -184,6 +184,8 @@ describe("a payment: consent page, token, introspection, dynamic linking at the 
     expect(before.scaRequired).toBe(true);
     expect(before.authorizationDetails).toEqual([payment()]);
     expect(before.accounts).toEqual([]);
+    // A payment is made once: no period of access.
+    expect(before.accessUntil).toBeNull();
     expect((await signInInteraction(browser, id, before.csrfToken)).status).toBe(200);
     const view = await json(await browser.fetch(`/interaction/${id}`));
     expect(view.stage).toBe("consent");
@@ -362,6 +364,7 @@ describe("the Berlin Group consent API (OAuth2 SCA approach)", () => {
     const start = await browser.fetch(authorizePath(authorizeParams(client, { scope: `AIS:${id}`, ...pkceParams() })));
     const view = await json(await browser.fetch(`/interaction/${interactionIdFrom(start.headers.get("location"))}`));
     expect(view.authorizationDetails).toEqual([{ type: "account_information", access: { balances: true }, validUntil, frequencyPerDay: 4, recurringIndicator: true }]);
+    expect(view.accessUntil).toBe(`${validUntil}T23:59:59.999Z`);
 
     const { tokens } = await consentTokens(undefined, { accounts: [MAIN] }, { scope: `AIS:${id}` });
     expect(tokens.authorization_details[0].access.accounts).toEqual([{ iban: MAIN }]);

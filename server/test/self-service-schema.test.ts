@@ -31,7 +31,7 @@ const ALLOWED: Record<string, string[]> = {
   Mutation: ["revokeMyConsent", "revokeMyPsd2Consent"],
   Me: ["id", "role", "username"],
   Role: ["admin", "user"],
-  MyConsent: ["appName", "grantedAt", "id", "lastUsedAt", "organizationName", "scopes"],
+  MyConsent: ["accessUntil", "appName", "grantedAt", "id", "lastUsedAt", "organizationName", "scopes"],
   GrantedScope: ["description", "name"],
   // Their own PSD2 consents: the TPP by name and public client id, what they authorized, its status and dates.
   Psd2Consent: [

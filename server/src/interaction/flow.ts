@@ -7,6 +7,7 @@
 import type { RequestIds } from "../kernel/request-context.js";
 import type { Stores } from "../stores/index.js";
 import type { InteractionRecord } from "../stores/interactions.js";
+import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
 import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
@@ -59,6 +60,11 @@ export interface InteractionView {
   authorizationDetails: AuthorizationDetail[] | null;
   /** The PSU's accounts to choose from, at the consent stage of a PSD2 consent; else empty. */
   accounts: PsuAccount[];
+  /**
+   * How long the access asked for lasts if the user allows it (ISO 8601): an account consent's
+   * end, or the app's refresh token lifetime from now; null for payments (used once).
+   */
+  accessUntil: string | null;
 }
 
 /** The outcome of a step: either the next stage to show, or where to send the browser. */
@@ -195,7 +201,14 @@ export async function viewInteraction(ctx: FlowContext, interaction: Interaction
     user: user ? { username: user.username } : null,
     authorizationDetails: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
     accounts: choosing ? await ctx.accounts.accountsOf({ userId: user.id, username: user.username }) : [],
+    accessUntil: accessUntil(consent, app?.refreshTokenLifetimeSeconds ?? 0, new Date()),
   };
+}
+
+/** {@link InteractionView.accessUntil} of a request with `consent` (if any) for an app with `refreshLifetimeSeconds`. */
+function accessUntil(consent: Psd2ConsentRecord | undefined, refreshLifetimeSeconds: number, now: Date): string | null {
+  if (consent?.kind === "payment_initiation") return null;
+  return (consent?.validUntil ?? new Date(now.getTime() + refreshLifetimeSeconds * 1000)).toISOString();
 }
 
 /**

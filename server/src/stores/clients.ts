@@ -62,9 +62,12 @@ export interface ClientRecord {
 /** An app's name, organization and status, for display and status checks. */
 export interface AppSummary {
   name: string;
+  /** The organization's display name (its name when it has none): what end users see. */
   organizationName: string;
   /** approved | revoked */
   status: string;
+  /** How long the app's refresh tokens live, seconds: how long a user's grant lasts without them. */
+  refreshTokenLifetimeSeconds: number;
 }
 
 /**

@@ -460,12 +460,14 @@ export interface MyConsent {
   scopes: { name: string; description: string }[];
   grantedAt: string;
   lastUsedAt: string | null;
+  /** When the app's access ends unless the user allows it again; null when it holds no live refresh token. */
+  accessUntil: string | null;
 }
 
 export const MY_CONSENTS = gql<{ myConsents: MyConsent[] }>(`
   query MyConsents {
     myConsents {
-      id appName organizationName grantedAt lastUsedAt
+      id appName organizationName grantedAt lastUsedAt accessUntil
       scopes { name description }
     }
   }
@@ -525,5 +527,53 @@ export const MY_PSD2_CONSENTS = gql<{ myPsd2Consents: MyPsd2Consent[] }>(`
 export const REVOKE_MY_PSD2_CONSENT = gql<{ revokeMyPsd2Consent: MyPsd2Consent }, { id: string }>(`
   mutation RevokeMyPsd2Consent($id: ID!) {
     revokeMyPsd2Consent(id: $id) { ${MY_PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+/* The audit log */
+
+/** failure: the refusals and failed sign-ins (see lib/audit.ts FAILURE_TYPES); success: every other event. */
+export type AuditOutcome = "success" | "failure";
+
+/** One event of the append-only audit log; an aggregated refusal stands for `count` occurrences. */
+export interface AuditEvent {
+  id: string;
+  at: string;
+  type: string;
+  /** A client id, user:<id>, admin:<username> or client:<client id>; "" when unknown. */
+  actor: string;
+  /** What it was about; for gateway.refused the API. */
+  subject: string;
+  /** JSON text (lib/audit.ts readDetails); a refusal's: reason, description, request_id, interaction_id, api, token_id_prefix. */
+  details: string;
+  count: number;
+}
+
+/** The criteria of auditEvents; each one left out matches every event (a type alias: query variables need its index signature). */
+export type AuditEventsFilter = {
+  type?: string;
+  actor?: string;
+  clientId?: string;
+  username?: string;
+  api?: string;
+  outcome?: AuditOutcome;
+  /** ISO 8601, inclusive. */
+  from?: string;
+  /** ISO 8601, exclusive. */
+  to?: string;
+};
+
+export const AUDIT_EVENTS = gql<{ auditEvents: Connection<AuditEvent> }, AuditEventsFilter & { first?: number; after?: string | null }>(`
+  query AuditEvents(
+    $type: String, $actor: String, $clientId: String, $username: String, $api: String,
+    $outcome: AuditOutcome, $from: DateTime, $to: DateTime, $first: Int, $after: String
+  ) {
+    auditEvents(
+      type: $type, actor: $actor, clientId: $clientId, username: $username, api: $api,
+      outcome: $outcome, from: $from, to: $to, first: $first, after: $after
+    ) {
+      nodes { id at type actor subject details count }
+      ${PAGE_INFO}
+    }
   }
 `);

@@ -28,6 +28,8 @@ export interface Interaction {
   authorizationDetails: AuthorizationDetail[] | null;
   /** The PSU's accounts, to choose from at consent ([] at the other stages). */
   accounts: PsuAccount[];
+  /** How long the access lasts if allowed (ISO 8601); null for payments, which are made once. */
+  accessUntil: string | null;
 }
 
 export interface Credentials {
@@ -162,7 +164,7 @@ export function post(url: string, csrfToken: string, body: unknown): Promise<unk
 
 function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
-  const { id, stage, client, scopes, user, csrfToken, scaRequired } = body;
+  const { id, stage, client, scopes, user, csrfToken, scaRequired, accessUntil } = body;
   // Details the SPA could not put into words are never shown for approval.
   const authorizationDetails =
     body.authorizationDetails === undefined || body.authorizationDetails === null ? null : parseAuthorizationDetails(body.authorizationDetails);
@@ -178,7 +180,8 @@ function toInteraction(body: unknown, status: number): Interaction {
     !(user === null || (isRecord(user) && isString(user.username))) ||
     !isString(csrfToken) ||
     authorizationDetails === undefined ||
-    accounts === undefined
+    accounts === undefined ||
+    !(accessUntil === null || (isString(accessUntil) && !Number.isNaN(Date.parse(accessUntil))))
   ) {
     throw malformed(status);
   }
@@ -192,6 +195,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     scaRequired: scaRequired === true,
     authorizationDetails,
     accounts,
+    accessUntil,
   };
 }
 

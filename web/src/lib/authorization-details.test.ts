@@ -4,6 +4,7 @@ import {
   accountsToChoose,
   choiceDecision,
   describeAccessPeriod,
+  describeAccessUntil,
   describeAccountAccess,
   describeBatch,
   describePayment,
@@ -267,5 +268,15 @@ describe("describeStatus", () => {
     expect(describeStatus("consumed", "psu")).toBe("Used");
     expect(describeStatus("received", "psu")).toBe("Awaiting your approval");
     expect(describeStatus("somethingNew", "psu")).toBe("somethingNew");
+  });
+});
+
+describe("describeAccessUntil", () => {
+  it("names the day in the locale and the days from now, rounded", () => {
+    const now = new Date(2026, 10, 24, 12, 0, 0);
+    const in90 = new Date(2027, 1, 22, 12, 0, 0).toISOString();
+    expect(describeAccessUntil(in90, "en-GB", now)).toBe("until 22 February 2027 (90 days)");
+    expect(describeAccessUntil(new Date(2026, 10, 25, 11, 0, 0).toISOString(), "en-GB", now)).toBe("until 25 November 2026 (1 day)");
+    expect(describeAccessUntil(new Date(2026, 10, 24, 13, 0, 0).toISOString(), "de-DE", now)).toBe("until 24. November 2026");
   });
 });

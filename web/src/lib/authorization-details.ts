@@ -245,6 +245,18 @@ export function describeAccessPeriod(validUntil: string, locale: string, today?:
   return days > 0 ? `${until} (${days} ${days === 1 ? "day" : "days"})` : until;
 }
 
+/**
+ * How long access lasts until an instant (ISO 8601), in the browser's calendar: "until
+ * 22 February 2027 (90 days)", the days counted from `now` and rounded; "until …" alone
+ * when it is less than half a day away.
+ */
+export function describeAccessUntil(instant: string, locale: string, now: Date = new Date()): string {
+  const until = new Date(instant);
+  const days = Math.round((until.getTime() - now.getTime()) / DAY_MS);
+  const date = `until ${formatDate(localToday(until), locale)}`;
+  return days > 0 ? `${date} (${days} ${days === 1 ? "day" : "days"})` : date;
+}
+
 /** Lists in English words ("A, B, and C"), like the rest of the text. */
 const andList = new Intl.ListFormat("en", { type: "conjunction" });
 

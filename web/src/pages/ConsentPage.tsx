@@ -4,7 +4,7 @@ import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type 
 import { AuthorizationDetailsSection } from "../components/AuthorizationDetailsSection";
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, Page } from "../components/Page";
-import { choiceDecision, isPayment, type ConsentChoice } from "../lib/authorization-details";
+import { choiceDecision, describeAccessUntil, isPayment, type ConsentChoice } from "../lib/authorization-details";
 import { leaveTo } from "../lib/navigation";
 import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
@@ -137,13 +137,9 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
                     value={scope.name}
                     checked={granted.has(scope.name)}
                     disabled={busy}
-                    aria-describedby={`scope-${i}-name`}
                     onChange={(e) => setGranted((prev) => toggled(prev, scope.name, e.target.checked))}
                   />
                   <label htmlFor={`scope-${i}`}>{scope.description || scope.name}</label>
-                  <code id={`scope-${i}-name`} className="scope-name">
-                    {scope.name}
-                  </code>
                 </li>
               ))}
             </ul>
@@ -154,6 +150,11 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         {noneChecked && (
           <p id="consent-none" className="hint">
             Select at least one permission to allow, or deny access.
+          </p>
+        )}
+        {!details && interaction.accessUntil && scopes.length > 0 && (
+          <p className="small">
+            Access lasts {describeAccessUntil(interaction.accessUntil, navigator.language)}. You can withdraw it at any time on your Account page.
           </p>
         )}
         <p className="muted small">Only allow access if you trust {client.name}.</p>

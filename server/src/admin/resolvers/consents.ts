@@ -3,11 +3,17 @@
  * revokes their own (`MyConsent`, which holds only what the Account page shows).
  */
 import { splitList } from "../../kernel/list.js";
-import { requireUser } from "../context.js";
+import { requireUser, type AdminContext } from "../context.js";
+import type { ConsentRow } from "../../stores/consents.js";
 import type { Resolvers } from "../generated/resolvers.js";
 import { found } from "../use-cases/common.js";
 import { revokeConsent, revokeMyConsent } from "../use-cases/consents.js";
 import { adminEvent } from "./audit.js";
+
+/** The newest token row of a consent's user at its app, if any. */
+async function newestToken(db: AdminContext["db"], c: ConsentRow) {
+  return (await db.tokens.list({ userId: c.userId, appId: c.appId }, new Date(), { first: 1 })).nodes[0];
+}
 
 /** Resolvers of the consents domain: its Query and Mutation fields and its object types' fields. */
 export const consentResolvers: Resolvers = {
@@ -41,6 +47,11 @@ export const consentResolvers: Resolvers = {
     scopes: (c, _a, { db }) => db.consents.describeScopes(splitList(c.scope)),
     grantedAt: (c) => c.updatedAt,
     /** The newest token of the user at the app (ids sort by creation); a refresh issues a new one. */
-    lastUsedAt: async (c, _a, { db }) => (await db.tokens.list({ userId: c.userId, appId: c.appId }, new Date(), { first: 1 })).nodes[0]?.issuedAt ?? null,
+    lastUsedAt: async (c, _a, { db }) => (await newestToken(db, c))?.issuedAt ?? null,
+    /** Its refresh token's expiry, while that refresh token is live (rotation keeps the family's expiry). */
+    accessUntil: async (c, _a, { db }) => {
+      const t = await newestToken(db, c);
+      return t?.refreshTokenStatus === "approved" && t.refreshTokenExpiresAt !== null && t.refreshTokenExpiresAt > new Date() ? t.refreshTokenExpiresAt : null;
+    },
   },
 };

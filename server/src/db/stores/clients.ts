@@ -61,7 +61,9 @@ export function clientStore(x: Executor): ClientStore {
     byCredentialId: (credentialId) => catalog.get(`credential:${credentialId}`, () => load({ id: credentialId })),
     async appSummary(appId) {
       const app = await prisma.app.findUnique({ where: { id: appId }, include: { developer: { include: { organization: true } } } });
-      return app ? { name: app.name, organizationName: app.developer.organization.name, status: app.status } : undefined;
+      if (!app) return undefined;
+      const { organization } = app.developer;
+      return { name: app.name, organizationName: organization.displayName || organization.name, status: app.status, refreshTokenLifetimeSeconds: app.refreshTokenLifetimeSeconds };
     },
   };
 }

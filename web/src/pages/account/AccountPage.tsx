@@ -13,6 +13,7 @@ import { useSession } from "../../lib/session";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { Psd2Consents } from "./Psd2Consents";
 import { SignInMethods } from "./SignInMethods";
+import { describeAccessUntil } from "../../lib/authorization-details";
 
 /**
  * /account: the signed-in end user's connected apps (their consents) and PSD2 consents, which
@@ -85,6 +86,7 @@ function ConnectedApps() {
                     Operated by {consent.organizationName} · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
                     {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
                   </p>
+                  {consent.accessUntil && <p className="small">Access lasts {describeAccessUntil(consent.accessUntil, navigator.language)}.</p>}
                   <Permissions scopes={consent.scopes} />
                 </div>
                 <ConfirmButton
