@@ -533,6 +533,27 @@ describe("interaction API", () => {
     expect(await json(ok)).toEqual({ stage: "consent", csrfToken: expect.any(String) });
   });
 
+  it("'Not you? Sign out' at consent signs the browser out and sends the request back to sign-in, where another user goes on", async () => {
+    const [dave, erin] = [await createUser(server, { prefix: "dave" }), await createUser(server, { prefix: "erin" })];
+    const browser = newBrowser();
+    const { id } = await start(browser, authorizeParams(openApp));
+    const ok = await login(browser, id, (await view(browser, id)).csrfToken, dave);
+    const { csrfToken } = await json(ok);
+    expect((await view(browser, id)).user).toEqual({ username: dave.username });
+    // Only with the browser's CSRF token, and only at the consent step.
+    expect((await browser.fetch(`/interaction/${id}/sign-out`, { json: {}, headers: { "X-CSRF-Token": "forged" } })).status).toBe(403);
+    const out = await browser.fetch(`/interaction/${id}/sign-out`, { json: {}, headers: { "X-CSRF-Token": csrfToken } });
+    expect(out.status).toBe(200);
+    const { stage, csrfToken: fresh } = await json(out);
+    expect(stage).toBe("login");
+    expect((await json(await browser.fetch("/session"))).user).toBeNull();
+    expect(await view(browser, id)).toMatchObject({ stage: "login", user: null });
+    expect((await browser.fetch(`/interaction/${id}/sign-out`, { json: {}, headers: { "X-CSRF-Token": fresh } })).status).toBe(409);
+    const again = await login(browser, id, fresh, erin);
+    expect(again.status).toBe(200);
+    expect((await view(browser, id)).user).toEqual({ username: erin.username });
+  });
+
   it("a request that needs SCA: wrong password and unknown user both get the factor stage, then the same 401 body there; the interaction is back at login", async () => {
     const browser = newBrowser();
     const { id } = await start(browser);

@@ -127,6 +127,15 @@ export function interactionRouter(
     res.json(await completeConsent(inRequest(ctx, req), interaction, answer, now));
   });
 
+  // "Not you? Sign out" on the consent page: the signed-in user leaves, the request goes back to the sign-in step for another.
+  router.post("/interaction/:id/sign-out", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), new Date());
+    if (interaction.stage !== "consent" || !(await db.interactions.restartLogin(interaction.id, "consent"))) {
+      throw new InvalidRequest("this sign-in request is not at the consent step", 409);
+    }
+    res.json({ stage: "login", csrfToken: await sessions.signOutTo(req, res, interaction.id) });
+  });
+
   router.post("/session/webauthn/authentication-options", json, requireCsrf, webAuthnChallengeRoute(sessions, signIn.rp));
 
   // The console's own sign-in (no OAuth request behind it): same page, session and throttle.

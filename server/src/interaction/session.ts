@@ -224,6 +224,19 @@ export class BrowserSessions {
     res.clearCookie(SESSION_COOKIE, { path: "/" }).clearCookie(FLOW_COOKIE, { path: "/" });
   }
 
+  /**
+   * Signs the browser out but keeps it on one interaction (the consent page's "Not you? Sign
+   * out"): the session ends, and a new pre-sign-in state holds only `interactionId` and a new
+   * CSRF token.
+   * @returns the new CSRF token.
+   */
+  async signOutTo(req: Request, res: Response, interactionId: string): Promise<string> {
+    await this.signOut(req, res);
+    const csrfToken = randomBytes(32).toString("base64url");
+    this.writeFlow(res, { csrfToken, interactionIds: [interactionId] });
+    return csrfToken;
+  }
+
   /** The flow cookie's state; a missing, malformed or forged cookie counts as empty. */
   private flowState(req: Request): BrowserState {
     const raw = req.headers.cookie === undefined ? undefined : parseCookies(req.headers.cookie)[FLOW_COOKIE];

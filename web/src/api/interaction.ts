@@ -101,7 +101,7 @@ export function isStale(err: InteractionApiError): boolean {
   return err.status === 403 || err.status === 409;
 }
 
-function path(id: string, action?: "login" | "factor" | "consent"): string {
+function path(id: string, action?: "login" | "factor" | "consent" | "sign-out"): string {
   const base = `/interaction/${encodeURIComponent(id)}`;
   return action ? `${base}/${action}` : base;
 }
@@ -231,6 +231,15 @@ export async function submitFactor(id: string, csrfToken: string, proof: FactorP
   const body = await post(path(id, "factor"), csrfToken, proof);
   if (isRecord(body) && body.stage === "consent" && isString(body.csrfToken)) return { stage: "consent", csrfToken: body.csrfToken };
   return toRedirect(body, 200);
+}
+
+/**
+ * POST /interaction/:id/sign-out: "Not you? Sign out" at consent. The browser is signed out and
+ * the interaction is back at the sign-in step, for another user.
+ */
+export async function signOutOfInteraction(id: string, csrfToken: string): Promise<void> {
+  const body = await post(path(id, "sign-out"), csrfToken, {});
+  if (!isRecord(body) || body.stage !== "login") throw malformed(200);
 }
 
 /** POST /interaction/:id/consent */

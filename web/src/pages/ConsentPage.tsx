@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router";
-import { InteractionApiError, isGone, submitConsent, type ConsentDecision, type Interaction } from "../api/interaction";
+import { InteractionApiError, isGone, signOutOfInteraction, submitConsent, type ConsentDecision, type Interaction } from "../api/interaction";
 import { AuthorizationDetailsSection } from "../components/AuthorizationDetailsSection";
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, Page } from "../components/Page";
@@ -87,6 +87,18 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
   const noneChecked = scopes.length > 0 && granted.size === 0;
   const cannotAllow = noneChecked || (scopes.length === 0 && !details) || chosen === undefined;
 
+  /** "Not you? Sign out": back to the sign-in step of the same request, signed out. */
+  async function notMe() {
+    if (pending || leaving) return;
+    setError(null);
+    try {
+      await signOutOfInteraction(interaction.id, interaction.csrfToken);
+      navigate(routes.login(interaction.id), { replace: true });
+    } catch (err) {
+      setError({ message: describeFailure(err), after: "deny" });
+    }
+  }
+
   function onAllow(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (cannotAllow) return;
@@ -105,7 +117,13 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
       {client.organization && <p className="muted">Operated by {client.organization}</p>}
       {user && (
         <p className="muted">
-          Signed in as <strong>{user.username}</strong>
+          <span>
+            Signed in as <strong>{user.username}</strong>
+          </span>
+          {" · "}
+          <button type="button" className="link-button" disabled={busy} onClick={() => void notMe()}>
+            Not you? Sign out
+          </button>
         </p>
       )}
       <form className="form" onSubmit={onAllow}>
