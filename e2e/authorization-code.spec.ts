@@ -195,6 +195,20 @@ test("denying consent sends access_denied with the original state back to the ap
   await expectConsentPage(page, DEMO.strictApp.name);
 });
 
+test("'Not you? Sign out' on the consent page goes back to the sign-in of the same request, signed out", async ({ page, rp }) => {
+  await page.goto(`${rp.url}/start?app=strict`);
+  const interaction = await expectLoginPage(page, DEMO.strictApp.name);
+  await signIn(page, ALICE.username, ALICE.password);
+  await expectConsentPage(page, DEMO.strictApp.name);
+  await page.getByRole("button", { name: "Not you? Sign out" }).click();
+  // The same request, at its sign-in step again: whoever signs in now answers it.
+  expect(await expectLoginPage(page, DEMO.strictApp.name)).toBe(interaction);
+  const session = await page.request.get(`${TOLLGATE_URL}/session`);
+  expect((await session.json()).user).toBeNull();
+  await signIn(page, ALICE.username, ALICE.password);
+  await expectConsentPage(page, DEMO.strictApp.name);
+});
+
 test("a wrong password shows a generic error and stays on the login page", async ({ page, rp }) => {
   await page.goto(`${rp.url}/start?app=strict`);
   const interaction = await expectLoginPage(page, DEMO.strictApp.name);

@@ -111,7 +111,10 @@ export async function expectConsentPage(page: Page, appName: string): Promise<vo
   // One checkbox per requested scope: only aisp was requested, and it starts checked.
   await expect(page.getByRole("checkbox")).toHaveCount(1);
   await expect(page.getByRole("checkbox", { name: AISP_DESCRIPTION })).toBeChecked();
-  await expect(page.getByText("aisp", { exact: true })).toBeVisible();
+  // The scope in words only, never its code (issue 19); how long access lasts, and where to withdraw it.
+  await expect(page.getByText("aisp", { exact: true })).toHaveCount(0);
+  await expect(page.getByText(/^Access lasts until .+ \(\d+ days\)\. You can withdraw it at any time on your Account page\.$/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Not you? Sign out" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Allow" })).toBeEnabled();
   await expect(page.getByRole("button", { name: "Deny" })).toBeEnabled();
 }
