@@ -22,7 +22,7 @@ import type { Locator, Page } from "@playwright/test";
 import { DEMO } from "../server/src/demo/seed.js";
 import { DEMO_ACCOUNTS } from "../server/src/demo/upstream.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { basicAuth, clientCredentialsToken, expectInvalidToken, tokenRequest, type HttpResult } from "./support/console.js";
+import { basicAuth, clientCredentialsToken, expectInvalidToken, result, tokenRequest, type HttpResult } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE, expectLoginPage, s256, signIn, type Json } from "./support/journey.js";
@@ -79,17 +79,6 @@ function pkce(): { verifier: string; challenge: string } {
 const randomState = () => randomBytes(16).toString("base64url");
 
 // --- The TPP's calls, over real HTTP --------------------------------------------------------
-
-async function result(res: Response): Promise<HttpResult> {
-  const text = await res.text();
-  let body: Json;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = { non_json_body: text };
-  }
-  return { status: res.status, headers: res.headers, body };
-}
 
 /** Pushes an authorization request (RFC 9126) with the app's HTTP Basic authentication; fails unless 201. @returns its request_uri. */
 async function push(params: Record<string, string>): Promise<string> {

@@ -122,7 +122,8 @@ export interface HttpResult {
   body: Json;
 }
 
-async function result(res: Response): Promise<HttpResult> {
+/** A fetch answer read once: status, headers and the JSON body (`{non_json_body}` when it is not JSON). */
+export async function result(res: Response): Promise<HttpResult> {
   const text = await res.text();
   let body: Json;
   try {
