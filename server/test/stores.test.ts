@@ -178,7 +178,7 @@ describe("the database's other stores", () => {
     expect(await server.db.clients.consumerSecretHash(DEMO.app.consumerKey)).toBe(hashSecret(DEMO.app.consumerSecret));
     expect(await server.db.clients.byConsumerKey("no-such-key")).toBeUndefined();
     expect(await server.db.clients.consumerSecretHash("no-such-key")).toBeUndefined();
-    expect(await server.db.clients.appSummary(ids.appId)).toEqual({ name: DEMO.app.name, organizationName: DEMO.organization, status: "approved" });
+    expect(await server.db.clients.appSummary(ids.appId)).toEqual({ name: DEMO.app.name, organizationName: DEMO.organization, status: "approved", refreshTokenLifetimeSeconds: 7_776_000 });
   });
 
   it("catalog: API routes by name and the described scopes", async () => {
