@@ -7,6 +7,7 @@ import { patterns, routes } from "./lib/routes";
 import { AccountPage } from "./pages/account/AccountPage";
 import { AppDetailPage } from "./pages/admin/AppDetailPage";
 import { AppsPage } from "./pages/admin/AppsPage";
+import { AuditPage } from "./pages/admin/AuditPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
 import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
@@ -45,6 +46,7 @@ export function App() {
           <Route path={patterns.products} element={<ProductsPage />} />
           <Route path={patterns.users} element={<UsersPage />} />
           <Route path={patterns.psd2Consents} element={<Psd2ConsentsPage />} />
+          <Route path={patterns.audit} element={<AuditPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

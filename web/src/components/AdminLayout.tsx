@@ -11,6 +11,7 @@ const LINKS = [
   { to: routes.products(), label: "API products" },
   { to: routes.users(), label: "Users" },
   { to: routes.psd2Consents(), label: "PSD2 consents" },
+  { to: routes.audit(), label: "Audit log" },
 ];
 
 /** The console's frame: brand, navigation, who is signed in and "Sign out", then the page. */

@@ -1,3 +1,4 @@
+import { Link, useNavigate } from "react-router";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { formatDayHour, formatHour, type HourRow } from "../lib/dashboard";
 import { DataTable, type Column } from "./DataTable";
@@ -11,13 +12,37 @@ export interface Series {
   color?: string;
 }
 
-/** A stacked bar chart of counts per hour, with its data as a table for screen readers and keyboard users. */
-export function HourlyChart({ rows, series, label }: { rows: HourRow[]; series: Series[]; label: string }) {
+/**
+ * A stacked bar chart of counts per hour, with its data as a table for screen readers and keyboard users.
+ * @param hourLink - the page listing what was counted in an hour: each row of the table links to it,
+ *   and clicking a bar opens it.
+ */
+export function HourlyChart({ rows, series, label, hourLink }: { rows: HourRow[]; series: Series[]; label: string; hourLink?: (hour: number) => string }) {
+  const navigate = useNavigate();
   const columns: Column<HourRow>[] = [
     { header: "Hour", rowHeader: true, cell: (r) => formatDayHour(r.hour) },
     ...series.map((s) => ({ key: `series:${s.key}`, header: s.name, className: "num", cell: (r: HourRow) => r.counts[s.key] ?? 0 })),
     ...(series.length > 1 ? [{ header: "Total", className: "num", cell: (r: HourRow) => r.total }] : []),
+    ...(hourLink
+      ? [
+          {
+            header: "Audit log",
+            cell: (r: HourRow) => (
+              <Link to={hourLink(r.hour)}>
+                Events<span className="visually-hidden"> of {formatDayHour(r.hour)}</span>
+              </Link>
+            ),
+          },
+        ]
+      : []),
   ];
+  /** A click on a bar opens its hour's page (a pointer shortcut: the table's links are the keyboard's way). */
+  const onBarClick = hourLink
+    ? (bar: { payload?: unknown }) => {
+        const row = bar.payload as HourRow | undefined;
+        if (row && typeof row.hour === "number") void navigate(hourLink(row.hour));
+      }
+    : undefined;
   return (
     <figure className="chart">
       <div className="chart-canvas">
@@ -40,6 +65,7 @@ export function HourlyChart({ rows, series, label }: { rows: HourRow[]; series: 
               stackId="hour"
               fill={s.color ?? PALETTE[i % PALETTE.length]}
               isAnimationActive={false}
+              {...(onBarClick ? { onClick: onBarClick, cursor: "pointer" } : {})}
             />
           ))}
         </BarChart>

@@ -58,6 +58,11 @@ export function failuresByHour(buckets: Dashboard["failedClientAuthenticationsPe
   return { rows, total: [...cells.values()].reduce((s, n) => s + n, 0) };
 }
 
+/** The time range of one hour of a chart, [start, start + 1 h), as ISO 8601 instants (an audit log filter's `from` and `to`). */
+export function hourRange(hour: number): { from: string; to: string } {
+  return { from: new Date(hour).toISOString(), to: new Date(hour + HOUR).toISOString() };
+}
+
 const hourFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 const dayHourFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" });
 

@@ -2,6 +2,7 @@
  * The SPA's addresses: the route patterns App.tsx declares, and one typed function per page
  * that builds its URL. Every link and navigation inside the SPA takes its path from here.
  */
+import { filterQuery, type AuditFilter } from "./audit";
 
 /** The react-router pattern of each page. */
 export const patterns = {
@@ -17,6 +18,7 @@ export const patterns = {
   products: "/admin/products",
   users: "/admin/users",
   psd2Consents: "/admin/psd2-consents",
+  audit: "/admin/audit",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
@@ -42,6 +44,11 @@ export const routes = {
   products: () => patterns.products,
   users: () => patterns.users,
   psd2Consents: () => patterns.psd2Consents,
+  /** The audit log, already filtered (`from` and `to` ISO 8601 instants), e.g. `audit({ clientId })`. */
+  audit: (filter: Partial<AuditFilter> = {}) => {
+    const query = filterQuery(filter);
+    return Object.keys(query).length > 0 ? withQuery(patterns.audit, query) : patterns.audit;
+  },
 };
 
 /**

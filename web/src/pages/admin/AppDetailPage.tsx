@@ -103,8 +103,41 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
           ["Created", <DateTime value={app.createdAt} />],
         ]}
       />
+      <AuditLinks credentials={app.credentials} />
       <ActionNotices action={action} />
     </Panel>
+  );
+}
+
+/**
+ * Links to the audit log filtered by the app's consumer key: "Audit events of this app" for
+ * an app with one credential, one link per consumer key for an app with more (the audit
+ * log is filtered by one client id at a time).
+ */
+function AuditLinks({ credentials }: { credentials: AppDetail["credentials"] }) {
+  const [only] = credentials;
+  if (!only) return null;
+  if (credentials.length === 1) {
+    return (
+      <p>
+        <Link to={routes.audit({ clientId: only.consumerKey })}>Audit events of this app</Link>
+      </p>
+    );
+  }
+  return (
+    <>
+      <p className="hint">Audit events of this app, per consumer key:</p>
+      <ul>
+        {credentials.map((c) => (
+          <li key={c.id}>
+            <Link to={routes.audit({ clientId: c.consumerKey })}>
+              Audit events of consumer key <code>{c.consumerKey}</code>
+            </Link>{" "}
+            <span className="muted small">({c.status})</span>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -1,10 +1,16 @@
+import { Link } from "react-router";
 import { DASHBOARD } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import { HourlyChart } from "../../components/HourlyChart";
 import { LoadState } from "../../components/LoadState";
 import { Panel } from "../../components/Panel";
-import { failuresByHour, tokensByHour } from "../../lib/dashboard";
+import { failuresByHour, hourRange, tokensByHour } from "../../lib/dashboard";
+import { routes } from "../../lib/routes";
 import { useQuery } from "../../lib/useGraphQL";
+
+/** The audit log's failed client authentications of one hour. */
+const FAILED_AUTHENTICATION = "client.authentication_failed";
+const failuresOfHour = (hour: number) => routes.audit({ type: FAILED_AUTHENTICATION, ...hourRange(hour) });
 
 /** /admin: tokens issued and failed client authentications per hour over the last 24 hours. */
 export function DashboardPage() {
@@ -48,7 +54,14 @@ export function DashboardPage() {
                   rows={failures.rows}
                   series={[{ key: "failed", name: "Failed authentications", color: "#dc2626" }]}
                   label="Failed client authentications per hour"
+                  hourLink={failuresOfHour}
                 />
+                <p className="small">
+                  <Link to={routes.audit({ type: FAILED_AUTHENTICATION, from: hourRange(failures.rows[0]?.hour ?? Date.now()).from })}>
+                    Failed client authentications of the last 24 hours in the audit log
+                  </Link>{" "}
+                  <span className="muted">(a click on a bar shows its hour)</span>
+                </p>
               </>
             ) : (
               <p className="empty">No failed client authentications in the last 24 hours.</p>

@@ -1,0 +1,205 @@
+/**
+ * The audit log journeys (/admin/audit), in Chromium against the built server:
+ *
+ * 1. a support engineer finds why a client's call was refused in three clicks from the
+ *    console's home (Apps, the app, "Audit events of this app"), sees the refusal's reason
+ *    and description, and exports the filtered events as CSV and JSON;
+ * 2. the dashboard's failed client authentications link each hour to the audit log
+ *    filtered by that hour, and the filter form narrows the list through the URL.
+ *
+ * Each journey makes its own refused call under a request id of its own (X-Request-Id), for a
+ * demo client no other journey refuses, so the refusal's aggregated audit row (one per
+ * client, reason and minute) is its own. The audit page passes the accessibility checks.
+ */
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { Locator, Page } from "@playwright/test";
+import { DEMO } from "../server/src/demo/seed.js";
+import { expectAccessible } from "./support/accessibility.js";
+import { basicAuth, consoleNav, panel, readTable, signInToConsole } from "./support/console.js";
+import { AUDIT_REFUSAL_FLUSH_SECONDS, TOLLGATE_URL } from "./support/env.js";
+import { expect, test } from "./support/fixtures.js";
+import type { Json } from "./support/journey.js";
+
+const FAILED_AUTHENTICATION = "client.authentication_failed";
+const CSV_HEADER = "at,type,actor,subject,count,reason,description,request_id,interaction_id,details";
+
+/** The refused call: a client credentials request with the client's key and a wrong secret, under `requestId`. */
+async function refuseClient(consumerKey: string, requestId: string): Promise<{ error: string; description: string }> {
+  const res = await fetch(`${TOLLGATE_URL}/oauth2/v1/token`, {
+    method: "POST",
+    headers: {
+      Authorization: basicAuth(consumerKey, "not-the-secret"),
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "application/json",
+      "X-Request-Id": requestId,
+    },
+    body: new URLSearchParams({ grant_type: "client_credentials" }).toString(),
+  });
+  const body = (await res.json()) as Json;
+  expect(res.status, JSON.stringify(body)).toBe(401);
+  expect(res.headers.get("x-request-id")).toBe(requestId);
+  expect(body.error).toBe("invalid_client");
+  expect(body.error_description).toEqual(expect.any(String));
+  return { error: body.error, description: body.error_description };
+}
+
+/** A request id no other request has. */
+const newRequestId = () => `e2e-audit-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+
+/**
+ * Waits for the refusal audit's flush (README "Audit of refusals": every
+ * AUDIT_REFUSAL_FLUSH_SECONDS) to write the failed authentication of `requestId`, reading the
+ * admin API with the page's admin session. @returns the audit event.
+ */
+async function waitForRefusal(page: Page, clientId: string, requestId: string): Promise<Json> {
+  let found: Json;
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.post("/graphql", {
+          data: {
+            query: "query($clientId: String, $type: String) { auditEvents(clientId: $clientId, type: $type, first: 50) { nodes { id at type actor subject details count } } }",
+            variables: { clientId, type: FAILED_AUTHENTICATION },
+          },
+        });
+        const body = await res.json();
+        expect(res.status(), JSON.stringify(body)).toBe(200);
+        const { data } = body;
+        found = data.auditEvents.nodes.find((e: Json) => JSON.parse(e.details).request_id === requestId);
+        return found !== undefined;
+      },
+      { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 },
+    )
+    .toBe(true);
+  return found;
+}
+
+/** The audit page's table of events. */
+function eventsTable(page: Page): Locator {
+  return page.getByRole("table", { name: "Audit events" });
+}
+
+test("a support engineer finds why a client's call was refused in three clicks, and exports it", async ({ page }) => {
+  const client = DEMO.app;
+  const requestId = newRequestId();
+  const refusal = await refuseClient(client.consumerKey, requestId);
+
+  await signInToConsole(page);
+  const event = await waitForRefusal(page, client.consumerKey, requestId);
+  expect(event.actor).toBe(client.consumerKey);
+
+  // From the console's home: Apps, the app, its audit events.
+  let clicks = 0;
+  const click = async (target: Locator) => {
+    await target.click();
+    clicks++;
+  };
+  await click(consoleNav(page).getByRole("link", { name: "Apps", exact: true }));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Apps");
+  await click(panel(page, "All apps").getByRole("link", { name: client.name, exact: true }));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(client.name);
+  await click(page.getByRole("link", { name: "Audit events of this app" }));
+  expect(clicks).toBeLessThanOrEqual(3);
+
+  // The audit log, filtered by the app's consumer key (in the URL and on the form).
+  await expect(page).toHaveURL((url) => url.pathname === "/admin/audit" && url.searchParams.get("clientId") === client.consumerKey);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Audit log");
+  await expect(page.getByRole("link", { name: "Audit log", exact: true })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByLabel("Client id (consumer key)")).toHaveValue(client.consumerKey);
+  const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  await expect(page.getByText(`Times are in your browser's time zone, ${zone}.`)).toBeVisible();
+
+  // The refusal's row: when (to the second), what, who, and why.
+  const row = eventsTable(page).getByRole("row").filter({ hasText: requestId });
+  await expect(row).toHaveCount(1);
+  const rows = await readTable(eventsTable(page));
+  const ours = rows.find((r) => r["Request id"]?.includes(requestId));
+  expect(ours, JSON.stringify(rows)).toBeDefined();
+  expect(ours!.Type).toContain(FAILED_AUTHENTICATION);
+  expect(ours!.Who).toBe(client.consumerKey);
+  expect(ours!.Time).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+  const reason = row.getByRole("cell").nth(3);
+  await expect(reason.locator("code")).toHaveText(refusal.error);
+  await expect(reason).toContainText(refusal.description);
+  await expect(row.getByRole("rowheader").locator("time")).toHaveAttribute("datetime", new Date(event.at).toISOString());
+  await expectAccessible(page);
+
+  // The filtered events as a CSV file, holding the refusal.
+  const csvDownload = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export CSV" }).click();
+  const csvFile = await csvDownload;
+  expect(csvFile.suggestedFilename()).toMatch(/^tollgate-audit-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z\.csv$/);
+  const csv = (await readFile(await csvFile.path(), "utf8")).replace(/^\uFEFF/, "");
+  const lines = csv.split("\r\n");
+  expect(lines[0]).toBe(CSV_HEADER);
+  const line = lines.find((l) => l.includes(requestId));
+  expect(line, csv).toBeDefined();
+  expect(line!.startsWith(`${event.at},${FAILED_AUTHENTICATION},${client.consumerKey},,${event.count},${refusal.error},`)).toBe(true);
+  expect(line).toContain(`,${requestId},`);
+  await expect(page.getByRole("status").filter({ hasText: `Downloaded ${csvFile.suggestedFilename()} with` })).toBeVisible();
+
+  // And as JSON, with the filter it was made with.
+  const jsonDownload = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export JSON" }).click();
+  const jsonFile = await jsonDownload;
+  expect(jsonFile.suggestedFilename()).toMatch(/^tollgate-audit-.+\.json$/);
+  const exported = JSON.parse(await readFile(await jsonFile.path(), "utf8"));
+  expect(exported.filter).toEqual({ clientId: client.consumerKey });
+  expect(exported.capped).toBe(false);
+  expect(exported.count).toBe(exported.events.length);
+  const exportedEvent = exported.events.find((e: Json) => e.details.request_id === requestId);
+  expect(exportedEvent).toMatchObject({ id: event.id, type: FAILED_AUTHENTICATION, actor: client.consumerKey, details: { reason: refusal.error, description: refusal.description } });
+});
+
+test("the dashboard links each hour of failed client authentications to the audit log, which the filters narrow", async ({ page }) => {
+  const client = DEMO.strictApp;
+  const requestId = newRequestId();
+  await refuseClient(client.consumerKey, requestId);
+  await signInToConsole(page);
+  const event = await waitForRefusal(page, client.consumerKey, requestId);
+
+  // The dashboard (loaded again: the refusal was written after it first loaded) and its table alternative.
+  await page.reload();
+  const failures = panel(page, "Failed client authentications");
+  await failures.getByText("Show the data as a table").click();
+  const table = failures.getByRole("table", { name: "Failed client authentications per hour" });
+  const hour = Math.floor(Date.parse(event.at) / 3_600_000) * 3_600_000;
+  const from = new Date(hour).toISOString();
+  const to = new Date(hour + 3_600_000).toISOString();
+  const href = `/admin/audit?${new URLSearchParams({ type: FAILED_AUTHENTICATION, from, to })}`;
+  const hourLink = table.locator(`a[href="${href}"]`);
+  await expect(hourLink).toHaveCount(1);
+  await expect(hourLink).toHaveAccessibleName(/^Events of /);
+  await expectAccessible(page);
+  await hourLink.click();
+
+  // The audit log of that hour's failed authentications, the refusal among them.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Audit log");
+  await expect(page).toHaveURL((url) => url.searchParams.get("type") === FAILED_AUTHENTICATION && url.searchParams.get("from") === from && url.searchParams.get("to") === to);
+  await expect(page.getByLabel("Event type")).toHaveValue(FAILED_AUTHENTICATION);
+  const localFrom = await page.evaluate((iso) => {
+    const d = new Date(iso);
+    const pad = (n: number) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  }, from);
+  await expect(page.getByLabel("From", { exact: true })).toHaveValue(localFrom);
+  await expect(eventsTable(page).getByRole("row").filter({ hasText: requestId })).toHaveCount(1);
+  const rows = await readTable(eventsTable(page));
+  expect(rows.every((r) => r.Type?.startsWith(FAILED_AUTHENTICATION))).toBe(true);
+
+  // Narrowed to successes (a refusal is a failure): the URL keeps the filter, the refusal is gone.
+  await page.getByLabel("Outcome").selectOption("success");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL((url) => url.searchParams.get("outcome") === "success" && url.searchParams.get("type") === FAILED_AUTHENTICATION);
+  await expect(page.getByText("No event matches these filters.")).toBeVisible();
+
+  // A reload keeps the filters; "Clear filters" lists every event again, the refusal among them.
+  await page.reload();
+  await expect(page.getByLabel("Outcome")).toHaveValue("success");
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await expect(page).toHaveURL((url) => url.pathname === "/admin/audit" && url.search === "");
+  await expect(page.getByLabel("Event type")).toHaveValue("");
+  await expect(eventsTable(page).getByRole("row").filter({ hasText: requestId })).toHaveCount(1);
+  await expectAccessible(page);
+});

@@ -1,0 +1,297 @@
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
+import { useSearchParams } from "react-router";
+import { API_NAME_MAX_LENGTH, PAGE_SIZE, USERNAME_LENGTH } from "../../../../server/src/kernel/limits";
+import { AUDIT_EVENTS, type AuditEvent, type AuditOutcome } from "../../api/admin";
+import { graphql } from "../../api/graphql";
+import { AdminPage } from "../../components/AdminPage";
+import type { Column } from "../../components/DataTable";
+import { SelectField, SubmitButton, TextField } from "../../components/Field";
+import { ListTable, LoadMore } from "../../components/ListTable";
+import { ActionNotices, ErrorAlert } from "../../components/Notices";
+import { Panel } from "../../components/Panel";
+import {
+  auditVariables,
+  browserTimeZone,
+  downloadFile,
+  EMPTY_FILTER,
+  EVENT_TYPES,
+  eventTimeFormat,
+  eventTypeLabel,
+  EXPORT_LIMIT,
+  exportFileName,
+  fetchAll,
+  filterQuery,
+  fromLocalInput,
+  hasCriteria,
+  otherDetails,
+  rangeError,
+  readDetails,
+  readFilter,
+  refusalOf,
+  toCsv,
+  toJson,
+  toLocalInput,
+  type AuditFilter,
+} from "../../lib/audit";
+import { useAction, useConnection } from "../../lib/useGraphQL";
+
+/** Events per page of the table. */
+const PAGE = 50;
+
+/** A consumer key is at most this long in the filter (keys are generated, far shorter). */
+const CLIENT_ID_MAX_LENGTH = 200;
+
+const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditOutcome | ""; label: string }> = [
+  { value: "", label: "Any outcome" },
+  { value: "success", label: "Success" },
+  { value: "failure", label: "Failure (refusals, failed sign-ins and SCA)" },
+];
+
+/** The names of the filter's criteria, for "ignored" notices. */
+const CRITERIA: Record<keyof AuditFilter, string> = {
+  type: "event type",
+  clientId: "client id",
+  username: "username",
+  api: "API",
+  outcome: "outcome",
+  from: "start time",
+  to: "end time",
+};
+
+const dash = <span className="muted">—</span>;
+
+/** "a", "a and b", "a, b and c". */
+const inWords = (items: readonly string[]) => (items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : (items[0] ?? ""));
+
+/**
+ * The filter form: every criterion of the audit log, the time range in the browser's time
+ * zone (sent as UTC instants). Mounted again whenever the URL's filter changes.
+ */
+function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: string; onSearch: (filter: AuditFilter) => void }) {
+  const [type, setType] = useState(initial.type);
+  const [clientId, setClientId] = useState(initial.clientId);
+  const [username, setUsername] = useState(initial.username);
+  const [api, setApi] = useState(initial.api);
+  const [outcome, setOutcome] = useState<AuditOutcome | "">(initial.outcome);
+  const [from, setFrom] = useState(toLocalInput(initial.from));
+  const [to, setTo] = useState(toLocalInput(initial.to));
+  const [error, setError] = useState("");
+  const errorId = useId();
+
+  // A type given in the URL that is not listed (e.g. admin.revokeCredential) stays selectable.
+  const typeOptions = [
+    { value: "", label: "Any type" },
+    ...EVENT_TYPES.map((t) => ({ value: t.type, label: `${t.label} (${t.type})` })),
+    ...(initial.type && !eventTypeLabel(initial.type) ? [{ value: initial.type, label: initial.type }] : []),
+  ];
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const range = { from: from ? fromLocalInput(from) : "", to: to ? fromLocalInput(to) : "" };
+    if (range.from === null || range.to === null) {
+      setError("Enter the time range as a date and a time.");
+      return;
+    }
+    const filter: AuditFilter = { type, clientId: clientId.trim(), username: username.trim(), api: api.trim(), outcome, from: range.from, to: range.to };
+    const problem = rangeError(filter);
+    setError(problem);
+    if (!problem) onSearch(filter);
+  }
+
+  const rangeHint = (bound: string) => `${bound}, in your time zone (${zone}).`;
+  return (
+    <form role="search" aria-label="Audit log" onSubmit={onSubmit}>
+      <div className="form-grid">
+        <SelectField label="Event type" value={type} onChange={setType} options={typeOptions} />
+        <TextField label="Client id (consumer key)" value={clientId} onChange={setClientId} maxLength={CLIENT_ID_MAX_LENGTH} autoComplete="off" spellCheck={false} />
+        <TextField label="Username" value={username} onChange={setUsername} maxLength={USERNAME_LENGTH.max} autoComplete="off" spellCheck={false} />
+        <TextField label="API" hint="Refused gateway calls to this API." value={api} onChange={setApi} maxLength={API_NAME_MAX_LENGTH} autoComplete="off" spellCheck={false} />
+        <SelectField label="Outcome" value={outcome} onChange={setOutcome} options={OUTCOME_OPTIONS} />
+        <TextField
+          label="From"
+          hint={rangeHint("Inclusive")}
+          type="datetime-local"
+          step={1}
+          value={from}
+          onChange={setFrom}
+          describedBy={error ? errorId : undefined}
+          aria-invalid={error ? true : undefined}
+        />
+        <TextField
+          label="To"
+          hint={rangeHint("Exclusive")}
+          type="datetime-local"
+          step={1}
+          value={to}
+          onChange={setTo}
+          describedBy={error ? errorId : undefined}
+          aria-invalid={error ? true : undefined}
+        />
+      </div>
+      <ErrorAlert id={errorId} message={error} />
+      <div className="form-actions">
+        <SubmitButton busy={false}>Search</SubmitButton>
+        {hasCriteria(initial) && (
+          <button type="button" className="button secondary" onClick={() => onSearch(EMPTY_FILTER)}>
+            Clear filters
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** The table's columns: when, what, who, about what, a refusal's reason and description, the count of an aggregate, the request id, the other details. */
+function useColumns(): Column<AuditEvent>[] {
+  return useMemo(() => {
+    const time = eventTimeFormat();
+    return [
+      {
+        header: "Time",
+        rowHeader: true,
+        cell: (e) => {
+          const date = new Date(e.at);
+          return Number.isNaN(date.getTime()) ? e.at : <time dateTime={date.toISOString()}>{time.format(date)}</time>;
+        },
+      },
+      {
+        header: "Type",
+        cell: (e) => (
+          <>
+            <code>{e.type}</code>
+            {eventTypeLabel(e.type) && <span className="block small muted">{eventTypeLabel(e.type)}</span>}
+          </>
+        ),
+      },
+      { header: "Who", cell: (e) => (e.actor ? <code>{e.actor}</code> : <span className="muted">unknown</span>) },
+      { header: "About", cell: (e) => (e.subject ? <code>{e.subject}</code> : dash) },
+      {
+        header: "Reason",
+        cell: (e) => {
+          const { reason, description } = refusalOf(readDetails(e.details));
+          if (!reason && !description) return dash;
+          return (
+            <>
+              {reason && <code>{reason}</code>}
+              {description && <span className="block small">{description}</span>}
+            </>
+          );
+        },
+      },
+      { header: "Count", className: "num", cell: (e) => (e.count > 1 ? `×${e.count}` : dash) },
+      {
+        header: "Request id",
+        cell: (e) => {
+          const { requestId } = refusalOf(readDetails(e.details));
+          return requestId ? <code>{requestId}</code> : dash;
+        },
+      },
+      {
+        header: "Details",
+        cell: (e) => {
+          const lines = otherDetails(readDetails(e.details));
+          if (lines.length === 0) return dash;
+          return lines.map((line) => (
+            <span key={line} className="block small">
+              {line}
+            </span>
+          ));
+        },
+      },
+    ];
+  }, []);
+}
+
+/**
+ * /admin/audit[?type=…&clientId=…&username=…&api=…&outcome=…&from=…&to=…]: the audit log,
+ * newest first, filtered by the criteria in the URL (so that a link opens it filtered), with
+ * "Load more" and the filtered events as a CSV or JSON download.
+ */
+export function AuditPage() {
+  const [params, setParams] = useSearchParams();
+  const { filter, ignored } = readFilter(params);
+  const filterKey = JSON.stringify(filter);
+  const events = useConnection(AUDIT_EVENTS, { ...auditVariables(filter), first: PAGE }, (d) => d.auditEvents);
+  const columns = useColumns();
+  const zone = useMemo(browserTimeZone, []);
+  const exporter = useAction();
+  const [progress, setProgress] = useState("");
+  const controller = useRef<AbortController | null>(null);
+  useEffect(() => () => controller.current?.abort(), []);
+
+  function exportAs(format: "csv" | "json") {
+    void exporter.run(async () => {
+      controller.current?.abort();
+      const abort = new AbortController();
+      controller.current = abort;
+      const variables = auditVariables(filter);
+      try {
+        const { rows, capped } = await fetchAll(
+          async (after, first) => (await graphql(AUDIT_EVENTS, { ...variables, first, after }, { signal: abort.signal })).auditEvents,
+          { pageSize: PAGE_SIZE.max, onProgress: (n) => setProgress(`Fetching events for the export: ${n.toLocaleString()} so far…`) },
+        );
+        const now = new Date();
+        const name = exportFileName(format, now);
+        if (format === "csv") downloadFile(name, "text/csv;charset=utf-8", `\uFEFF${toCsv(rows)}`);
+        else downloadFile(name, "application/json", toJson(rows, { filter, capped, exportedAt: now }));
+        const count = `${rows.length.toLocaleString()} ${rows.length === 1 ? "event" : "events"}`;
+        return capped
+          ? `Downloaded ${name} with the newest ${EXPORT_LIMIT.toLocaleString()} events only: an export holds at most ${EXPORT_LIMIT.toLocaleString()}. Narrow the filter (e.g. the time range) to export the others.`
+          : `Downloaded ${name} with ${count}.`;
+      } finally {
+        setProgress("");
+      }
+    }, format);
+  }
+
+  const exportButtons = (
+    <>
+      {(["csv", "json"] as const).map((format) => {
+        const { busy, disabled } = exporter.button(format);
+        return (
+          <button
+            key={format}
+            type="button"
+            className="button secondary small"
+            disabled={disabled || events.nodes.length === 0}
+            aria-busy={busy || undefined}
+            onClick={() => exportAs(format)}
+          >
+            Export {format.toUpperCase()}
+          </button>
+        );
+      })}
+    </>
+  );
+
+  return (
+    <AdminPage
+      title="Audit log"
+      intro={`Security events, newest first: tokens, refusals, sign-ins, consents and every change made in the console. Times are in your browser's time zone, ${zone}.`}
+    >
+      <Panel title="Filter">
+        <FilterForm key={filterKey} initial={filter} zone={zone} onSearch={(next) => setParams(filterQuery(next))} />
+      </Panel>
+      <Panel title={hasCriteria(filter) ? "Matching events" : "All events"} actions={exportButtons}>
+        {ignored.length > 0 && (
+          <p role="alert" className="alert">
+            The {inWords(ignored.map((key) => CRITERIA[key]))} in the page’s address {ignored.length === 1 ? "is not valid and was" : "are not valid and were"}{" "}
+            left out: the events are filtered by the other criteria only.
+          </p>
+        )}
+        <ActionNotices action={exporter} />
+        <p role="status" className="status">
+          {progress}
+        </p>
+        <ListTable
+          caption="Audit events"
+          list={events}
+          columns={columns}
+          rowKey={(e) => e.id}
+          empty={hasCriteria(filter) ? "No event matches these filters." : "The audit log is empty."}
+        />
+        <LoadMore list={events} what="events" />
+      </Panel>
+    </AdminPage>
+  );
+}
