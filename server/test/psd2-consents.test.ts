@@ -216,6 +216,12 @@ describe("a payment: consent page, token, introspection, dynamic linking at the 
     expect(changed.headers.get("www-authenticate")).toContain('error="authorization_details_mismatch"');
     expect((await pay(tokens.access_token, { ...paymentBody(), creditorAccount: { iban: "NL91ABNA0417164300" } })).status).toBe(403);
 
+    // Nor may it be changed with PUT or PATCH.
+    for (const method of ["PUT", "PATCH"]) {
+      const changedLater = await callApi(server.url, tokens.access_token, "/payments/pay-1", { method, body: JSON.stringify(paymentBody("1.00")), headers: { "Content-Type": "application/json" } });
+      expect(changedLater.status, method).toBe(403);
+    }
+
     const made = await pay(tokens.access_token, paymentBody("1250.0"));
     expect(made.status, made.text).toBe(201);
     expect(made.body.payment).toEqual(paymentBody("1250.0"));

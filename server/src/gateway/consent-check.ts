@@ -6,7 +6,8 @@
  *   must name the authorized amount, currency and creditor account (a batch: each payment, in
  *   order; consents/dynamic-linking.ts), and it uses the consent up (`consumed`): a second
  *   payment is refused. The consent is consumed when the payment is forwarded, so an upstream
- *   failure needs a new authorization rather than risking a payment made twice.
+ *   failure needs a new authorization rather than risking a payment made twice. A token with
+ *   authorization details may not change a payment (PUT, PATCH: RTS Art. 5(1)(d)).
  * - `accounts`: a token whose consent grants account access reaches only the authorized
  *   accounts, addressed by IBAN as the first path segment, and of those only the authorized
  *   data (`/balances`, `/transactions`); the account list is the upstream's to filter, from
@@ -74,7 +75,12 @@ export async function checkConsent(req: IncomingMessage, api: ApiRoute, rest: st
     }
     return undefined;
   }
-  if (api.consentCheck !== "payments" || req.method !== "POST") return undefined;
+  if (api.consentCheck !== "payments") return undefined;
+  // An authorized payment is never changed afterwards (RTS Art. 5(1)(d)); reading it or cancelling it is the upstream's to allow.
+  if ((req.method === "PUT" || req.method === "PATCH") && details.length > 0) {
+    throw refuse("authorization_details_mismatch", "a payment cannot be changed after the PSU authorized it");
+  }
+  if (req.method !== "POST") return undefined;
   const payments = details.filter((d): d is PaymentInitiation => d.type === "payment_initiation");
   const consentId = token.consent?.consentId;
   if (payments.length === 0 || !consentId) throw refuse("consent_invalid", "a payment needs a token of a payment consent the PSU authorized");
