@@ -24,6 +24,7 @@ import { schedulePurge } from "./maintenance/purge.js";
 import { Metrics } from "./kernel/metrics.js";
 import { startMetricsListener } from "./http/metrics.js";
 import { RefusalAudit } from "./http/refusal-audit.js";
+import { TrafficRecorder } from "./http/traffic.js";
 import { startTracing } from "./observability/tracing.js";
 
 /** Longest wait for the database pool to close on shutdown, milliseconds. */
@@ -43,8 +44,8 @@ export interface RunningServer {
   seeded: boolean;
   /** The Prometheus scrape URL of the metrics listener (METRICS_PORT), e.g. http://127.0.0.1:9464/metrics; undefined when off. */
   metricsUrl?: string;
-  /** Writes the refusal audit's pending aggregates now (else every AUDIT_REFUSAL_FLUSH_SECONDS and on close): for tests and tools. */
-  flushRefusals(): Promise<void>;
+  /** Writes the refusal audit's pending aggregates and the gateway traffic counts now (else every AUDIT_REFUSAL_FLUSH_SECONDS and on close): for tests and tools. */
+  flushCounts(): Promise<void>;
   /** Stops accepting connections, closes the upstream and the database. */
   close(): Promise<void>;
 }
@@ -100,7 +101,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const metrics = config.metrics ? new Metrics({ clientIdLabel: config.metrics.clientIdLabel }) : undefined;
   // The stores of the database, not the traced ones: the flush runs outside any request.
   const refusals = new RefusalAudit(db.audit, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "refusal audit flush failed"));
-  const listener = await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals });
+  const traffic = new TrafficRecorder(db.traffic, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "gateway traffic flush failed"));
+  const listener = await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic });
   const server = createServer(withReadiness(readiness, listener));
   const port = await listen(server, config.port, config.host);
   const metricsListener = metrics && config.metrics ? await startMetricsListener(metrics, config.metrics.port, config.metrics.host) : undefined;
@@ -113,7 +115,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     demoUpstreamUrl: upstream?.url,
     seeded,
     metricsUrl: metricsListener?.url,
-    flushRefusals: () => refusals.flush(),
+    flushCounts: async () => {
+      await Promise.all([refusals.flush(), traffic.flush()]);
+    },
     async close() {
       stopPurge();
       await closeServer(server);
@@ -123,7 +127,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
       // The refusals of the last requests, before the database closes.
-      await refusals.close();
+      await Promise.all([refusals.close(), traffic.close()]);
       await Promise.race([opened.close(), sleep(DISCONNECT_TIMEOUT_MS)]);
       stopSharing();
       redis?.disconnect();

@@ -688,6 +688,9 @@ describe("error bodies", () => {
         "refreshTokenExpiresAt",
         "refreshCount",
         "jkt",
+        "state",
+        "revokedAt",
+        "revokedBy",
       ].sort(),
     );
     const secretish: string[] = [];

@@ -165,7 +165,9 @@ describe("Api.requiredAcr and Api.maxAgeSeconds (RFC 9470 step-up)", () => {
 
   it("the gateway applies a change at once (catalog cache): a client credentials token, with no user authentication, is refused while the API requires an acr or a max age", async () => {
     const { createApi: api } = await admin.data(CREATE_API, { input: { name: "stepup-live", upstreamUrl: server.demoUpstreamUrl, requiredScopes: ["stepup.read"] } });
-    const { createApiProduct: product } = await admin.data(CREATE_PRODUCT, { input: { name: "Stepup-Live-v1", scopes: ["stepup.read"], apiIds: [api.id] } });
+    const { createApiProduct: product } = await admin.data(CREATE_PRODUCT, {
+      input: { name: "Stepup-Live-v1", scopes: ["stepup.read"], scopeDescriptions: [{ name: "stepup.read", description: "Read with a fresh sign-in" }], apiIds: [api.id] },
+    });
     const { createApp } = await admin.data("mutation($input: CreateAppInput!) { createApp(input: $input) { consumerKey consumerSecret } }", {
       input: { developerId, name: "Step-up probe", apiProductIds: [product.id] },
     });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await tokenRequest(server.url, TOKEN_ENDPOINT, { ...DEMO.app, consumerSecret: "wrong-secret" }, { grant_type: "client_credentials" });
   await callApi(server.url, "not-a-token", "/accounts/");
   await signIn(server.url, DEMO.user);
-  await server.flushRefusals();
+  await server.flushCounts();
 });
 afterAll(() => server?.close());
 

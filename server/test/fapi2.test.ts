@@ -417,7 +417,7 @@ describe("private_key_jwt on the other endpoints", () => {
     const forged = await clientCredentials(await DpopKey.generate(), assertionFields(base, { key: (await DpopKey.generate()).privateKey }));
     await expectOAuthError(forged, 401, "invalid_client");
     // Refusals are aggregated in memory and written on flush (README "Audit of refusals").
-    await server.flushRefusals();
+    await server.flushCounts();
     const events = await server.prisma.auditEvent.findMany({ where: { type: "client.authentication_failed", actor: FAPI_CLIENT_ID } });
     expect(events.length).toBeGreaterThan(0);
   });

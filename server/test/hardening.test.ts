@@ -484,7 +484,7 @@ describe("the default server", () => {
 
   describe("audit log", () => {
     it("records the security events and never a secret, token, code or password", async () => {
-      await s.flushRefusals();
+      await s.flushCounts();
       const earlier = new Set((await s.prisma.auditEvent.findMany({ select: { id: true } })).map((e) => e.id));
       // Failed client authentications are aggregated per client and minute: an earlier one of this minute is added to.
       const failedClientCount = async () =>
@@ -534,7 +534,7 @@ describe("the default server", () => {
       expect((await tokenRequest(s.url, REVOKE, DEMO.paymentsApp, formBody({ token: refreshed.body.refresh_token }))).status).toBe(200);
 
       // Refusals are aggregated and written on flush (README "Audit of refusals").
-      await s.flushRefusals();
+      await s.flushCounts();
       const events = (await s.prisma.auditEvent.findMany({ orderBy: { at: "asc" } })).filter((e) => !earlier.has(e.id));
       const of = (type: string) => events.filter((e) => e.type === type);
       const details = (type: string) => of(type).map((e) => JSON.parse(e.details) as Record<string, unknown>);

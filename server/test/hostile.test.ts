@@ -150,10 +150,10 @@ interface WriteRules {
   interactionStage?: boolean;
 }
 
-/** Rejected requests write nothing but the allowed audit events, sessions and interactions. */
+/** Rejected requests write nothing but the allowed audit events, sessions and interactions, and the gateway's traffic counts. */
 async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.RawResponse, rules: WriteRules = {}): Promise<void> {
   const after = await fingerprint();
-  const allowed = ["AuditEvent", "Session", ...(rules.interactions || rules.interactionStage ? ["Interaction"] : [])];
+  const allowed = [...H.REJECTED_WRITES, ...(rules.interactions || rules.interactionStage ? ["Interaction"] : [])];
   const changed = H.DbWatch.changed(before, after, allowed);
   H.check(changed.length === 0, `the request changed table(s) ${changed.join(", ")}`, req, res);
   const newInteractions = after.interactions - before.interactions;
@@ -174,7 +174,7 @@ async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.Raw
  * each request's aggregate is written before the next fingerprint.
  */
 async function fingerprint(): Promise<H.Fingerprint> {
-  await server.flushRefusals();
+  await server.flushCounts();
   return watch.fingerprint();
 }
 
@@ -1744,7 +1744,7 @@ describe("raw HTTP (node:net): header injection, framing, request lines", () => 
           if (req.method !== "HEAD" && !(res.headers["content-type"]?.[0] ?? "").startsWith("text/html")) H.oauthError(req, res);
         }
         const after = await fingerprint();
-        const changed = H.DbWatch.changed(before, after, ["AuditEvent", "Session"]);
+        const changed = H.DbWatch.changed(before, after, [...H.REJECTED_WRITES]);
         H.check(changed.length === 0, `the request changed ${changed.join(", ")}`, req, res);
         H.check(after.auditOccurrences - before.auditOccurrences <= 1 && after.auditCount - before.auditCount <= 1, "at most one audit event per rejected request", req, res);
       }),

@@ -147,6 +147,15 @@ describe("purgeExpired", () => {
       justInside: await make.audit(new Date(now.getTime() - retentionDays * DAY + HOUR)),
       recent: await make.audit(now),
     };
+    // Gateway traffic is kept 31 days (the dashboard's 30 and one), minute by minute: 110 old minutes drain in two batches.
+    const minuteOf = (t: number) => new Date(Math.floor(t / MINUTE) * MINUTE);
+    const trafficKept = [minuteOf(now.getTime() - 31 * DAY + HOUR), minuteOf(now.getTime())];
+    const oldMinutes = 110;
+    await server.db.traffic.add([
+      ...Array.from({ length: oldMinutes }, (_, i) => ({ minute: minuteOf(now.getTime() - 31 * DAY - (i + 1) * MINUTE), api: "accounts", clientId: "purge", statusClass: 2, count: 1 })),
+      ...trafficKept.map((minute) => ({ minute, api: "accounts", clientId: "purge", statusClass: 4, count: 3 })),
+    ]);
+
     // More old events than one batch (500), to drain in several statements.
     const bulk = 1200;
     await db.auditEvent.createMany({
@@ -164,6 +173,7 @@ describe("purgeExpired", () => {
       sessions: 0,
       authorizationCodes: 0,
       auditEvents: 0,
+      gatewayTraffic: 0,
       pushedRequests: 0,
       usedJtis: 0,
       unansweredConsents: 0,
@@ -176,6 +186,7 @@ describe("purgeExpired", () => {
       sessions: 1,
       authorizationCodes: 3,
       auditEvents: 2 + bulk,
+      gatewayTraffic: oldMinutes,
       pushedRequests: 1,
       usedJtis: 1,
       unansweredConsents: 1,
@@ -212,6 +223,7 @@ describe("purgeExpired", () => {
     expect(auditIds.has(audit.justInside)).toBe(true);
     expect(auditIds.has(audit.recent)).toBe(true);
     expect(await db.auditEvent.count({ where: { actor: "purge-bulk" } })).toBe(0);
+    expect((await db.gatewayTraffic.findMany({ where: { clientId: "purge" }, orderBy: { minute: "asc" } })).map((r) => [r.minute, r.count])).toEqual(trafficKept.map((m) => [m, 3]));
 
     expect(await ids(db.pushedAuthorizationRequest.findMany({ select: { id: true } }))).toEqual(new Set([pushed.live]));
     expect(new Set((await db.usedJti.findMany({ select: { key: true } })).map((r) => r.key))).toEqual(new Set([jtis.live]));
@@ -234,7 +246,7 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, pushedRequests: 0, usedJtis: 0, unansweredConsents: 0 });
+    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, gatewayTraffic: 0, pushedRequests: 0, usedJtis: 0, unansweredConsents: 0 });
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {

@@ -30,6 +30,7 @@ interface Row {
   subject: string;
   count: number;
   aggregateKey: string | null;
+  reason: string | null;
   details: Record<string, unknown>;
 }
 
@@ -83,7 +84,7 @@ describe("failed client authentications", () => {
     expect(new Set(statuses)).toEqual(new Set([401]));
     // Nothing is written per request.
     expect(await rows("client.authentication_failed", DEMO.app.consumerKey)).toEqual(before);
-    await server.flushRefusals();
+    await server.flushCounts();
     const after = await rows("client.authentication_failed", DEMO.app.consumerKey);
     expect(after.length - before.length).toBe(1);
     const row = after.at(-1)!;
@@ -92,12 +93,13 @@ describe("failed client authentications", () => {
     expect(row.details).toMatchObject({ reason: "invalid_client", description: "invalid consumer key or secret", endpoint: TOKEN_ENDPOINT });
     expect(seen.requestIds).toContain(row.details.request_id);
     expect(seen.interactionIds).toContain(row.details.interaction_id);
-    // The console dashboard counts occurrences, not rows.
-    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-    const [counted] = await server.db.audit.countPerHour("client.authentication_failed", [hour]);
-    expect(counted!.count).toBeGreaterThanOrEqual(200);
+    expect(row.reason).toBe("invalid_client");
+    // The console dashboard counts occurrences, not rows, per client and reason.
+    const counted = await server.db.audit.countRefusals(new Date(Date.now() - 3_600_000), new Date(Date.now() + 1000), 100);
+    expect(counted.find((c) => c.type === "client.authentication_failed" && c.clientId === DEMO.app.consumerKey)).toMatchObject({ api: "", reason: "invalid_client" });
+    expect(counted.find((c) => c.type === "client.authentication_failed" && c.clientId === DEMO.app.consumerKey)!.count).toBeGreaterThanOrEqual(200);
     // A second flush with nothing new writes nothing.
-    await server.flushRefusals();
+    await server.flushCounts();
     expect(await rows("client.authentication_failed", DEMO.app.consumerKey)).toEqual(after);
   });
 
@@ -106,7 +108,7 @@ describe("failed client authentications", () => {
     const before = await rows("client.authentication_failed", "");
     const ids = Array.from({ length: 50 }, () => `made-up-${randomBytes(6).toString("hex")}`);
     await burst(50, (i) => tokenCall(basic(ids[i]!, "secret"), { grant_type: "client_credentials" }));
-    await server.flushRefusals();
+    await server.flushCounts();
     const after = await rows("client.authentication_failed", "");
     expect(after.length - before.length).toBe(1);
     expect(after.at(-1)!.count).toBe(50);
@@ -122,7 +124,7 @@ describe("failed client authentications", () => {
       const res = await tokenRequest(server.url, REVOCATION_ENDPOINT, basic(DEMO.strictApp.consumerKey, "wrong"), { token: "x" });
       expect(res.status).toBe(401);
     }
-    await server.flushRefusals();
+    await server.flushCounts();
     const after = (await rows("client.authentication_failed", DEMO.strictApp.consumerKey)).reduce((n, r) => n + r.count, 0);
     expect(after - before).toBe(3);
   });
@@ -138,7 +140,7 @@ describe("refused token requests", () => {
     expect(res.body.error).toBe("invalid_grant");
     const scope = await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "client_credentials", scope: "no-such-scope" });
     expect(scope.status).toBe(400);
-    await server.flushRefusals();
+    await server.flushCounts();
     const refused = await rows("token.refused", DEMO.app.consumerKey);
     const grant = refused.find((r) => r.details.reason === "invalid_grant")!;
     expect(grant).toBeDefined();
@@ -164,7 +166,7 @@ describe("refused gateway calls", () => {
       [`/${unknownApi}/x`, { Authorization: `Bearer ${payments}` }, 404],
     ];
     for (const [path, headers, status] of calls) expect((await request(`${server.url}${path}`, { headers })).status).toBe(status);
-    await server.flushRefusals();
+    await server.flushCounts();
     const refused = await rows("gateway.refused");
     const find = (reason: string, actor: string, api: string) => refused.find((r) => r.details.reason === reason && r.actor === actor && r.subject === api);
     expect(find("no_token", "", "accounts")).toBeDefined();
@@ -184,7 +186,7 @@ describe("refused gateway calls", () => {
 describe("the store's upsert", () => {
   it("adds the counts of one key from several writers (instances) into one row", async () => {
     const key = `token.refused|${DEMO.app.consumerKey}||test_reason|${randomBytes(4).toString("hex")}`;
-    const event = { type: "token.refused" as const, actor: DEMO.app.consumerKey, at: new Date(), aggregateKey: key, details: { reason: "test_reason" } };
+    const event = { type: "token.refused" as const, actor: DEMO.app.consumerKey, at: new Date(), aggregateKey: key, reason: "test_reason", details: { reason: "test_reason" } };
     await Promise.all([server.db.audit.recordAggregate({ ...event, count: 3 }), server.db.audit.recordAggregate({ ...event, count: 4 })]);
     await server.db.audit.recordAggregate({ ...event, count: 5 });
     const found = await server.prisma.auditEvent.findMany({ where: { aggregateKey: key } });

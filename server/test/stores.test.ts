@@ -18,6 +18,7 @@ import { memoryStores } from "./support/memory-stores.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
+const LATER = new Date(NOW.getTime() + 60_000);
 const HOUR = 3_600_000;
 
 let server: TestServer;
@@ -108,20 +109,29 @@ describe.each<[string, () => GrantStores]>([
     for (const t of [a, b, other]) await s.tokens.insert(t);
     // A read before the revocation must not hide it afterwards (the token cache).
     await s.tokens.byId(a.id);
-    expect(await s.tokens.revokeFamily(familyId, NOW)).toBe(2);
+    expect(await s.tokens.revokeFamily(familyId, { at: NOW, by: "system:refresh_token_reuse" })).toBe(2);
     for (const t of [a, b]) expect(await s.tokens.byId(t.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "revoked" });
+    for (const t of [a, b]) expect(await s.tokens.find(t.id)).toMatchObject({ revokedAt: NOW, revokedBy: "system:refresh_token_reuse" });
     expect((await s.tokens.byId(other.id))!.status).toBe("approved");
-    expect(await s.tokens.revokeFamily(familyId, NOW)).toBe(0);
+    expect(await s.tokens.find(other.id)).toMatchObject({ revokedAt: null, revokedBy: null });
+    expect(await s.tokens.revokeFamily(familyId, { at: LATER, by: "admin:later" })).toBe(0);
   });
 
   it("tokens: revoking an access token leaves its refresh token; revoking the row revokes both", async () => {
     const t = newToken();
     await s.tokens.insert(t);
     await s.tokens.byId(t.id);
-    await s.tokens.revokeAccessToken(t.id, NOW);
+    await s.tokens.revokeAccessToken(t.id, { at: NOW, by: "client:budgeting" });
     expect(await s.tokens.byId(t.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "approved" });
-    expect(await s.tokens.revokeRow(t.id, NOW)).toMatchObject({ id: t.id, status: "revoked", refreshTokenStatus: "revoked" });
-    expect(await s.tokens.revokeRow(newId(), NOW)).toBeUndefined();
+    // The first revocation of the access token is the one recorded.
+    expect(await s.tokens.revokeRow(t.id, { at: LATER, by: "admin:alice" })).toMatchObject({
+      id: t.id,
+      status: "revoked",
+      refreshTokenStatus: "revoked",
+      revokedAt: NOW,
+      revokedBy: "client:budgeting",
+    });
+    expect(await s.tokens.revokeRow(newId(), { at: NOW, by: "admin:alice" })).toBeUndefined();
   });
 
   it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
@@ -155,7 +165,8 @@ describe("the database's other stores", () => {
     const mine = [newToken({ userId: ids.otherUserId }), newToken({ userId: ids.otherUserId })];
     const theirs = newToken();
     for (const t of [...mine, theirs]) await server.db.tokens.insert(t);
-    expect(await server.db.tokens.revokeTokensOf({ userId: ids.otherUserId, appId: ids.appId }, NOW)).toBe(2);
+    expect(await server.db.tokens.revokeTokensOf({ userId: ids.otherUserId, appId: ids.appId }, { at: NOW, by: "user:other" })).toBe(2);
+    expect(await server.db.tokens.find(mine[1]!.id)).toMatchObject({ revokedAt: NOW, revokedBy: "user:other" });
     expect(await server.db.tokens.byId(mine[0]!.id)).toMatchObject({ status: "revoked", refreshTokenStatus: "revoked" });
     expect((await server.db.tokens.byId(theirs.id))!.status).toBe("approved");
   });
@@ -322,7 +333,12 @@ describe("the database's catalog management stores", () => {
     const dev = await organizations.createDeveloper({ organizationId: org.id, email: `${newId()}@org.example`, firstName: "Ann", lastName: "Lee" });
     expect(await organizations.findDeveloper(dev.id)).toEqual(dev);
     expect(await organizations.developersOf(org.id)).toEqual([dev]);
-    expect((await organizations.listDevelopers(org.id, { first: 10 })).nodes).toEqual([dev]);
+    expect((await organizations.listDevelopers({ organizationId: org.id }, { first: 10 })).nodes).toEqual([dev]);
+    // The search matches a substring of the email or the names, whatever the case; "%" is no wildcard.
+    for (const search of ["ann", "LEE", dev.email.slice(2, 12).toUpperCase()]) {
+      expect((await organizations.listDevelopers({ organizationId: org.id, search }, { first: 10 })).nodes, search).toEqual([dev]);
+    }
+    for (const search of ["Ann%Lee", "nobody-at-all"]) expect((await organizations.listDevelopers({ organizationId: org.id, search }, { first: 10 })).nodes).toEqual([]);
     await expect(organizations.createDeveloper({ organizationId: newId(), email: `${newId()}@x.example`, firstName: "", lastName: "" })).rejects.toBeInstanceOf(
       UnknownReference,
     );
@@ -393,7 +409,7 @@ describe("the database's transactions", () => {
     const actor = `tx-${newId()}`;
     await server.db.transaction(async (tx) => {
       await tx.tokens.insert(t);
-      await tx.tokens.revokeTokensOf({ userId: ids.userId, appId: ids.appId, credentialId: "none" }, NOW);
+      await tx.tokens.revokeTokensOf({ userId: ids.userId, appId: ids.appId, credentialId: "none" }, { at: NOW, by: actor });
       await tx.audit.record({ type: "token.issued", actor });
     });
     expect((await server.db.tokens.byId(t.id))!.status).toBe("approved");

@@ -508,7 +508,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
  * written on flush: README "Audit of refusals").
  */
 async function authFailures(actor: string) {
-  await server.flushRefusals();
+  await server.flushCounts();
   return server.prisma.auditEvent.findMany({ where: { type: "client.authentication_failed", actor }, orderBy: { at: "asc" } });
 }
 

@@ -15,6 +15,7 @@ import {
   PASSWORD_LENGTH,
   PRODUCT_NAME_MAX_LENGTH,
   REFRESH_TOKEN_LIFETIME_SECONDS,
+  SCOPE_DESCRIPTION_MAX_LENGTH,
   SCOPES_MAX_COUNT,
   TEXT_MAX_LENGTH,
   URL_MAX_LENGTH,
@@ -90,7 +91,14 @@ const secureUrl = z
 /** Text a database stores as given (no lone surrogates, no NUL). */
 const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
 
+/** A scope's description, shown to end users instead of the scope's name. */
+const scopeDescription = z.object({
+  name: z.string().regex(SCOPE, "RFC 6749 §3.3 scope characters only"),
+  description: text(SCOPE_DESCRIPTION_MAX_LENGTH).pipe(z.string().min(1, "a description for end users is required")),
+});
+
 export const v = {
+  scopeDescription,
   name: text(NAME_MAX_LENGTH).pipe(z.string().min(1)),
   optionalText: text(TEXT_MAX_LENGTH).optional(),
   email: z.email().max(EMAIL_MAX_LENGTH),
@@ -104,6 +112,11 @@ export const v = {
     .array(z.string().regex(SCOPE, "RFC 6749 §3.3 scope characters only"))
     .max(SCOPES_MAX_COUNT)
     .refine((s) => new Set(s).size === s.length, "duplicate scope"),
+  /** Scope descriptions, each shown to end users instead of the scope's name. */
+  scopeDescriptions: z
+    .array(scopeDescription)
+    .max(SCOPES_MAX_COUNT)
+    .refine((s) => new Set(s.map((d) => d.name)).size === s.length, "duplicate scope"),
   /**
    * RFC 9700 §4.1: https, or http on a loopback host; absolute, no fragment. Only RFC 3986
    * characters (RFC 6749 §3.1.2: an absolute URI), so what is stored is what a client sends

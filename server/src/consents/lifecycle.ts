@@ -4,6 +4,7 @@
  */
 import type { Stores } from "../stores/index.js";
 import type { Psd2ConsentRecord, Psd2ConsentStatus } from "../stores/psd2-consents.js";
+import type { Revocation } from "../stores/tokens.js";
 
 /** A status as shown and answered: a stored one, or `expired` for a valid consent past its end of access. */
 export type Psd2ConsentState = Psd2ConsentStatus | "expired";
@@ -24,9 +25,9 @@ export async function endConsent(
   id: string,
   from: readonly Psd2ConsentStatus[],
   to: "revokedByPsu" | "terminatedByTpp",
-  now: Date,
+  revocation: Revocation,
 ): Promise<boolean> {
-  if (!(await stores.psd2Consents.transition(id, from, to, now))) return false;
-  await stores.tokens.revokeConsent(id, now);
+  if (!(await stores.psd2Consents.transition(id, from, to, revocation.at))) return false;
+  await stores.tokens.revokeConsent(id, revocation);
   return true;
 }

@@ -150,7 +150,7 @@ export function berlinGroupRouter(stores: Pick<Stores, "tokens" | "clients" | "p
   router.delete("/consents/:id", async (req: Request<{ id: string }>, res: Response) => {
     const token = await tpp(req);
     const consent = await own(token, "account_information", req.params.id);
-    if (!(await endConsent(stores, consent.id, ["received", "valid"], "terminatedByTpp", new Date()))) {
+    if (!(await endConsent(stores, consent.id, ["received", "valid"], "terminatedByTpp", { at: new Date(), by: `client:${token.clientId}` }))) {
       throw new TppError(400, "CONSENT_INVALID", "the consent has already ended");
     }
     await stores.audit.record({ type: "psd2_consent.terminated", actor: token.clientId, subject: consent.id, request: contextOf(req) });

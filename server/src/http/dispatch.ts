@@ -25,6 +25,7 @@ import type { Metrics } from "../kernel/metrics.js";
 import { gatewayMetrics, routeMetrics } from "./metrics.js";
 import type { RefusalAudit } from "./refusal-audit.js";
 import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
+import { gatewayTraffic, type TrafficRecorder } from "./traffic.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -33,19 +34,20 @@ import { apiSecurityHeaders, oauthCors, oauthRateLimits } from "./security.js";
 /** The OAuth endpoint a path names, matched as Express would: case-insensitive, one trailing slash allowed. */
 const endpointKey = (path: string): string => path.toLowerCase().replace(/(.)\/$/, "$1");
 
-/** What observes the requests besides the log: the metrics (when METRICS_PORT is set) and the refusal audit. */
+/** What observes the requests besides the log: the metrics (when METRICS_PORT is set), the refusal audit and the gateway traffic. */
 export interface RequestObservers {
   metrics: Metrics | undefined;
   refusals: RefusalAudit;
+  traffic: TrafficRecorder;
 }
 
 /**
  * Builds the listener for `http.createServer`.
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
- * @param observers - the metrics (undefined: none are recorded) and the refusal audit.
+ * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
  */
 export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, observers: RequestObservers) {
-  const { metrics, refusals } = observers;
+  const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
   const app = await createApp(config, db, logger, limiters, forward, dpop, metrics);
@@ -85,7 +87,7 @@ export async function createRequestListener(config: Config, db: Database, logger
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
     ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);
-  const gatewayCall = chain([log, ...(metrics ? [gatewayMetrics(metrics)] : [])], forward, refusalObserver("gateway", refusals, metrics));
+  const gatewayCall = chain([log, gatewayTraffic(traffic), ...(metrics ? [gatewayMetrics(metrics)] : [])], forward, refusalObserver("gateway", refusals, metrics));
 
   return (req: NodeRequest, res: ServerResponse): void => {
     const path = pathOf(req);

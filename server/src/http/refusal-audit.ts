@@ -11,6 +11,7 @@
  * unknown, caller-chosen client id never becomes a key), the API a registered one or "", the
  * reason an RFC error code.
  */
+import { Tally } from "../kernel/tally.js";
 import type { AuditStore } from "../stores/audit.js";
 
 /** The audited kinds of refusal. */
@@ -38,27 +39,45 @@ export interface Refusal {
   ip: string;
 }
 
-/** Distinct aggregates held before a flush is started early (they are bounded by the registered clients and APIs anyway). */
-const MAX_PENDING = 10_000;
 const MINUTE_MS = 60_000;
 
-/** Aggregates refusals per key and minute, and writes them through `audit.recordAggregate`. */
+/** Aggregates refusals per key and minute (a {@link Tally}), and writes them through `audit.recordAggregate`. */
 export class RefusalAudit {
-  readonly #audit: Pick<AuditStore, "recordAggregate">;
-  readonly #onError: (err: unknown) => void;
-  #pending = new Map<string, { refusal: Refusal; at: Date; count: number }>();
-  #timer: NodeJS.Timeout | undefined;
-  #flushing: Promise<void> = Promise.resolve();
+  readonly #tally: Tally<{ refusal: Refusal; at: Date }>;
 
   /**
    * @param flushSeconds - seconds between flushes (AUDIT_REFUSAL_FLUSH_SECONDS).
    * @param onError - told when a flush fails (its aggregates are dropped, not retried: the database is failing).
    */
   constructor(audit: Pick<AuditStore, "recordAggregate">, flushSeconds: number, onError: (err: unknown) => void) {
-    this.#audit = audit;
-    this.#onError = onError;
-    this.#timer = setInterval(() => void this.flush(), flushSeconds * 1000);
-    this.#timer.unref();
+    this.#tally = new Tally(
+      (entries) =>
+        Promise.all(
+          entries.map(({ key, first: { refusal: r, at }, count }) =>
+            audit.recordAggregate({
+              type: r.type,
+              actor: r.clientId,
+              subject: r.api,
+              reason: r.reason,
+              at,
+              count,
+              aggregateKey: key,
+              details: {
+                reason: r.reason,
+                description: r.description,
+                endpoint: r.endpoint,
+                ...(r.api ? { api: r.api } : {}),
+                ...(r.tokenIdPrefix ? { token_id_prefix: r.tokenIdPrefix } : {}),
+                request_id: r.requestId,
+                interaction_id: r.interactionId,
+                ip: r.ip,
+              },
+            }),
+          ),
+        ),
+      flushSeconds,
+      onError,
+    );
   }
 
   /**
@@ -69,53 +88,16 @@ export class RefusalAudit {
    */
   record(refusal: Refusal, now: Date = new Date()): void {
     const minute = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS).toISOString().slice(0, 16);
-    const key = `${refusal.type}|${refusal.clientId}|${refusal.api}|${refusal.reason}|${minute}`;
-    const pending = this.#pending.get(key);
-    if (pending) pending.count++;
-    else {
-      this.#pending.set(key, { refusal, at: now, count: 1 });
-      if (this.#pending.size >= MAX_PENDING) void this.flush();
-    }
+    this.#tally.add(`${refusal.type}|${refusal.clientId}|${refusal.api}|${refusal.reason}|${minute}`, () => ({ refusal, at: now }));
   }
 
   /** Writes every aggregate held, one upsert each. Resolves when they are written (or failed, see `onError`); never rejects. */
   flush(): Promise<void> {
-    const batch = this.#pending;
-    if (batch.size === 0) return this.#flushing;
-    this.#pending = new Map();
-    const write = Promise.all(
-      [...batch].map(([aggregateKey, { refusal: r, at, count }]) =>
-        this.#audit.recordAggregate({
-          type: r.type,
-          actor: r.clientId,
-          subject: r.api,
-          at,
-          count,
-          aggregateKey,
-          details: {
-            reason: r.reason,
-            description: r.description,
-            endpoint: r.endpoint,
-            ...(r.api ? { api: r.api } : {}),
-            ...(r.tokenIdPrefix ? { token_id_prefix: r.tokenIdPrefix } : {}),
-            request_id: r.requestId,
-            interaction_id: r.interactionId,
-            ip: r.ip,
-          },
-        }),
-      ),
-    ).then(
-      () => {},
-      (err: unknown) => this.#onError(err),
-    );
-    this.#flushing = this.#flushing.then(() => write);
-    return this.#flushing;
+    return this.#tally.flush();
   }
 
   /** Stops the schedule and flushes what is held (on shutdown, before the database closes). */
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.flush();
+  close(): Promise<void> {
+    return this.#tally.close();
   }
 }

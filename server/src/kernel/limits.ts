@@ -18,6 +18,8 @@ export const API_NAME_MAX_LENGTH = 63;
 export const URL_MAX_LENGTH = 2000;
 /** Most scopes on one API product or API. */
 export const SCOPES_MAX_COUNT = 50;
+/** A scope's description for end users (consent and Account pages). */
+export const SCOPE_DESCRIPTION_MAX_LENGTH = 200;
 
 /** An app's access token lifetime, seconds (1 minute to 1 day). */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = { min: 60, max: 86_400 } as const;

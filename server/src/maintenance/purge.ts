@@ -1,10 +1,10 @@
 /**
  * Scheduled purge of data past its use, so the tables do not grow without bound: expired
  * interactions and sessions, authorization codes whose token family is gone, token rows
- * past both their access and refresh expiry, audit events past retention, pushed
- * authorization requests past their lifetime, used JWT ids past their JWT's expiry, and PSD2
- * consents a PSU never answered within a day (each `/authorize` with authorization details
- * creates one).
+ * past both their access and refresh expiry, audit events past retention, gateway traffic
+ * counts older than 31 days, pushed authorization requests past their lifetime, used JWT ids
+ * past their JWT's expiry, and PSD2 consents a PSU never answered within a day (each
+ * `/authorize` with authorization details creates one).
  * Deletes run in small batches with a pause in between, so requests are not stalled: each
  * batch is a few milliseconds of work on the one database connection, and the pause lets
  * the requests that queued meanwhile through (issue 6: p99 measured while the purge runs).
@@ -21,6 +21,8 @@ const PAUSE_MS = 10;
 const DAY_MS = 86_400_000;
 /** How long a PSD2 consent may await the PSU's answer before the purge deletes it, milliseconds. */
 const UNANSWERED_CONSENT_MS = DAY_MS;
+/** How long gateway traffic counts are kept, milliseconds: the dashboard's longest range (30 days) and a day. */
+const TRAFFIC_RETENTION_MS = 31 * DAY_MS;
 
 export interface PurgeCounts {
   interactions: number;
@@ -28,6 +30,7 @@ export interface PurgeCounts {
   authorizationCodes: number;
   tokens: number;
   auditEvents: number;
+  gatewayTraffic: number;
   pushedRequests: number;
   usedJtis: number;
   unansweredConsents: number;
@@ -44,7 +47,7 @@ async function drain(remove: (limit: number) => Promise<number>): Promise<number
 }
 
 /** The stores the purge deletes from. */
-export type PurgedStores = Pick<Stores, "tokens" | "interactions" | "sessions" | "codes" | "audit" | "pushedRequests" | "replays" | "psd2Consents">;
+export type PurgedStores = Pick<Stores, "tokens" | "interactions" | "sessions" | "codes" | "audit" | "traffic" | "pushedRequests" | "replays" | "psd2Consents">;
 
 /**
  * Deletes everything expired at `now`. Tokens go first, so that codes whose families
@@ -59,6 +62,7 @@ export async function purgeExpired(db: PurgedStores, now: Date, auditRetentionDa
     sessions: await drain((limit) => db.sessions.deleteExpired(now, limit)),
     authorizationCodes: await drain((limit) => db.codes.deleteSpent(now, limit)),
     auditEvents: await drain((limit) => db.audit.deleteBefore(new Date(now.getTime() - auditRetentionDays * DAY_MS), limit)),
+    gatewayTraffic: await drain((limit) => db.traffic.deleteBefore(new Date(now.getTime() - TRAFFIC_RETENTION_MS), limit)),
     pushedRequests: await drain((limit) => db.pushedRequests.deleteExpired(now, limit)),
     usedJtis: await drain((limit) => db.replays.deleteExpired(now, limit)),
     unansweredConsents: await drain((limit) => db.psd2Consents.deleteUnanswered(new Date(now.getTime() - UNANSWERED_CONSENT_MS), limit)),

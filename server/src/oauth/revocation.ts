@@ -28,9 +28,10 @@ export function revocationEndpoint(db: ClientRequestStores & Pick<Stores, "token
     const token = await findAnyToken(db, params.token, now);
     if (token) {
       if (token.appId !== client.appId) throw new InvalidRequest("the token was not issued to this client");
-      if (token.type === "access_token") await db.tokens.revokeAccessToken(token.id, now);
-      else if (token.familyId !== null) await db.tokens.revokeFamily(token.familyId, now);
-      else await db.tokens.revokeRow(token.id, now);
+      const revocation = { at: now, by: `client:${client.clientId}` };
+      if (token.type === "access_token") await db.tokens.revokeAccessToken(token.id, revocation);
+      else if (token.familyId !== null) await db.tokens.revokeFamily(token.familyId, revocation);
+      else await db.tokens.revokeRow(token.id, revocation);
       await db.audit.record({ type: "token.revoked", actor: client.clientId, subject: token.id, details: { token_type: token.type }, request: contextOf(req) });
       metrics?.revocation(token.type);
     }

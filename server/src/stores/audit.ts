@@ -52,6 +52,8 @@ export interface AggregatedAuditEvent extends AuditEventInput {
   aggregateKey: string;
   /** Occurrences to add, at least 1. */
   count: number;
+  /** The refusal's reason (an RFC error code), filterable and counted apart. */
+  reason: string;
 }
 
 export interface AuditEventRow {
@@ -66,8 +68,20 @@ export interface AuditEventRow {
   count: number;
 }
 
+/** Refusals of one type, client, API and reason (stores/audit.ts countRefusals). */
+export interface RefusalCount {
+  type: string;
+  clientId: string;
+  api: string;
+  reason: string;
+  count: number;
+}
+
+/** The aggregated refusals (http/refusal-audit.ts) among the event types. */
+export const REFUSAL_TYPES: readonly AuditEventType[] = ["client.authentication_failed", "token.refused", "gateway.refused"];
+
 /** The refusals and failures among the event types: the `failure` outcome; every other type is `success`. */
-export const FAILURE_TYPES: readonly AuditEventType[] = ["client.authentication_failed", "token.refused", "gateway.refused", "signin.failed", "sca.failed", "sca.blocked"];
+export const FAILURE_TYPES: readonly AuditEventType[] = [...REFUSAL_TYPES, "signin.failed", "sca.failed", "sca.blocked"];
 
 /** Criteria of an audit search (the console's audit page); absent or null ones match everything. */
 export interface AuditFilter {
@@ -81,6 +95,8 @@ export interface AuditFilter {
   userId?: string | null;
   /** Refused gateway calls to this API. */
   api?: string | null;
+  /** Refusals with this reason. */
+  reason?: string | null;
   /** `failure`: {@link FAILURE_TYPES}; `success`: every other type. */
   outcome?: "success" | "failure" | null;
   /** From this time on, inclusive. */
@@ -97,8 +113,12 @@ export interface AuditStore {
    * upsert, atomic across instances). The row keeps its first `at` and `details`.
    */
   recordAggregate(event: AggregatedAuditEvent): Promise<void>;
-  /** Counts events of one type in each hourly bucket [start, start + 1 h), an aggregated row as its `count`. */
-  countPerHour(type: AuditEventType, hours: Date[]): Promise<{ hour: Date; count: number }[]>;
+  /**
+   * The refusals in [from, to), counted (aggregated rows as their `count`) per type, client
+   * (the actor), API (the subject) and reason, most first.
+   * @param limit - the most groups returned.
+   */
+  countRefusals(from: Date, to: Date, limit: number): Promise<RefusalCount[]>;
   /** Events newest first, matching every criterion given. */
   list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEventRow>>;
   /** Deletes up to `limit` events older than `before`. @returns how many. */

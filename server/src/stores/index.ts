@@ -19,6 +19,7 @@ import type { PushedRequestStore } from "./pushed-requests.js";
 import type { ReplayStore } from "./replays.js";
 import type { SessionStore } from "./sessions.js";
 import type { TokenStore } from "./tokens.js";
+import type { TrafficStore } from "./traffic.js";
 import type { UserStore } from "./users.js";
 
 /** Every domain store, bound to the database or to one of its transactions. */
@@ -39,6 +40,7 @@ export interface Stores {
   products: ProductStore;
   pushedRequests: PushedRequestStore;
   replays: ReplayStore;
+  traffic: TrafficStore;
 }
 
 /** The stores of the database, and its transactions. */

@@ -34,8 +34,11 @@ export interface OrganizationStore {
   /** Deletes an organization that has no developers. @returns false when it still has developers. @throws NotFound */
   delete(id: string): Promise<boolean>;
 
-  /** Developers, oldest first, optionally of one organization. */
-  listDevelopers(organizationId: string | null | undefined, page: PageRequest): Promise<Page<DeveloperRecord>>;
+  /**
+   * Developers, oldest first, optionally of one organization and matching a search: a
+   * case-insensitive substring of their email, first or last name.
+   */
+  listDevelopers(filter: { organizationId?: string | null; search?: string | null }, page: PageRequest): Promise<Page<DeveloperRecord>>;
   /** The developers of an organization, by email. */
   developersOf(organizationId: string): Promise<DeveloperRecord[]>;
   /** @returns undefined when unknown. */

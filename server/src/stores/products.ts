@@ -86,4 +86,17 @@ export interface ProductStore {
   updateApi(id: string, changes: ApiChanges): Promise<ApiRecord>;
   /** Deletes an API (and its place in products). @throws NotFound */
   deleteApi(id: string): Promise<void>;
+
+  /** Every scope some API product offers, by name, with its description ("" when it has none). */
+  listScopes(): Promise<ScopeDescription[]>;
+  /** The described scopes among `names` (their description is not empty). */
+  describedScopes(names: readonly string[]): Promise<Set<string>>;
+  /** Sets each scope's description, for every product offering it (inserted when new). */
+  describeScopes(descriptions: readonly ScopeDescription[]): Promise<void>;
+}
+
+/** A scope and what it means to end users, shown instead of its name on the consent and Account pages. */
+export interface ScopeDescription {
+  name: string;
+  description: string;
 }

@@ -103,6 +103,19 @@ export interface TokenRow {
   refreshCount: number;
   /** DPoP binding (`cnf.jkt`); null for bearer tokens. */
   jkt: string | null;
+  /** When and by whom the access token was revoked (see {@link Revocation}); null when not. */
+  revokedAt: Date | null;
+  revokedBy: string | null;
+}
+
+/**
+ * A revocation: when, and by whom, named as audit actors are (`admin:<username>`,
+ * `client:<client id>` for RFC 7009, `user:<id>`), or `system:<reason>` when Tollgate revoked
+ * on its own (`system:code_replay`, RFC 6749 §4.1.2; `system:refresh_token_reuse`, RFC 9700 §4.14.2).
+ */
+export interface Revocation {
+  at: Date;
+  by: string;
 }
 
 /** Whose tokens: an app's, a user's, a credential's, or a combination (all must match). */
@@ -116,9 +129,22 @@ export interface TokenOwner {
 export interface TokenFilter {
   appId?: string | null;
   userId?: string | null;
+  /** A consumer key: the tokens issued under it. */
+  clientId?: string | null;
+  /** The state now; replaces `status` and `liveOnly` when given. */
+  state?: TokenState | null;
   status?: string | null;
   /** Only tokens still usable: approved and not expired. */
   liveOnly?: boolean | null;
+}
+
+/** A token's state now: live (approved, not expired), revoked, or expired (approved, past its expiry). */
+export type TokenState = "LIVE" | "REVOKED" | "EXPIRED";
+
+/** The state of a token row at `now`. */
+export function tokenStateOf(t: Pick<TokenRow, "status" | "expiresAt">, now: Date): TokenState {
+  if (t.status !== "approved") return "REVOKED";
+  return t.expiresAt > now ? "LIVE" : "EXPIRED";
 }
 
 export interface TokenStore {
@@ -144,23 +170,26 @@ export interface TokenStore {
    */
   insertRotating(token: NewAccessToken, previousId: string): Promise<boolean>;
   /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
-  revokeFamily(familyId: string, now: Date): Promise<number>;
+  revokeFamily(familyId: string, revocation: Revocation): Promise<number>;
   /** Revokes one access token (not its refresh token). */
-  revokeAccessToken(id: string, now: Date): Promise<void>;
+  revokeAccessToken(id: string, revocation: Revocation): Promise<void>;
   /** Revokes every access and refresh token of a PSD2 consent (it was revoked, or terminated by its TPP). @returns how many rows changed. */
-  revokeConsent(consentId: string, now: Date): Promise<number>;
+  revokeConsent(consentId: string, revocation: Revocation): Promise<number>;
   /** Revokes one row's access token and its refresh token, if any. @returns the row, or undefined when unknown. */
-  revokeRow(id: string, now: Date): Promise<TokenRow | undefined>;
+  revokeRow(id: string, revocation: Revocation): Promise<TokenRow | undefined>;
   /** Revokes every live access and refresh token of an owner. @returns how many access tokens were revoked. */
-  revokeTokensOf(owner: TokenOwner, now: Date): Promise<number>;
+  revokeTokensOf(owner: TokenOwner, revocation: Revocation): Promise<number>;
   /** Deletes up to `limit` rows whose access and refresh tokens both expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
-  /** Rows newest first. @param now - for `liveOnly`. */
+  /** Rows newest first. @param now - for `state` and `liveOnly`. */
   list(filter: TokenFilter, now: Date, page: PageRequest): Promise<Page<TokenRow>>;
   /** @returns undefined when unknown. */
   find(id: string): Promise<TokenRow | undefined>;
   /** Up to `limit` token rows whose id starts with `prefix` (a refusal's `token_id_prefix`), newest first. */
   findByIdPrefix(prefix: string, limit: number): Promise<TokenRow[]>;
-  /** Tokens issued per app in each hourly bucket [start, start + 1 h). */
-  countIssuedPerHour(hours: Date[]): Promise<{ hour: Date; appId: string; count: number }[]>;
+  /**
+   * Tokens issued per app in each bucket [start, start + `bucketMs`) of `starts`.
+   * @param bucketMs - the buckets' width, in milliseconds.
+   */
+  countIssued(starts: Date[], bucketMs: number): Promise<{ start: Date; appId: string; count: number }[]>;
 }

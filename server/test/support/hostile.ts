@@ -738,8 +738,8 @@ export function header(res: RawResponse, name: string): string | undefined {
 // Database fingerprint
 // ---------------------------------------------------------------------------------------
 
-/** Tables whose rows rejected requests may add: the audit log, browser sessions, authorization interactions. */
-export const WRITABLE = ["AuditEvent", "Session", "Interaction"] as const;
+/** Tables any rejected request may change: the audit log, browser sessions, the gateway's traffic counts (some may also add interactions). */
+export const REJECTED_WRITES = ["AuditEvent", "Session", "GatewayTraffic"] as const;
 
 /** One fingerprint: a digest per table (row count + every column of every row), the audit log's size and newest entry. */
 export interface Fingerprint {

@@ -5,7 +5,7 @@
  */
 import type { Psd2ConsentStore } from "../../src/stores/psd2-consents.js";
 import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationCode } from "../../src/stores/codes.js";
-import type { TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
+import type { Revocation, TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
 import type { ReplayStore } from "../../src/stores/replays.js";
 import type { UserRecord, UserStore } from "../../src/stores/users.js";
 
@@ -17,7 +17,7 @@ export interface MemoryStores {
   /** No PSD2 consents: the grants under test here carry none. */
   psd2Consents: Psd2ConsentStore;
   /** The rows, for assertions. */
-  readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
+  readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null; revokedBy: string | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
 }
 
 const unsupported = (what: string) => () => {
@@ -40,7 +40,14 @@ function row(t: MemoryStores["state"]["tokens"] extends Map<string, infer R> ? R
     refreshTokenExpiresAt: t.refreshTokenExpiresAt,
     refreshCount: t.refreshCount,
     jkt: t.jkt,
+    revokedAt: t.revokedAt,
+    revokedBy: t.revokedBy,
   };
+}
+
+/** The change revoking an access token still approved: status, when and by whom (none for one already revoked). */
+function revoked(t: { status: string }, { at, by }: Revocation) {
+  return t.status === "approved" ? { status: "revoked", revokedAt: at, revokedBy: by } : {};
 }
 
 /** New, empty in-memory stores. @param users - users to start with. */
@@ -77,6 +84,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         authorizationDetails: t.consent ? JSON.parse(t.consent.authorizationDetails) : null,
         grantType: t.grantType,
         revokedAt: null,
+        revokedBy: null,
       });
     },
     async byId(id) {
@@ -94,31 +102,32 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
       await tokens.insert(t);
       return true;
     },
-    async revokeFamily(familyId, now) {
+    async revokeFamily(familyId, revocation) {
       let n = 0;
       for (const t of state.tokens.values()) {
         if (t.familyId !== familyId || (t.status !== "approved" && t.refreshTokenStatus !== "approved")) continue;
-        update("tokens", t.id, { status: "revoked", refreshTokenStatus: "revoked", revokedAt: now });
+        update("tokens", t.id, { ...revoked(t, revocation), refreshTokenStatus: "revoked" });
         n++;
       }
       return n;
     },
-    async revokeAccessToken(id, now) {
-      if (state.tokens.get(id)?.status === "approved") update("tokens", id, { status: "revoked", revokedAt: now });
+    async revokeAccessToken(id, revocation) {
+      const t = state.tokens.get(id);
+      if (t) update("tokens", id, revoked(t, revocation));
     },
-    async revokeRow(id, now) {
+    async revokeRow(id, revocation) {
       const t = state.tokens.get(id);
       if (!t) return undefined;
-      update("tokens", id, { status: "revoked", revokedAt: now, ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) });
+      update("tokens", id, { ...revoked(t, revocation), ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) });
       return row(state.tokens.get(id)!);
     },
-    async revokeTokensOf(owner, now) {
+    async revokeTokensOf(owner, revocation) {
       let n = 0;
       for (const t of state.tokens.values()) {
         if ((owner.appId && t.appId !== owner.appId) || (owner.userId && t.userId !== owner.userId) || (owner.credentialId && t.credentialId !== owner.credentialId)) continue;
         if (t.status === "approved") n++;
         update("tokens", t.id, {
-          ...(t.status === "approved" ? { status: "revoked", revokedAt: now } : {}),
+          ...revoked(t, revocation),
           ...(t.refreshTokenStatus === "approved" ? { refreshTokenStatus: "revoked" } : {}),
         });
       }
@@ -130,7 +139,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
       const t = state.tokens.get(id);
       return t && row(t);
     },
-    countIssuedPerHour: unsupported("countIssuedPerHour"),
+    countIssued: unsupported("countIssued"),
     revokeConsent: unsupported("revokeConsent"),
     findByIdPrefix: unsupported("findByIdPrefix"),
   };

@@ -8,6 +8,7 @@ import { requireAdmin, type AdminContext } from "../context.js";
 import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/resolvers.js";
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";
+import { dashboardResolvers } from "./dashboard.js";
 import { psd2ConsentResolvers } from "./psd2-consents.js";
 import { organizationResolvers } from "./organizations.js";
 import { productResolvers } from "./products.js";
@@ -52,7 +53,7 @@ function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
   return Object.fromEntries(guarded) as F;
 }
 
-const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, consentResolvers, psd2ConsentResolvers];
+const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, dashboardResolvers, consentResolvers, psd2ConsentResolvers];
 
 /** The root fields of type `type` of every module. */
 function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolvers[T]> {

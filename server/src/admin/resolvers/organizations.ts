@@ -10,7 +10,11 @@ export const organizationResolvers: Resolvers = {
   Query: {
     organizations: (_p, a, { db }) => db.organizations.list({ first: check(v.first, a.first, "first"), after: a.after }),
     organization: (_p, a, { db }) => db.organizations.find(a.id),
-    developers: (_p, a, { db }) => db.organizations.listDevelopers(a.organizationId, { first: check(v.first, a.first, "first"), after: a.after }),
+    developers: (_p, a, { db }) =>
+      db.organizations.listDevelopers(
+        { organizationId: a.organizationId, search: checkOptional(v.search, a.search, "search") },
+        { first: check(v.first, a.first, "first"), after: a.after },
+      ),
   },
   Mutation: {
     createOrganization: (_p, args, ctx, info) => {

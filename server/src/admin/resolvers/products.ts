@@ -1,17 +1,18 @@
 /** API products and APIs. */
-import type { ApiChanges, ApiProductChanges } from "../../stores/products.js";
+import type { ApiChanges, ApiProductChanges, ScopeDescription } from "../../stores/products.js";
 import type { Resolvers, UpdateApiInput, UpdateApiProductInput } from "../generated/resolvers.js";
-import { createApi, createApiProduct, deleteApi, deleteApiProduct, updateApi, updateApiProduct } from "../use-cases/products.js";
+import { createApi, createApiProduct, deleteApi, deleteApiProduct, setScopeDescription, updateApi, updateApiProduct } from "../use-cases/products.js";
 import { check, checkNullable, checkOptional, upstreamUrl, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
 /** The checked fields of a product input; absent ones undefined. */
-function productChanges(input: UpdateApiProductInput): ApiProductChanges {
+function productChanges(input: UpdateApiProductInput): ApiProductChanges & { scopeDescriptions?: ScopeDescription[] } {
   return {
     name: checkOptional(v.productName, input.name, "name"),
     displayName: checkOptional(v.name, input.displayName, "displayName"),
     description: checkOptional(v.optionalText, input.description, "description"),
     scopes: checkOptional(v.scopes, input.scopes, "scopes"),
+    scopeDescriptions: checkOptional(v.scopeDescriptions, input.scopeDescriptions, "scopeDescriptions"),
     requiresSca: input.requiresSca ?? undefined,
     // GraphQL's enum checks the values; each once.
     authorizationDetailsTypes: input.authorizationDetailsTypes ? [...new Set(input.authorizationDetailsTypes)] : undefined,
@@ -41,6 +42,7 @@ export const productResolvers: Resolvers = {
   Query: {
     apiProducts: (_p, _a, { db }) => db.products.listProducts(),
     apis: (_p, _a, { db }) => db.products.listApis(),
+    scopes: (_p, _a, { db }) => db.products.listScopes(),
   },
   Mutation: {
     createApiProduct: (_p, args, ctx, info) => {
@@ -70,9 +72,17 @@ export const productResolvers: Resolvers = {
       await deleteApi(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
       return args.id;
     },
+    setScopeDescription: (_p, args, ctx, info) => {
+      const scope = check(v.scopeDescription, args.input, "input");
+      return setScopeDescription(ctx.db, { ...scope, audit: adminEvent(args, ctx, info) });
+    },
   },
   ApiProduct: {
     apis: (p, _a, { db }) => db.products.apisOfProduct(p.id),
+    scopeDescriptions: async (p, _a, { db }) => {
+      const descriptions = new Map((await db.products.listScopes()).map((s) => [s.name, s.description]));
+      return p.scopes.map((name) => ({ name, description: descriptions.get(name) ?? "" }));
+    },
   },
   Api: {
     products: (a, _a, { db }) => db.products.productsOfApi(a.id),

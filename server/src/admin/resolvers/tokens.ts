@@ -1,19 +1,12 @@
-/** Issued tokens (never their values), the dashboard's hourly figures and the audit log. */
+/** Issued tokens (never their values), the global search and the audit log. */
 import { splitList } from "../../kernel/list.js";
+import { tokenStateOf } from "../../stores/tokens.js";
 import { gqlError } from "../context.js";
 import type { Resolvers } from "../generated/resolvers.js";
 import { found } from "../use-cases/common.js";
 import { revokeToken, revokeTokens } from "../use-cases/tokens.js";
 import { check, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
-
-const HOUR_MS = 3_600_000;
-
-/** Starts of the last 24 whole hours, oldest first, the current hour last. */
-export function last24Hours(now: Date): Date[] {
-  const current = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
-  return Array.from({ length: 24 }, (_, i) => new Date(current - (23 - i) * HOUR_MS));
-}
 
 /** Most hits of each kind of the global search. */
 const SEARCH_HITS = 10;
@@ -42,16 +35,6 @@ export const tokenResolvers: Resolvers = {
       const { username: _username, first: _first, after: _after, ...filter } = a;
       return db.audit.list({ ...filter, userId: user?.id }, page);
     },
-    dashboard: async (_p, _a, { db }) => {
-      const hours = last24Hours(new Date());
-      const [issued, failed] = await Promise.all([db.tokens.countIssuedPerHour(hours), db.audit.countPerHour("client.authentication_failed", hours)]);
-      const appNames = new Map<string, string>();
-      for (const appId of new Set(issued.map((b) => b.appId))) appNames.set(appId, (await db.apps.find(appId))?.name ?? appId);
-      return {
-        tokensIssuedPerHour: issued.map((b) => ({ hour: b.hour, appName: appNames.get(b.appId)!, count: b.count })),
-        failedClientAuthenticationsPerHour: failed,
-      };
-    },
   },
   Mutation: {
     revokeToken: (_p, args, ctx, info) => revokeToken(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) }),
@@ -68,5 +51,6 @@ export const tokenResolvers: Resolvers = {
     user: (t, _a, { db }) => (t.userId ? db.users.byId(t.userId) : null),
     scopes: (t) => splitList(t.scope),
     products: (t) => splitList(t.apiProducts),
+    state: (t) => tokenStateOf(t, new Date()),
   },
 };

@@ -10,7 +10,7 @@ import { hashSecret, newSecret } from "../../kernel/secrets.js";
 import type { AppRecord, AppSettings, CredentialRecord } from "../../stores/apps.js";
 import type { Database, Stores } from "../../stores/index.js";
 import { inputError } from "../validation.js";
-import { auditedChange, found, type Audited } from "./common.js";
+import { auditedChange, found, revocationBy, type Audited } from "./common.js";
 
 /** A credential as issued: its consumer secret, shown this once and stored only as its SHA-256. */
 export interface IssuedCredential {
@@ -135,7 +135,7 @@ export function removeCallbackUrl(db: Database, o: { appId: string; url: string 
 export function setAppStatus(db: Database, o: { appId: string; status: "approved" | "revoked" } & Audited): Promise<AppRecord> {
   return auditedChange(db, o.audit, async (stores) => {
     const app = await stores.apps.update(o.appId, { status: o.status });
-    if (o.status === "revoked") await stores.tokens.revokeTokensOf({ appId: o.appId }, new Date());
+    if (o.status === "revoked") await stores.tokens.revokeTokensOf({ appId: o.appId }, revocationBy(o.audit));
     return app;
   });
 }
@@ -207,7 +207,7 @@ export function rotateCredential(db: Database, o: { credentialId: string; graceS
       await stores.apps.updateCredential(old.id, { expiresAt: new Date(now.getTime() + o.graceSeconds * 1000) });
     } else {
       await stores.apps.updateCredential(old.id, { status: "revoked" });
-      await stores.tokens.revokeTokensOf({ credentialId: old.id }, now);
+      await stores.tokens.revokeTokensOf({ credentialId: old.id }, revocationBy(o.audit, now));
     }
     return { app: await requireApp(stores, old.appId), credential, consumerKey, consumerSecret };
   });
@@ -217,7 +217,7 @@ export function rotateCredential(db: Database, o: { credentialId: string; graceS
 export function revokeCredential(db: Database, o: { credentialId: string } & Audited): Promise<CredentialRecord> {
   return auditedChange(db, o.audit, async (stores) => {
     const credential = await stores.apps.updateCredential(o.credentialId, { status: "revoked" });
-    await stores.tokens.revokeTokensOf({ credentialId: o.credentialId }, new Date());
+    await stores.tokens.revokeTokensOf({ credentialId: o.credentialId }, revocationBy(o.audit));
     return credential;
   });
 }

@@ -5,7 +5,7 @@
 import { NotFound } from "../../kernel/domain-errors.js";
 import type { AuditEventInput } from "../../stores/audit.js";
 import type { Database, Stores } from "../../stores/index.js";
-import type { TokenOwner } from "../../stores/tokens.js";
+import type { Revocation, TokenOwner } from "../../stores/tokens.js";
 
 /**
  * The option every admin change takes: its audit event, `admin.<mutation>` with the actor
@@ -47,7 +47,12 @@ export async function found<T>(lookup: Promise<T | undefined>, message: string):
  * revocation that follows reads and revokes.
  * @returns how many access tokens were revoked.
  */
-export async function voidGrants(stores: Stores, owner: Required<Pick<TokenOwner, "userId">> & Pick<TokenOwner, "appId">, now: Date): Promise<number> {
+export async function voidGrants(stores: Stores, owner: Required<Pick<TokenOwner, "userId">> & Pick<TokenOwner, "appId">, revocation: Revocation): Promise<number> {
   await stores.codes.deleteUnredeemed(owner);
-  return stores.tokens.revokeTokensOf(owner, now);
+  return stores.tokens.revokeTokensOf(owner, revocation);
+}
+
+/** The revocation made by the actor of `audit` (an admin, or a user for their own grants) at `at`. */
+export function revocationBy(audit: AuditEventInput, at: Date = new Date()): Revocation {
+  return { at, by: audit.actor ?? "" };
 }

@@ -7,20 +7,20 @@ import type { RequestIds } from "../../kernel/request-context.js";
 import { NotFound } from "../../kernel/domain-errors.js";
 import type { ConsentRow } from "../../stores/consents.js";
 import type { Database, Stores } from "../../stores/index.js";
-import { auditedChange, voidGrants, type Audited } from "./common.js";
+import type { Revocation } from "../../stores/tokens.js";
+import { auditedChange, revocationBy, voidGrants, type Audited } from "./common.js";
 
 /** Revokes a live consent and voids what it granted. @returns the consent, or undefined when unknown or already revoked. */
-async function revokeLive(stores: Stores, id: string): Promise<ConsentRow | undefined> {
-  const now = new Date();
-  const consent = await stores.consents.revoke(id, now);
-  if (consent) await voidGrants(stores, { userId: consent.userId, appId: consent.appId }, now);
+async function revokeLive(stores: Stores, id: string, revocation: Revocation): Promise<ConsentRow | undefined> {
+  const consent = await stores.consents.revoke(id, revocation.at);
+  if (consent) await voidGrants(stores, { userId: consent.userId, appId: consent.appId }, revocation);
   return consent;
 }
 
 /** An admin revokes any live consent. @throws NotFound when unknown or already revoked. */
 export function revokeConsent(db: Database, o: { id: string } & Audited): Promise<ConsentRow> {
   return auditedChange(db, o.audit, async (stores) => {
-    const consent = await revokeLive(stores, o.id);
+    const consent = await revokeLive(stores, o.id, revocationBy(o.audit));
     if (!consent) throw new NotFound("no live consent with this id");
     return consent;
   });
@@ -34,7 +34,7 @@ export function revokeConsent(db: Database, o: { id: string } & Audited): Promis
 export function revokeMyConsent(db: Database, o: { id: string; userId: string; request?: RequestIds }): Promise<ConsentRow> {
   return db.transaction(async (stores) => {
     const own = (await stores.consents.find(o.id))?.userId === o.userId;
-    const consent = own ? await revokeLive(stores, o.id) : undefined;
+    const consent = own ? await revokeLive(stores, o.id, { at: new Date(), by: `user:${o.userId}` }) : undefined;
     if (!consent) throw new NotFound("no live consent of yours with this id");
     await stores.audit.record({ type: "consent.revoked", actor: `user:${o.userId}`, subject: consent.appId, request: o.request });
     return consent;

@@ -9,7 +9,7 @@ import type { RequestIds } from "../../kernel/request-context.js";
 import type { Database } from "../../stores/index.js";
 import type { Psd2ConsentSummary } from "../../stores/psd2-consents.js";
 import { endConsent } from "../../consents/lifecycle.js";
-import type { Audited } from "./common.js";
+import { revocationBy, type Audited } from "./common.js";
 
 /**
  * Revokes a valid PSD2 consent.
@@ -21,7 +21,7 @@ export function revokePsd2Consent(db: Database, o: { id: string; userId?: string
   return db.transaction(async (stores) => {
     const consent = await stores.psd2Consents.find(o.id);
     const mine = consent !== undefined && (o.userId === undefined || consent.userId === o.userId);
-    if (!mine || !(await endConsent(stores, o.id, ["valid"], "revokedByPsu", new Date()))) {
+    if (!mine || !(await endConsent(stores, o.id, ["valid"], "revokedByPsu", revocationBy(o.audit)))) {
       throw new NotFound(o.userId === undefined ? "no valid PSD2 consent with this id" : "no valid PSD2 consent of yours with this id");
     }
     await stores.audit.record({ ...o.audit, subject: o.id });

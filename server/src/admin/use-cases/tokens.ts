@@ -3,11 +3,11 @@
  */
 import type { Database } from "../../stores/index.js";
 import type { TokenRow } from "../../stores/tokens.js";
-import { auditedChange, found, type Audited } from "./common.js";
+import { auditedChange, found, revocationBy, type Audited } from "./common.js";
 
 /** Revokes one access token and its refresh token, if any. @returns the row. @throws NotFound */
 export function revokeToken(db: Database, o: { id: string } & Audited): Promise<TokenRow> {
-  return auditedChange(db, o.audit, (stores) => found(stores.tokens.revokeRow(o.id, new Date()), "no token with this id"));
+  return auditedChange(db, o.audit, (stores) => found(stores.tokens.revokeRow(o.id, revocationBy(o.audit)), "no token with this id"));
 }
 
 /**
@@ -15,5 +15,5 @@ export function revokeToken(db: Database, o: { id: string } & Audited): Promise<
  * @returns how many access tokens were revoked.
  */
 export function revokeTokens(db: Database, o: ({ appId: string; userId?: string } | { appId?: string; userId: string }) & Audited): Promise<number> {
-  return auditedChange(db, o.audit, (stores) => stores.tokens.revokeTokensOf({ appId: o.appId, userId: o.userId }, new Date()));
+  return auditedChange(db, o.audit, (stores) => stores.tokens.revokeTokensOf({ appId: o.appId, userId: o.userId }, revocationBy(o.audit)));
 }

@@ -7,7 +7,7 @@ import { hash } from "@node-rs/argon2";
 import { Conflict } from "../../kernel/domain-errors.js";
 import type { Database } from "../../stores/index.js";
 import type { UserRecord } from "../../stores/users.js";
-import { auditedChange, found, voidGrants, type Audited } from "./common.js";
+import { auditedChange, found, revocationBy, voidGrants, type Audited } from "./common.js";
 
 /**
  * Creates a user; the password is stored as its argon2id hash (hashed before the transaction).
@@ -32,7 +32,7 @@ export function setUserStatus(
   return auditedChange(db, o.audit, async (stores) => {
     if (o.status === "disabled" && o.signedInUserId === o.userId) throw new Conflict("you cannot disable yourself");
     const user = await stores.users.setStatus(o.userId, o.status);
-    if (o.status === "disabled") await voidGrants(stores, { userId: o.userId }, new Date());
+    if (o.status === "disabled") await voidGrants(stores, { userId: o.userId }, revocationBy(o.audit));
     return user;
   });
 }

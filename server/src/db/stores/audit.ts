@@ -3,7 +3,7 @@
  * issuance writes one per token), lists and counts with Prisma.
  */
 import { newId } from "../../kernel/ids.js";
-import { FAILURE_TYPES, type AuditEventInput, type AuditStore } from "../../stores/audit.js";
+import { FAILURE_TYPES, REFUSAL_TYPES, type AuditEventInput, type AuditStore } from "../../stores/audit.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
 
@@ -16,8 +16,6 @@ function storable(value: string | undefined): string {
   // No more UTF-16 units than the limit means no more code points either.
   return clean.length <= MAX_STORED ? clean : [...clean].slice(0, MAX_STORED).join("");
 }
-
-const HOUR_MS = 3_600_000;
 
 /**
  * The details of `e` with the ids of the request it happened in, when it names one:
@@ -46,18 +44,21 @@ export function auditStore(x: Executor): AuditStore {
     async recordAggregate(e) {
       // One statement on both providers: a second instance's row for the key is added to, atomically.
       await sql.run(
-        `INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details", "count", "aggregateKey") VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details", "count", "aggregateKey", "reason") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT ("aggregateKey") DO UPDATE SET "count" = "AuditEvent"."count" + excluded."count"`,
-        [newId(), e.at, e.type, storable(e.actor), storable(e.subject), JSON.stringify(e.details ?? {}), e.count, e.aggregateKey],
+        [newId(), e.at, e.type, storable(e.actor), storable(e.subject), JSON.stringify(e.details ?? {}), e.count, e.aggregateKey, storable(e.reason)],
       );
     },
-    countPerHour: (type, hours) =>
-      Promise.all(
-        hours.map(async (hour) => {
-          const sum = await prisma.auditEvent.aggregate({ _sum: { count: true }, where: { type, at: { gte: hour, lt: new Date(hour.getTime() + HOUR_MS) } } });
-          return { hour, count: sum._sum.count ?? 0 };
-        }),
-      ),
+    async countRefusals(from, to, limit) {
+      const groups = await prisma.auditEvent.groupBy({
+        by: ["type", "actor", "subject", "reason"],
+        where: { type: { in: [...REFUSAL_TYPES] }, at: { gte: from, lt: to } },
+        _sum: { count: true },
+        orderBy: { _sum: { count: "desc" } },
+        take: limit,
+      });
+      return groups.map((g) => ({ type: g.type, clientId: g.actor, api: g.subject, reason: g.reason ?? "", count: g._sum.count ?? 0 }));
+    },
     list(f, page) {
       const failures = [...FAILURE_TYPES];
       const where = {
@@ -67,6 +68,7 @@ export function auditStore(x: Executor): AuditStore {
           f.clientId ? { OR: [{ actor: f.clientId }, { actor: `client:${f.clientId}` }, { subject: f.clientId }] } : {},
           f.userId ? { OR: [{ actor: `user:${f.userId}` }, { subject: f.userId }] } : {},
           f.api ? { type: "gateway.refused", subject: f.api } : {},
+          f.reason ? { reason: f.reason } : {},
           f.outcome ? { type: f.outcome === "failure" ? { in: failures } : { notIn: failures } } : {},
           f.from || f.to ? { at: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lt: f.to } : {}) } } : {},
         ],

@@ -19,6 +19,7 @@ import { pushedRequestStore } from "./pushed-requests.js";
 import { replayStore } from "./replays.js";
 import { sessionStore } from "./sessions.js";
 import { tokenStore } from "./tokens.js";
+import { trafficStore } from "./traffic.js";
 import { userStore } from "./users.js";
 
 /** Every store over `x`. */
@@ -40,5 +41,6 @@ export function buildStores(x: Executor): Stores {
     products: productStore(x),
     pushedRequests: pushedRequestStore(x),
     replays: replayStore(x),
+    traffic: trafficStore(x),
   };
 }

@@ -3,7 +3,7 @@
  */
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { OrganizationStore } from "../../stores/organizations.js";
-import { paginate } from "../paginate.js";
+import { paginate, substringSearch } from "../paginate.js";
 import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
@@ -14,7 +14,7 @@ const DEVELOPER = { id: true, email: true, firstName: true, lastName: true, orga
 
 /** The organization store over `x`. */
 export function organizationStore(x: Executor): OrganizationStore {
-  const { prisma } = x;
+  const { prisma, provider } = x;
   return {
     list: (page) => paginate((args) => prisma.organization.findMany({ ...args, select: ORGANIZATION }), page),
     async find(id) {
@@ -28,8 +28,19 @@ export function organizationStore(x: Executor): OrganizationStore {
       return true;
     },
 
-    listDevelopers: (organizationId, page) =>
-      paginate((args) => prisma.developer.findMany({ ...args, where: organizationId ? { organizationId } : {}, select: DEVELOPER }), page),
+    listDevelopers(f, page) {
+      const match = f.search ? substringSearch(provider, f.search) : undefined;
+      const where = {
+        ...(f.organizationId ? { organizationId: f.organizationId } : {}),
+        ...(match ? { OR: [{ email: match.where }, { firstName: match.where }, { lastName: match.where }] } : {}),
+      };
+      return paginate(
+        (args) => prisma.developer.findMany({ ...args, where, select: DEVELOPER }),
+        page,
+        "asc",
+        (d) => !match || [d.email, d.firstName, d.lastName].some((text) => match.matches(text)),
+      );
+    },
     developersOf: (organizationId) => prisma.developer.findMany({ where: { organizationId }, orderBy: { email: "asc" }, select: DEVELOPER }),
     async findDeveloper(id) {
       return (await prisma.developer.findUnique({ where: { id }, select: DEVELOPER })) ?? undefined;

@@ -80,5 +80,21 @@ export function productStore(x: Executor): ProductStore {
     async deleteApi(id) {
       await withDomainErrors(prisma.api.delete({ where: { id }, select: { id: true } }));
     },
+
+    async listScopes() {
+      const [products, rows] = await Promise.all([prisma.apiProduct.findMany({ select: { scopes: true } }), prisma.scope.findMany()]);
+      const descriptions = new Map(rows.map((r) => [r.name, r.description]));
+      const names = [...new Set(products.flatMap((p) => splitList(p.scopes)))].sort();
+      return names.map((name) => ({ name, description: descriptions.get(name) ?? "" }));
+    },
+    async describedScopes(names) {
+      const rows = await prisma.scope.findMany({ where: { name: { in: [...names] }, description: { not: "" } }, select: { name: true } });
+      return new Set(rows.map((r) => r.name));
+    },
+    async describeScopes(descriptions) {
+      for (const { name, description } of descriptions) {
+        await prisma.scope.upsert({ where: { name }, create: { name, description }, update: { description } });
+      }
+    },
   };
 }

@@ -12,7 +12,7 @@
  */
 import { joinList, splitList } from "../../kernel/list.js";
 import type { AuthorizationDetail } from "../../stores/authorization-details.js";
-import type { NewAccessToken, TokenOwner, TokenRecord, TokenStore } from "../../stores/tokens.js";
+import type { NewAccessToken, Revocation, TokenOwner, TokenRecord, TokenState, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
 import { dateOf, nullableDateOf, type SqlValue } from "../sql.js";
 import type { Executor } from "./executor.js";
@@ -109,6 +109,12 @@ function insertParams(t: NewAccessToken): SqlValue[] {
   ];
 }
 
+/** The rows in `state` at `now` (stores/tokens.ts tokenStateOf). */
+function stateWhere(state: TokenState, now: Date) {
+  if (state === "REVOKED") return { status: { not: "approved" } };
+  return { status: "approved", expiresAt: state === "LIVE" ? { gt: now } : { lte: now } };
+}
+
 /** The token store over `x`. */
 export function tokenStore(x: Executor): TokenStore {
   const { sql, tokenCache: cache, prisma } = x;
@@ -127,14 +133,17 @@ export function tokenStore(x: Executor): TokenStore {
   }
 
   /** Revokes every token of a family (stores/tokens.ts revokeFamily). */
-  function revokeFamily(familyId: string, now: Date): Promise<number> {
+  function revokeFamily(familyId: string, { at, by }: Revocation): Promise<number> {
     return changing(
       () => cache.evictFamily(familyId),
       () =>
         sql.run(
-          `UPDATE "AccessToken" SET "status" = 'revoked', "refreshTokenStatus" = 'revoked', "revokedAt" = ?
+          `UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked',
+             "revokedAt" = CASE WHEN "status" = 'approved' THEN ? ELSE "revokedAt" END,
+             "revokedBy" = CASE WHEN "status" = 'approved' THEN ? ELSE "revokedBy" END,
+             "status" = 'revoked'
            WHERE "familyId" = ? AND ("status" = 'approved' OR "refreshTokenStatus" = 'approved')`,
-          [now, familyId],
+          [at, by, familyId],
         ),
     );
   }
@@ -177,37 +186,40 @@ export function tokenStore(x: Executor): TokenStore {
 
     revokeFamily,
 
-    async revokeConsent(consentId, now) {
+    async revokeConsent(consentId, revocation) {
       // A consent is authorized once, by one code: its tokens are that code's family.
       const families = await prisma.accessToken.findMany({ where: { consentId }, select: { familyId: true }, distinct: ["familyId"] });
       let revoked = 0;
-      for (const { familyId } of families) if (familyId !== null) revoked += await revokeFamily(familyId, now);
+      for (const { familyId } of families) if (familyId !== null) revoked += await revokeFamily(familyId, revocation);
       return revoked;
     },
 
-    async revokeAccessToken(id, now) {
+    async revokeAccessToken(id, { at, by }) {
       await changing(
         () => cache.evict(id),
-        () => sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ? WHERE "id" = ? AND "status" = 'approved'`, [now, id]),
+        () => sql.run(`UPDATE "AccessToken" SET "status" = 'revoked', "revokedAt" = ?, "revokedBy" = ? WHERE "id" = ? AND "status" = 'approved'`, [at, by, id]),
       );
     },
 
-    async revokeRow(id, now) {
+    async revokeRow(id, { at, by }) {
       const t = await prisma.accessToken.findUnique({ where: { id } });
       if (!t) return undefined;
       return prisma.accessToken.update({
         where: { id },
-        data: { status: "revoked", revokedAt: now, ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) },
+        data: {
+          ...(t.status === "approved" ? { status: "revoked", revokedAt: at, revokedBy: by } : {}),
+          ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}),
+        },
       });
     },
 
-    async revokeTokensOf(owner: TokenOwner, now) {
+    async revokeTokensOf(owner: TokenOwner, { at, by }) {
       const base = {
         ...(owner.appId ? { appId: owner.appId } : {}),
         ...(owner.userId ? { userId: owner.userId } : {}),
         ...(owner.credentialId ? { credentialId: owner.credentialId } : {}),
       };
-      const access = await prisma.accessToken.updateMany({ where: { ...base, status: "approved" }, data: { status: "revoked", revokedAt: now } });
+      const access = await prisma.accessToken.updateMany({ where: { ...base, status: "approved" }, data: { status: "revoked", revokedAt: at, revokedBy: by } });
       await prisma.accessToken.updateMany({ where: { ...base, refreshTokenStatus: "approved" }, data: { refreshTokenStatus: "revoked" } });
       return access.count;
     },
@@ -225,8 +237,8 @@ export function tokenStore(x: Executor): TokenStore {
         AND: [
           f.appId ? { appId: f.appId } : {},
           f.userId ? { userId: f.userId } : {},
-          f.status ? { status: f.status } : {},
-          f.liveOnly ? { status: "approved", expiresAt: { gt: now } } : {},
+          f.clientId ? { credential: { consumerKey: f.clientId } } : {},
+          ...(f.state ? [stateWhere(f.state, now)] : [f.status ? { status: f.status } : {}, f.liveOnly ? stateWhere("LIVE", now) : {}]),
         ],
       };
       return paginate((args) => prisma.accessToken.findMany({ ...args, where }), page, "desc");
@@ -240,18 +252,18 @@ export function tokenStore(x: Executor): TokenStore {
       return prisma.accessToken.findMany({ where: { id: { startsWith: prefix } }, orderBy: { id: "desc" }, take: limit });
     },
 
-    async countIssuedPerHour(hours) {
-      const perHour = await Promise.all(
-        hours.map(async (hour) => {
+    async countIssued(starts, bucketMs) {
+      const perBucket = await Promise.all(
+        starts.map(async (start) => {
           const groups = await prisma.accessToken.groupBy({
             by: ["appId"],
-            where: { issuedAt: { gte: hour, lt: new Date(hour.getTime() + 3_600_000) } },
+            where: { issuedAt: { gte: start, lt: new Date(start.getTime() + bucketMs) } },
             _count: { _all: true },
           });
-          return groups.map((g) => ({ hour, appId: g.appId, count: g._count._all }));
+          return groups.map((g) => ({ start, appId: g.appId, count: g._count._all }));
         }),
       );
-      return perHour.flat();
+      return perBucket.flat();
     },
   };
 }

@@ -24,7 +24,7 @@ export const authorizationCodeGrant: Grant = {
     const code = await stores.codes.byHash(hashSecret(value));
     if (!code || code.appId !== client.appId) throw new InvalidGrant("the authorization code is invalid");
     const replayed = async (): Promise<never> => {
-      await stores.tokens.revokeFamily(code.id, now);
+      await stores.tokens.revokeFamily(code.id, { at: now, by: "system:code_replay" });
       throw new InvalidGrant("the authorization code was already used; tokens issued from it are revoked");
     };
     if (code.usedAt !== null) return replayed();

@@ -41,7 +41,7 @@ export const refreshTokenGrant: Grant = {
     }
     const { userId, refreshTokenExpiresAt } = previous;
     const reused = async (): Promise<never> => {
-      if (previous.familyId !== null) await stores.tokens.revokeFamily(previous.familyId, now);
+      if (previous.familyId !== null) await stores.tokens.revokeFamily(previous.familyId, { at: now, by: "system:refresh_token_reuse" });
       throw new RefreshTokenReused();
     };
     if (previous.refreshTokenStatus !== "approved") return reused();
