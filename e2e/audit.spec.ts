@@ -4,8 +4,9 @@
  * 1. a support engineer finds why a client's call was refused in three clicks from the
  *    console's home (Apps, the app, "Audit events of this app"), sees the refusal's reason
  *    and description, and exports the filtered events as CSV and JSON;
- * 2. the dashboard's failed client authentications link each hour to the audit log
- *    filtered by that hour, and the filter form narrows the list through the URL.
+ * 2. the dashboard's failures link each client's refusals to the audit log filtered on
+ *    their client, type, reason and the dashboard's range, and the filter form narrows the
+ *    list through the URL.
  *
  * Each journey makes its own refused call under a request id of its own (X-Request-Id), for a
  * demo client no other journey refuses, so the refusal's aggregated audit row (one per
@@ -16,8 +17,8 @@ import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "@playwright/test";
 import { DEMO } from "../server/src/demo/seed.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { basicAuth, consoleNav, panel, readTable, signInToConsole } from "./support/console.js";
-import { AUDIT_REFUSAL_FLUSH_SECONDS, TOLLGATE_URL } from "./support/env.js";
+import { basicAuth, consoleNav, panel, readTable, signInToConsole, waitForAuditEvent } from "./support/console.js";
+import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import type { Json } from "./support/journey.js";
 
@@ -47,34 +48,6 @@ async function refuseClient(consumerKey: string, requestId: string): Promise<{ e
 /** A request id no other request has. */
 const newRequestId = () => `e2e-audit-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 
-/**
- * Waits for the refusal audit's flush (README "Audit of refusals": every
- * AUDIT_REFUSAL_FLUSH_SECONDS) to write the failed authentication of `requestId`, reading the
- * admin API with the page's admin session. @returns the audit event.
- */
-async function waitForRefusal(page: Page, clientId: string, requestId: string): Promise<Json> {
-  let found: Json;
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.post("/graphql", {
-          data: {
-            query: "query($clientId: String, $type: String) { auditEvents(clientId: $clientId, type: $type, first: 50) { nodes { id at type actor subject details count } } }",
-            variables: { clientId, type: FAILED_AUTHENTICATION },
-          },
-        });
-        const body = await res.json();
-        expect(res.status(), JSON.stringify(body)).toBe(200);
-        const { data } = body;
-        found = data.auditEvents.nodes.find((e: Json) => JSON.parse(e.details).request_id === requestId);
-        return found !== undefined;
-      },
-      { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 },
-    )
-    .toBe(true);
-  return found;
-}
-
 /** The audit page's table of events. */
 function eventsTable(page: Page): Locator {
   return page.getByRole("table", { name: "Audit events" });
@@ -86,7 +59,7 @@ test("a support engineer finds why a client's call was refused in three clicks, 
   const refusal = await refuseClient(client.consumerKey, requestId);
 
   await signInToConsole(page);
-  const event = await waitForRefusal(page, client.consumerKey, requestId);
+  const event = await waitForAuditEvent(page, { clientId: client.consumerKey, type: FAILED_AUTHENTICATION }, (e) => JSON.parse(e.details).request_id === requestId);
   expect(event.actor).toBe(client.consumerKey);
 
   // From the console's home: Apps, the app, its audit events.
@@ -152,41 +125,53 @@ test("a support engineer finds why a client's call was refused in three clicks, 
   expect(exportedEvent).toMatchObject({ id: event.id, type: FAILED_AUTHENTICATION, actor: client.consumerKey, details: { reason: refusal.error, description: refusal.description } });
 });
 
-test("the dashboard links each hour of failed client authentications to the audit log, which the filters narrow", async ({ page }) => {
+test("the dashboard links each client's refusals to the audit log, filtered on them, which the filters narrow", async ({ page }) => {
   const client = DEMO.strictApp;
   const requestId = newRequestId();
   await refuseClient(client.consumerKey, requestId);
   await signInToConsole(page);
-  const event = await waitForRefusal(page, client.consumerKey, requestId);
+  const event = await waitForAuditEvent(page, { clientId: client.consumerKey, type: FAILED_AUTHENTICATION }, (e) => JSON.parse(e.details).request_id === requestId);
 
-  // The dashboard (loaded again: the refusal was written after it first loaded) and its table alternative.
+  // The dashboard (loaded again: the refusal was written after it first loaded): the client's failed authentications.
   await page.reload();
-  const failures = panel(page, "Failed client authentications");
-  await failures.getByText("Show the data as a table").click();
-  const table = failures.getByRole("table", { name: "Failed client authentications per hour" });
-  const hour = Math.floor(Date.parse(event.at) / 3_600_000) * 3_600_000;
-  const from = new Date(hour).toISOString();
-  const to = new Date(hour + 3_600_000).toISOString();
-  const href = `/admin/audit?${new URLSearchParams({ type: FAILED_AUTHENTICATION, from, to })}`;
-  const hourLink = table.locator(`a[href="${href}"]`);
-  await expect(hourLink).toHaveCount(1);
-  await expect(hourLink).toHaveAccessibleName(/^Events of /);
+  const failures = panel(page, "Failures by client and reason").getByRole("table", { name: "Refused requests by client, type, API and reason" });
+  const row = failures.getByRole("row").filter({ hasText: client.consumerKey }).filter({ hasText: FAILED_AUTHENTICATION });
+  await expect(row).toHaveCount(1);
+  await expect(row.getByRole("cell").nth(2)).toHaveText("invalid_client");
+  const link = row.getByRole("link", { name: `Audit events of ${FAILED_AUTHENTICATION} invalid_client by ${client.consumerKey}`, exact: true });
   await expectAccessible(page);
-  await hourLink.click();
+  await link.click();
 
-  // The audit log of that hour's failed authentications, the refusal among them.
+  // The audit log of the client's failed authentications for that reason over the dashboard's range (the last 24 hours), the refusal among them.
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Audit log");
-  await expect(page).toHaveURL((url) => url.searchParams.get("type") === FAILED_AUTHENTICATION && url.searchParams.get("from") === from && url.searchParams.get("to") === to);
+  const url = new URL(page.url());
+  const [from, to] = [url.searchParams.get("from") ?? "", url.searchParams.get("to") ?? ""];
+  expect([url.searchParams.get("type"), url.searchParams.get("clientId"), url.searchParams.get("reason")]).toEqual([FAILED_AUTHENTICATION, client.consumerKey, "invalid_client"]);
+  expect(Date.parse(from)).toBeLessThanOrEqual(Date.parse(event.at));
+  expect(Date.parse(to)).toBeGreaterThan(Date.parse(event.at));
+  expect(Date.parse(to) - Date.parse(from)).toBeGreaterThan(23 * 3_600_000);
   await expect(page.getByLabel("Event type")).toHaveValue(FAILED_AUTHENTICATION);
+  await expect(page.getByLabel("Client id (consumer key)")).toHaveValue(client.consumerKey);
+  await expect(page.getByLabel("Reason")).toHaveValue("invalid_client");
   const localFrom = await page.evaluate((iso) => {
     const d = new Date(iso);
     const pad = (n: number) => String(n).padStart(2, "0");
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    const seconds = d.getSeconds() ? `:${pad(d.getSeconds())}` : "";
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}${seconds}`;
   }, from);
   await expect(page.getByLabel("From", { exact: true })).toHaveValue(localFrom);
   await expect(eventsTable(page).getByRole("row").filter({ hasText: requestId })).toHaveCount(1);
   const rows = await readTable(eventsTable(page));
-  expect(rows.every((r) => r.Type?.startsWith(FAILED_AUTHENTICATION))).toBe(true);
+  expect(rows.every((r) => r.Type?.startsWith(FAILED_AUTHENTICATION) && r.Who === client.consumerKey && r.Reason?.startsWith("invalid_client"))).toBe(true);
+
+  // Another reason: none of the client's failed authentications has it.
+  await page.getByLabel("Reason").fill("invalid_grant");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL((u) => u.searchParams.get("reason") === "invalid_grant");
+  await expect(page.getByText("No event matches these filters.")).toBeVisible();
+  await page.getByLabel("Reason").fill("invalid_client");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(eventsTable(page).getByRole("row").filter({ hasText: requestId })).toHaveCount(1);
 
   // Narrowed to successes (a refusal is a failure): the URL keeps the filter, the refusal is gone.
   await page.getByLabel("Outcome").selectOption("success");

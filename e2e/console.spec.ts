@@ -5,8 +5,8 @@
  *    (token, gateway), and revoking the credential in the console stops both the token
  *    already issued and the credential;
  * 3. a signed-in end user who is not an admin gets no console and no admin data;
- * 4. the dashboard's charts (and their table alternative) reflect tokens issued and a
- *    failed client authentication;
+ * 4. the dashboard (its charts and their table alternatives) reflects tokens issued per client
+ *    and a failed client authentication with its reason;
  * 5. the console pages the other journeys do not open list the demo data.
  *
  * Journey 2 (end user's Account page) is in account.spec.ts. Every page the journeys show
@@ -210,7 +210,7 @@ test("an end user who is not an admin gets no console and no admin data", async 
 
   // alice's session cannot read admin data from the API directly either.
   const direct = await page.request.post("/graphql", {
-    data: { query: "{ apps(first: 10) { nodes { name } } dashboard { failedClientAuthenticationsPerHour { count } } }" },
+    data: { query: "{ apps(first: 10) { nodes { name } } dashboard { range } }" },
   });
   const body = await direct.json();
   expect(body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
@@ -219,80 +219,127 @@ test("an end user who is not an admin gets no console and no admin data", async 
   expect(JSON.stringify(body)).not.toContain(DEMO.app.name);
 });
 
-/** The dashboard's two figures as the admin session reads them from the admin API. */
-async function dashboardFigures(page: Page): Promise<{ tokens: number; failures: number }> {
+/**
+ * The dashboard's figures over the last 24 hours as the admin session reads them from the admin
+ * API: every token issued, and one client's tokens, gateway calls and refusals.
+ */
+async function dashboardFigures(page: Page, clientId: string): Promise<{ tokens: number; clientTokens: number; calls: number; failures: number }> {
   const res = await page.request.post("/graphql", {
-    data: { query: "{ dashboard { tokensIssuedPerHour { count } failedClientAuthenticationsPerHour { count } } }" },
+    data: {
+      query: "{ dashboard(range: DAY) { tokensIssued { clientId count } traffic { clientId ok clientErrors serverErrors } failures { clientId count } } }",
+    },
   });
-  expect(res.status()).toBe(200);
-  const { data } = await res.json();
-  const sum = (buckets: { count: number }[]) => buckets.reduce((s, b) => s + b.count, 0);
-  return { tokens: sum(data.dashboard.tokensIssuedPerHour), failures: sum(data.dashboard.failedClientAuthenticationsPerHour) };
+  const body = await res.json();
+  expect(res.status(), JSON.stringify(body)).toBe(200);
+  const { tokensIssued, traffic, failures } = body.data.dashboard;
+  const sum = <T,>(items: T[], count: (item: T) => number) => items.reduce((s, item) => s + count(item), 0);
+  const ofClient = <T extends { clientId: string }>(items: T[]) => items.filter((item) => item.clientId === clientId);
+  return {
+    tokens: sum(tokensIssued, (b: Json) => b.count),
+    clientTokens: sum(ofClient<Json>(tokensIssued), (b) => b.count),
+    calls: sum(ofClient<Json>(traffic), (b) => b.ok + b.clientErrors + b.serverErrors),
+    failures: sum(ofClient<Json>(failures), (f) => f.count),
+  };
 }
 
-test("the dashboard charts tokens issued and failed client authentications", async ({ page }) => {
+test("the dashboard charts traffic, tokens issued per client and refusals, over the range in its URL", async ({ page }) => {
   const name = uniqueName("E2E Dashboard App");
   await signInToConsole(page);
   await openConsolePage(page, "Apps");
   const credential = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
-  const baseline = await dashboardFigures(page);
 
-  // Three tokens for the new app and one failed client authentication (its key, a wrong secret).
+  // Three tokens for the new app, two gateway calls with one of them, and one failed client authentication (its key, a wrong secret).
   const issued: HttpResult[] = [];
   for (let i = 0; i < 3; i++) issued.push(await clientCredentialsToken(credential));
   expect(issued.map((r) => r.status)).toEqual([200, 200, 200]);
+  for (let i = 0; i < 2; i++) expect((await callAccounts(issued[0]!.body.access_token)).status).toBe(200);
   const failed = await clientCredentialsToken({ ...credential, consumerSecret: `${credential.consumerSecret}-wrong` });
   expect(failed.status).toBe(401);
   expect(failed.body.error).toBe("invalid_client");
-  // Refusals are audited in per-minute aggregates, written on the next flush (README "Audit of refusals").
-  const expectedFailures = baseline.failures + 1;
+  // Refusals and gateway traffic are recorded on the next flush (README "Audit of refusals").
   await expect
-    .poll(async () => (await dashboardFigures(page)).failures, { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 })
-    .toBe(expectedFailures);
+    .poll(async () => {
+      const { clientTokens, calls, failures } = await dashboardFigures(page, credential.consumerKey);
+      return { clientTokens, calls, failures };
+    }, { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 })
+    .toEqual({ clientTokens: 3, calls: 2, failures: 1 });
+  const expectedTokens = (await dashboardFigures(page, credential.consumerKey)).tokens;
 
+  // The last 24 hours by default, in hourly buckets, the time zone named.
   await openConsolePage(page, "Dashboard");
-  await expect(page.getByText("The last 24 hours, per hour, in your time zone.")).toBeVisible();
-  const tokensPanel = panel(page, "Tokens issued");
-  const failuresPanel = panel(page, "Failed client authentications");
+  await expect(page.getByText("Gateway traffic, tokens issued and refused requests over the last 24 hours.")).toBeVisible();
+  const ranges = page.getByRole("navigation", { name: "Time range" });
+  await expect(ranges.getByRole("link", { name: "24 h (the last 24 hours)" })).toHaveAttribute("aria-current", "true");
+  const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  await expect(page.getByText(new RegExp(`in buckets of 1 hour\\. Times in ${zone.replace("/", "\\/")} \\(UTC[+-]\\d{2}:\\d{2}\\)\\.`))).toBeVisible();
   // Refresh (the figures are loaded once per visit) shows the latest numbers.
-  await tokensPanel.getByRole("button", { name: "Refresh" }).click();
-  await expect(tokensPanel.getByRole("button", { name: "Refresh" })).toBeEnabled();
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await expect(page.getByRole("button", { name: "Refresh" })).toBeEnabled();
 
-  // Two charts, each a figure with a drawn bar chart.
+  // Two charts, each a figure with a drawn bar chart and titled axes.
+  const trafficPanel = panel(page, "Gateway traffic");
+  const tokensPanel = panel(page, "Tokens issued");
   const charts = [
-    { panel: tokensPanel, label: "Tokens issued per hour, per app" },
-    { panel: failuresPanel, label: "Failed client authentications per hour" },
+    { panel: trafficPanel, label: "Gateway calls over time, by outcome", yTitle: "Calls" },
+    { panel: tokensPanel, label: "Tokens issued over time, per client", yTitle: "Tokens" },
   ];
   for (const chart of charts) {
     await expect(chart.panel.getByRole("figure")).toHaveCount(1);
     await expect(chart.panel.getByRole("application", { name: chart.label })).toBeVisible();
     await expect(chart.panel.locator(".recharts-bar-rectangle").first()).toBeVisible();
+    expect((await chart.panel.locator(".recharts-label").allTextContents()).sort()).toEqual(["Time", chart.yTitle].sort());
   }
 
-  // The headline figures: every token and failure of the last 24 hours, ours included.
-  const expectedTokens = baseline.tokens + 3;
-  await expect(tokensPanel.locator(".stat")).toHaveText(new RegExp(`^${expectedTokens} tokens issued to \\d+ apps?$`));
-  await expect(failuresPanel.locator(".stat")).toHaveText(
-    `${expectedFailures} failed client authentications (wrong or unknown consumer key or secret)`,
-  );
+  // The headline: every token of the last 24 hours, ours included.
+  await expect(tokensPanel.locator(".stat")).toHaveText(new RegExp(`^${expectedTokens} tokens issued to \\d+ clients?$`));
 
-  // The accessible alternative: the same data as tables.
+  // The accessible alternative: the same data as a table, a column per client.
   await tokensPanel.getByText("Show the data as a table").click();
-  const tokenRows = await readTable(tokensPanel.getByRole("table", { name: "Tokens issued per hour, per app" }));
-  expect(tokenRows.length).toBeGreaterThan(0);
+  const tokenRows = await readTable(tokensPanel.getByRole("table", { name: "Tokens issued over time, per client" }));
   expect(columnSum(tokenRows, name), `tokens of ${name}`).toBe(3);
-  const appColumns = Object.keys(tokenRows[0]!).filter((h) => h !== "Hour" && h !== "Total");
-  const totalOfApps = appColumns.reduce((s, app) => s + columnSum(tokenRows, app), 0);
-  expect(totalOfApps).toBe(expectedTokens);
-  if (appColumns.length > 1) expect(columnSum(tokenRows, "Total")).toBe(expectedTokens);
+  const clientColumns = Object.keys(tokenRows[0]!).filter((h) => !["Time", "Total", "Audit log"].includes(h));
+  expect(clientColumns.reduce((s, client) => s + columnSum(tokenRows, client), 0)).toBe(expectedTokens);
+  if (clientColumns.length > 1) expect(columnSum(tokenRows, "Total")).toBe(expectedTokens);
 
-  await failuresPanel.getByText("Show the data as a table").click();
-  const failureRows = await readTable(failuresPanel.getByRole("table", { name: "Failed client authentications per hour" }));
-  expect(columnSum(failureRows, "Failed authentications")).toBe(expectedFailures);
+  // Traffic per client and per API: the new app's two calls, no errors.
+  const perClientTable = page.getByRole("table", { name: "Gateway calls per client" });
+  const perClient = await readTable(perClientTable);
+  expect(perClient.find((r) => r.Client === credential.consumerKey)).toMatchObject({ Calls: "2", "4xx": "0", "5xx": "0", "Error rate": "0%" });
+  await expect(perClientTable.getByRole("link", { name: `Tokens of ${credential.consumerKey}` })).toHaveAttribute(
+    "href",
+    `/admin/tokens?clientId=${encodeURIComponent(credential.consumerKey)}`,
+  );
+  const perApi = await readTable(page.getByRole("table", { name: "Gateway calls per API" }));
+  expect(Number(perApi.find((r) => r.API === "accounts")?.Calls)).toBeGreaterThanOrEqual(2);
+
+  // The failed client authentication among the refusals, by client and reason.
+  const failures = await readTable(page.getByRole("table", { name: "Refused requests by client, type, API and reason" }));
+  const failure = failures.find((r) => r.Client === credential.consumerKey);
+  expect(failure).toMatchObject({ API: "—", Reason: "invalid_client", Count: "1" });
+  expect(failure!.Type).toContain("client.authentication_failed");
   await expectAccessible(page);
 
-  // And the dashboard shows what the admin API says (nothing else happened meanwhile).
-  expect(await dashboardFigures(page)).toEqual({ tokens: expectedTokens, failures: expectedFailures });
+  // Over the last hour (the range in the URL): 5-minute buckets, the new app's tokens all in them.
+  await ranges.getByRole("link", { name: "1 h (the last hour)" }).click();
+  await expect(page).toHaveURL((url) => url.pathname === "/admin" && url.searchParams.get("range") === "1h");
+  await expect(page.getByText(/in buckets of 5 minutes\./)).toBeVisible();
+  await tokensPanel.getByText("Show the data as a table").click();
+  const lastHour = await readTable(tokensPanel.getByRole("table", { name: "Tokens issued over time, per client" }));
+  expect(columnSum(lastHour, name)).toBe(3);
+  await expectAccessible(page);
+
+  // A click on a bar opens the audit log of the tokens issued in its 5 minutes, to its client.
+  await tokensPanel.locator(".recharts-bar-rectangle path").filter({ visible: true }).last().click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Audit log");
+  await expect(page).toHaveURL((url) => {
+    const p = url.searchParams;
+    const span = Date.parse(p.get("to") ?? "") - Date.parse(p.get("from") ?? "");
+    return url.pathname === "/admin/audit" && p.get("type") === "token.issued" && (p.get("clientId") ?? "") !== "" && span === 5 * 60_000;
+  });
+  const events = await readTable(page.getByRole("table", { name: "Audit events" }));
+  expect(events.length).toBeGreaterThan(0);
+  expect(events.every((e) => e.Type?.startsWith("token.issued"))).toBe(true);
+  await expectAccessible(page);
 });
 
 test("the organizations, API products and users pages pass the accessibility checks", async ({ page }) => {

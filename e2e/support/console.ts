@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { expect, type Locator, type Page } from "@playwright/test";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { expectAccessible } from "./accessibility.js";
-import { TOLLGATE_URL } from "./env.js";
+import { AUDIT_REFUSAL_FLUSH_SECONDS, TOLLGATE_URL } from "./env.js";
 import { signIn, type Json } from "./journey.js";
 
 export const ADMIN = DEMO.admin;
@@ -18,9 +18,17 @@ export const DEMO_DEVELOPER_OPTION = `${DEMO.developerEmail} (Dana Developer) ·
 /** The seeded API product behind the `accounts` API, as its checkbox is labelled on the form. */
 export const AISP_PRODUCT = { name: "PSD2-AISP-v1", label: "PSD2 Account Information (PSD2-AISP-v1)" } as const;
 
+/** The seeded admin API product (scope `admin`), as its checkbox is labelled on the form. */
+export const ADMIN_PRODUCT = { name: "Tollgate-Admin", label: "Tollgate admin API (Tollgate-Admin)" } as const;
+
+/** A suffix no other journey (or earlier run on the same database) uses: lowercase letters, digits and a "-". */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+}
+
 /** A name no other journey (or earlier run on the same database) uses. */
 export function uniqueName(prefix: string): string {
-  return `${prefix} ${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+  return `${prefix} ${uniqueSuffix()}`;
 }
 
 /**
@@ -63,6 +71,8 @@ export function panel(page: Page, title: string): Locator {
 
 export interface NewApp {
   name: string;
+  /** The owner: found by `email` in the form's developer search, chosen by its `option` label; the demo developer by default. */
+  developer?: { email: string; option: string };
   callbackUrls?: string[];
   /** Labels of the API product checkboxes to tick. */
   productLabels?: string[];
@@ -74,19 +84,24 @@ export interface IssuedCredential {
 }
 
 /**
- * Fills and submits "Create an app" on /admin/apps (the demo developer), and reads the
- * consumer key and secret from the one-time panel, which it leaves open.
+ * Fills "Create an app" on /admin/apps (the developer found with the form's search) without
+ * submitting it. @returns the form's panel.
  */
-export async function createAppInConsole(page: Page, app: NewApp): Promise<IssuedCredential> {
+export async function fillCreateAppForm(page: Page, app: NewApp): Promise<Locator> {
   await expect(page).toHaveURL((url) => url.pathname === "/admin/apps");
   const form = panel(page, "Create an app");
-  await form.getByLabel("Developer").selectOption({ label: DEMO_DEVELOPER_OPTION });
+  const developer = app.developer ?? { email: DEMO.developerEmail, option: DEMO_DEVELOPER_OPTION };
+  await form.getByRole("searchbox", { name: "Search developers" }).fill(developer.email);
+  await form.getByRole("group", { name: "Developer", exact: true }).getByRole("radio", { name: developer.option, exact: true }).check();
   await form.getByLabel("Name", { exact: true }).fill(app.name);
   await form.getByLabel("Callback URLs").fill((app.callbackUrls ?? []).join("\n"));
   for (const label of app.productLabels ?? []) await form.getByRole("checkbox", { name: label, exact: true }).check();
-  await form.getByRole("button", { name: "Create app" }).click();
+  return form;
+}
 
-  const secretPanel = page.getByRole("region", { name: `App ${app.name} created` });
+/** Reads the consumer key and secret of the one-time panel `title` ("App … created", "Credential rotated: …"), which it leaves open. */
+export async function readIssuedCredential(page: Page, title: string): Promise<IssuedCredential> {
+  const secretPanel = page.getByRole("region", { name: title });
   await expect(secretPanel).toBeVisible();
   await expect(secretPanel.getByText("Copy the consumer secret now: it won't be shown again.")).toBeVisible();
   const consumerKey = (await secretPanel.getByTestId("consumer-key").textContent()) ?? "";
@@ -95,6 +110,16 @@ export async function createAppInConsole(page: Page, app: NewApp): Promise<Issue
   expect(consumerSecret, "a consumer secret is shown").not.toBe("");
   expect(consumerSecret).not.toBe(consumerKey);
   return { consumerKey, consumerSecret };
+}
+
+/**
+ * Fills and submits "Create an app" on /admin/apps (see {@link fillCreateAppForm}), and reads
+ * the consumer key and secret from the one-time panel, which it leaves open.
+ */
+export async function createAppInConsole(page: Page, app: NewApp): Promise<IssuedCredential> {
+  const form = await fillCreateAppForm(page, app);
+  await form.getByRole("button", { name: "Create app" }).click();
+  return readIssuedCredential(page, `App ${app.name} created`);
 }
 
 /** Reads a table into one record per body row, keyed by the column headers' text. */
@@ -182,4 +207,37 @@ export function expectInvalidToken(res: HttpResult): void {
   expect(res.status).toBe(401);
   expect(res.body.error).toBe("invalid_token");
   expect(res.headers.get("www-authenticate") ?? "").toContain('error="invalid_token"');
+}
+
+/**
+ * Waits for the refusal audit's flush (README "Audit of refusals": every
+ * AUDIT_REFUSAL_FLUSH_SECONDS) to write an event of `type` by or about `clientId` (and with
+ * `reason`, when given) that `match` accepts, reading the admin API with the page's admin
+ * session. @returns the event (id at type actor subject details count).
+ */
+export async function waitForAuditEvent(
+  page: Page,
+  filter: { clientId: string; type: string; reason?: string },
+  match: (event: Json) => boolean = () => true,
+): Promise<Json> {
+  let found: Json;
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.post("/graphql", {
+          data: {
+            query:
+              "query($clientId: String, $type: String, $reason: String) { auditEvents(clientId: $clientId, type: $type, reason: $reason, first: 50) { nodes { id at type actor subject details count } } }",
+            variables: filter,
+          },
+        });
+        const body = await res.json();
+        expect(res.status(), JSON.stringify(body)).toBe(200);
+        found = body.data.auditEvents.nodes.find(match);
+        return found !== undefined;
+      },
+      { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 4) * 1000 },
+    )
+    .toBe(true);
+  return found;
 }

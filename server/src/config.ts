@@ -17,6 +17,15 @@ const url = z
   .url()
   .transform((u) => u.replace(/\/+$/, ""));
 
+/** True for an absolute path on this origin ("/brand/logo.svg"): printable ASCII without backslashes, and not "//host", which browsers read as another origin (as they do "/\\host"). */
+const isAbsolutePath = (v: string) => /^\/(?!\/)[\x21-\x7e]*$/.test(v) && !v.includes("\\");
+
+/** True for an http or https URL (no javascript:, data: or other schemes). */
+const isHttpUrl = (v: string) => URL.canParse(v) && ["http:", "https:"].includes(new URL(v).protocol);
+
+/** An image's address for the end-user pages: an http(s) URL, or an absolute path on this origin. */
+const imageUrl = z.string().refine((v) => isAbsolutePath(v) || isHttpUrl(v), "must be an http(s) URL or an absolute path such as /brand/logo.svg");
+
 const schema = z.object({
   /** TCP port of the HTTP server. Default 3000; 0 picks a free port (tests). */
   PORT: port.default(3000),
@@ -106,6 +115,16 @@ const schema = z.object({
   METRICS_CLIENT_ID_LABEL: bool.default(false),
   /** Seconds between flushes of the aggregated refusal audit rows (token and gateway refusals, failed client authentications) to the database; also flushed on shutdown. Default 5. */
   AUDIT_REFUSAL_FLUSH_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  /** The bank's name on every end-user page (home, sign-in, consent, error, Account) and in their titles; the console keeps "Tollgate console". Default Tollgate. */
+  BRAND_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters")
+    .default("Tollgate"),
+  /** The bank's logo on the end-user pages, shown instead of the name (which becomes its alt text): an http(s) URL, whose origin the pages' CSP img-src then allows, or an absolute path on Tollgate's origin such as /brand/logo.svg (served by the reverse proxy in front). Default none: the name as text. */
+  BRAND_LOGO_URL: imageUrl.optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -159,6 +178,8 @@ export interface Config {
   metrics: { port: number; host: string; clientIdLabel: boolean } | undefined;
   /** Seconds between flushes of the aggregated refusal audit rows (AUDIT_REFUSAL_FLUSH_SECONDS). */
   auditRefusalFlushSeconds: number;
+  /** The bank's name and logo on the end-user pages (BRAND_NAME, BRAND_LOGO_URL); `logoUrl` is an http(s) URL or an absolute path, undefined when unset. */
+  brand: { name: string; logoUrl: string | undefined };
 }
 
 /**
@@ -215,5 +236,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
     metrics: e.METRICS_PORT > 0 ? { port: e.METRICS_PORT, host: e.METRICS_HOST, clientIdLabel: e.METRICS_CLIENT_ID_LABEL } : undefined,
     auditRefusalFlushSeconds: e.AUDIT_REFUSAL_FLUSH_SECONDS,
+    brand: { name: e.BRAND_NAME, logoUrl: e.BRAND_LOGO_URL },
   };
 }

@@ -21,7 +21,7 @@ if (config.seedDemo) {
     `  consumer key    ${DEMO.app.consumerKey}`,
     `  consumer secret ${DEMO.app.consumerSecret}`,
     `  end user        ${DEMO.user.username} / ${DEMO.user.password}, second factor: an authenticator app with the public demo key`,
-    `                  ${totpUri(DEMO.user.username, DEMO.user.totpSecret)}`,
+    `                  ${totpUri(DEMO.user.username, DEMO.user.totpSecret, config.brand.name)}`,
     `                  npm run demo:totp   # prints her current one-time code (the PSD2 scopes need SCA: password + code)`,
     `  administrator   ${DEMO.admin.username} / ${DEMO.admin.password}  (console: ${config.authUrl}/admin)`,
     `  demo upstream   ${running.demoUpstreamUrl} (sample accounts API behind ${config.baseUrl}/accounts, payments API behind ${config.baseUrl}/payments)`,

@@ -207,7 +207,7 @@ describe("scope descriptions, managed with their scopes", () => {
   });
 });
 
-describe("developers(search)", () => {
+describe("developers(search) and developer(id)", () => {
   it("finds developers by a substring of their email or names, any case", async () => {
     const DEVELOPERS = "query($s: String) { developers(search: $s, first: 100) { nodes { email } } }";
     const emails = async (s: string) => (await bearer.data(DEVELOPERS, { s })).developers.nodes.map((d: Json) => d.email);
@@ -216,5 +216,12 @@ describe("developers(search)", () => {
     expect(await emails("%")).toEqual([]);
     expect((await bearer.post(DEVELOPERS, { s: "x".repeat(101) })).status).toBe(200);
     expect(firstError(await bearer.post(DEVELOPERS, { s: "x".repeat(101) })).code).toBe("BAD_USER_INPUT");
+  });
+
+  it("developer(id): one developer with their organization, null when unknown", async () => {
+    const DEVELOPER = "query($id: ID!) { developer(id: $id) { email organization { name } } }";
+    const { nodes } = (await bearer.data('{ developers(search: "dana") { nodes { id } } }')).developers;
+    expect((await bearer.data(DEVELOPER, { id: nodes[0].id })).developer).toEqual({ email: DEMO.developerEmail, organization: { name: DEMO.organization } });
+    expect((await bearer.data(DEVELOPER, { id: "no-such-developer" })).developer).toBeNull();
   });
 });

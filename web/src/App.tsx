@@ -11,6 +11,8 @@ import { AuditPage } from "./pages/admin/AuditPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
 import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
+import { SearchPage } from "./pages/admin/SearchPage";
+import { TokensPage } from "./pages/admin/TokensPage";
 import { UsersPage } from "./pages/admin/UsersPage";
 import { ConsentPage } from "./pages/ConsentPage";
 import { ErrorPage } from "./pages/ErrorPage";
@@ -45,6 +47,8 @@ export function App() {
           <Route path={patterns.appDetail} element={<AppDetailPage />} />
           <Route path={patterns.products} element={<ProductsPage />} />
           <Route path={patterns.users} element={<UsersPage />} />
+          <Route path={patterns.tokens} element={<TokensPage />} />
+          <Route path={patterns.search} element={<SearchPage />} />
           <Route path={patterns.psd2Consents} element={<Psd2ConsentsPage />} />
           <Route path={patterns.audit} element={<AuditPage />} />
           <Route path="*" element={<AdminNotFound />} />

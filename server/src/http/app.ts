@@ -46,7 +46,7 @@ export async function createApp(
   app.set("query parser", "simple");
   app.use(requestLogger(logger));
   if (metrics) app.use(expressMetrics(metrics));
-  app.use(securityHeaders());
+  app.use(securityHeaders(config));
   app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog));
 
   app.get("/healthz", (_req, res) => {
@@ -61,7 +61,7 @@ export async function createApp(
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
   );
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
-  app.use(spa());
+  app.use(spa(config.brand));
   app.use((req, res, next) => {
     fallback(req, res).catch(next);
   });

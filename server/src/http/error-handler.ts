@@ -16,6 +16,7 @@ import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import { sendJson } from "../kernel/json.js";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, UnknownPath, OAuthError, ServiceUnavailable } from "../kernel/errors.js";
+import { escapeHtml } from "../kernel/text.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
 function clientErrorStatus(err: unknown): number | undefined {
@@ -35,8 +36,6 @@ function toOAuthError(err: unknown): OAuthError | undefined {
   return new OAuthError("invalid_request", type === "charset.unsupported" ? "unsupported charset" : "malformed request", 400);
 }
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** The page shown for an authorization request that must not be redirected (RFC 6749 §4.1.2.1). */
 function errorPage(error: OAuthError): string {

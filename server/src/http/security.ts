@@ -14,8 +14,15 @@ import type { Metrics } from "../kernel/metrics.js";
 import { pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath } from "../kernel/paths.js";
 
-/** helmet with a CSP that allows only same-origin scripts, styles and calls, and no framing. */
-export function securityHeaders(): Middleware {
+/** The CSP's img-src: this origin and data: URLs, and the origin of the brand's logo when it is a URL rather than a path on this origin. */
+function imageSources(brand: Config["brand"]): string[] {
+  const { logoUrl } = brand;
+  const logoOrigin = logoUrl === undefined || logoUrl.startsWith("/") ? [] : [new URL(logoUrl).origin];
+  return ["'self'", "data:", ...logoOrigin];
+}
+
+/** helmet with a CSP that allows only same-origin scripts, styles and calls (images also from the brand's logo origin), and no framing. */
+export function securityHeaders(config: Config): Middleware {
   const headers = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -23,7 +30,7 @@ export function securityHeaders(): Middleware {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
         styleSrc: ["'self'"],
-        imgSrc: ["'self'", "data:"],
+        imgSrc: imageSources(config.brand),
         connectSrc: ["'self'"],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],

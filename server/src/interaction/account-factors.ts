@@ -79,7 +79,7 @@ export function accountFactorsRouter(db: Pick<Stores, "users" | "factors" | "aud
 
   router.post("/totp", json, sessions.requireCsrf, async (req: Request, res: Response) => {
     const user = await freshlySignedIn(req, new Date());
-    const enrolment = await newTotpEnrolment(user.username);
+    const enrolment = await newTotpEnrolment(user.username, signIn.rp.name);
     await sessions.stash(req, "totpEnrolment", enrolment.secret, TOTP_ENROLMENT_SECONDS);
     res.json(enrolment);
   });

@@ -7,8 +7,8 @@ const T = new Date("2026-11-24T12:00:10Z");
 const at = (date: Date, steps: number) => generate({ secret: SECRET, epoch: Math.floor(date.getTime() / 1000) + steps * 30 });
 
 describe("factors", () => {
-  it("the relying party is AUTH_URL's host name and origin", () => {
-    expect(relyingParty("https://login.bank.example:8443/base")).toEqual({ id: "login.bank.example", origin: "https://login.bank.example:8443", name: "Tollgate" });
+  it("the relying party is AUTH_URL's host name and origin, named as the bank", () => {
+    expect(relyingParty("https://login.bank.example:8443/base", "Example Bank")).toEqual({ id: "login.bank.example", origin: "https://login.bank.example:8443", name: "Example Bank" });
   });
 
   it("a TOTP code is accepted one 30-s step either side of now, not two, and names its step", async () => {
@@ -23,12 +23,13 @@ describe("factors", () => {
   });
 
   it("an enrolment has a fresh 160-bit key, its otpauth URI and the URI as an SVG QR code", async () => {
-    const a = await newTotpEnrolment("alice");
-    const b = await newTotpEnrolment("alice");
+    const a = await newTotpEnrolment("alice", "Tollgate");
+    const b = await newTotpEnrolment("alice", "Tollgate");
     expect(a.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(a.secret).not.toBe(b.secret);
-    expect(a.otpauthUri).toBe(totpUri("alice", a.secret));
+    expect(a.otpauthUri).toBe(totpUri("alice", a.secret, "Tollgate"));
     expect(a.otpauthUri).toBe(`otpauth://totp/Tollgate:alice?secret=${a.secret}&issuer=Tollgate`);
+    expect(totpUri("alice", a.secret, "Example Bank")).toBe(`otpauth://totp/Example%20Bank:alice?secret=${a.secret}&issuer=Example%20Bank`);
     expect(Buffer.from(a.qrCode.replace("data:image/svg+xml;base64,", ""), "base64").toString()).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
   });
 });

@@ -25,10 +25,14 @@ export interface RelyingParty {
   name: string;
 }
 
-/** The relying party of the authorization server at `authUrl` (its origin; the RP id is its host name, WebAuthn Level 3 §5.1.3). */
-export function relyingParty(authUrl: string): RelyingParty {
+/**
+ * The relying party of the authorization server at `authUrl` (its origin; the RP id is its
+ * host name, WebAuthn Level 3 §5.1.3), named `name` (BRAND_NAME: the bank, as passkey prompts
+ * and authenticator apps show it).
+ */
+export function relyingParty(authUrl: string, name: string): RelyingParty {
   const url = new URL(authUrl);
-  return { id: url.hostname, origin: url.origin, name: "Tollgate" };
+  return { id: url.hostname, origin: url.origin, name };
 }
 
 /** A second factor presented at sign-in or to confirm a change. */
@@ -110,17 +114,17 @@ export interface TotpEnrolment {
   qrCode: string;
 }
 
-/** A new TOTP key for `username` (the label authenticator apps show, under the issuer "Tollgate"). */
-export async function newTotpEnrolment(username: string): Promise<TotpEnrolment> {
+/** A new TOTP key for `username` (the label authenticator apps show, under `issuer`: the bank's name). */
+export async function newTotpEnrolment(username: string, issuer: string): Promise<TotpEnrolment> {
   const secret = generateSecret();
-  const otpauthUri = totpUri(username, secret);
+  const otpauthUri = totpUri(username, secret, issuer);
   const svg = await QRCode.toString(otpauthUri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
   return { secret, otpauthUri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
 }
 
-/** The `otpauth://totp/Tollgate:<username>?secret=…&issuer=Tollgate` URI of a key (30 s, 6 digits, SHA-1). */
-export function totpUri(username: string, secret: string): string {
-  return generateURI({ issuer: "Tollgate", label: username, secret });
+/** The `otpauth://totp/<issuer>:<username>?secret=…&issuer=<issuer>` URI of a key (30 s, 6 digits, SHA-1). */
+export function totpUri(username: string, secret: string, issuer: string): string {
+  return generateURI({ issuer, label: username, secret });
 }
 
 /**

@@ -40,7 +40,7 @@ export function interactionRouter(
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
-    rp: relyingParty(config.authUrl),
+    rp: relyingParty(config.authUrl, config.brand.name),
     metrics,
   };
   const authorizeRefused = metrics && (() => metrics.rateLimited("authorize-ip"));

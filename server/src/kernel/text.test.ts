@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCleanText } from "./text.js";
+import { escapeHtml, isCleanText } from "./text.js";
 
 describe("isCleanText (well-formed UTF-16, no U+0000)", () => {
   it.each([
@@ -21,5 +21,13 @@ describe("isCleanText (well-formed UTF-16, no U+0000)", () => {
     ["a pair in the wrong order", "\ude00\ud83d"],
   ])("refuses %s", (_what, value) => {
     expect(isCleanText(value)).toBe(false);
+  });
+});
+
+describe("escapeHtml", () => {
+  it("turns the five HTML-significant characters into references and leaves the rest", () => {
+    expect(escapeHtml(`<script>alert("x" & 'y')</script>`)).toBe("&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;");
+    expect(escapeHtml("Bank AG – Zürich")).toBe("Bank AG – Zürich");
+    expect(escapeHtml("&amp;")).toBe("&amp;amp;");
   });
 });

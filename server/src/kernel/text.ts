@@ -1,5 +1,6 @@
 /**
- * Text checks shared by every surface that takes identifiers from callers.
+ * Text checks shared by every surface that takes identifiers from callers, and HTML escaping
+ * for the pages the server writes itself.
  */
 
 /**
@@ -9,4 +10,11 @@
  */
 export function isCleanText(value: string): boolean {
   return value.isWellFormed() && !value.includes("\0");
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** `s` as HTML text or a quoted attribute value: & < > " ' as character references. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }

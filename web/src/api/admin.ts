@@ -26,16 +26,59 @@ const PAGE_INFO = "pageInfo { endCursor hasNextPage }";
 
 /* Dashboard */
 
-export interface Dashboard {
-  tokensIssuedPerHour: Array<{ hour: string; appName: string; count: number }>;
-  failedClientAuthenticationsPerHour: Array<{ hour: string; count: number }>;
+/** The dashboard's time range, ending now: HOUR (5-minute buckets), DAY (1 h), WEEK (6 h), MONTH (UTC days). */
+export type DashboardRange = "HOUR" | "DAY" | "WEEK" | "MONTH";
+
+/** Tokens issued to one app in one bucket; `clientId` is the app's current consumer key ("" when it has none). */
+export interface TokensIssuedBucket {
+  start: string;
+  appName: string;
+  clientId: string;
+  count: number;
 }
 
-export const DASHBOARD = gql<{ dashboard: Dashboard }>(`
-  query Dashboard {
-    dashboard {
-      tokensIssuedPerHour { hour appName count }
-      failedClientAuthenticationsPerHour { hour count }
+/** Gateway calls of one API ("" when the path named none) by one client ("" without a valid token) in one bucket, by outcome. */
+export interface TrafficBucket {
+  start: string;
+  api: string;
+  clientId: string;
+  /** Answered 1xx to 3xx. */
+  ok: number;
+  /** Answered 4xx. */
+  clientErrors: number;
+  /** Answered 5xx. */
+  serverErrors: number;
+}
+
+/** Refusals of one type, client, API and reason over the whole range. */
+export interface FailureCount {
+  type: string;
+  clientId: string;
+  api: string;
+  reason: string;
+  count: number;
+}
+
+export interface Dashboard {
+  range: DashboardRange;
+  /** Start of the first bucket. */
+  from: string;
+  /** Now: the end of the last bucket. */
+  to: string;
+  bucketSeconds: number;
+  tokensIssued: TokensIssuedBucket[];
+  traffic: TrafficBucket[];
+  /** Most first, at most 100. */
+  failures: FailureCount[];
+}
+
+export const DASHBOARD = gql<{ dashboard: Dashboard }, { range: DashboardRange }>(`
+  query Dashboard($range: DashboardRange) {
+    dashboard(range: $range) {
+      range from to bucketSeconds
+      tokensIssued { start appName clientId count }
+      traffic { start api clientId ok clientErrors serverErrors }
+      failures { type clientId api reason count }
     }
   }
 `);
@@ -78,6 +121,12 @@ export const ORGANIZATION = gql<{ organization: Organization | null }, { id: str
   }
 `);
 
+export const DEVELOPER = gql<{ developer: (Developer & { organization: Pick<Organization, "id" | "name"> }) | null }, { id: string }>(`
+  query Developer($id: ID!) {
+    developer(id: $id) { id email firstName lastName createdAt organization { id name } }
+  }
+`);
+
 export const DEVELOPERS = gql<
   { developers: Connection<Developer> },
   { organizationId: string; first?: number; after?: string | null }
@@ -103,7 +152,54 @@ export const CREATE_DEVELOPER = gql<{ createDeveloper: Developer }, { input: Cre
   }
 `);
 
+/** UpdateOrganizationInput: a field left out keeps its value. */
+export interface UpdateOrganizationInput {
+  name?: string;
+  displayName?: string;
+}
+
+export const UPDATE_ORGANIZATION = gql<{ updateOrganization: Organization }, { id: string; input: UpdateOrganizationInput }>(`
+  mutation UpdateOrganization($id: ID!, $input: UpdateOrganizationInput!) {
+    updateOrganization(id: $id, input: $input) { id name displayName createdAt }
+  }
+`);
+
+/** Fails with CONFLICT while the organization has developers. */
+export const DELETE_ORGANIZATION = gql<{ deleteOrganization: string }, { id: string }>(`
+  mutation DeleteOrganization($id: ID!) {
+    deleteOrganization(id: $id)
+  }
+`);
+
+/** UpdateDeveloperInput: a field left out keeps its value. */
+export type UpdateDeveloperInput = Partial<Omit<CreateDeveloperInput, "organizationId">>;
+
+export const UPDATE_DEVELOPER = gql<{ updateDeveloper: Developer }, { id: string; input: UpdateDeveloperInput }>(`
+  mutation UpdateDeveloper($id: ID!, $input: UpdateDeveloperInput!) {
+    updateDeveloper(id: $id, input: $input) { id email firstName lastName createdAt }
+  }
+`);
+
+/** Fails with CONFLICT while the developer has apps. */
+export const DELETE_DEVELOPER = gql<{ deleteDeveloper: string }, { id: string }>(`
+  mutation DeleteDeveloper($id: ID!) {
+    deleteDeveloper(id: $id)
+  }
+`);
+
 /* API products and APIs */
+
+/** RFC 9396 authorization details types (PSD2) a client approved for a product may ask for. */
+export type AuthorizationDetailsType = "payment_initiation" | "account_information";
+
+/** PSD2 dynamic linking at the gateway for calls made with a PSD2 consent's token (schema.graphql ConsentCheck). */
+export type ConsentCheck = "none" | "payments" | "accounts";
+
+/** A scope and what it means to end users (shown on the consent and Account pages instead of the name). */
+export interface Scope {
+  name: string;
+  description: string;
+}
 
 export interface ApiProduct {
   id: string;
@@ -111,6 +207,11 @@ export interface ApiProduct {
   displayName: string;
   description: string;
   scopes: string[];
+  /** The scopes with their descriptions, in the order of `scopes`. */
+  scopeDescriptions: Scope[];
+  /** PSD2 strong customer authentication for any of its scopes. */
+  requiresSca: boolean;
+  authorizationDetailsTypes: AuthorizationDetailsType[];
   apis: Array<{ id: string; name: string }>;
   createdAt: string;
 }
@@ -122,31 +223,60 @@ export interface Api {
   requiredScopes: string[];
   /** The upstream's Set-Cookie reaches callers; false: the gateway drops it. */
   passCookies: boolean;
+  /** The acr a token's user authentication must meet (urn:tollgate:pwd | urn:tollgate:sca), or null for any. */
+  requiredAcr: string | null;
+  /** The most seconds since the user's authentication, or null for any. */
+  maxAgeSeconds: number | null;
+  consentCheck: ConsentCheck;
   products: Array<{ id: string; name: string }>;
   createdAt: string;
 }
 
-const API_PRODUCT_FIELDS = "id name displayName description scopes apis { id name } createdAt";
-const API_FIELDS = "id name upstreamUrl requiredScopes passCookies products { id name } createdAt";
+const API_PRODUCT_FIELDS =
+  "id name displayName description scopes scopeDescriptions { name description } requiresSca authorizationDetailsTypes apis { id name } createdAt";
+const API_FIELDS = "id name upstreamUrl requiredScopes passCookies requiredAcr maxAgeSeconds consentCheck products { id name } createdAt";
 
-export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[] }>(`
+/** The products page: products, APIs, and every scope with its description (to tell a product's new scopes from known ones). */
+export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[]; scopes: Scope[] }>(`
   query ProductsAndApis {
     apiProducts { ${API_PRODUCT_FIELDS} }
     apis { ${API_FIELDS} }
+    scopes { name description }
   }
 `);
 
+/** CreateApiProductInput; each scope needs a description: a stored one, or one in `scopeDescriptions`. */
 export interface CreateApiProductInput {
   name: string;
   displayName?: string;
   description?: string;
   scopes?: string[];
+  /** Descriptions of new scopes, or new descriptions of existing ones (for every product with the scope). */
+  scopeDescriptions?: Scope[];
+  requiresSca?: boolean;
+  authorizationDetailsTypes?: AuthorizationDetailsType[];
   apiIds?: string[];
 }
+
+/** UpdateApiProductInput: a field left out keeps its value. */
+export type UpdateApiProductInput = Partial<CreateApiProductInput>;
 
 export const CREATE_API_PRODUCT = gql<{ createApiProduct: ApiProduct }, { input: CreateApiProductInput }>(`
   mutation CreateApiProduct($input: CreateApiProductInput!) {
     createApiProduct(input: $input) { ${API_PRODUCT_FIELDS} }
+  }
+`);
+
+export const UPDATE_API_PRODUCT = gql<{ updateApiProduct: ApiProduct }, { id: string; input: UpdateApiProductInput }>(`
+  mutation UpdateApiProduct($id: ID!, $input: UpdateApiProductInput!) {
+    updateApiProduct(id: $id, input: $input) { ${API_PRODUCT_FIELDS} }
+  }
+`);
+
+/** Apps lose the product from their credentials. */
+export const DELETE_API_PRODUCT = gql<{ deleteApiProduct: string }, { id: string }>(`
+  mutation DeleteApiProduct($id: ID!) {
+    deleteApiProduct(id: $id)
   }
 `);
 
@@ -155,11 +285,32 @@ export interface CreateApiInput {
   upstreamUrl: string;
   requiredScopes?: string[];
   passCookies?: boolean;
+  /** null or "": none. */
+  requiredAcr?: string | null;
+  /** null: none. */
+  maxAgeSeconds?: number | null;
+  consentCheck?: ConsentCheck;
 }
+
+/** UpdateApiInput: a field left out keeps its value (requiredAcr and maxAgeSeconds: null means none). */
+export type UpdateApiInput = Partial<CreateApiInput>;
 
 export const CREATE_API = gql<{ createApi: Api }, { input: CreateApiInput }>(`
   mutation CreateApi($input: CreateApiInput!) {
     createApi(input: $input) { ${API_FIELDS} }
+  }
+`);
+
+export const UPDATE_API = gql<{ updateApi: Api }, { id: string; input: UpdateApiInput }>(`
+  mutation UpdateApi($id: ID!, $input: UpdateApiInput!) {
+    updateApi(id: $id, input: $input) { ${API_FIELDS} }
+  }
+`);
+
+/** Its gateway path is gone. */
+export const DELETE_API = gql<{ deleteApi: string }, { id: string }>(`
+  mutation DeleteApi($id: ID!) {
+    deleteApi(id: $id)
   }
 `);
 
@@ -253,13 +404,22 @@ export interface DeveloperOption {
   organization: { name: string };
 }
 
-/** What the "Create app" form offers: developers (the first 100) and API products. */
-export const CREATE_APP_OPTIONS = gql<{ developers: Connection<DeveloperOption>; apiProducts: Array<Pick<ApiProduct, "id" | "name" | "displayName" | "scopes">> }>(`
-  query CreateAppOptions {
-    developers(first: 100) {
+/** Developers to choose an app's owner from: those whose name or email contains `search` (all without one). */
+export const DEVELOPER_OPTIONS = gql<{ developers: Connection<DeveloperOption> }, { search?: string; first: number }>(`
+  query DeveloperOptions($search: String, $first: Int) {
+    developers(search: $search, first: $first) {
       nodes { id email firstName lastName organization { name } }
       ${PAGE_INFO}
     }
+  }
+`);
+
+/** An API product as the forms that approve products on a credential offer it. */
+export type ApiProductOption = Pick<ApiProduct, "id" | "name" | "displayName" | "scopes">;
+
+/** The API products the "Create an app" and "Add an API product" forms offer. */
+export const API_PRODUCT_OPTIONS = gql<{ apiProducts: ApiProductOption[] }>(`
+  query ApiProductOptions {
     apiProducts { id name displayName scopes }
   }
 `);
@@ -348,6 +508,9 @@ export const REVOKE_CREDENTIAL = gql<{ revokeCredential: Credential }, { credent
 
 /* Tokens */
 
+/** A token's state now: LIVE (approved, not expired: the gateway accepts it), REVOKED or EXPIRED. */
+export type TokenState = "LIVE" | "REVOKED" | "EXPIRED";
+
 export interface AccessToken {
   id: string;
   clientId: string;
@@ -357,6 +520,11 @@ export interface AccessToken {
   issuedAt: string;
   expiresAt: string;
   status: Status;
+  state: TokenState;
+  /** When the access token was revoked; null when it was not. */
+  revokedAt: string | null;
+  /** Who revoked it, as audit actors are named (lib/tokens.ts revokedByText); null when not revoked or not recorded. */
+  revokedBy: string | null;
   refreshTokenStatus: Status | null;
   refreshTokenExpiresAt: string | null;
   refreshCount: number;
@@ -366,31 +534,84 @@ export interface AccessToken {
   user: { id: string; username: string } | null;
 }
 
-export const TOKENS = gql<
-  { tokens: Connection<AccessToken> },
-  { appId?: string; userId?: string; first?: number; after?: string | null }
->(`
-  query Tokens($appId: ID, $userId: ID, $first: Int, $after: String) {
-    tokens(appId: $appId, userId: $userId, first: $first, after: $after) {
-      nodes {
-        id clientId grantType scopes products issuedAt expiresAt status
-        refreshTokenStatus refreshTokenExpiresAt refreshCount jkt
-        app { id name } user { id username }
-      }
+const ACCESS_TOKEN_FIELDS = `id clientId grantType scopes products issuedAt expiresAt status state revokedAt revokedBy
+  refreshTokenStatus refreshTokenExpiresAt refreshCount jkt app { id name } user { id username }`;
+
+/** The criteria of tokens; `state` replaces the default "live only", `liveOnly: false` lists every state. */
+export type TokensFilter = {
+  appId?: string;
+  userId?: string;
+  /** A consumer key. */
+  clientId?: string;
+  state?: TokenState;
+  liveOnly?: boolean;
+};
+
+export const TOKENS = gql<{ tokens: Connection<AccessToken> }, TokensFilter & { first?: number; after?: string | null }>(`
+  query Tokens($appId: ID, $userId: ID, $clientId: String, $state: TokenState, $liveOnly: Boolean, $first: Int, $after: String) {
+    tokens(appId: $appId, userId: $userId, clientId: $clientId, state: $state, liveOnly: $liveOnly, first: $first, after: $after) {
+      nodes { ${ACCESS_TOKEN_FIELDS} }
       ${PAGE_INFO}
     }
   }
 `);
 
-export const REVOKE_TOKEN = gql<{ revokeToken: { id: string; status: Status } }, { id: string }>(`
+/** What the tokens page's filter form offers and shows: the apps to choose from, and the app and user the URL names. */
+export const TOKEN_FILTER_OPTIONS = gql<
+  {
+    apps: Connection<{ id: string; name: string }>;
+    app?: { id: string; name: string } | null;
+    user?: { id: string; username: string } | null;
+  },
+  { appId: string; userId: string; withApp: boolean; withUser: boolean }
+>(`
+  query TokenFilterOptions($appId: ID!, $userId: ID!, $withApp: Boolean!, $withUser: Boolean!) {
+    apps(first: 200) {
+      nodes { id name }
+      ${PAGE_INFO}
+    }
+    app(id: $appId) @include(if: $withApp) { id name }
+    user(id: $userId) @include(if: $withUser) { id username }
+  }
+`);
+
+export const REVOKE_TOKEN = gql<{ revokeToken: Pick<AccessToken, "id" | "status" | "state" | "revokedAt" | "revokedBy"> }, { id: string }>(`
   mutation RevokeToken($id: ID!) {
-    revokeToken(id: $id) { id status }
+    revokeToken(id: $id) { id status state revokedAt revokedBy }
   }
 `);
 
 export const REVOKE_TOKENS = gql<{ revokeTokens: number }, { appId?: string; userId?: string }>(`
   mutation RevokeTokens($appId: ID, $userId: ID) {
     revokeTokens(appId: $appId, userId: $userId)
+  }
+`);
+
+/* The console's global search */
+
+/** An app the search found, with its consumer keys (the text may be part of one). */
+export interface FoundApp {
+  id: string;
+  name: string;
+  status: Status;
+  developer: { organization: { name: string } };
+  credentials: Array<{ id: string; consumerKey: string; status: Status }>;
+}
+
+/** What the search box finds for a text: apps by name or consumer key, users by username, tokens by id prefix (at most 10 of each). */
+export interface SearchResults {
+  apps: FoundApp[];
+  users: Array<{ id: string; username: string; role: Role; status: UserStatus }>;
+  tokens: AccessToken[];
+}
+
+export const SEARCH = gql<{ search: SearchResults }, { text: string }>(`
+  query Search($text: String!) {
+    search(text: $text) {
+      apps { id name status developer { organization { name } } credentials { id consumerKey status } }
+      users { id username role status }
+      tokens { ${ACCESS_TOKEN_FIELDS} }
+    }
   }
 `);
 
@@ -556,6 +777,8 @@ export type AuditEventsFilter = {
   clientId?: string;
   username?: string;
   api?: string;
+  /** A refusal's reason (details.reason), e.g. invalid_client. */
+  reason?: string;
   outcome?: AuditOutcome;
   /** ISO 8601, inclusive. */
   from?: string;
@@ -565,11 +788,11 @@ export type AuditEventsFilter = {
 
 export const AUDIT_EVENTS = gql<{ auditEvents: Connection<AuditEvent> }, AuditEventsFilter & { first?: number; after?: string | null }>(`
   query AuditEvents(
-    $type: String, $actor: String, $clientId: String, $username: String, $api: String,
+    $type: String, $actor: String, $clientId: String, $username: String, $api: String, $reason: String,
     $outcome: AuditOutcome, $from: DateTime, $to: DateTime, $first: Int, $after: String
   ) {
     auditEvents(
-      type: $type, actor: $actor, clientId: $clientId, username: $username, api: $api,
+      type: $type, actor: $actor, clientId: $clientId, username: $username, api: $api, reason: $reason,
       outcome: $outcome, from: $from, to: $to, first: $first, after: $after
     ) {
       nodes { id at type actor subject details count }

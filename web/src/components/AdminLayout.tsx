@@ -1,6 +1,8 @@
-import { Suspense } from "react";
-import { NavLink, Outlet } from "react-router";
-import { routes } from "../lib/routes";
+import { Suspense, useEffect, useState, type FormEvent } from "react";
+import { NavLink, Outlet, useLocation, useNavigate } from "react-router";
+import { NAME_MAX_LENGTH } from "../../../server/src/kernel/limits";
+import { patterns, routes } from "../lib/routes";
+import { readSearchText } from "../lib/search";
 import { useSession } from "../lib/session";
 import { SignOutButton } from "./SignOutButton";
 
@@ -10,11 +12,42 @@ const LINKS = [
   { to: routes.apps(), label: "Apps" },
   { to: routes.products(), label: "API products" },
   { to: routes.users(), label: "Users" },
+  { to: routes.tokens(), label: "Tokens" },
   { to: routes.psd2Consents(), label: "PSD2 consents" },
   { to: routes.audit(), label: "Audit log" },
 ];
 
-/** The console's frame: brand, navigation, who is signed in and "Sign out", then the page. */
+/**
+ * The console's search box: an app by name or consumer key, a user by username, a token by
+ * the start of its id. Submitting opens the results page (pages/admin/SearchPage.tsx), whose
+ * text it then shows. The button is named for what it searches, apart from the pages' own "Search".
+ */
+function ConsoleSearch() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const current = location.pathname === patterns.search ? readSearchText(new URLSearchParams(location.search)) : "";
+  const [text, setText] = useState(current);
+  useEffect(() => setText(current), [current]);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void navigate(routes.search(text.trim()));
+  }
+
+  return (
+    <form className="search console-search" role="search" aria-label="Apps, users and tokens" onSubmit={onSubmit}>
+      <label htmlFor="console-search">
+        Search<span className="visually-hidden"> apps, users and tokens</span>
+      </label>
+      <input id="console-search" type="search" value={text} onChange={(e) => setText(e.target.value)} maxLength={NAME_MAX_LENGTH} autoComplete="off" spellCheck={false} />
+      <button type="submit" className="button secondary small">
+        Search<span className="visually-hidden"> apps, users and tokens</span>
+      </button>
+    </form>
+  );
+}
+
+/** The console's frame: brand, navigation, the search box, who is signed in and "Sign out", then the page. */
 export function AdminLayout() {
   const { user } = useSession();
   return (
@@ -37,6 +70,7 @@ export function AdminLayout() {
             ))}
           </ul>
         </nav>
+        <ConsoleSearch />
         <div className="whoami">
           <span className="muted small">
             Signed in as <strong>{user.username}</strong>

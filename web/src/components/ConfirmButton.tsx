@@ -1,4 +1,40 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode, type RefObject } from "react";
+
+/**
+ * The confirmation step of a destructive action: `question`, then `confirmLabel` (which runs
+ * `onConfirm`) and "Cancel", as a group named by the question. `confirmRef` is the confirm
+ * button, for the caller to focus.
+ */
+export function ConfirmQuestion({
+  question,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  confirmRef,
+}: {
+  question: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  confirmRef: RefObject<HTMLButtonElement | null>;
+}) {
+  const questionId = useId();
+  return (
+    <span className="confirm" role="group" aria-labelledby={questionId}>
+      <span id={questionId} className="confirm-question">
+        {question}
+      </span>
+      <span className="confirm-buttons">
+        <button ref={confirmRef} type="button" className="button danger small" onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+        <button type="button" className="button secondary small" onClick={onCancel}>
+          Cancel
+        </button>
+      </span>
+    </span>
+  );
+}
 
 /**
  * A destructive action with an inline confirmation step: the button asks `question` with
@@ -31,7 +67,6 @@ export function ConfirmButton({
   const wasAsking = useRef(false);
   const triggerRef = useRef<HTMLButtonElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
-  const questionId = useId();
 
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
@@ -41,27 +76,16 @@ export function ConfirmButton({
 
   if (asking) {
     return (
-      <span className="confirm" role="group" aria-labelledby={questionId}>
-        <span id={questionId} className="confirm-question">
-          {question}
-        </span>
-        <span className="confirm-buttons">
-          <button
-            ref={confirmRef}
-            type="button"
-            className="button danger small"
-            onClick={() => {
-              setAsking(false);
-              void onConfirm();
-            }}
-          >
-            {confirmLabel}
-          </button>
-          <button type="button" className="button secondary small" onClick={() => setAsking(false)}>
-            Cancel
-          </button>
-        </span>
-      </span>
+      <ConfirmQuestion
+        question={question}
+        confirmLabel={confirmLabel}
+        confirmRef={confirmRef}
+        onConfirm={() => {
+          setAsking(false);
+          void onConfirm();
+        }}
+        onCancel={() => setAsking(false)}
+      />
     );
   }
   return (

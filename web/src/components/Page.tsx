@@ -1,14 +1,19 @@
 import { useEffect, useRef, type ReactNode } from "react";
+import { brand } from "../lib/brand";
 
-/** The page frame: the product name, then the page's content in a centered card (`wide`: a wider one). */
+/**
+ * The page frame: the bank's brand (lib/brand.ts: its logo, or its name), then the page's
+ * content in a centered card (`wide`: a wider one). The document title is the page's, then
+ * the bank's name.
+ */
 export function Page({ title, wide = false, children }: { title: string; wide?: boolean; children: ReactNode }) {
   useEffect(() => {
-    document.title = title === "Tollgate" ? title : `${title} · Tollgate`;
+    document.title = title === brand.name ? title : `${title} · ${brand.name}`;
   }, [title]);
   return (
     <>
       <header className={wide ? "site-header wide" : "site-header"}>
-        <p className="brand">Tollgate</p>
+        <p className="brand">{brand.logoUrl ? <img className="brand-logo" src={brand.logoUrl} alt={brand.name} /> : brand.name}</p>
       </header>
       <main className={wide ? "page wide" : "page"}>
         <div className="card">{children}</div>

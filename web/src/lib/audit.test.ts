@@ -45,6 +45,7 @@ describe("the filter in the URL", () => {
       clientId: " demo-budgeting-key ",
       username: "alice",
       api: "accounts",
+      reason: " invalid_token ",
       outcome: "failure",
       from: "2026-11-24T23:00:00.000Z",
       to: "2026-11-25T01:00:00+01:00",
@@ -55,6 +56,7 @@ describe("the filter in the URL", () => {
         clientId: "demo-budgeting-key",
         username: "alice",
         api: "accounts",
+        reason: "invalid_token",
         outcome: "failure",
         from: "2026-11-24T23:00:00.000Z",
         to: "2026-11-25T00:00:00.000Z",
@@ -74,20 +76,24 @@ describe("the filter in the URL", () => {
   });
 
   it("writes only the criteria given, in a fixed order, and reads back the same", () => {
-    const filter = { ...EMPTY_FILTER, to: "2026-11-25T00:00:00.000Z", clientId: "demo-budgeting-key", outcome: "success" as const };
+    const filter = { ...EMPTY_FILTER, to: "2026-11-25T00:00:00.000Z", reason: "invalid_client", clientId: "demo-budgeting-key", outcome: "success" as const };
     const query = filterQuery(filter);
-    expect(Object.keys(query)).toEqual(["clientId", "outcome", "to"]);
+    expect(Object.keys(query)).toEqual(["clientId", "reason", "outcome", "to"]);
     expect(readFilter(new URLSearchParams(query)).filter).toEqual(filter);
   });
 
   it("gives the query only the criteria given", () => {
     expect(auditVariables(EMPTY_FILTER)).toEqual({});
     expect(auditVariables({ ...EMPTY_FILTER, type: "token.issued", outcome: "failure" })).toEqual({ type: "token.issued", outcome: "failure" });
+    expect(auditVariables({ ...EMPTY_FILTER, type: "gateway.refused", reason: "invalid_token" })).toEqual({ type: "gateway.refused", reason: "invalid_token" });
   });
 
   it("links to the audit page already filtered", () => {
     expect(routes.audit()).toBe("/admin/audit");
     expect(routes.audit({ clientId: "demo-budgeting-key" })).toBe("/admin/audit?clientId=demo-budgeting-key");
+    expect(routes.audit({ reason: "invalid_token", clientId: "demo-budgeting-key", type: "gateway.refused" })).toBe(
+      "/admin/audit?type=gateway.refused&clientId=demo-budgeting-key&reason=invalid_token",
+    );
     expect(routes.audit({ type: "client.authentication_failed", from: "2026-11-24T23:00:00.000Z", to: "2026-11-25T00:00:00.000Z" })).toBe(
       "/admin/audit?type=client.authentication_failed&from=2026-11-24T23%3A00%3A00.000Z&to=2026-11-25T00%3A00%3A00.000Z",
     );

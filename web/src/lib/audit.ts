@@ -46,6 +46,8 @@ export interface AuditFilter {
   username: string;
   /** The refused gateway calls to this API. */
   api: string;
+  /** A refusal's reason (its details' `reason`, e.g. invalid_client). */
+  reason: string;
   outcome: AuditOutcome | "";
   /** Inclusive. */
   from: string;
@@ -54,9 +56,9 @@ export interface AuditFilter {
 }
 
 /** The filter's query parameters, in the order the URL lists them. */
-export const FILTER_KEYS = ["type", "clientId", "username", "api", "outcome", "from", "to"] as const satisfies ReadonlyArray<keyof AuditFilter>;
+export const FILTER_KEYS = ["type", "clientId", "username", "api", "reason", "outcome", "from", "to"] as const satisfies ReadonlyArray<keyof AuditFilter>;
 
-export const EMPTY_FILTER: AuditFilter = { type: "", clientId: "", username: "", api: "", outcome: "", from: "", to: "" };
+export const EMPTY_FILTER: AuditFilter = { type: "", clientId: "", username: "", api: "", reason: "", outcome: "", from: "", to: "" };
 
 const OUTCOMES: readonly AuditOutcome[] = ["success", "failure"];
 

@@ -2,7 +2,11 @@
  * The SPA's addresses: the route patterns App.tsx declares, and one typed function per page
  * that builds its URL. Every link and navigation inside the SPA takes its path from here.
  */
+import type { DashboardRange } from "../api/admin";
+import { appFilterQuery, type AppListFilter } from "./apps";
 import { filterQuery, type AuditFilter } from "./audit";
+import { rangeQuery } from "./dashboard";
+import { tokenFilterQuery, type TokenFilter } from "./tokens";
 
 /** The react-router pattern of each page. */
 export const patterns = {
@@ -17,11 +21,15 @@ export const patterns = {
   appDetail: "/admin/apps/:id",
   products: "/admin/products",
   users: "/admin/users",
+  tokens: "/admin/tokens",
+  search: "/admin/search",
   psd2Consents: "/admin/psd2-consents",
   audit: "/admin/audit",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
+/** The path, with the query when it has parameters. */
+const withOptionalQuery = (path: string, query: Record<string, string>) => (Object.keys(query).length > 0 ? withQuery(path, query) : path);
 
 /** Builds the URL of each page. */
 export const routes = {
@@ -36,19 +44,23 @@ export const routes = {
   error: (error: string, errorDescription?: string) =>
     withQuery(patterns.error, errorDescription ? { error, error_description: errorDescription } : { error }),
   account: () => patterns.account,
-  /** The console's home page. */
-  dashboard: () => patterns.console,
+  /** The console's home page, the dashboard, over a range (the default: the last 24 hours). */
+  dashboard: (range?: DashboardRange) => withOptionalQuery(patterns.console, range ? rangeQuery(range) : {}),
   organizations: () => patterns.organizations,
-  apps: () => patterns.apps,
+  /** The apps, already filtered (`organization`, `developer`: ids), e.g. `apps({ developer })`. */
+  apps: (filter: Partial<AppListFilter> = {}) => withOptionalQuery(patterns.apps, appFilterQuery(filter)),
   appDetail: (id: string) => `${patterns.apps}/${encodeURIComponent(id)}`,
   products: () => patterns.products,
-  users: () => patterns.users,
+  /** The users page, searched by username and with one user's factors, tokens and consents open (`user`: its id). */
+  users: (select: { search?: string; user?: string } = {}) =>
+    withOptionalQuery(patterns.users, { ...(select.search ? { search: select.search } : {}), ...(select.user ? { user: select.user } : {}) }),
+  /** Issued tokens, already filtered, e.g. `tokens({ clientId, state: "REVOKED" })`. */
+  tokens: (filter: Partial<TokenFilter> = {}) => withOptionalQuery(patterns.tokens, tokenFilterQuery(filter)),
+  /** What the console's search box finds for a text. */
+  search: (text: string) => withOptionalQuery(patterns.search, text ? { q: text } : {}),
   psd2Consents: () => patterns.psd2Consents,
   /** The audit log, already filtered (`from` and `to` ISO 8601 instants), e.g. `audit({ clientId })`. */
-  audit: (filter: Partial<AuditFilter> = {}) => {
-    const query = filterQuery(filter);
-    return Object.keys(query).length > 0 ? withQuery(patterns.audit, query) : patterns.audit;
-  },
+  audit: (filter: Partial<AuditFilter> = {}) => withOptionalQuery(patterns.audit, filterQuery(filter)),
 };
 
 /**

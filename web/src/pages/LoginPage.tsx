@@ -7,6 +7,7 @@ import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
 import { signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
 import { factorError, SignInSteps } from "../components/SignInSteps";
+import { brand } from "../lib/brand";
 import { isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
 import { isWithin, patterns, routes, type LoginNotice } from "../lib/routes";
 import { sentence } from "../lib/text";
@@ -151,7 +152,7 @@ function SessionLogin({ next }: { next: string }) {
     else csrfToken.current = state.value.csrfToken;
   }, [state, goNext]);
 
-  const heading = isWithin(next, patterns.console) ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account";
+  const heading = isWithin(next, patterns.console) ? "Sign in to the Tollgate console" : `Sign in to your ${brand.name} account`;
   if (state.status === "failed") return <LoadFailed title={TITLE} message={state.message} onRetry={reload} />;
   if (state.status === "loading" || state.value.user) return <Loading title={TITLE} />;
 

@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { Heading, Page } from "../components/Page";
+import { brand } from "../lib/brand";
 import { routes } from "../lib/routes";
 
 /** Any other path served to the SPA. */
@@ -9,7 +10,7 @@ export function NotFoundPage() {
       <Heading focus>Page not found</Heading>
       <p>There is nothing at this address.</p>
       <p>
-        <Link to={routes.home()}>Go to the Tollgate home page</Link>
+        <Link to={routes.home()}>Go to the {brand.name} home page</Link>
       </p>
     </Page>
   );

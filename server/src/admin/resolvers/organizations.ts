@@ -10,6 +10,7 @@ export const organizationResolvers: Resolvers = {
   Query: {
     organizations: (_p, a, { db }) => db.organizations.list({ first: check(v.first, a.first, "first"), after: a.after }),
     organization: (_p, a, { db }) => db.organizations.find(a.id),
+    developer: (_p, a, { db }) => db.organizations.findDeveloper(a.id),
     developers: (_p, a, { db }) =>
       db.organizations.listDevelopers(
         { organizationId: a.organizationId, search: checkOptional(v.search, a.search, "search") },

@@ -106,16 +106,13 @@ function ConnectedApps() {
   );
 }
 
-/** What the user allowed: each scope's description, with its name. */
+/** What the user allowed: each scope's description, in words (never the scope's code). */
 function Permissions({ scopes }: { scopes: MyConsent["scopes"] }) {
   if (scopes.length === 0) return <p className="muted small">No permissions</p>;
   return (
     <ul className="small" aria-label="Permissions">
       {scopes.map((scope) => (
-        <li key={scope.name}>
-          {scope.description !== scope.name && <>{scope.description} </>}
-          <code>{scope.name}</code>
-        </li>
+        <li key={scope.name}>{scope.description}</li>
       ))}
     </ul>
   );

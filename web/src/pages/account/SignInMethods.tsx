@@ -19,6 +19,7 @@ import { FactorStep, passkeyFailureMessage } from "../../components/FactorStep";
 import { DateTime } from "../../components/Format";
 import { LoadState } from "../../components/LoadState";
 import { StatusMessage } from "../../components/Notices";
+import { brand } from "../../lib/brand";
 import { useSession } from "../../lib/session";
 import { describeFailure } from "../../lib/text";
 import { useLoad } from "../../lib/useLoad";
@@ -260,7 +261,7 @@ export function SignInMethods() {
         Sign-in methods
       </h2>
       <p className="muted small">
-        After your password, Tollgate asks for a second step: a code from an authenticator app or a passkey. Apps can only access
+        After your password, {brand.name} asks for a second step: a code from an authenticator app or a passkey. Apps can only access
         your payment accounts after this second step.
       </p>
       {error?.where === "section" && (

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { groupKey, normalizeCode, TOTP_CODE_LENGTH, type TotpEnrolment } from "../../api/factors";
 import { OneTimeCodeField } from "../../components/Field";
 import { CopyButton } from "../../components/SecretPanel";
+import { brand } from "../../lib/brand";
 import { FactorFormEnd } from "./FactorFormEnd";
 
 /**
@@ -79,7 +80,7 @@ export function TotpSetup({
           </p>
         </li>
         <li>
-          <p>Enter the code the app shows for Tollgate, and give the app a name.</p>
+          <p>Enter the code the app shows for {brand.name}, and give the app a name.</p>
           <form className="form-stack" onSubmit={onSubmit} aria-labelledby={titleId}>
             {message && (
               <p id={errorId} role="alert" className="alert">

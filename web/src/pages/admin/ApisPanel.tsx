@@ -1,16 +1,20 @@
 import { useState, type FormEvent } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
 import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
+import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import type { Column } from "../../components/DataTable";
+import { ActionButton } from "../../components/ActionButton";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { ConfirmedSubform } from "../../components/ConfirmedSubform";
+import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
+import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { useFields } from "../../lib/useFields";
-import { FormInputError, useAction } from "../../lib/useGraphQL";
-import { CREATE_API_STEP_UP, UPDATE_API_STEP_UP, type StepUpApi } from "../../api/sca";
+import { FormInputError, useAction, type Action } from "../../lib/useGraphQL";
 
 /** An API's required sign-in level: "" for none, else an acr (server/src/kernel/acr.ts). */
 type AcrChoice = "" | typeof ACR_PASSWORD | typeof ACR_SCA;
@@ -27,6 +31,16 @@ function acrName(acr: string | null): string {
   if (acr === ACR_SCA) return "Strong customer authentication";
   return ACR_CHOICES.find((c) => c.value === (acr ?? ""))?.label ?? acr ?? "";
 }
+
+/** The PSD2 dynamic linking checks of the gateway (schema.graphql ConsentCheck), in words. */
+const CONSENT_CHECKS: ReadonlyArray<{ value: ConsentCheck; label: string }> = [
+  { value: "none", label: "None" },
+  { value: "accounts", label: "Accounts: only the authorized accounts and data" },
+  { value: "payments", label: "Payments: a payment must match the authorized one" },
+];
+
+/** An API's consent check in words ("None"). */
+const consentCheckName = (check: ConsentCheck) => CONSENT_CHECKS.find((c) => c.value === check)?.label ?? check;
 
 /** An API's maximum sign-in age in words ("5 minutes"); "No limit" for null. */
 const maxAgeName = (seconds: number | null) => (seconds === null ? "No limit" : durationText(seconds));
@@ -48,48 +62,107 @@ function maxAgeValue(text: string): number | null {
   return seconds;
 }
 
-/** The sign-in level select and the maximum age field of a form. */
-function StepUpFields({ acr, maxAge }: { acr: { value: AcrChoice; onChange: (v: AcrChoice) => void }; maxAge: { value: string; onChange: (v: string) => void } }) {
-  return (
-    <>
-      <SelectField label="Required sign-in" {...acr} options={ACR_CHOICES} />
-      <TextField
-        label="Maximum sign-in age (seconds)"
-        hint={MAX_AGE_HINT}
-        type="number"
-        inputMode="numeric"
-        min={MAX_AGE_SECONDS.min}
-        max={MAX_AGE_SECONDS.max}
-        step={1}
-        {...maxAge}
-        autoComplete="off"
-      />
-    </>
-  );
+/** What an API form holds (the name only when creating); a type alias, as useFields needs. */
+type ApiDraft = {
+  name: string;
+  upstreamUrl: string;
+  /** Separated by spaces or commas. */
+  requiredScopes: string;
+  passCookies: boolean;
+  requiredAcr: AcrChoice;
+  /** Seconds as typed; blank for no limit. */
+  maxAgeSeconds: string;
+  consentCheck: ConsentCheck;
+};
+
+/** The form's values for a new API, or for editing `api`. */
+function apiDraft(api?: Api): ApiDraft {
+  return {
+    name: api?.name ?? "",
+    upstreamUrl: api?.upstreamUrl ?? "",
+    requiredScopes: api?.requiredScopes.join(" ") ?? "",
+    passCookies: api?.passCookies ?? false,
+    requiredAcr: (api?.requiredAcr ?? "") as AcrChoice,
+    maxAgeSeconds: api?.maxAgeSeconds == null ? "" : String(api.maxAgeSeconds),
+    consentCheck: api?.consentCheck ?? "none",
+  };
 }
 
-const API_COLUMNS: Column<StepUpApi>[] = [
+/**
+ * The input of createApi or updateApi: every setting but the name.
+ * @throws FormInputError for a maximum sign-in age out of range.
+ */
+function apiSettings(draft: ApiDraft): Omit<CreateApiInput, "name"> {
+  return {
+    upstreamUrl: draft.upstreamUrl.trim(),
+    requiredScopes: splitList(draft.requiredScopes),
+    passCookies: draft.passCookies,
+    requiredAcr: draft.requiredAcr === "" ? null : draft.requiredAcr,
+    maxAgeSeconds: maxAgeValue(draft.maxAgeSeconds),
+    consentCheck: draft.consentCheck,
+  };
+}
+
+const API_COLUMNS: Column<Api>[] = [
   { header: "Name", rowHeader: true, cell: (api) => <code>/{api.name}/</code> },
   { header: "Upstream URL", cell: (api) => <code>{api.upstreamUrl}</code> },
   { header: "Required scopes", cell: (api) => <Chips items={api.requiredScopes} /> },
   { header: "Required sign-in", cell: (api) => acrName(api.requiredAcr) },
   { header: "Maximum sign-in age", cell: (api) => maxAgeName(api.maxAgeSeconds) },
+  { header: "Consent check (PSD2)", cell: (api) => consentCheckName(api.consentCheck) },
   { header: "Upstream cookies", cell: (api) => (api.passCookies ? "Passed to callers" : "Dropped") },
   { header: "In API products", cell: (api) => <Chips items={api.products.map((p) => p.name)} /> },
 ];
 
-/** The APIs behind the gateway, "Create an API" and "Change an API's required sign-in" (part of /admin/products). */
+/** The APIs' columns with "Edit" and "Delete" (behind a confirmation) per API. */
+function apiColumns(action: Action, onEdit: (api: Api) => void, onDelete: (api: Api) => void): Column<Api>[] {
+  return [
+    ...API_COLUMNS,
+    actionsColumn((api) => (
+      <>
+        <ActionButton label="Edit" context={`API /${api.name}/`} onClick={() => onEdit(api)} />
+        <ConfirmButton
+          label="Delete"
+          context={`API /${api.name}/`}
+          question={`Delete the API /${api.name}/? Its gateway path is gone: calls to /${api.name}/ fail from now on, and products lose it.`}
+          confirmLabel="Yes, delete the API"
+          {...action.button(api.id)}
+          onConfirm={() => onDelete(api)}
+        />
+      </>
+    )),
+  ];
+}
+
+/**
+ * The APIs behind the gateway, with "Edit" and "Delete" per API, and "Create an API" (part of /admin/products).
+ * @param onSaved - shows an API's saved settings at once.
+ * @param onChanged - loads the page's data again (an API was created or deleted, which changes products too).
+ */
 export function ApisPanel({
   list,
   loaded,
-  onCreated,
+  onSaved,
   onChanged,
 }: {
-  list: RowSource<StepUpApi>;
+  list: RowSource<Api>;
   loaded: boolean;
-  onCreated: () => void;
-  onChanged: (api: StepUpApi) => void;
+  onSaved: (api: Api) => void;
+  onChanged: () => void;
 }) {
+  const action = useAction();
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = list.nodes.find((api) => api.id === editingId);
+
+  function remove(api: Api) {
+    void action.run(async () => {
+      await graphql(DELETE_API, { id: api.id });
+      if (editingId === api.id) setEditingId(null);
+      onChanged();
+      return `API /${api.name}/ deleted: its gateway path is gone.`;
+    }, api.id);
+  }
+
   return (
     <Panel title="APIs">
       <p className="muted small">
@@ -97,72 +170,73 @@ export function ApisPanel({
         sign-in level, or a recent sign-in: a token whose user signed in with less, or longer ago, is refused until the app asks the user to sign in
         again (step-up).
       </p>
-      <ListTable caption="APIs" list={list} columns={API_COLUMNS} rowKey={(api) => api.id} empty="There are no APIs yet." />
-      {loaded && list.nodes.length > 0 && <ChangeStepUp apis={list.nodes} onChanged={onChanged} />}
-      {loaded && <CreateApi onCreated={onCreated} />}
+      <ActionNotices action={action} />
+      <ListTable
+        caption="APIs"
+        list={list}
+        columns={apiColumns(action, (api) => setEditingId(api.id), remove)}
+        rowKey={(api) => api.id}
+        isCurrent={(api) => api.id === editingId}
+        empty="There are no APIs yet."
+      />
+      {editing && <EditApi key={editing.id} api={editing} onSaved={onSaved} onClose={() => setEditingId(null)} />}
+      {loaded && <CreateApi onCreated={onChanged} />}
     </Panel>
   );
 }
 
-/** "Change an API's required sign-in": the API, then its sign-in level and maximum sign-in age (prefilled). */
-function ChangeStepUp({ apis, onChanged }: { apis: readonly StepUpApi[]; onChanged: (api: StepUpApi) => void }) {
-  const action = useAction();
-  const [apiId, setApiId] = useState("");
-  const [acr, setAcr] = useState<AcrChoice>("");
-  const [maxAge, setMaxAge] = useState("");
-
-  function choose(id: string) {
-    const api = apis.find((a) => a.id === id);
-    setApiId(id);
-    setAcr((api?.requiredAcr ?? "") as AcrChoice);
-    setMaxAge(api === undefined || api.maxAgeSeconds === null ? "" : String(api.maxAgeSeconds));
-  }
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      if (apiId === "") throw new FormInputError("Choose an API.");
-      const { updateApi } = await graphql(UPDATE_API_STEP_UP, { id: apiId, requiredAcr: acr === "" ? null : acr, maxAgeSeconds: maxAgeValue(maxAge) });
-      onChanged(updateApi);
-      return `/${updateApi.name}/ now requires: ${acrName(updateApi.requiredAcr).toLowerCase()}; maximum sign-in age: ${maxAgeName(updateApi.maxAgeSeconds).toLowerCase()}.`;
-    });
-  }
-
+/** The settings fields of the create and edit forms of an API (all but its name). */
+function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<ApiDraft>> }) {
   return (
-    <Subform title="Change an API's required sign-in" action={action} submitLabel="Save required sign-in" onSubmit={onSubmit}>
+    <>
       <div className="form-grid">
-        <SelectField
-          label="API"
-          value={apiId}
-          onChange={choose}
-          options={apis.map((a) => ({ value: a.id, label: `/${a.name}/` }))}
+        <TextField
+          label="Upstream URL"
+          type="url"
+          {...fields.bind("upstreamUrl")}
           required
-          placeholder="Choose an API"
+          maxLength={URL_MAX_LENGTH}
+          placeholder="https://accounts.internal.example"
+          autoComplete="off"
         />
-        <StepUpFields acr={{ value: acr, onChange: setAcr }} maxAge={{ value: maxAge, onChange: setMaxAge }} />
+        <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
+        <SelectField label="Required sign-in" {...fields.bind("requiredAcr")} options={ACR_CHOICES} />
+        <TextField
+          label="Maximum sign-in age (seconds)"
+          hint={MAX_AGE_HINT}
+          type="number"
+          inputMode="numeric"
+          min={MAX_AGE_SECONDS.min}
+          max={MAX_AGE_SECONDS.max}
+          step={1}
+          {...fields.bind("maxAgeSeconds")}
+          autoComplete="off"
+        />
+        <SelectField label="Consent check (PSD2 dynamic linking)" {...fields.bind("consentCheck")} options={CONSENT_CHECKS} />
       </div>
-    </Subform>
+      <p className="hint">
+        The consent check applies to calls made with a PSD2 consent's token: accounts lets through only the authorized accounts (by IBAN) and data;
+        payments lets a payment through only when it matches the authorized one, and uses the consent up.
+      </p>
+      <CheckboxField
+        label="Pass the upstream's cookies to callers"
+        hint="Off (recommended): the gateway drops the upstream's Set-Cookie, so an upstream cannot set cookies on Tollgate's own site. Turn on only for an API whose callers need its cookies."
+        checked={fields.values.passCookies}
+        onChange={fields.set("passCookies")}
+      />
+    </>
   );
 }
 
-/** "Create an API": its gateway name, upstream URL, required scopes, required sign-in and cookie policy. */
+/** "Create an API": its gateway name and its settings. */
 function CreateApi({ onCreated }: { onCreated: () => void }) {
   const action = useAction();
-  const fields = useFields({ name: "", upstreamUrl: "", requiredScopes: "", passCookies: false, requiredAcr: "" as AcrChoice, maxAgeSeconds: "" });
+  const fields = useFields(apiDraft());
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
-      const { name, upstreamUrl, requiredScopes, passCookies, requiredAcr, maxAgeSeconds } = fields.values;
-      const input = {
-        name: name.trim(),
-        upstreamUrl: upstreamUrl.trim(),
-        requiredScopes: splitList(requiredScopes),
-        passCookies,
-        requiredAcr: requiredAcr === "" ? null : requiredAcr,
-        maxAgeSeconds: maxAgeValue(maxAgeSeconds),
-      };
-      const { createApi } = await graphql(CREATE_API_STEP_UP, { input });
+      const { createApi } = await graphql(CREATE_API, { input: { name: fields.values.name.trim(), ...apiSettings(fields.values) } });
       fields.reset();
       onCreated();
       return `API ${createApi.name} created.`;
@@ -181,24 +255,35 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
           pattern="[a-z0-9][a-z0-9._\-]*"
           autoComplete="off"
         />
-        <TextField
-          label="Upstream URL"
-          type="url"
-          {...fields.bind("upstreamUrl")}
-          required
-          maxLength={URL_MAX_LENGTH}
-          placeholder="https://accounts.internal.example"
-          autoComplete="off"
-        />
-        <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
-        <StepUpFields acr={fields.bind("requiredAcr")} maxAge={fields.bind("maxAgeSeconds")} />
       </div>
-      <CheckboxField
-        label="Pass the upstream's cookies to callers"
-        hint="Off (recommended): the gateway drops the upstream's Set-Cookie, so an upstream cannot set cookies on Tollgate's own site. Turn on only for an API whose callers need its cookies."
-        checked={fields.values.passCookies}
-        onChange={fields.set("passCookies")}
-      />
+      <ApiSettingsFields fields={fields} />
     </Subform>
+  );
+}
+
+/** "Edit API /<name>/": its settings (the gateway path stays), saved after a confirmation. */
+function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => void; onClose: () => void }) {
+  const action = useAction();
+  const fields = useFields(apiDraft(api));
+
+  async function save() {
+    const { updateApi } = await graphql(UPDATE_API, { id: api.id, input: apiSettings(fields.values) });
+    onSaved(updateApi);
+    return `API /${updateApi.name}/ saved.`;
+  }
+
+  return (
+    <ConfirmedSubform
+      title={`Edit API /${api.name}/`}
+      action={action}
+      submitLabel="Save API"
+      question={`Save the changes to /${api.name}/? The gateway applies them to its next calls.`}
+      confirmLabel="Yes, save"
+      check={() => apiSettings(fields.values)}
+      onConfirm={save}
+      onClose={onClose}
+    >
+      <ApiSettingsFields fields={fields} />
+    </ConfirmedSubform>
   );
 }

@@ -1,9 +1,11 @@
-import { useId, useState } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { GRACE_SECONDS } from "../../../../server/src/kernel/limits";
 import {
+  API_PRODUCT_OPTIONS,
   REVOKE_CREDENTIAL,
   ROTATE_CREDENTIAL,
   SET_CREDENTIAL_PRODUCT_STATUS,
+  type ApiProductOption,
   type AppDetail,
   type Credential,
   type CredentialProduct,
@@ -12,23 +14,27 @@ import {
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
+import { ADMIN_CONFIRMATION_REQUIRED, AdminAccessConfirmation } from "../../components/AdminAccessConfirmation";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { actionsColumn, DataTable, type Column } from "../../components/DataTable";
 import { Facts } from "../../components/Facts";
+import { SelectField, SubmitButton } from "../../components/Field";
 import { Badge, DateTime, durationText } from "../../components/Format";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SecretPanel } from "../../components/SecretPanel";
-import { useAction, type Action } from "../../lib/useGraphQL";
+import { isAdminProduct, productLabel, productsNotOn } from "../../lib/api-products";
+import { FormInputError, useAction, useQuery, type Action } from "../../lib/useGraphQL";
 
 /**
- * The app's credentials (part of /admin/apps/:id): their API products (approve / revoke),
- * "Rotate" (the new secret is shown once) and "Revoke credential".
+ * The app's credentials (part of /admin/apps/:id): their API products (approve / revoke, and
+ * "Add an API product"), "Rotate" (the new secret is shown once) and "Revoke credential".
  *
  * @param onRotated - reloads the app, which now has one more credential.
  */
 export function AppCredentials({ app, onChange, onRotated }: { app: AppDetail; onChange: (app: AppDetail) => void; onRotated: () => void }) {
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
+  const products = useQuery(API_PRODUCT_OPTIONS).data?.apiProducts ?? [];
 
   function replace(credential: Credential) {
     onChange({ ...app, credentials: app.credentials.map((c) => (c.id === credential.id ? credential : c)) });
@@ -44,6 +50,7 @@ export function AppCredentials({ app, onChange, onRotated }: { app: AppDetail; o
           <CredentialCard
             key={credential.id}
             credential={credential}
+            products={products}
             onChange={replace}
             onRotated={(next) => {
               setIssued(next);
@@ -58,10 +65,13 @@ export function AppCredentials({ app, onChange, onRotated }: { app: AppDetail; o
 
 function CredentialCard({
   credential,
+  products,
   onChange,
   onRotated,
 }: {
   credential: Credential;
+  /** Every API product, for "Add an API product". */
+  products: readonly ApiProductOption[];
   onChange: (credential: Credential) => void;
   onRotated: (issued: IssuedCredential) => void;
 }) {
@@ -146,6 +156,7 @@ function CredentialCard({
         rowKey={(item) => item.product.id}
         empty="No API products on this credential."
       />
+      {approved && <AddProduct credential={credential} products={productsNotOn(products, credential)} action={action} onAdded={onChange} />}
       {approved && (
         <div className="credential-actions">
           <RotateControl consumerKey={key} action={action} onRotate={rotate} />
@@ -161,6 +172,67 @@ function CredentialCard({
       )}
       <ActionNotices action={action} />
     </article>
+  );
+}
+
+/**
+ * "Add an API product" to a credential: a product it does not have yet, approved on it at
+ * once (setCredentialProductStatus adds it). The admin API product needs the second
+ * confirmation, as on "Create an app".
+ */
+function AddProduct({
+  credential,
+  products,
+  action,
+  onAdded,
+}: {
+  credential: Credential;
+  /** The products the credential does not have. */
+  products: readonly ApiProductOption[];
+  action: Action;
+  onAdded: (credential: Credential) => void;
+}) {
+  const [productId, setProductId] = useState("");
+  const [confirmed, setConfirmed] = useState(false);
+  const chosen = products.find((p) => p.id === productId);
+  if (products.length === 0) return null;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      if (!chosen) throw new FormInputError("Choose the API product to add.");
+      if (isAdminProduct(chosen) && !confirmed) throw new FormInputError(ADMIN_CONFIRMATION_REQUIRED);
+      const { setCredentialProductStatus } = await graphql(SET_CREDENTIAL_PRODUCT_STATUS, {
+        credentialId: credential.id,
+        apiProductId: chosen.id,
+        status: "approved",
+      });
+      onAdded(setCredentialProductStatus);
+      setProductId("");
+      setConfirmed(false);
+      return `${chosen.name} added to this credential and approved: the app's next tokens may carry its scopes.`;
+    }, "add");
+  }
+
+  return (
+    <form className="inline-form" onSubmit={onSubmit} aria-label={`Add an API product to consumer key ${credential.consumerKey}`}>
+      <SelectField
+        label="API product to add"
+        value={productId}
+        onChange={setProductId}
+        required
+        placeholder="Choose an API product"
+        options={products.map((p) => ({ value: p.id, label: productLabel(p) }))}
+      />
+      <SubmitButton busy={action.pending === "add"} className="button secondary">
+        Add API product
+      </SubmitButton>
+      {chosen && isAdminProduct(chosen) && (
+        <div className="fieldset caution">
+          <AdminAccessConfirmation confirmed={confirmed} onChange={setConfirmed} />
+        </div>
+      )}
+    </form>
   );
 }
 

@@ -1,16 +1,18 @@
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import { APPS, type AppSummary, type IssuedCredential } from "../../api/admin";
+import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, type Status } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { Badge, DateTime } from "../../components/Format";
 import { ListTable, LoadMore } from "../../components/ListTable";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
+import { SelectField } from "../../components/Field";
 import { SecretPanel } from "../../components/SecretPanel";
+import { appFilterQuery, appFilterVariables, readAppFilter, type AppListFilter } from "../../lib/apps";
 import { routes } from "../../lib/routes";
-import { useConnection } from "../../lib/useGraphQL";
+import { useConnection, useQuery } from "../../lib/useGraphQL";
 import { CREATE_APP_FORM_ID, CreateAppForm } from "./CreateAppForm";
 
 /** Moves focus (and so the view) to the first field of the "Create an app" form below the list. */
@@ -20,19 +22,69 @@ function goToCreateForm() {
 
 const PAGE_SIZE = 25;
 
+/** The status filter's choices. */
+const STATUS_OPTIONS: ReadonlyArray<{ value: Status | "all"; label: string }> = [
+  { value: "all", label: "All" },
+  { value: "approved", label: "Approved" },
+  { value: "revoked", label: "Revoked" },
+];
+
 const APP_COLUMNS: Column<AppSummary>[] = [
   { header: "Name", rowHeader: true, cell: (app) => <Link to={routes.appDetail(app.id)}>{app.name}</Link> },
-  { header: "Developer", cell: (app) => app.developer.email },
-  { header: "Organization", cell: (app) => app.developer.organization.name },
+  {
+    header: "Developer",
+    cell: (app) => (
+      <Link to={routes.apps({ developer: app.developer.id })} aria-label={`Apps of developer ${app.developer.email}`}>
+        {app.developer.email}
+      </Link>
+    ),
+  },
+  {
+    header: "Organization",
+    cell: (app) => (
+      <Link to={routes.apps({ organization: app.developer.organization.id })} aria-label={`Apps of organization ${app.developer.organization.name}`}>
+        {app.developer.organization.name}
+      </Link>
+    ),
+  },
   { header: "Status", cell: (app) => <Badge>{app.status}</Badge> },
   { header: "Created", cell: (app) => <DateTime value={app.createdAt} /> },
 ];
 
-/** /admin/apps[?search=…]: apps by name, "Load more", and "Create app" (then its key and secret, once). */
+/** "Apps of organization Acme Fintech Ltd", with a link back to every organization's. */
+function OrganizationFilter({ id, onClear }: { id: string; onClear: () => void }) {
+  const { data } = useQuery(ORGANIZATION, { id });
+  return <FilterNotice what={`organization ${data?.organization?.name ?? "…"}`} onClear={onClear} clearLabel="Show every organization's apps" />;
+}
+
+/** "Apps of developer dana@…", with a link back to every developer's. */
+function DeveloperFilter({ id, onClear }: { id: string; onClear: () => void }) {
+  const { data } = useQuery(DEVELOPER, { id });
+  return <FilterNotice what={`developer ${data?.developer?.email ?? "…"}`} onClear={onClear} clearLabel="Show every developer's apps" />;
+}
+
+function FilterNotice({ what, onClear, clearLabel }: { what: string; onClear: () => void; clearLabel: string }) {
+  return (
+    <p>
+      Apps of {what}.{" "}
+      <button type="button" className="link-button" onClick={onClear}>
+        {clearLabel}
+      </button>
+    </p>
+  );
+}
+
+/**
+ * /admin/apps[?search=…&organization=…&developer=…&status=…]: apps by name or consumer key
+ * (current or revoked), organization, developer and status, "Load more", and "Create app"
+ * (then its key and secret, once).
+ */
 export function AppsPage() {
   const [params, setParams] = useSearchParams();
-  const search = params.get("search")?.trim() ?? "";
-  const apps = useConnection(APPS, { filter: search ? { search } : undefined, first: PAGE_SIZE }, (d) => d.apps);
+  const filter = readAppFilter(params);
+  const { search } = filter;
+  const narrow = (change: Partial<AppListFilter>) => setParams(appFilterQuery({ ...filter, ...change }), { replace: true });
+  const apps = useConnection(APPS, { filter: appFilterVariables(filter), first: PAGE_SIZE }, (d) => d.apps);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
   const [created, setCreated] = useState(0);
 
@@ -53,18 +105,21 @@ export function AppsPage() {
       >
         <SearchForm
           id="app-search"
-          label="Search by name"
+          label="Search by name or consumer key"
           name="Apps"
           maxLength={NAME_MAX_LENGTH}
           initial={search}
-          onSearch={(value) => setParams(value ? { search: value } : {}, { replace: true })}
+          onSearch={(value) => narrow({ search: value })}
         />
+        <SelectField label="Status" value={filter.status || "all"} onChange={(status) => narrow({ status: status === "all" ? "" : status })} options={STATUS_OPTIONS} />
+        {filter.organization && <OrganizationFilter id={filter.organization} onClear={() => narrow({ organization: "" })} />}
+        {filter.developer && <DeveloperFilter id={filter.developer} onClear={() => narrow({ developer: "" })} />}
         <ListTable
           caption="Apps"
           list={apps}
           columns={APP_COLUMNS}
           rowKey={(app) => app.id}
-          empty={search ? `No app name contains “${search}”.` : "There are no apps yet."}
+          empty={appFilterVariables(filter) ? "No app matches these filters." : "There are no apps yet."}
         />
         <LoadMore list={apps} what="apps" />
       </Panel>

@@ -5,6 +5,7 @@ import { AUDIT_EVENTS, type AuditEvent, type AuditOutcome } from "../../api/admi
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
+import { ExactTime } from "../../components/ExactTime";
 import { SelectField, SubmitButton, TextField } from "../../components/Field";
 import { ListTable, LoadMore } from "../../components/ListTable";
 import { ActionNotices, ErrorAlert } from "../../components/Notices";
@@ -15,7 +16,6 @@ import {
   downloadFile,
   EMPTY_FILTER,
   EVENT_TYPES,
-  eventTimeFormat,
   eventTypeLabel,
   EXPORT_LIMIT,
   exportFileName,
@@ -40,6 +40,8 @@ const PAGE = 50;
 
 /** A consumer key is at most this long in the filter (keys are generated, far shorter). */
 const CLIENT_ID_MAX_LENGTH = 200;
+/** A refusal's reason is an error code (RFC 6749 §5.2, RFC 6750 §3.1), far shorter. */
+const REASON_MAX_LENGTH = 100;
 
 const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditOutcome | ""; label: string }> = [
   { value: "", label: "Any outcome" },
@@ -53,6 +55,7 @@ const CRITERIA: Record<keyof AuditFilter, string> = {
   clientId: "client id",
   username: "username",
   api: "API",
+  reason: "reason",
   outcome: "outcome",
   from: "start time",
   to: "end time",
@@ -72,6 +75,7 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
   const [clientId, setClientId] = useState(initial.clientId);
   const [username, setUsername] = useState(initial.username);
   const [api, setApi] = useState(initial.api);
+  const [reason, setReason] = useState(initial.reason);
   const [outcome, setOutcome] = useState<AuditOutcome | "">(initial.outcome);
   const [from, setFrom] = useState(toLocalInput(initial.from));
   const [to, setTo] = useState(toLocalInput(initial.to));
@@ -92,7 +96,16 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
       setError("Enter the time range as a date and a time.");
       return;
     }
-    const filter: AuditFilter = { type, clientId: clientId.trim(), username: username.trim(), api: api.trim(), outcome, from: range.from, to: range.to };
+    const filter: AuditFilter = {
+      type,
+      clientId: clientId.trim(),
+      username: username.trim(),
+      api: api.trim(),
+      reason: reason.trim(),
+      outcome,
+      from: range.from,
+      to: range.to,
+    };
     const problem = rangeError(filter);
     setError(problem);
     if (!problem) onSearch(filter);
@@ -106,6 +119,15 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
         <TextField label="Client id (consumer key)" value={clientId} onChange={setClientId} maxLength={CLIENT_ID_MAX_LENGTH} autoComplete="off" spellCheck={false} />
         <TextField label="Username" value={username} onChange={setUsername} maxLength={USERNAME_LENGTH.max} autoComplete="off" spellCheck={false} />
         <TextField label="API" hint="Refused gateway calls to this API." value={api} onChange={setApi} maxLength={API_NAME_MAX_LENGTH} autoComplete="off" spellCheck={false} />
+        <TextField
+          label="Reason"
+          hint="A refusal's error code, e.g. invalid_token."
+          value={reason}
+          onChange={setReason}
+          maxLength={REASON_MAX_LENGTH}
+          autoComplete="off"
+          spellCheck={false}
+        />
         <SelectField label="Outcome" value={outcome} onChange={setOutcome} options={OUTCOME_OPTIONS} />
         <TextField
           label="From"
@@ -142,68 +164,56 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
 }
 
 /** The table's columns: when, what, who, about what, a refusal's reason and description, the count of an aggregate, the request id, the other details. */
-function useColumns(): Column<AuditEvent>[] {
-  return useMemo(() => {
-    const time = eventTimeFormat();
-    return [
-      {
-        header: "Time",
-        rowHeader: true,
-        cell: (e) => {
-          const date = new Date(e.at);
-          return Number.isNaN(date.getTime()) ? e.at : <time dateTime={date.toISOString()}>{time.format(date)}</time>;
-        },
-      },
-      {
-        header: "Type",
-        cell: (e) => (
-          <>
-            <code>{e.type}</code>
-            {eventTypeLabel(e.type) && <span className="block small muted">{eventTypeLabel(e.type)}</span>}
-          </>
-        ),
-      },
-      { header: "Who", cell: (e) => (e.actor ? <code>{e.actor}</code> : <span className="muted">unknown</span>) },
-      { header: "About", cell: (e) => (e.subject ? <code>{e.subject}</code> : dash) },
-      {
-        header: "Reason",
-        cell: (e) => {
-          const { reason, description } = refusalOf(readDetails(e.details));
-          if (!reason && !description) return dash;
-          return (
-            <>
-              {reason && <code>{reason}</code>}
-              {description && <span className="block small">{description}</span>}
-            </>
-          );
-        },
-      },
-      { header: "Count", className: "num", cell: (e) => (e.count > 1 ? `×${e.count}` : dash) },
-      {
-        header: "Request id",
-        cell: (e) => {
-          const { requestId } = refusalOf(readDetails(e.details));
-          return requestId ? <code>{requestId}</code> : dash;
-        },
-      },
-      {
-        header: "Details",
-        cell: (e) => {
-          const lines = otherDetails(readDetails(e.details));
-          if (lines.length === 0) return dash;
-          return lines.map((line) => (
-            <span key={line} className="block small">
-              {line}
-            </span>
-          ));
-        },
-      },
-    ];
-  }, []);
-}
+const COLUMNS: Column<AuditEvent>[] = [
+  { header: "Time", rowHeader: true, cell: (e) => <ExactTime value={e.at} /> },
+  {
+    header: "Type",
+    cell: (e) => (
+      <>
+        <code>{e.type}</code>
+        {eventTypeLabel(e.type) && <span className="block small muted">{eventTypeLabel(e.type)}</span>}
+      </>
+    ),
+  },
+  { header: "Who", cell: (e) => (e.actor ? <code>{e.actor}</code> : <span className="muted">unknown</span>) },
+  { header: "About", cell: (e) => (e.subject ? <code>{e.subject}</code> : dash) },
+  {
+    header: "Reason",
+    cell: (e) => {
+      const { reason, description } = refusalOf(readDetails(e.details));
+      if (!reason && !description) return dash;
+      return (
+        <>
+          {reason && <code>{reason}</code>}
+          {description && <span className="block small">{description}</span>}
+        </>
+      );
+    },
+  },
+  { header: "Count", className: "num", cell: (e) => (e.count > 1 ? `×${e.count}` : dash) },
+  {
+    header: "Request id",
+    cell: (e) => {
+      const { requestId } = refusalOf(readDetails(e.details));
+      return requestId ? <code>{requestId}</code> : dash;
+    },
+  },
+  {
+    header: "Details",
+    cell: (e) => {
+      const lines = otherDetails(readDetails(e.details));
+      if (lines.length === 0) return dash;
+      return lines.map((line) => (
+        <span key={line} className="block small">
+          {line}
+        </span>
+      ));
+    },
+  },
+];
 
 /**
- * /admin/audit[?type=…&clientId=…&username=…&api=…&outcome=…&from=…&to=…]: the audit log,
+ * /admin/audit[?type=…&clientId=…&username=…&api=…&reason=…&outcome=…&from=…&to=…]: the audit log,
  * newest first, filtered by the criteria in the URL (so that a link opens it filtered), with
  * "Load more" and the filtered events as a CSV or JSON download.
  */
@@ -212,7 +222,6 @@ export function AuditPage() {
   const { filter, ignored } = readFilter(params);
   const filterKey = JSON.stringify(filter);
   const events = useConnection(AUDIT_EVENTS, { ...auditVariables(filter), first: PAGE }, (d) => d.auditEvents);
-  const columns = useColumns();
   const zone = useMemo(browserTimeZone, []);
   const exporter = useAction();
   const [progress, setProgress] = useState("");
@@ -286,7 +295,7 @@ export function AuditPage() {
         <ListTable
           caption="Audit events"
           list={events}
-          columns={columns}
+          columns={COLUMNS}
           rowKey={(e) => e.id}
           empty={hasCriteria(filter) ? "No event matches these filters." : "The audit log is empty."}
         />

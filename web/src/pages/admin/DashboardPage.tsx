@@ -1,74 +1,255 @@
-import { Link } from "react-router";
-import { DASHBOARD } from "../../api/admin";
+import { useMemo } from "react";
+import { Link, useSearchParams } from "react-router";
+import { DASHBOARD, type Dashboard, type DashboardRange, type FailureCount } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
-import { HourlyChart } from "../../components/HourlyChart";
+import { BucketChart, type ChartSeries } from "../../components/BucketChart";
+import { DataTable, type Column } from "../../components/DataTable";
+import { ExactTime } from "../../components/ExactTime";
+import { durationText } from "../../components/Format";
 import { LoadState } from "../../components/LoadState";
 import { Panel } from "../../components/Panel";
-import { failuresByHour, hourRange, tokensByHour } from "../../lib/dashboard";
+import { browserTimeZone, eventTypeLabel } from "../../lib/audit";
+import {
+  bucketFormat,
+  failureFilter,
+  formatRate,
+  GATEWAY_REFUSED,
+  gridOf,
+  RANGES,
+  rangeOption,
+  readRange,
+  tokensBucketFilter,
+  tokensOverTime,
+  TRAFFIC_SERIES,
+  trafficBucketFilter,
+  trafficBy,
+  trafficOverTime,
+  trafficTotals,
+  wholeRange,
+  zoneDescription,
+  type TrafficTotals,
+} from "../../lib/dashboard";
 import { routes } from "../../lib/routes";
 import { useQuery } from "../../lib/useGraphQL";
 
-/** The audit log's failed client authentications of one hour. */
-const FAILED_AUTHENTICATION = "client.authentication_failed";
-const failuresOfHour = (hour: number) => routes.audit({ type: FAILED_AUTHENTICATION, ...hourRange(hour) });
+/** The traffic chart's colours: green, amber and red (styles.css --chart-N), readable on the light and the dark card. */
+const OUTCOME_COLORS: Record<string, string> = { ok: "var(--chart-2)", clientErrors: "var(--chart-3)", serverErrors: "var(--chart-8)" };
+const TRAFFIC_CHART_SERIES: ChartSeries[] = TRAFFIC_SERIES.map((s) => ({ ...s, color: OUTCOME_COLORS[s.key] }));
 
-/** /admin: tokens issued and failed client authentications per hour over the last 24 hours. */
-export function DashboardPage() {
-  const { data, loading, error, reload } = useQuery(DASHBOARD);
-  const tokens = data ? tokensByHour(data.dashboard.tokensIssuedPerHour) : null;
-  const failures = data ? failuresByHour(data.dashboard.failedClientAuthenticationsPerHour) : null;
-  const refresh = (
-    <button type="button" className="button secondary small" disabled={loading} aria-busy={loading || undefined} onClick={reload}>
-      Refresh
-    </button>
-  );
+const none = (words: string) => <span className="muted">{words}</span>;
+
+/** The range selector: a link per range, the current one marked; the range is the URL's. */
+function RangeSelector({ current }: { current: DashboardRange }) {
   return (
-    <AdminPage title="Dashboard" intro="The last 24 hours, per hour, in your time zone.">
+    <nav aria-label="Time range" className="range-selector">
+      <ul>
+        {RANGES.map((r) => (
+          <li key={r.range}>
+            <Link to={routes.dashboard(r.range)} aria-current={r.range === current ? "true" : undefined}>
+              {r.label}
+              <span className="visually-hidden"> ({r.words})</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+type TrafficRow = TrafficTotals & { key: string };
+
+/** The columns of the traffic of each API or client: calls, 4xx, 5xx, error rate, and the audit events (and tokens) behind them. */
+function trafficColumns(by: "api" | "clientId", dashboard: Dashboard): Column<TrafficRow>[] {
+  const range = wholeRange(dashboard);
+  const links =
+    by === "api"
+      ? (r: TrafficRow) => (
+          <Link to={routes.audit({ type: GATEWAY_REFUSED, api: r.key, ...range })}>
+            Refused calls<span className="visually-hidden"> to {r.key}</span>
+          </Link>
+        )
+      : (r: TrafficRow) => (
+          <>
+            <Link to={routes.audit({ clientId: r.key, ...range })}>
+              Audit events<span className="visually-hidden"> of {r.key}</span>
+            </Link>{" "}
+            ·{" "}
+            <Link to={routes.tokens({ clientId: r.key })}>
+              Tokens<span className="visually-hidden"> of {r.key}</span>
+            </Link>
+          </>
+        );
+  return [
+    {
+      header: by === "api" ? "API" : "Client",
+      rowHeader: true,
+      cell: (r) => (r.key ? <code>{r.key}</code> : none(by === "api" ? "no API named" : "no valid token")),
+    },
+    { header: "Calls", className: "num", cell: (r) => r.calls },
+    { header: "4xx", className: "num", cell: (r) => r.clientErrors },
+    { header: "5xx", className: "num", cell: (r) => r.serverErrors },
+    { header: "Error rate", className: "num", cell: (r) => formatRate(r.errorRate) },
+    { header: "Details", cell: (r) => (r.key ? links(r) : none("—")) },
+  ];
+}
+
+/** The columns of the refusals: what, who, where, why, how many, and the audit events behind them. */
+function failureColumns(dashboard: Dashboard): Column<FailureCount>[] {
+  return [
+    { header: "Client", rowHeader: true, cell: (f) => (f.clientId ? <code>{f.clientId}</code> : none("unknown")) },
+    {
+      header: "Type",
+      cell: (f) => (
+        <>
+          <code>{f.type}</code>
+          {eventTypeLabel(f.type) && <span className="block small muted">{eventTypeLabel(f.type)}</span>}
+        </>
+      ),
+    },
+    { header: "API", cell: (f) => (f.api ? <code>{f.api}</code> : none("—")) },
+    { header: "Reason", cell: (f) => <code>{f.reason}</code> },
+    { header: "Count", className: "num", cell: (f) => f.count },
+    {
+      header: "Audit log",
+      cell: (f) => (
+        <Link to={routes.audit(failureFilter(f, dashboard))}>
+          Audit events
+          <span className="visually-hidden">
+            {" "}
+            of {f.type} {f.reason} by {f.clientId || "unknown clients"}
+            {f.api ? ` at ${f.api}` : ""}
+          </span>
+        </Link>
+      ),
+    },
+  ];
+}
+
+/** The figures of one dashboard answer: traffic and tokens over time, traffic per API and per client, refusals. */
+function Figures({ dashboard }: { dashboard: Dashboard }) {
+  const grid = gridOf(dashboard);
+  const format = bucketFormat(dashboard.range, grid);
+  const words = rangeOption(dashboard.range).words;
+  const totals = trafficTotals(dashboard.traffic);
+  const tokens = tokensOverTime(dashboard.tokensIssued, grid);
+  const refusals = dashboard.failures.reduce((s, f) => s + f.count, 0);
+  return (
+    <>
       <div className="dashboard">
-        <Panel title="Tokens issued" actions={refresh}>
-          <LoadState loading={loading} error={error} isEmpty={!tokens} onRetry={reload}>
-            {tokens && tokens.total > 0 ? (
-              <>
-                <p className="stat">
-                  <span className="stat-value">{tokens.total}</span> tokens issued to {tokens.apps.length}{" "}
-                  {tokens.apps.length === 1 ? "app" : "apps"}
-                </p>
-                <HourlyChart rows={tokens.rows} series={tokens.apps.map((name) => ({ key: name, name }))} label="Tokens issued per hour, per app" />
-              </>
-            ) : (
-              <p className="empty">No tokens were issued in the last 24 hours.</p>
-            )}
-          </LoadState>
+        <Panel title="Gateway traffic">
+          {totals.calls > 0 ? (
+            <>
+              <p className="stat">
+                <span className="stat-value">{totals.calls}</span> gateway {totals.calls === 1 ? "call" : "calls"}, {formatRate(totals.errorRate)} answered
+                with an error ({totals.clientErrors} 4xx, {totals.serverErrors} 5xx)
+              </p>
+              <BucketChart
+                rows={trafficOverTime(dashboard.traffic, grid)}
+                series={TRAFFIC_CHART_SERIES}
+                label="Gateway calls over time, by outcome"
+                yTitle="Calls"
+                format={format}
+                bucketLink={(start, series) => routes.audit(trafficBucketFilter(start, grid, series))}
+                linkText="Refused calls"
+              />
+            </>
+          ) : (
+            <p className="empty">No gateway calls in {words}.</p>
+          )}
+          <p className="small muted">Calls are counted every few seconds: those of the last seconds may not be in yet.</p>
         </Panel>
-        <Panel title="Failed client authentications">
-          {/* A load error is shown once, in the panel above. */}
-          <LoadState loading={loading} error={null} isEmpty={!failures}>
-            {!failures ? (
-              <p className="empty">Not available.</p>
-            ) : failures.total > 0 ? (
-              <>
-                <p className="stat">
-                  <span className="stat-value">{failures.total}</span> failed client authentications (wrong or unknown consumer key or secret)
-                </p>
-                <HourlyChart
-                  rows={failures.rows}
-                  series={[{ key: "failed", name: "Failed authentications", color: "#dc2626" }]}
-                  label="Failed client authentications per hour"
-                  hourLink={failuresOfHour}
-                />
-                <p className="small">
-                  <Link to={routes.audit({ type: FAILED_AUTHENTICATION, from: hourRange(failures.rows[0]?.hour ?? Date.now()).from })}>
-                    Failed client authentications of the last 24 hours in the audit log
-                  </Link>{" "}
-                  <span className="muted">(a click on a bar shows its hour)</span>
-                </p>
-              </>
-            ) : (
-              <p className="empty">No failed client authentications in the last 24 hours.</p>
-            )}
-          </LoadState>
+        <Panel title="Tokens issued">
+          {tokens.total > 0 ? (
+            <>
+              <p className="stat">
+                <span className="stat-value">{tokens.total}</span> {tokens.total === 1 ? "token" : "tokens"} issued to {tokens.series.length}{" "}
+                {tokens.series.length === 1 ? "client" : "clients"}
+              </p>
+              <BucketChart
+                rows={tokens.rows}
+                series={tokens.series}
+                label="Tokens issued over time, per client"
+                yTitle="Tokens"
+                format={format}
+                bucketLink={(start, series) => routes.audit(tokensBucketFilter(start, grid, series))}
+                linkText="Tokens issued"
+              />
+            </>
+          ) : (
+            <p className="empty">No tokens were issued in {words}.</p>
+          )}
         </Panel>
       </div>
+      <Panel title="Traffic per API">
+        <DataTable
+          caption="Gateway calls per API"
+          columns={trafficColumns("api", dashboard)}
+          rows={trafficBy(dashboard.traffic, "api")}
+          rowKey={(r) => r.key}
+          empty={`No gateway calls in ${words}.`}
+          compact
+        />
+      </Panel>
+      <Panel title="Traffic per client">
+        <DataTable
+          caption="Gateway calls per client"
+          columns={trafficColumns("clientId", dashboard)}
+          rows={trafficBy(dashboard.traffic, "clientId")}
+          rowKey={(r) => r.key}
+          empty={`No gateway calls in ${words}.`}
+          compact
+        />
+      </Panel>
+      <Panel title="Failures by client and reason">
+        <p className="stat">
+          <span className="stat-value">{refusals}</span> refused {refusals === 1 ? "request" : "requests"}: failed client authentications, refused token
+          requests and refused gateway calls
+        </p>
+        <DataTable
+          caption="Refused requests by client, type, API and reason"
+          columns={failureColumns(dashboard)}
+          rows={dashboard.failures}
+          rowKey={(f) => `${f.type}|${f.clientId}|${f.api}|${f.reason}`}
+          empty={`No requests were refused in ${words}.`}
+          compact
+        />
+      </Panel>
+    </>
+  );
+}
+
+/**
+ * /admin[?range=1h|24h|7d|30d]: the operations view over a range ending now (the last 24
+ * hours by default): gateway traffic and errors over time, per API and per client, tokens
+ * issued per client, and refusals by client and reason, each linking to the audit log.
+ */
+export function DashboardPage() {
+  const [params] = useSearchParams();
+  const range = readRange(params);
+  const { data, loading, error, reload } = useQuery(DASHBOARD, { range });
+  const zone = useMemo(browserTimeZone, []);
+  // While another range loads, the last answer is not shown for it.
+  const dashboard = data?.dashboard.range === range ? data.dashboard : undefined;
+  return (
+    <AdminPage title="Dashboard" intro={`Gateway traffic, tokens issued and refused requests over ${rangeOption(range).words}.`}>
+      <div className="dashboard-bar">
+        <RangeSelector current={range} />
+        <button type="button" className="button secondary small" disabled={loading} aria-busy={loading || undefined} onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      <LoadState loading={loading} error={error} isEmpty={!dashboard} onRetry={reload}>
+        {dashboard && (
+          <>
+            <p className="muted small">
+              From <ExactTime value={dashboard.from} /> to <ExactTime value={dashboard.to} />, in buckets of {durationText(dashboard.bucketSeconds)}. Times in{" "}
+              {zoneDescription(zone, new Date(dashboard.to))}
+              {dashboard.range === "MONTH" ? "; the days are UTC days." : "."}
+            </p>
+            <Figures dashboard={dashboard} />
+          </>
+        )}
+      </LoadState>
     </AdminPage>
   );
 }

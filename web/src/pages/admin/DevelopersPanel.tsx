@@ -1,28 +1,66 @@
-import type { FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import { CREATE_DEVELOPER, DEVELOPERS, ORGANIZATION, type Developer } from "../../api/admin";
+import { CREATE_DEVELOPER, DELETE_DEVELOPER, DEVELOPERS, ORGANIZATION, UPDATE_DEVELOPER, type Developer } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import type { Column } from "../../components/DataTable";
+import { ActionButton } from "../../components/ActionButton";
+import { ConfirmButton } from "../../components/ConfirmButton";
+import { ConfirmedSubform } from "../../components/ConfirmedSubform";
+import { actionsColumn, type Column } from "../../components/DataTable";
 import { TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { DateTime } from "../../components/Format";
 import { ListTable, LoadMore } from "../../components/ListTable";
+import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
+import { explainingConflict } from "../../lib/conflicts";
+import { developerName } from "../../lib/developers";
 import { nonBlank, useFields } from "../../lib/useFields";
-import { useAction, useConnection, useQuery } from "../../lib/useGraphQL";
+import { useAction, useConnection, useQuery, type Action } from "../../lib/useGraphQL";
 
 const DEVELOPER_COLUMNS: Column<Developer>[] = [
   { header: "Email", rowHeader: true, cell: (dev) => dev.email },
-  { header: "Name", cell: (dev) => `${dev.firstName} ${dev.lastName}`.trim() || <span className="muted">—</span> },
+  { header: "Name", cell: (dev) => developerName(dev) || <span className="muted">—</span> },
   { header: "Created", cell: (dev) => <DateTime value={dev.createdAt} /> },
 ];
 
-/** The developers of one organization, and "Add a developer" (part of /admin/organizations). */
+/** The developers' columns with "Edit" and "Delete" (behind a confirmation) per developer. */
+function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDelete: (dev: Developer) => void): Column<Developer>[] {
+  return [
+    ...DEVELOPER_COLUMNS,
+    actionsColumn((dev) => (
+      <>
+        <ActionButton label="Edit" context={`developer ${dev.email}`} onClick={() => onEdit(dev)} />
+        <ConfirmButton
+          label="Delete"
+          context={`developer ${dev.email}`}
+          question={`Delete the developer ${dev.email}? Only a developer without apps can be deleted.`}
+          confirmLabel="Yes, delete the developer"
+          {...action.button(dev.id)}
+          onConfirm={() => onDelete(dev)}
+        />
+      </>
+    )),
+  ];
+}
+
+/** The developers of one organization (edit, delete), and "Add a developer" (part of /admin/organizations). */
 export function DevelopersPanel({ organizationId, onClose }: { organizationId: string; onClose: () => void }) {
   const org = useQuery(ORGANIZATION, { id: organizationId });
   const developers = useConnection(DEVELOPERS, { organizationId, first: 50 }, (d) => d.developers);
+  const action = useAction();
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = developers.nodes.find((dev) => dev.id === editingId);
   const name = org.data?.organization?.name;
   const title = name ? `Developers of ${name}` : "Developers";
+
+  function remove(dev: Developer) {
+    void action.run(async () => {
+      await explainingConflict(graphql(DELETE_DEVELOPER, { id: dev.id }), "Apps are never deleted (revoke them on the Apps page instead), so the developer stays.");
+      developers.update((nodes) => nodes.filter((d) => d.id !== dev.id));
+      if (editingId === dev.id) setEditingId(null);
+      return `Developer ${dev.email} deleted.`;
+    }, dev.id);
+  }
 
   if (org.data && !org.data.organization) {
     return (
@@ -46,16 +84,37 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
         </button>
       }
     >
+      <ActionNotices action={action} />
       <ListTable
         caption={title}
         list={{ ...developers, error: developers.error ?? org.error }}
-        columns={DEVELOPER_COLUMNS}
+        columns={developerColumns(action, (dev) => setEditingId(dev.id), remove)}
         rowKey={(dev) => dev.id}
+        isCurrent={(dev) => dev.id === editingId}
         empty="This organization has no developers yet."
       />
       <LoadMore list={developers} what="developers" />
+      {editing && (
+        <EditDeveloper
+          key={editing.id}
+          developer={editing}
+          onSaved={(dev) => developers.update((nodes) => nodes.map((d) => (d.id === dev.id ? dev : d)))}
+          onClose={() => setEditingId(null)}
+        />
+      )}
       <AddDeveloper organizationId={organizationId} onAdded={(dev) => developers.update((nodes) => [...nodes, dev])} />
     </Panel>
+  );
+}
+
+/** A developer's email and names, as the add and edit forms take them. */
+function DeveloperFields({ fields }: { fields: ReturnType<typeof useFields<{ email: string; firstName: string; lastName: string }>> }) {
+  return (
+    <div className="form-grid">
+      <TextField label="Email" type="email" {...fields.bind("email")} required maxLength={EMAIL_MAX_LENGTH} autoComplete="off" />
+      <TextField label="First name" {...fields.bind("firstName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
+      <TextField label="Last name" {...fields.bind("lastName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
+    </div>
   );
 }
 
@@ -76,11 +135,34 @@ function AddDeveloper({ organizationId, onAdded }: { organizationId: string; onA
 
   return (
     <Subform title="Add a developer" action={action} submitLabel="Add developer" onSubmit={onSubmit}>
-      <div className="form-grid">
-        <TextField label="Email" type="email" {...fields.bind("email")} required maxLength={EMAIL_MAX_LENGTH} autoComplete="off" />
-        <TextField label="First name" {...fields.bind("firstName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
-        <TextField label="Last name" {...fields.bind("lastName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
-      </div>
+      <DeveloperFields fields={fields} />
     </Subform>
+  );
+}
+
+/** "Edit developer <email>": the email and names (a blank name keeps its value), saved after a confirmation. */
+function EditDeveloper({ developer, onSaved, onClose }: { developer: Developer; onSaved: (dev: Developer) => void; onClose: () => void }) {
+  const action = useAction();
+  const fields = useFields({ email: developer.email, firstName: developer.firstName, lastName: developer.lastName });
+
+  async function save() {
+    const { email, firstName, lastName } = fields.values;
+    const { updateDeveloper } = await graphql(UPDATE_DEVELOPER, { id: developer.id, input: { email: email.trim(), ...nonBlank({ firstName, lastName }) } });
+    onSaved(updateDeveloper);
+    return `Developer ${updateDeveloper.email} saved.`;
+  }
+
+  return (
+    <ConfirmedSubform
+      title={`Edit developer ${developer.email}`}
+      action={action}
+      submitLabel="Save developer"
+      question={`Save the changes to ${developer.email}?`}
+      confirmLabel="Yes, save"
+      onConfirm={save}
+      onClose={onClose}
+    >
+      <DeveloperFields fields={fields} />
+    </ConfirmedSubform>
   );
 }

@@ -1,10 +1,20 @@
-import type { FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { NAME_MAX_LENGTH, PRODUCT_NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import type { Api } from "../../api/admin";
+import {
+  CREATE_API_PRODUCT,
+  DELETE_API_PRODUCT,
+  PRODUCTS_AND_APIS,
+  UPDATE_API_PRODUCT,
+  type Api,
+  type ApiProduct,
+  type AuthorizationDetailsType,
+  type CreateApiProductInput,
+} from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
+import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
@@ -12,16 +22,37 @@ import { Chips, splitList } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
+import { ScopeDescriptionFields } from "../../components/ScopeDescriptionFields";
+import { missingDescriptionsMessage, scopeDescriptionsInput, scopeRows, storedDescriptions, undescribedScopes, type ScopeRow } from "../../lib/scope-descriptions";
 import { toggled } from "../../lib/sets";
-import { nonBlank, useFields } from "../../lib/useFields";
-import { useAction, useQuery, type Action } from "../../lib/useGraphQL";
+import { useFields } from "../../lib/useFields";
+import { FormInputError, useAction, useQuery, type Action } from "../../lib/useGraphQL";
 import { ApisPanel } from "./ApisPanel";
-import { CREATE_API_PRODUCT_SCA, SCA_PRODUCTS_AND_APIS, UPDATE_API_PRODUCT_SCA, type ScaApiProduct } from "../../api/sca";
 
 /** The product setting's name, as the console words it. */
 const SCA_LABEL = "Requires strong customer authentication (PSD2)";
 
-const PRODUCT_COLUMNS: Column<ScaApiProduct>[] = [
+/** The RFC 9396 authorization details types, as the console words them. */
+const DETAILS_TYPES: ReadonlyArray<{ value: AuthorizationDetailsType; label: string; hint: string }> = [
+  { value: "account_information", label: "Account information (account_information)", hint: "PSD2 account access: which accounts, and what of them." },
+  { value: "payment_initiation", label: "Payment initiation (payment_initiation)", hint: "A PSD2 payment: amount, creditor, accounts." },
+];
+
+/** A product's scopes, each with its description for end users. */
+function ScopeList({ scopes }: { scopes: ApiProduct["scopeDescriptions"] }) {
+  if (scopes.length === 0) return <span className="muted">none</span>;
+  return (
+    <ul className="scope-list">
+      {scopes.map((scope) => (
+        <li key={scope.name}>
+          <code>{scope.name}</code> <span className="muted small">{scope.description}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
   { header: "Name", rowHeader: true, cell: (p) => <code>{p.name}</code> },
   {
     header: "Display name",
@@ -32,50 +63,54 @@ const PRODUCT_COLUMNS: Column<ScaApiProduct>[] = [
       </>
     ),
   },
-  { header: "Scopes", cell: (p) => <Chips items={p.scopes} /> },
+  { header: "Scopes", cell: (p) => <ScopeList scopes={p.scopeDescriptions} /> },
   { header: "APIs", cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
   { header: SCA_LABEL, cell: (p) => (p.requiresSca ? "Yes" : "No") },
+  { header: "Authorization details", cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
 ];
 
-/**
- * The products' columns with "Require strong customer authentication" per product, or
- * "Stop requiring…" behind a confirmation (it weakens what the product's scopes need).
- */
-function productColumns(action: Action, setRequiresSca: (product: ScaApiProduct, on: boolean) => void): Column<ScaApiProduct>[] {
+/** The products' columns with "Edit" and "Delete" (behind a confirmation) per product. */
+function productColumns(action: Action, onEdit: (product: ApiProduct) => void, onDelete: (product: ApiProduct) => void): Column<ApiProduct>[] {
   return [
     ...PRODUCT_COLUMNS,
-    actionsColumn((p) =>
-      p.requiresSca ? (
+    actionsColumn((p) => (
+      <>
+        <ActionButton label="Edit" context={`API product ${p.name}`} onClick={() => onEdit(p)} />
         <ConfirmButton
-          label="Stop requiring SCA"
-          context={`for ${p.name}`}
-          question={`Stop requiring strong customer authentication for ${p.name}? A password alone will then be enough for its scopes.`}
-          confirmLabel="Yes, stop requiring"
-          className="button secondary small"
+          label="Delete"
+          context={`API product ${p.name}`}
+          question={`Delete the API product ${p.name}? Apps lose it from their credentials: their new tokens no longer get its scopes.`}
+          confirmLabel="Yes, delete the product"
           {...action.button(p.id)}
-          onConfirm={() => setRequiresSca(p, false)}
+          onConfirm={() => onDelete(p)}
         />
-      ) : (
-        <ActionButton label="Require SCA" context={`for ${p.name}`} {...action.button(p.id)} onClick={() => setRequiresSca(p, true)} />
-      ),
-    ),
+      </>
+    )),
   ];
 }
 
 /** /admin/products: API products (bundles of scopes and APIs granted to credentials) and the APIs behind the gateway. */
 export function ProductsPage() {
-  const query = useQuery(SCA_PRODUCTS_AND_APIS);
+  const query = useQuery(PRODUCTS_AND_APIS);
   const apis = query.data?.apis ?? [];
+  const stored = storedDescriptions(query.data?.scopes ?? []);
   const action = useAction();
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = query.data?.apiProducts.find((p) => p.id === editingId);
 
-  function setRequiresSca(product: ScaApiProduct, requiresSca: boolean) {
+  function remove(product: ApiProduct) {
     void action.run(async () => {
-      const { updateApiProduct } = await graphql(UPDATE_API_PRODUCT_SCA, { id: product.id, requiresSca });
-      query.setData((d) => ({ ...d, apiProducts: d.apiProducts.map((p) => (p.id === updateApiProduct.id ? updateApiProduct : p)) }));
-      return requiresSca
-        ? `${product.name} now requires strong customer authentication: its scopes need a password and a second factor.`
-        : `${product.name} no longer requires strong customer authentication.`;
+      await graphql(DELETE_API_PRODUCT, { id: product.id });
+      if (editingId === product.id) setEditingId(null);
+      query.reload();
+      return `API product ${product.name} deleted: apps no longer have it on their credentials.`;
     }, product.id);
+  }
+
+  /** Shows the saved product at once, then loads the page again (scope descriptions and the APIs' products may have changed). */
+  function saved(product: ApiProduct) {
+    query.setData((d) => ({ ...d, apiProducts: d.apiProducts.map((p) => (p.id === product.id ? product : p)) }));
+    query.reload();
   }
 
   return (
@@ -89,48 +124,86 @@ export function ProductsPage() {
         <ListTable
           caption="API products"
           list={{ ...query, nodes: query.data?.apiProducts ?? [] }}
-          columns={productColumns(action, setRequiresSca)}
+          columns={productColumns(action, (p) => setEditingId(p.id), remove)}
           rowKey={(p) => p.id}
+          isCurrent={(p) => p.id === editingId}
           empty="There are no API products yet."
         />
-        {query.data && <CreateProduct apis={apis} onCreated={query.reload} />}
+        {editing && <EditProduct key={editing.id} product={editing} apis={apis} stored={stored} onSaved={saved} onClose={() => setEditingId(null)} />}
+        {query.data && <CreateProduct apis={apis} stored={stored} onCreated={query.reload} />}
       </Panel>
       <ApisPanel
         list={{ nodes: apis, loading: query.loading, error: query.data ? null : query.error }}
         loaded={query.data !== undefined}
-        onCreated={query.reload}
-        onChanged={(api) => query.setData((d) => ({ ...d, apis: d.apis.map((a) => (a.id === api.id ? api : a)) }))}
+        onSaved={(api) => query.setData((d) => ({ ...d, apis: d.apis.map((a) => (a.id === api.id ? api : a)) }))}
+        onChanged={query.reload}
       />
     </AdminPage>
   );
 }
 
-/** "Create an API product": its name, texts, scopes and APIs. */
-function CreateProduct({ apis, onCreated }: { apis: Api[]; onCreated: () => void }) {
-  const action = useAction();
-  const fields = useFields({ name: "", displayName: "", description: "", scopes: "", requiresSca: false, apiIds: new Set<string>() as ReadonlySet<string> });
-  const { apiIds } = fields.values;
+/** What an API product form holds; a type alias, as useFields needs. */
+type ProductDraft = {
+  name: string;
+  displayName: string;
+  description: string;
+  /** The scopes as typed: separated by spaces or commas. */
+  scopes: string;
+  /** Scope descriptions typed in the form, by scope name. */
+  descriptions: ReadonlyMap<string, string>;
+  requiresSca: boolean;
+  detailsTypes: ReadonlySet<AuthorizationDetailsType>;
+  apiIds: ReadonlySet<string>;
+};
 
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      const { name, displayName, description, scopes, requiresSca } = fields.values;
-      const input = {
-        name: name.trim(),
-        ...nonBlank({ displayName, description }),
-        scopes: splitList(scopes),
-        requiresSca,
-        apiIds: apis.map((a) => a.id).filter((id) => apiIds.has(id)),
-      };
-      const { createApiProduct } = await graphql(CREATE_API_PRODUCT_SCA, { input });
-      fields.reset();
-      onCreated();
-      return `API product ${createApiProduct.name} created.`;
-    });
-  }
+/** The form's values for a new product, or for editing `product`. */
+function productDraft(product?: ApiProduct): ProductDraft {
+  return {
+    name: product?.name ?? "",
+    displayName: product?.displayName ?? "",
+    description: product?.description ?? "",
+    scopes: product?.scopes.join(" ") ?? "",
+    descriptions: new Map(),
+    requiresSca: product?.requiresSca ?? false,
+    detailsTypes: new Set(product?.authorizationDetailsTypes),
+    apiIds: new Set(product?.apis.map((a) => a.id)),
+  };
+}
 
+/** @throws FormInputError naming the scopes left without a description. */
+function checkDescribed(rows: readonly ScopeRow[]): void {
+  const missing = undescribedScopes(rows);
+  if (missing.length > 0) throw new FormInputError(missingDescriptionsMessage(missing));
+}
+
+/** The input of createApiProduct or updateApiProduct (every field: an update replaces them all); a blank display name is the name. */
+function productInput(draft: ProductDraft, rows: readonly ScopeRow[], apis: readonly Api[]): CreateApiProductInput {
+  const name = draft.name.trim();
+  return {
+    name,
+    displayName: draft.displayName.trim() || name,
+    description: draft.description.trim(),
+    scopes: rows.map((r) => r.name),
+    scopeDescriptions: scopeDescriptionsInput(rows),
+    requiresSca: draft.requiresSca,
+    authorizationDetailsTypes: DETAILS_TYPES.map((t) => t.value).filter((t) => draft.detailsTypes.has(t)),
+    apiIds: apis.map((a) => a.id).filter((id) => draft.apiIds.has(id)),
+  };
+}
+
+/** The form state of a product and its scope rows. */
+function useProductForm(product: ApiProduct | undefined, stored: ReadonlyMap<string, string>) {
+  const fields = useFields(productDraft(product));
+  const rows = scopeRows(splitList(fields.values.scopes), stored, fields.values.descriptions);
+  return { fields, rows };
+}
+
+/** The fields of the create and edit forms of a product. */
+function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>; apis: readonly Api[] }) {
+  const { fields, rows } = form;
+  const { apiIds, detailsTypes, descriptions } = fields.values;
   return (
-    <Subform title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
+    <>
       <div className="form-grid">
         <TextField
           label="Name"
@@ -141,16 +214,30 @@ function CreateProduct({ apis, onCreated }: { apis: Api[]; onCreated: () => void
           pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
           autoComplete="off"
         />
-        <TextField label="Display name" hint="Optional." {...fields.bind("displayName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
+        <TextField label="Display name" hint="Optional; defaults to the name." {...fields.bind("displayName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
         <TextField label="Description" hint="Optional." {...fields.bind("description")} maxLength={TEXT_MAX_LENGTH} autoComplete="off" />
         <TextField label="Scopes" hint="Separated by spaces or commas, e.g. aisp extended_transaction_history." {...fields.bind("scopes")} autoComplete="off" />
       </div>
+      <ScopeDescriptionFields rows={rows} onChange={(name, text) => fields.set("descriptions")(new Map(descriptions).set(name, text))} />
       <CheckboxField
         label={SCA_LABEL}
         hint="The user signs in with a password and a second factor (an authenticator app or a passkey) before an app gets any of this product's scopes. On for PSD2 account and payment products."
         checked={fields.values.requiresSca}
         onChange={fields.set("requiresSca")}
       />
+      <fieldset className="fieldset">
+        <legend>Authorization details types (RFC 9396)</legend>
+        <p className="hint">What a client approved for this product may ask the user to authorize in detail.</p>
+        {DETAILS_TYPES.map((t) => (
+          <CheckboxField
+            key={t.value}
+            label={t.label}
+            hint={t.hint}
+            checked={detailsTypes.has(t.value)}
+            onChange={(on) => fields.set("detailsTypes")(toggled(detailsTypes, t.value, on))}
+          />
+        ))}
+      </fieldset>
       <fieldset className="fieldset">
         <legend>APIs</legend>
         {apis.length === 0 ? (
@@ -167,6 +254,68 @@ function CreateProduct({ apis, onCreated }: { apis: Api[]; onCreated: () => void
           ))
         )}
       </fieldset>
+    </>
+  );
+}
+
+/** "Create an API product": its name, texts, scopes with their descriptions, SCA, authorization details types and APIs. */
+function CreateProduct({ apis, stored, onCreated }: { apis: readonly Api[]; stored: ReadonlyMap<string, string>; onCreated: () => void }) {
+  const action = useAction();
+  const form = useProductForm(undefined, stored);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      checkDescribed(form.rows);
+      const { createApiProduct } = await graphql(CREATE_API_PRODUCT, { input: productInput(form.fields.values, form.rows, apis) });
+      form.fields.reset();
+      onCreated();
+      return `API product ${createApiProduct.name} created.`;
+    });
+  }
+
+  return (
+    <Subform title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
+      <ProductFields form={form} apis={apis} />
     </Subform>
+  );
+}
+
+/** "Edit API product <name>": every field of the product, saved after a confirmation. */
+function EditProduct({
+  product,
+  apis,
+  stored,
+  onSaved,
+  onClose,
+}: {
+  product: ApiProduct;
+  apis: readonly Api[];
+  stored: ReadonlyMap<string, string>;
+  onSaved: (product: ApiProduct) => void;
+  onClose: () => void;
+}) {
+  const action = useAction();
+  const form = useProductForm(product, stored);
+
+  async function save() {
+    const { updateApiProduct } = await graphql(UPDATE_API_PRODUCT, { id: product.id, input: productInput(form.fields.values, form.rows, apis) });
+    onSaved(updateApiProduct);
+    return `API product ${updateApiProduct.name} saved.`;
+  }
+
+  return (
+    <ConfirmedSubform
+      title={`Edit API product ${product.name}`}
+      action={action}
+      submitLabel="Save API product"
+      question={`Save the changes to ${product.name}? They apply at once, to every app with this product.`}
+      confirmLabel="Yes, save"
+      check={() => checkDescribed(form.rows)}
+      onConfirm={save}
+      onClose={onClose}
+    >
+      <ProductFields form={form} apis={apis} />
+    </ConfirmedSubform>
   );
 }

@@ -5,7 +5,7 @@ export function RequirePkceField({ checked, onChange }: { checked: boolean; onCh
   return (
     <CheckboxField
       label="Require PKCE"
-      hint="Authorization requests without a code_challenge (S256) are refused."
+      hint="Recommended for every app (RFC 9700 §2.1.1): authorization requests without a code_challenge (S256) are refused."
       checked={checked}
       onChange={onChange}
     />

@@ -1,0 +1,89 @@
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import type { Action } from "../lib/useGraphQL";
+import { ConfirmQuestion } from "./ConfirmButton";
+import { SubmitButton } from "./Field";
+import { ActionNotices } from "./Notices";
+
+/**
+ * A form below a panel's list that changes something in use ("Edit API product
+ * PSD2-AISP-v1"), named by its <h3> title, which takes focus when the form opens. Its submit
+ * runs `check` (which throws a FormInputError for input to fix), if any, then asks `question` in
+ * place of the buttons: `confirmLabel` runs `onConfirm` (checked again) and "Cancel" goes
+ * back to the form. "Close" leaves it. The action's messages (the server's refusals among
+ * them) follow the form.
+ */
+export function ConfirmedSubform({
+  title,
+  action,
+  submitLabel,
+  question,
+  confirmLabel,
+  check,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  title: ReactNode;
+  action: Action;
+  submitLabel: string;
+  question: string;
+  confirmLabel: string;
+  /** @throws FormInputError when the input cannot be sent; none: any input the fields allow can. */
+  check?: () => void;
+  /** Sends the change; resolves to the success message. */
+  onConfirm: () => Promise<string>;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const titleId = useId();
+  const [asking, setAsking] = useState(false);
+  const wasAsking = useRef(false);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const submitRef = useRef<HTMLDivElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => headingRef.current?.focus(), []);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+    else if (wasAsking.current) submitRef.current?.querySelector("button")?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      check?.();
+      setAsking(true);
+    });
+  }
+
+  function confirm() {
+    setAsking(false);
+    void action.run(async () => {
+      check?.();
+      return onConfirm();
+    });
+  }
+
+  return (
+    <form className="subform" onSubmit={onSubmit} aria-labelledby={titleId}>
+      <h3 id={titleId} ref={headingRef} tabIndex={-1}>
+        {title}
+      </h3>
+      {children}
+      {asking ? (
+        <div className="form-actions">
+          <ConfirmQuestion question={question} confirmLabel={confirmLabel} confirmRef={confirmRef} onConfirm={confirm} onCancel={() => setAsking(false)} />
+        </div>
+      ) : (
+        <div className="form-actions" ref={submitRef}>
+          <SubmitButton busy={action.pending !== null}>{submitLabel}</SubmitButton>
+          <button type="button" className="button secondary" onClick={onClose}>
+            Close
+          </button>
+        </div>
+      )}
+      <ActionNotices action={action} />
+    </form>
+  );
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { missingDescriptionsMessage, scopeDescriptionsInput, scopeRows, storedDescriptions, undescribedScopes } from "./scope-descriptions";
+
+const stored = storedDescriptions([
+  { name: "aisp", description: "Read your account details, balances and transactions" },
+  { name: "pisp", description: "Initiate payments from your accounts" },
+]);
+
+describe("scopeRows", () => {
+  it("gives a known scope its stored description and a new scope none, in the order listed", () => {
+    expect(scopeRows(["savings", "aisp"], stored, new Map())).toEqual([
+      { name: "savings", description: "", stored: "", isNew: true },
+      { name: "aisp", description: "Read your account details, balances and transactions", stored: "Read your account details, balances and transactions", isNew: false },
+    ]);
+  });
+
+  it("shows what was typed over the stored description, and ignores descriptions of scopes no longer listed", () => {
+    const typed = new Map([
+      ["aisp", "See your accounts"],
+      ["gone", "Not listed"],
+    ]);
+    expect(scopeRows(["aisp"], stored, typed)).toEqual([
+      { name: "aisp", description: "See your accounts", stored: "Read your account details, balances and transactions", isNew: false },
+    ]);
+  });
+
+  it("keeps an emptied description empty (it is not replaced by the stored one)", () => {
+    expect(scopeRows(["pisp"], stored, new Map([["pisp", ""]]))[0]!.description).toBe("");
+  });
+});
+
+describe("undescribedScopes", () => {
+  it("names the new scopes without a description and the scopes whose description was emptied", () => {
+    const typed = new Map([
+      ["savings", "   "],
+      ["pisp", ""],
+      ["loans", "See your loans"],
+    ]);
+    expect(undescribedScopes(scopeRows(["aisp", "savings", "pisp", "loans", "cards"], stored, typed))).toEqual(["savings", "pisp", "cards"]);
+  });
+
+  it("is empty when every scope is described", () => {
+    expect(undescribedScopes(scopeRows(["aisp", "loans"], stored, new Map([["loans", "See your loans"]])))).toEqual([]);
+    expect(undescribedScopes([])).toEqual([]);
+  });
+});
+
+describe("missingDescriptionsMessage", () => {
+  it("names one scope", () => {
+    expect(missingDescriptionsMessage(["savings"])).toBe(
+      "Describe the scope “savings” for end users: they see the description on the consent and Account pages, never the scope's code.",
+    );
+  });
+
+  it("lists several scopes", () => {
+    expect(missingDescriptionsMessage(["a", "b", "c"])).toMatch(/^Describe the scopes “a”, “b” and “c” for end users:/);
+    expect(missingDescriptionsMessage(["a", "b"])).toMatch(/^Describe the scopes “a” and “b” for end users:/);
+  });
+});
+
+describe("scopeDescriptionsInput", () => {
+  it("sends the new scopes' descriptions and the changed ones, trimmed, and leaves unchanged ones out", () => {
+    const typed = new Map([
+      ["savings", "  See your savings accounts "],
+      ["aisp", "See your accounts"],
+      ["pisp", " Initiate payments from your accounts "],
+    ]);
+    expect(scopeDescriptionsInput(scopeRows(["savings", "aisp", "pisp"], stored, typed))).toEqual([
+      { name: "savings", description: "See your savings accounts" },
+      { name: "aisp", description: "See your accounts" },
+    ]);
+  });
+
+  it("sends nothing for a product whose scopes are all known and unchanged", () => {
+    expect(scopeDescriptionsInput(scopeRows(["aisp", "pisp"], stored, new Map()))).toEqual([]);
+  });
+});
