@@ -55,3 +55,33 @@ describe("loadConfig: BRAND_NAME and BRAND_LOGO_URL", () => {
     expect(() => loadConfig({ BRAND_LOGO_URL: logo })).toThrow(/BRAND_LOGO_URL/);
   });
 });
+
+describe("loadConfig: mutual TLS (RFC 8705)", () => {
+  it("is off by default: no TLS listener, no CA, no proxy header", () => {
+    const config = loadConfig({});
+    expect(config.tls).toBeUndefined();
+    expect(config.clientCertificates).toEqual({ caFile: undefined, crlFiles: [], header: undefined, proxies: [] });
+    expect(config.tppRoleProducts).toBeUndefined();
+  });
+
+  it("takes the TLS listener, its public address, the CA and CRL files and the proxy header with its addresses", () => {
+    const config = loadConfig({
+      TLS_PORT: "8443",
+      TLS_CERT: "/etc/tollgate/tls.pem",
+      TLS_KEY: "/etc/tollgate/tls.key",
+      TLS_CLIENT_CA: "/etc/tollgate/qtsp.pem",
+      TLS_CLIENT_CRLS: " /etc/a.crl, /etc/b.crl ,",
+      TLS_CLIENT_CERT_HEADER: "X-SSL-Client-Cert",
+      TLS_CLIENT_CERT_PROXIES: "10.0.0.0/8, 127.0.0.1",
+    });
+    expect(config.tls).toEqual({ port: 8443, certFile: "/etc/tollgate/tls.pem", keyFile: "/etc/tollgate/tls.key", baseUrl: "https://localhost:8443" });
+    expect(config.clientCertificates).toEqual({ caFile: "/etc/tollgate/qtsp.pem", crlFiles: ["/etc/a.crl", "/etc/b.crl"], header: "x-ssl-client-cert", proxies: ["10.0.0.0/8", "127.0.0.1"] });
+    expect(loadConfig({ TLS_PORT: "8443", TLS_CERT: "c", TLS_KEY: "k", TLS_BASE_URL: "https://mtls.bank.example/" }).tls?.baseUrl).toBe("https://mtls.bank.example");
+  });
+
+  it("needs the certificate and key with TLS_PORT, and the proxies with the header", () => {
+    expect(() => loadConfig({ TLS_PORT: "8443", TLS_CERT: "c" })).toThrow(/TLS_CERT, TLS_KEY: required with TLS_PORT/);
+    expect(() => loadConfig({ TLS_CLIENT_CERT_HEADER: "x-ssl-client-cert" })).toThrow(/TLS_CLIENT_CERT_PROXIES: required with TLS_CLIENT_CERT_HEADER/);
+    expect(() => loadConfig({ TLS_CLIENT_CERT_HEADER: "x ssl", TLS_CLIENT_CERT_PROXIES: "127.0.0.1" })).toThrow(/TLS_CLIENT_CERT_HEADER/);
+  });
+});

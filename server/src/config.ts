@@ -125,6 +125,28 @@ const schema = z.object({
     .default("Tollgate"),
   /** The bank's logo on the end-user pages, shown instead of the name (which becomes its alt text): an http(s) URL, whose origin the pages' CSP img-src then allows, or an absolute path on Tollgate's origin such as /brand/logo.svg (served by the reverse proxy in front). Default none: the name as text. */
   BRAND_LOGO_URL: imageUrl.optional(),
+  /** Port of the TLS listener for mutual-TLS clients (RFC 8705): the same endpoints and gateway as PORT, over HTTPS, a client certificate requested but not required. Default unset: off. Needs TLS_CERT and TLS_KEY. */
+  TLS_PORT: port.optional(),
+  /** The TLS listener's certificate chain (PEM file). */
+  TLS_CERT: z.string().min(1).optional(),
+  /** The TLS listener's private key (PEM file). */
+  TLS_KEY: z.string().min(1).optional(),
+  /** Public address of the TLS listener: the metadata's mtls_endpoint_aliases (RFC 8705 §5). Default https://localhost:TLS_PORT. */
+  TLS_BASE_URL: url.optional(),
+  /** The CA certificates client certificates must chain to (PEM file): the bank's list of QTSP CAs for eIDAS certificates (tls_client_auth). Default none: only self_signed_tls_client_auth and certificate binding work. */
+  TLS_CLIENT_CA: z.string().min(1).optional(),
+  /** CRL files (PEM or DER, comma-separated) of those CAs; a CA without a current CRL fails closed. Default none: revocation is not checked. */
+  TLS_CLIENT_CRLS: z.string().default(""),
+  /** Behind a TLS-terminating proxy: the request header carrying the client certificate as URL-encoded PEM (nginx $ssl_client_escaped_cert), e.g. x-ssl-client-cert. Default none. */
+  TLS_CLIENT_CERT_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/)
+    .transform((h) => h.toLowerCase())
+    .optional(),
+  /** The proxies that may set TLS_CLIENT_CERT_HEADER: comma-separated IP addresses or CIDR ranges of the connection's peer. A request carrying the header from any other address is refused. */
+  TLS_CLIENT_CERT_PROXIES: z.string().default(""),
+  /** PSD2 roles (ETSI TS 119 495) to the API products a TPP certificate with them may be granted, as JSON, e.g. {"PSP_AI":["PSD2-AISP-v1"]}. Default PSP_AI → PSD2-AISP-v1, PSP_PI → PSD2-PISP-v1, PSP_IC → PSD2-PIISP-v1. */
+  TPP_ROLE_PRODUCTS: z.string().optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -180,6 +202,12 @@ export interface Config {
   auditRefusalFlushSeconds: number;
   /** The bank's name and logo on the end-user pages (BRAND_NAME, BRAND_LOGO_URL); `logoUrl` is an http(s) URL or an absolute path, undefined when unset. */
   brand: { name: string; logoUrl: string | undefined };
+  /** The mutual-TLS listener (TLS_PORT, TLS_CERT, TLS_KEY, TLS_BASE_URL: its public address, no trailing slash); undefined when off. */
+  tls: { port: number; certFile: string; keyFile: string; baseUrl: string } | undefined;
+  /** Client certificates: the CA and CRL files they are checked against (none: no chain check), and the proxy header carrying them with the addresses it is accepted from. */
+  clientCertificates: { caFile: string | undefined; crlFiles: string[]; header: string | undefined; proxies: string[] };
+  /** TPP_ROLE_PRODUCTS as given (JSON); undefined: the default mapping. */
+  tppRoleProducts: string | undefined;
 }
 
 /**
@@ -196,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.DPOP_NONCES && e.REDIS_URL && !e.DPOP_NONCE_SECRET) {
     throw new Error("Invalid configuration:\n  DPOP_NONCE_SECRET: required with DPOP_NONCES when REDIS_URL is set, so that every instance accepts the others' nonces");
+  }
+  if (e.TLS_PORT !== undefined && (!e.TLS_CERT || !e.TLS_KEY)) throw new Error("Invalid configuration:\n  TLS_CERT, TLS_KEY: required with TLS_PORT");
+  const proxies = list(e.TLS_CLIENT_CERT_PROXIES);
+  if (e.TLS_CLIENT_CERT_HEADER && proxies.length === 0) {
+    throw new Error("Invalid configuration:\n  TLS_CLIENT_CERT_PROXIES: required with TLS_CLIENT_CERT_HEADER, so that only your proxies can present a client certificate");
   }
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
   return {
@@ -219,7 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
     },
     sca: { idleSeconds: e.SCA_IDLE_SECONDS, reauthenticationDays: e.SCA_REAUTHENTICATION_DAYS },
-    corsOrigins: e.CORS_ORIGINS.split(",").map((o) => o.trim()).filter((o) => o !== ""),
+    corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
@@ -237,5 +270,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: e.METRICS_PORT > 0 ? { port: e.METRICS_PORT, host: e.METRICS_HOST, clientIdLabel: e.METRICS_CLIENT_ID_LABEL } : undefined,
     auditRefusalFlushSeconds: e.AUDIT_REFUSAL_FLUSH_SECONDS,
     brand: { name: e.BRAND_NAME, logoUrl: e.BRAND_LOGO_URL },
+    tls:
+      e.TLS_PORT !== undefined
+        ? { port: e.TLS_PORT, certFile: e.TLS_CERT!, keyFile: e.TLS_KEY!, baseUrl: e.TLS_BASE_URL ?? `https://localhost:${e.TLS_PORT}` }
+        : undefined,
+    clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), header: e.TLS_CLIENT_CERT_HEADER, proxies },
+    tppRoleProducts: e.TPP_ROLE_PRODUCTS,
   };
+}
+
+/** The items of a comma-separated setting, trimmed, empty ones left out. */
+function list(value: string): string[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }

@@ -2,7 +2,9 @@
  * Boots Tollgate: migrate, open the database, seed the demo, start the demo upstream and
  * the HTTP server. Used by main.ts and by the HTTP test suites.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -26,6 +28,10 @@ import { startMetricsListener } from "./http/metrics.js";
 import { RefusalAudit } from "./http/refusal-audit.js";
 import { TrafficRecorder } from "./http/traffic.js";
 import { startTracing } from "./observability/tracing.js";
+import { parseCrls } from "./certificates/crl.js";
+import { DEFAULT_ROLE_PRODUCTS, parseRoleProductMapping } from "./certificates/roles.js";
+import { parseCertificates } from "./certificates/x509.js";
+import type { MtlsSettings } from "./oauth/client-auth.js";
 
 /** Longest wait for the database pool to close on shutdown, milliseconds. */
 const DISCONNECT_TIMEOUT_MS = 2000;
@@ -33,6 +39,8 @@ const DISCONNECT_TIMEOUT_MS = 2000;
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
   url: string;
+  /** Where the mutual-TLS listener listens (TLS_PORT), e.g. https://127.0.0.1:3443; undefined when off. */
+  tlsUrl?: string;
   /** The stores of the database. */
   db: Database;
   /** The Prisma client on the same database: for tests and tools that inspect rows, never for the service's own code. */
@@ -48,6 +56,29 @@ export interface RunningServer {
   flushCounts(): Promise<void>;
   /** Stops accepting connections, closes the upstream and the database. */
   close(): Promise<void>;
+}
+
+/**
+ * What client certificates are checked against: the CA and CRL files (TLS_CLIENT_CA, whose
+ * self-issued certificates are the trust anchors and the others intermediates for clients, or
+ * proxies, that send only their own certificate; TLS_CLIENT_CRLS: every CA on a path needs a
+ * current CRL once CRLs are configured) and the role mapping (TPP_ROLE_PRODUCTS).
+ * @throws when a file cannot be read or parsed, or the mapping is not one.
+ */
+function mtlsSettings(config: Config): MtlsSettings {
+  const { caFile, crlFiles } = config.clientCertificates;
+  const cas = caFile ? parseCertificates(readFileSync(caFile)) : [];
+  const selfIssued = (c: (typeof cas)[number]) => c.subject.text === c.issuer.text;
+  const trust = caFile
+    ? {
+        anchors: cas.filter(selfIssued),
+        intermediates: cas.filter((c) => !selfIssued(c)),
+        crls: crlFiles.flatMap((file) => parseCrls(readFileSync(file))),
+        revocation: crlFiles.length > 0 ? ("require_crl" as const) : ("crl_if_configured" as const),
+      }
+    : undefined;
+  const roleProducts = config.tppRoleProducts === undefined ? DEFAULT_ROLE_PRODUCTS : parseRoleProductMapping(JSON.parse(config.tppRoleProducts));
+  return { trust, roleProducts };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -102,13 +133,32 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The stores of the database, not the traced ones: the flush runs outside any request.
   const refusals = new RefusalAudit(db.audit, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "refusal audit flush failed"));
   const traffic = new TrafficRecorder(db.traffic, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "gateway traffic flush failed"));
-  const listener = await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic });
-  const server = createServer(withReadiness(readiness, listener));
+  const listener = withReadiness(
+    readiness,
+    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtlsSettings(config)),
+  );
+  const server = createServer(listener);
   const port = await listen(server, config.port, config.host);
+  // RFC 8705: the same endpoints and gateway over TLS, a client certificate requested, not required (its checks are client authentication's).
+  const tlsServer = config.tls
+    ? createTlsServer(
+        {
+          cert: readFileSync(config.tls.certFile),
+          key: readFileSync(config.tls.keyFile),
+          ...(config.clientCertificates.caFile ? { ca: readFileSync(config.clientCertificates.caFile) } : {}),
+          requestCert: true,
+          rejectUnauthorized: false,
+        },
+        listener,
+      )
+    : undefined;
+  const tlsPort = tlsServer && config.tls ? await listen(tlsServer, config.tls.port, config.host) : undefined;
+  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
   const metricsListener = metrics && config.metrics ? await startMetricsListener(metrics, config.metrics.port, config.metrics.host) : undefined;
   const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays, metrics);
   return {
-    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`,
+    url: `http://${hostInUrl}:${port}`,
+    tlsUrl: tlsPort === undefined ? undefined : `https://${hostInUrl}:${tlsPort}`,
     db,
     prisma: opened.prisma,
     logger,
@@ -120,7 +170,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
     async close() {
       stopPurge();
-      await closeServer(server);
+      await Promise.all([closeServer(server), tlsServer && closeServer(tlsServer)]);
       await metricsListener?.close();
       await upstream?.close();
       // Work a response left behind (express-session's touch after the answer) gets a moment to

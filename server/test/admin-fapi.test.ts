@@ -176,8 +176,8 @@ describe("setAppSettings securityProfile", () => {
     await setKeys(appId, { jwks: jwksOf(key.publicJwk) });
     const fapi = await setSettings(appId, { securityProfile: "fapi2" });
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
-      [{ tokenEndpointAuthMethods: ["client_secret_basic"] }, /^tokenEndpointAuthMethods: a fapi2 app authenticates with private_key_jwt only/],
-      [{ tokenEndpointAuthMethods: ["private_key_jwt", "client_secret_post"] }, /^tokenEndpointAuthMethods: a fapi2 app authenticates with private_key_jwt only/],
+      [{ tokenEndpointAuthMethods: ["client_secret_basic"] }, /^tokenEndpointAuthMethods: a fapi2 app authenticates with private_key_jwt or mutual TLS only/],
+      [{ tokenEndpointAuthMethods: ["private_key_jwt", "client_secret_post"] }, /^tokenEndpointAuthMethods: a fapi2 app authenticates with private_key_jwt or mutual TLS only/],
       [{ tokenResponseProfile: "apigee" }, /^tokenResponseProfile: a fapi2 app gets RFC 6749 token responses/],
       [{ requirePkce: false }, /^requirePkce: a fapi2 app must use PKCE/],
       [{ securityProfile: "fapi2", requirePkce: false }, /^requirePkce: a fapi2 app must use PKCE/],

@@ -297,7 +297,7 @@ describe("token introspection (RFC 7662)", () => {
     const a = await introspect(token, undefined, `Bearer ${token}`);
     await expectOAuthError(a, 401, "invalid_client");
     expect(a.headers.get("www-authenticate")).toMatch(/^Basic realm="[^"]+"/);
-    expect(a.body.error_description).toBe("client authentication required: HTTP Basic (client_secret_basic), client_id and client_secret in the body (client_secret_post), or a client assertion (private_key_jwt)");
+    expect(a.body.error_description).toBe("client authentication required: HTTP Basic (client_secret_basic), client_id and client_secret in the body (client_secret_post), a client assertion (private_key_jwt), or a TLS client certificate");
     // Malformed Basic credentials are still named as such.
     expect((await introspect(token, undefined, "Basic !!!")).body.error_description).toBe("malformed HTTP Basic credentials");
   });

@@ -30,6 +30,7 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
   /** The time of every call. */
   const NOW = new Date("2026-11-26T10:00:00.000Z");
   const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    x5t: null,
     consent: null,
     authorizationDetails: null,
     active: true,
@@ -117,6 +118,7 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
     authTime: new Date(NOW.getTime() - ageSeconds * 1000),
   });
   const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    x5t: null,
     consent: null,
     authorizationDetails: null,
     active: true,

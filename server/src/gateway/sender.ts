@@ -1,8 +1,9 @@
 /**
- * The sender constraint of a gateway call (RFC 9449 §7): a DPoP-bound access token is
+ * The sender constraints of a gateway call. A DPoP-bound access token (RFC 9449 §7) is
  * accepted only as `Authorization: DPoP <token>` with a `DPoP` proof made with the token's
  * key, for this call's method and URL and this token (`ath`), and not replayed. A token
- * that is not bound is accepted only as a bearer token (RFC 6750).
+ * that is not bound is accepted only as a bearer token (RFC 6750). A token bound to a client
+ * certificate (RFC 8705 §3) is accepted only with that certificate presented.
  */
 import type { IncomingMessage } from "node:http";
 import { BearerError, InvalidDpopProof, UseDpopNonce, type DpopChallenge } from "../kernel/errors.js";
@@ -11,6 +12,7 @@ import { verifyDpopProof } from "../oauth/dpop.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { SIGNING_ALGORITHMS } from "../oauth/signing.js";
 import type { PresentedToken } from "../oauth/tokens.js";
+import { presentedCertificate } from "../certificates/presented.js";
 
 /** The challenge of a DPoP error: the algorithms a proof may use (RFC 9449 §7.1). */
 export const DPOP_CHALLENGE: DpopChallenge = { algs: SIGNING_ALGORITHMS };
@@ -21,6 +23,8 @@ export const DPOP_CHALLENGE: DpopChallenge = { algs: SIGNING_ALGORITHMS };
  *   `htu`), the URL a proof must name.
  * @returns the DPoP challenge for any later error about this token (scopes), or undefined
  *   for a bearer token.
+ * @throws BearerError 401 `invalid_token` for a certificate-bound token presented over another
+ *   client certificate or none (RFC 8705 §3).
  * @throws BearerError 401 with a `WWW-Authenticate: DPoP` challenge: `invalid_token` for a
  *   bound token sent as Bearer or an unbound one sent as DPoP; `invalid_dpop_proof` for a
  *   missing, invalid, replayed or other key's proof; `use_dpop_nonce`, with a `DPoP-Nonce`
@@ -35,6 +39,9 @@ export async function checkSender(
   realm: string,
   now: Date,
 ): Promise<DpopChallenge | undefined> {
+  if (token.x5t !== null && presentedCertificate(req)?.certificate.x5tS256 !== token.x5t) {
+    throw new BearerError(realm, 401, "invalid_token", "this access token is bound to a client certificate: present that certificate over mutual TLS (RFC 8705 section 3)");
+  }
   if (token.jkt === null) {
     if (presented.scheme === "DPoP") throw new BearerError(realm, 401, "invalid_token", "this access token is not DPoP-bound: send it as Authorization: Bearer", undefined, DPOP_CHALLENGE);
     return undefined;

@@ -26,6 +26,8 @@ import { gatewayMetrics, routeMetrics } from "./metrics.js";
 import type { RefusalAudit } from "./refusal-audit.js";
 import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
 import { gatewayTraffic, type TrafficRecorder } from "./traffic.js";
+import { clientCertificates } from "./client-certificates.js";
+import type { MtlsSettings } from "../oauth/client-auth.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -42,16 +44,18 @@ export interface RequestObservers {
 }
 
 /**
- * Builds the listener for `http.createServer`.
+ * Builds the listener for `http.createServer` and `https.createServer` (the mutual-TLS listener).
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
+ * @param mtls - what client certificates are checked against (RFC 8705 §2).
  */
-export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, observers: RequestObservers) {
+export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, observers: RequestObservers, mtls: MtlsSettings) {
   const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
   const app = await createApp(config, db, logger, limiters, forward, dpop, metrics);
   const log: Middleware = requestLogger(logger);
+  const certificates = clientCertificates(config.clientCertificates);
 
   // POST-only OAuth endpoints. Form bodies are read as text and parsed strictly by
   // oauth/form.ts (repeated parameters are errors).
@@ -64,7 +68,7 @@ export async function createRequestListener(config: Config, db: Database, logger
   };
   const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
   const limits = oauthRateLimits(config, limiters, ipOf, metrics);
-  const steps = [apiSecurityHeaders(), oauthCors(config), postOnly, identify, ...limits.beforeBody, formText, ...limits.afterBody];
+  const steps = [apiSecurityHeaders(), oauthCors(config), postOnly, identify, certificates, ...limits.beforeBody, formText, ...limits.afterBody];
   /** The chain of one endpoint: its route is its path (the metrics' http_route), its name the refusals' endpoint label. */
   const post = (route: string, name: RefusalEndpoint, handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain([log, ...(metrics ? [routeMetrics(metrics, route)] : []), ...steps], (req, res) => {
@@ -77,7 +81,8 @@ export async function createRequestListener(config: Config, db: Database, logger
     realm: config.realm,
     issuer: config.authUrl,
     url: `${config.baseUrl}${path}`,
-    audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`])],
+    audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`, ...(config.tls ? [`${config.tls.baseUrl}${path}`] : [])])],
+    mtls,
   });
   const oauthEndpoints = new Map([
     [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays, metrics))],
@@ -87,7 +92,7 @@ export async function createRequestListener(config: Config, db: Database, logger
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
     ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);
-  const gatewayCall = chain([log, gatewayTraffic(traffic), ...(metrics ? [gatewayMetrics(metrics)] : [])], forward, refusalObserver("gateway", refusals, metrics));
+  const gatewayCall = chain([log, gatewayTraffic(traffic), ...(metrics ? [gatewayMetrics(metrics)] : []), certificates], forward, refusalObserver("gateway", refusals, metrics));
 
   return (req: NodeRequest, res: ServerResponse): void => {
     const path = pathOf(req);

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Stores } from "../stores/index.js";
-import { authenticateClient, type Client } from "./client-auth.js";
+import { presentedCertificate } from "../certificates/presented.js";
+import { authenticateClient, type Client, type MtlsSettings } from "./client-auth.js";
 import { contextOf } from "../kernel/request-context.js";
 import { readForm, type FormParams } from "./form.js";
 import { inSpan } from "../kernel/spans.js";
@@ -27,6 +28,8 @@ export interface EndpointContext {
    * token endpoint's URL and this endpoint's.
    */
   audiences: readonly string[];
+  /** What mutual-TLS client authentication checks certificates against (RFC 8705 §2). */
+  mtls: MtlsSettings;
 }
 
 /** The stores client authentication reads and writes. */
@@ -41,9 +44,10 @@ export type ClientRequestStores = Pick<Stores, "clients" | "replays">;
  */
 export async function readClientRequest(stores: ClientRequestStores, req: ClientRequest, endpoint: EndpointContext, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
-  const { realm, audiences } = endpoint;
+  const { realm, audiences, mtls } = endpoint;
+  const certificate = presentedCertificate(req);
   const client = await inSpan("client authentication", () =>
-    authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now }, req.headers.authorization, params),
+    authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now, certificate, mtls }, req.headers.authorization, params),
   );
   const request = contextOf(req);
   if (request) request.clientId = client.clientId;

@@ -16,22 +16,32 @@ export interface DpopSettings {
   nonces?: DpopNonces;
 }
 
-/** A `fapi2` app's tokens are always sender-constrained with DPoP (FAPI 2.0 §5.3.2.2). */
-function requiresDpop(client: Pick<Client, "securityProfile">): boolean {
-  return client.securityProfile === "fapi2";
+/** A `fapi2` app's tokens are always sender-constrained (FAPI 2.0 §5.3.2.2): with DPoP, unless bound to its TLS client certificate (RFC 8705 §3). */
+function requiresDpop(client: Pick<Client, "securityProfile">, certificateBound: boolean): boolean {
+  return client.securityProfile === "fapi2" && !certificateBound;
 }
 
 /**
  * The JWK thumbprint of the key of the request's DPoP proof, checked against the request's
  * method and `url` (this endpoint's public URL).
+ * @param certificateBound - the request presented a TLS client certificate, which the tokens will be bound to.
  * @returns undefined when the request carries no proof and `client` needs none.
- * @throws InvalidDpopProof (400) when the proof is invalid or a `fapi2` app sent none;
+ * @throws InvalidDpopProof (400) when the proof is invalid or a `fapi2` app sent none and no certificate;
  *   UseDpopNonce (400) when a nonce is required and missing or stale.
  */
-export async function dpopKeyOf(req: IncomingMessage, url: string, client: Pick<Client, "securityProfile">, settings: DpopSettings, now: Date): Promise<string | undefined> {
+export async function dpopKeyOf(
+  req: IncomingMessage,
+  url: string,
+  client: Pick<Client, "securityProfile">,
+  settings: DpopSettings,
+  now: Date,
+  certificateBound = false,
+): Promise<string | undefined> {
   const header = req.headers.dpop;
   if (header === undefined) {
-    if (requiresDpop(client)) throw new InvalidDpopProof("a DPoP proof is required: this client's tokens are sender-constrained (FAPI 2.0)");
+    if (requiresDpop(client, certificateBound)) {
+      throw new InvalidDpopProof("a DPoP proof or a TLS client certificate is required: this client's tokens are sender-constrained (FAPI 2.0)");
+    }
     return undefined;
   }
   const proof = await verifyDpopProof(header, { method: req.method ?? "", url }, { replays: settings.replays, now, nonces: settings.nonces });

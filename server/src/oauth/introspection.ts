@@ -16,7 +16,8 @@ import type { Metrics } from "../kernel/metrics.js";
 /**
  * The introspection response for a token (RFC 7662 §2.2): `exp` and `iat` in seconds since
  * the epoch; `api_product_list_json` carries the token's API products. A DPoP-bound token
- * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP". A user
+ * has `cnf.jkt` (RFC 9449 §6.2), and an access token so bound `token_type` "DPoP"; an access
+ * token bound to a client certificate has `cnf["x5t#S256"]` (RFC 8705 §3.2). A user
  * grant carries the user's authentication (RFC 9470 §3 and §6.2): `acr`, `amr` (RFC 8176) and
  * `auth_time` in seconds since the epoch. A token with RFC 9396 authorization details carries
  * them as `authorization_details`, as the token response did (§9.2).
@@ -34,7 +35,9 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
     sub: token.userId ?? token.clientId,
     iss: issuer,
     api_product_list_json: token.apiProducts,
-    ...(token.jkt !== null ? { cnf: { jkt: token.jkt } } : {}),
+    ...(token.jkt !== null || (token.x5t !== null && token.type === "access_token")
+      ? { cnf: { ...(token.jkt !== null ? { jkt: token.jkt } : {}), ...(token.x5t !== null && token.type === "access_token" ? { "x5t#S256": token.x5t } : {}) } }
+      : {}),
     ...(token.authentication !== null
       ? { acr: token.authentication.acr, amr: token.authentication.amr, auth_time: Math.floor(token.authentication.authTime.getTime() / 1000) }
       : {}),

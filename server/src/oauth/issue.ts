@@ -21,6 +21,8 @@ export interface IssuedToken {
   userId?: string;
   /** DPoP binding (RFC 9449 §6): the proof key's JWK thumbprint, `cnf.jkt`. */
   jkt?: string;
+  /** Certificate binding (RFC 8705 §3): the client certificate's thumbprint, `cnf.x5t#S256`. */
+  x5t?: string;
   /** The RFC 9396 authorization details the tokens carry, JSON text (returned in the token response, §7). */
   authorizationDetails?: string;
 }
@@ -42,6 +44,8 @@ export interface IssueRequest {
   familyId?: string;
   /** Bind the tokens to this DPoP key thumbprint (RFC 9449 §6). */
   jkt?: string;
+  /** Bind the access token to the client certificate with this thumbprint (RFC 8705 §3). */
+  x5t?: string;
   /** The user's authentication behind a user grant (`acr`, `amr`, `auth_time`). */
   authentication?: Authentication;
   /** The PSD2 consent and the RFC 9396 authorization details the tokens carry. */
@@ -89,6 +93,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refreshCount: r.refreshCount,
     familyId: r.familyId,
     jkt: r.jkt,
+    x5t: r.x5t,
     authentication: r.authentication,
     consent: r.consent,
   };
@@ -102,6 +107,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     refreshCount: r.refreshCount ?? 0,
     userId: r.userId,
     jkt: r.jkt,
+    x5t: r.x5t,
     authorizationDetails: r.consent?.authorizationDetails,
   };
   return { row, issued };

@@ -5,7 +5,7 @@ import type { Request, Response } from "express";
 import type { Config } from "../config.js";
 import type { CatalogStore } from "../stores/catalog.js";
 import { ACR_VALUES } from "../kernel/acr.js";
-import { CLIENT_AUTH_METHODS } from "../kernel/auth-methods.js";
+import { CLIENT_AUTH_METHODS, MTLS_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
@@ -19,18 +19,26 @@ import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
  * RFC 9449 §5.1's `dpop_signing_alg_values_supported`. `acr_values_supported` (OpenID
  * Connect Discovery, used by RFC 9470 §4) lists the authentication levels, weakest first.
  * `authorization_details_types_supported` (RFC 9396 §10) lists the types API products offer.
+ * Mutual TLS (RFC 8705 §3.3, §5) is advertised when client certificates can arrive (the TLS
+ * listener or a proxy's header): its client authentication methods (`tls_client_auth` only
+ * with CAs to check against), certificate-bound tokens, and with a TLS listener of its own
+ * the endpoints' `mtls_endpoint_aliases`.
  */
 export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[]): Record<string, unknown> {
-  const authMethods = [...CLIENT_AUTH_METHODS];
+  const mtls = config.tls !== undefined || config.clientCertificates.header !== undefined;
+  const authMethods = CLIENT_AUTH_METHODS.filter((m) => !MTLS_AUTH_METHODS.includes(m) || (mtls && (m !== "tls_client_auth" || config.clientCertificates.caFile !== undefined)));
   const algorithms = [...SIGNING_ALGORITHMS];
+  const endpoints = (base: string) => ({
+    token_endpoint: `${base}${TOKEN_PATH}`,
+    pushed_authorization_request_endpoint: `${base}${PAR_PATH}`,
+    revocation_endpoint: `${base}/oauth2/v1/revoke`,
+    introspection_endpoint: `${base}/oauth2/v1/introspect`,
+  });
   return {
     issuer: config.authUrl,
     authorization_endpoint: `${config.authUrl}/authorize`,
-    token_endpoint: `${config.baseUrl}${TOKEN_PATH}`,
-    pushed_authorization_request_endpoint: `${config.baseUrl}${PAR_PATH}`,
+    ...endpoints(config.baseUrl),
     require_pushed_authorization_requests: false,
-    revocation_endpoint: `${config.baseUrl}/oauth2/v1/revoke`,
-    introspection_endpoint: `${config.baseUrl}/oauth2/v1/introspect`,
     scopes_supported: scopes.filter((s) => s !== ADMIN_SCOPE),
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
@@ -47,6 +55,8 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     prompt_values_supported: ["none", "login", "consent"],
     acr_values_supported: [...ACR_VALUES],
     authorization_details_types_supported: authorizationDetailsTypes,
+    ...(mtls ? { tls_client_certificate_bound_access_tokens: true } : {}),
+    ...(config.tls ? { mtls_endpoint_aliases: endpoints(config.tls.baseUrl) } : {}),
   };
 }
 

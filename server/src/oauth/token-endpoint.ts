@@ -16,6 +16,7 @@ import { RefreshTokenReused } from "./grants/refresh-token.js";
 import type { Metrics } from "../kernel/metrics.js";
 import type { Client } from "./client-auth.js";
 import { formatTokenResponse } from "./token-response.js";
+import { presentedCertificate } from "../certificates/presented.js";
 import { inSpan } from "../kernel/spans.js";
 
 /** Headers of every response that carries a token or secret (RFC 6749 §5.1). */
@@ -42,8 +43,9 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
     if (grantType === undefined) throw new InvalidRequest("grant_type is required");
     const grant = grants.get(grantType);
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
-    const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now);
-    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, scaReauthenticationDays }), {
+    const certificateThumbprint = presentedCertificate(req)?.certificate.x5tS256;
+    const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now, certificateThumbprint !== undefined);
+    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays }), {
       "tollgate.grant_type": grant.type,
     }).catch((err: unknown) => {
       if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();
@@ -53,7 +55,7 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,
       subject: issued.userId,
-      details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}) },
+      details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}), ...(issued.x5t ? { "x5t#S256": issued.x5t } : {}) },
       request: contextOf(req),
     });
     sendJson(res, 200, formatTokenResponse(client, issued, now), { ...NO_STORE, ...nonceHeader(dpop, now) });

@@ -35,6 +35,7 @@ function client(profile: TokenResponseProfile): Client {
     securityProfile: "standard",
     jwks: null,
     jwksUri: null,
+    tlsClientAuth: null,
     products: [],
     callbackUrls: [],
   };

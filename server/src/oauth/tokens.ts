@@ -80,6 +80,8 @@ export interface PresentedToken {
   userId: string | null;
   /** DPoP binding (`cnf.jkt`, RFC 9449 §6); null for a bearer token. */
   jkt: string | null;
+  /** Certificate binding (`cnf.x5t#S256`, RFC 8705 §3); null when unbound. */
+  x5t: string | null;
   /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
   authentication: Authentication | null;
   /** The PSD2 consent and RFC 9396 authorization details the token carries (JSON text); null when none. */
@@ -105,6 +107,7 @@ export async function findPresentedToken(stores: Pick<Stores, "tokens" | "client
     appName: client.appName,
     userId: t.userId,
     jkt: t.jkt,
+    x5t: t.x5t,
     authentication: t.authentication,
     consent: t.consent,
     authorizationDetails: t.authorizationDetails,
@@ -130,6 +133,8 @@ export interface StoredToken {
   active: boolean;
   /** DPoP binding of the row's tokens (`cnf.jkt`, RFC 9449 §6); null when unbound. */
   jkt: string | null;
+  /** Certificate binding of the row's access token (`cnf.x5t#S256`, RFC 8705 §3); null when unbound. */
+  x5t: string | null;
   /** The user's authentication behind the grant (`acr`, `amr`, `auth_time`); null for client credentials. */
   authentication: Authentication | null;
   /** The RFC 9396 authorization details the token carries, parsed; null when none. */
@@ -161,6 +166,7 @@ export async function findAnyToken(stores: Pick<Stores, "tokens" | "clients">, v
     expiresAt,
     active: (access ? t.status : t.refreshTokenStatus) === "approved" && expiresAt > now && clientActive(client, now),
     jkt: t.jkt,
+    x5t: t.x5t,
     authentication: t.authentication,
     authorizationDetails: t.authorizationDetails,
   };

@@ -29,7 +29,15 @@ export interface AppRecord {
   jwks: string | null;
   /** Where the app publishes its JWK Set instead (RFC 7591 §2 `jwks_uri`); null when not set. */
   jwksUri: string | null;
+  /** tls_client_auth (RFC 8705 §2.1.2): the parameter naming what its certificate carries, and the value; null when none. */
+  tlsClientAuth: TlsClientAuthName | null;
   createdAt: Date;
+}
+
+/** The name a `tls_client_auth` app's certificate carries (RFC 8705 §2.1.2), e.g. `{ parameter: "tls_client_auth_subject_dn", value: "CN=…" }`. */
+export interface TlsClientAuthName {
+  parameter: string;
+  value: string;
 }
 
 /** An app's client settings: on creation a field left out takes its default, on update it keeps its value. */
@@ -48,6 +56,8 @@ export interface AppSettings {
   jwks?: string | null;
   /** A JWK Set URL; null removes it. */
   jwksUri?: string | null;
+  /** The name a tls_client_auth certificate carries; null removes it. */
+  tlsClientAuth?: TlsClientAuthName | null;
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */

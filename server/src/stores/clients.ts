@@ -53,6 +53,11 @@ export interface ClientRecord {
   jwks: JwkSet | null;
   /** Where the app publishes its keys instead (RFC 7591 §2 `jwks_uri`); null when not set. */
   jwksUri: string | null;
+  /**
+   * tls_client_auth (RFC 8705 §2.1.2): the name its certificate must carry, as one of
+   * tls_client_auth_subject_dn or tls_client_auth_san_dns|uri|ip|email and its value; null when none.
+   */
+  tlsClientAuth: { parameter: string; value: string } | null;
   /** API products approved on this credential, with their scopes and whether they need PSD2 strong customer authentication. */
   products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[] }[];
   /** Registered redirect URIs, matched exactly. */

@@ -35,6 +35,8 @@ export interface NewAccessToken {
   familyId?: string;
   /** DPoP binding (RFC 9449 §6): the JWK SHA-256 thumbprint of the proof key, `cnf.jkt`. */
   jkt?: string;
+  /** Certificate binding (RFC 8705 §3): the client certificate's thumbprint, `cnf.x5t#S256`. */
+  x5t?: string;
   /** The user's authentication behind a user grant (RFC 9470 §3, RFC 8176); absent for client credentials. */
   authentication?: Authentication;
   /** The PSD2 consent the grant authorizes, and the RFC 9396 authorization details the tokens carry (JSON text of an array). */
@@ -78,6 +80,8 @@ export interface TokenRecord {
   readonly familyId: string | null;
   /** DPoP binding of the row's access and refresh tokens (`cnf.jkt`); null for bearer tokens. */
   readonly jkt: string | null;
+  /** Certificate binding of the row's access token (`cnf.x5t#S256`, RFC 8705 §3); null when none. */
+  readonly x5t: string | null;
   /** The user's authentication behind the grant; null for client credentials and for grants from before SCA. */
   readonly authentication: Authentication | null;
   /** The consent and authorization details of the grant; null when it has none. */
@@ -103,6 +107,8 @@ export interface TokenRow {
   refreshCount: number;
   /** DPoP binding (`cnf.jkt`); null for bearer tokens. */
   jkt: string | null;
+  /** Certificate binding (`cnf.x5t#S256`); null when none. */
+  x5t: string | null;
   /** When and by whom the access token was revoked (see {@link Revocation}); null when not. */
   revokedAt: Date | null;
   revokedBy: string | null;

@@ -40,6 +40,7 @@ function row(t: MemoryStores["state"]["tokens"] extends Map<string, infer R> ? R
     refreshTokenExpiresAt: t.refreshTokenExpiresAt,
     refreshCount: t.refreshCount,
     jkt: t.jkt,
+    x5t: t.x5t,
     revokedAt: t.revokedAt,
     revokedBy: t.revokedBy,
   };
@@ -79,6 +80,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         refreshCount: t.refreshCount ?? 0,
         familyId: t.familyId ?? null,
         jkt: t.jkt ?? null,
+        x5t: t.x5t ?? null,
         authentication: t.authentication ?? null,
         consent: t.consent ?? null,
         authorizationDetails: t.consent ? JSON.parse(t.consent.authorizationDetails) : null,

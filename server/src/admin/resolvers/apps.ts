@@ -1,7 +1,16 @@
 /** Apps, callback URLs, signing keys and credentials (consumer key / secret). */
 import { InvalidJwks, parsePublicJwks } from "../../oauth/jwks.js";
-import type { AppSettings } from "../../stores/apps.js";
-import type { AppSettingsInput, InputMaybe, MutationSetAppKeysArgs, Resolvers, TokenEndpointAuthMethod, TokenLifetimesInput } from "../generated/resolvers.js";
+import { tlsClientAuthExpectation } from "../../certificates/client-auth.js";
+import type { AppSettings, TlsClientAuthName } from "../../stores/apps.js";
+import type {
+  AppSettingsInput,
+  InputMaybe,
+  MutationSetAppKeysArgs,
+  Resolvers,
+  TlsClientAuthInput,
+  TokenEndpointAuthMethod,
+  TokenLifetimesInput,
+} from "../generated/resolvers.js";
 import {
   addCallbackUrl,
   createApp,
@@ -32,8 +41,23 @@ function settings(input: AppSettingsInput): AppSettings {
     requirePkce: input.requirePkce ?? undefined,
     canIntrospect: input.canIntrospect ?? undefined,
     tokenEndpointAuthMethods: authMethods(input.tokenEndpointAuthMethods),
+    tlsClientAuth: tlsClientAuth(input.tlsClientAuth),
     securityProfile: input.securityProfile ?? undefined,
   };
+}
+
+/**
+ * The checked certificate name of a tls_client_auth app (RFC 8705 §2.1.2; certificates/client-auth.ts):
+ * undefined when not given, null to remove it.
+ * @throws BAD_USER_INPUT for a DN that is not RFC 4514, an IP address that is not one, an empty value.
+ */
+function tlsClientAuth(input: InputMaybe<TlsClientAuthInput>): TlsClientAuthName | null | undefined {
+  if (input == null) return input;
+  try {
+    return tlsClientAuthExpectation({ [input.parameter]: input.value });
+  } catch (err) {
+    throw inputError("tlsClientAuth", (err as Error).message);
+  }
 }
 
 /** The checked client authentication methods, or undefined when not given. */

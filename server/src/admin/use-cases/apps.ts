@@ -9,6 +9,7 @@ import { Conflict } from "../../kernel/domain-errors.js";
 import { hashSecret, newSecret } from "../../kernel/secrets.js";
 import type { AppRecord, AppSettings, CredentialRecord } from "../../stores/apps.js";
 import type { Database, Stores } from "../../stores/index.js";
+import { FAPI2_AUTH_METHODS } from "../../kernel/auth-methods.js";
 import { inputError } from "../validation.js";
 import { auditedChange, found, revocationBy, type Audited } from "./common.js";
 
@@ -42,34 +43,41 @@ const FAPI2_SETTINGS: Required<Pick<AppSettings, "tokenEndpointAuthMethods" | "t
   requirePkce: true,
 };
 
-/** What private_key_jwt needs and how to give it. */
+/** What private_key_jwt and self_signed_tls_client_auth need and how to give it. */
 const KEYS_FIRST = "needs the app's public signing keys: register a JWK Set or a jwks_uri first (setAppKeys)";
-/** Why private_key_jwt cannot be allowed yet. */
-const NO_KEYS = `private_key_jwt ${KEYS_FIRST}`;
+/** The methods that verify with the app's registered keys. */
+const KEYED_METHODS = ["private_key_jwt", "self_signed_tls_client_auth"];
+/** Why tls_client_auth cannot be allowed yet. */
+const NO_TLS_NAME = "tls_client_auth needs the name the app's certificate carries: set tlsClientAuth first (RFC 8705 section 2.1.2)";
 
-/** The settings that must hold together: the security profile, what it fixes, and the keys private_key_jwt needs. */
-type ProfileSettings = Pick<AppRecord, "securityProfile" | "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce" | "jwks" | "jwksUri">;
+/** The settings that must hold together: the security profile, what it fixes, the keys and the certificate name the methods need. */
+type ProfileSettings = Pick<AppRecord, "securityProfile" | "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce" | "jwks" | "jwksUri" | "tlsClientAuth">;
 
 /**
- * Why an app's settings cannot hold together, by the setting at fault: private_key_jwt
- * (which a fapi2 app uses) without registered keys (`keys`), or a fapi2 app whose methods,
- * token response profile or PKCE requirement is not {@link FAPI2_SETTINGS}'.
+ * Why an app's settings cannot hold together, by the setting at fault: private_key_jwt or
+ * self_signed_tls_client_auth without registered keys (`keys`), tls_client_auth without a
+ * certificate name (`tlsClientAuth`), or a fapi2 app with a method other than private_key_jwt
+ * and mutual TLS, or whose token response profile or PKCE requirement is not {@link FAPI2_SETTINGS}'.
  * @returns undefined when they hold together.
  */
-function settingsProblem(app: ProfileSettings): { setting: "keys" | keyof typeof FAPI2_SETTINGS; message: string } | undefined {
+function settingsProblem(app: ProfileSettings): { setting: "keys" | "tlsClientAuth" | keyof typeof FAPI2_SETTINGS; message: string } | undefined {
   const hasKeys = app.jwks !== null || app.jwksUri !== null;
+  const methods = app.tokenEndpointAuthMethods;
   if (app.securityProfile === "fapi2") {
-    if (!hasKeys) return { setting: "keys", message: `a fapi2 app authenticates with private_key_jwt, which ${KEYS_FIRST}` };
-    const methods = app.tokenEndpointAuthMethods;
-    if (methods.length !== 1 || methods[0] !== "private_key_jwt") {
-      return { setting: "tokenEndpointAuthMethods", message: "a fapi2 app authenticates with private_key_jwt only (FAPI 2.0 Security Profile section 5.3.2.1); switch it to standard first" };
+    if (methods.length === 0 || methods.some((m) => !(FAPI2_AUTH_METHODS as readonly string[]).includes(m))) {
+      return {
+        setting: "tokenEndpointAuthMethods",
+        message: "a fapi2 app authenticates with private_key_jwt or mutual TLS only (FAPI 2.0 Security Profile section 5.3.2.1); switch it to standard first",
+      };
     }
     if (app.tokenResponseProfile !== FAPI2_SETTINGS.tokenResponseProfile) {
       return { setting: "tokenResponseProfile", message: "a fapi2 app gets RFC 6749 token responses (rfc6749), not the apigee format; switch it to standard first" };
     }
     if (!app.requirePkce) return { setting: "requirePkce", message: "a fapi2 app must use PKCE (FAPI 2.0 Security Profile section 5.3.2.2); switch it to standard first" };
   }
-  if (app.tokenEndpointAuthMethods.includes("private_key_jwt") && !hasKeys) return { setting: "keys", message: NO_KEYS };
+  const keyed = methods.find((m) => KEYED_METHODS.includes(m));
+  if (keyed && !hasKeys) return { setting: "keys", message: app.securityProfile === "fapi2" ? `a fapi2 app authenticates with ${keyed}, which ${KEYS_FIRST}` : `${keyed} ${KEYS_FIRST}` };
+  if (methods.includes("tls_client_auth") && !app.tlsClientAuth) return { setting: "tlsClientAuth", message: NO_TLS_NAME };
   return undefined;
 }
 
@@ -97,14 +105,15 @@ function changesOf(app: AppRecord, settings: AppSettings): AppSettings {
  * Creates an app with its callback URLs and its first credential, approved for the API
  * products `apiProductIds`; settings left out take their defaults. A new app has no keys:
  * it cannot allow private_key_jwt yet.
- * @throws NotFound for an unknown developer, Conflict when the developer has an app of this name, UnknownReference for an unknown product, BAD_USER_INPUT for private_key_jwt.
+ * @throws NotFound for an unknown developer, Conflict when the developer has an app of this name, UnknownReference for an unknown product, BAD_USER_INPUT for private_key_jwt, self_signed_tls_client_auth or tls_client_auth (set their keys or certificate name after creation).
  */
 export function createApp(
   db: Database,
   o: AppSettings & { developerId: string; name: string; callbackUrls: string[]; apiProductIds: string[] } & Audited,
 ): Promise<IssuedCredential> {
   const { audit, apiProductIds, ...app } = o;
-  if (app.tokenEndpointAuthMethods?.includes("private_key_jwt")) throw inputError("tokenEndpointAuthMethods", NO_KEYS);
+  const problem = settingsProblem({ securityProfile: "standard", tokenEndpointAuthMethods: app.tokenEndpointAuthMethods ?? [], tokenResponseProfile: "", requirePkce: true, jwks: null, jwksUri: null, tlsClientAuth: null });
+  if (problem) throw inputError("tokenEndpointAuthMethods", problem.message);
   const { consumerKey, consumerSecret, consumerSecretHash } = newKeyPair();
   return auditedChange(db, audit, async (stores) => {
     await found(stores.organizations.findDeveloper(o.developerId), "no developer with this id");

@@ -26,6 +26,8 @@ const APP = {
   securityProfile: true,
   jwks: true,
   jwksUri: true,
+  tlsClientAuthParameter: true,
+  tlsClientAuthValue: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
 /** An app's columns and the consumer keys of its credentials, which the app search matches too. */
@@ -34,9 +36,10 @@ const APP_WITH_KEYS = { ...APP, credentials: { select: { consumerKey: true } } }
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
 /** An app row as its record (no JWK Set is stored as ""). */
-function toApp(row: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
+function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, ...row }: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
   return {
     ...row,
+    tlsClientAuth: parameter && value ? { parameter, value } : null,
     tokenEndpointAuthMethods: splitList(row.tokenEndpointAuthMethods),
     securityProfile: row.securityProfile === "fapi2" ? "fapi2" : "standard",
     jwks: row.jwks === "" ? null : row.jwks,
@@ -55,6 +58,8 @@ function settingsColumns(s: AppSettings) {
     securityProfile: s.securityProfile,
     jwks: s.jwks === null ? "" : s.jwks,
     jwksUri: s.jwksUri,
+    tlsClientAuthParameter: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.parameter ?? null),
+    tlsClientAuthValue: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.value ?? null),
   };
 }
 

@@ -46,6 +46,7 @@ export function clientStore(x: Executor): ClientStore {
       securityProfile: app.securityProfile === "fapi2" ? "fapi2" : "standard",
       jwks: app.jwks === "" ? null : (JSON.parse(app.jwks) as JwkSet),
       jwksUri: app.jwksUri,
+      tlsClientAuth: app.tlsClientAuthParameter && app.tlsClientAuthValue ? { parameter: app.tlsClientAuthParameter, value: app.tlsClientAuthValue } : null,
       products: c.products.map((p) => ({ name: p.apiProduct.name, scopes: splitList(p.apiProduct.scopes), requiresSca: p.apiProduct.requiresSca, authorizationDetailsTypes: splitList(p.apiProduct.authorizationDetailsTypes) })),
       callbackUrls: app.callbackUrls.map((u) => u.url),
     };

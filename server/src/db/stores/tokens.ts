@@ -37,6 +37,7 @@ interface Row extends Record<string, unknown> {
   refreshCount: unknown;
   familyId: string | null;
   jkt: string | null;
+  x5t: string | null;
   acr: string | null;
   amr: string | null;
   authTime: unknown;
@@ -64,6 +65,7 @@ function parseRow(row: Row): TokenRecord {
     refreshCount: Number(row.refreshCount),
     familyId: row.familyId,
     jkt: row.jkt,
+    x5t: row.x5t,
     authentication: row.acr === null ? null : { acr: row.acr, amr: splitList(row.amr ?? ""), authTime: dateOf(row.authTime) },
     consent: row.authorizationDetails === null ? null : { consentId: row.consentId, authorizationDetails: row.authorizationDetails },
     // Written by us from validated details (consents/authorization-details.ts).
@@ -72,12 +74,12 @@ function parseRow(row: Row): TokenRecord {
 }
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
-   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "acr", "amr", "authTime",
+   "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "x5t", "acr", "amr", "authTime",
    "consentId", "authorizationDetails")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
-  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."acr", t."amr", t."authTime",
+  t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."x5t", t."acr", t."amr", t."authTime",
   t."consentId", t."authorizationDetails"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
@@ -101,6 +103,7 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.refreshCount ?? 0,
     t.familyId ?? null,
     t.jkt ?? null,
+    t.x5t ?? null,
     t.authentication?.acr ?? null,
     t.authentication ? joinList(t.authentication.amr) : null,
     t.authentication?.authTime ?? null,

@@ -16,7 +16,7 @@ import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {
   type: "authorization_code",
-  async handle({ stores, client, params, now, dpopJkt }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint }) {
     const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
@@ -57,6 +57,7 @@ export const authorizationCodeGrant: Grant = {
       withRefreshToken: true,
       familyId: code.id,
       jkt: dpopJkt,
+      x5t: certificateThumbprint,
       authentication: code.authentication ?? undefined,
       consent: consent ?? undefined,
       notAfter: details ? (accessEndOf(details) ?? undefined) : undefined,

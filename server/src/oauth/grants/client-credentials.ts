@@ -14,7 +14,7 @@ import { clientCredentialsConsent } from "../../consents/grants.js";
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
-  async handle({ stores, client, params, now, dpopJkt }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
     const consent = clientCredentialsConsent(client, params.authorization_details, now);
     const { row, issued } = newToken({
@@ -23,6 +23,7 @@ export const clientCredentialsGrant: Grant = {
       scopes,
       apiProducts: client.products.map((p) => p.name),
       jkt: dpopJkt,
+      x5t: certificateThumbprint,
       consent: consent ?? undefined,
       now,
     });

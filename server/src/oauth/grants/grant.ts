@@ -23,6 +23,11 @@ export interface GrantContext {
    * carried one: the issued tokens are bound to it (`cnf.jkt`).
    */
   dpopJkt?: string;
+  /**
+   * The thumbprint (`x5t#S256`) of the TLS client certificate the request presented (RFC 8705),
+   * if any: the issued access token is bound to it (`cnf.x5t#S256`, §3).
+   */
+  certificateThumbprint?: string;
   /** PSD2 RTS Art. 10a: days after the last SCA that a refresh token of a grant needing SCA works; 0 = no limit. */
   scaReauthenticationDays: number;
 }

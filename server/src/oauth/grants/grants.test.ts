@@ -40,6 +40,7 @@ const client: Client = {
   securityProfile: "standard",
   jwks: null,
   jwksUri: null,
+  tlsClientAuth: null,
   products: [
     { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [] },
     { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [] },

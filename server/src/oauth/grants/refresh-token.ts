@@ -31,7 +31,7 @@ export class RefreshTokenReused extends InvalidGrant {
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ stores, client, params, now, dpopJkt, scaReauthenticationDays }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
     // Read past the token cache: rotation must see the row as committed.
     const found = await findTokenRow(stores.tokens, params.refresh_token, true);
@@ -75,6 +75,8 @@ export const refreshTokenGrant: Grant = {
       refreshCount: previous.refreshCount + 1,
       familyId: previous.familyId ?? undefined,
       jkt: previous.jkt ?? dpopJkt,
+      // RFC 8705 §3: the new access token is bound to the certificate the client authenticates with now (its certificate may have been renewed).
+      x5t: certificateThumbprint,
       authentication: previous.authentication ?? undefined,
       consent: consent ?? undefined,
       now,
