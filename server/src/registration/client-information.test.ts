@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../demo/fapi-key.js";
+import { parseClientMetadata } from "./client-metadata.js";
+import { clientInformationResponse, metadataMembers, registrationClientUri } from "./client-information.js";
+import { resolveMetadata, type RegisteredMetadata } from "./resolve.js";
+import type { SoftwareStatement } from "./software-statement.js";
+
+const STATEMENT: SoftwareStatement = {
+  issuer: "https://directory.example",
+  softwareId: "s-1",
+  clientName: "Budget Buddy",
+  redirectUris: ["https://tpp.example/cb"],
+  roles: ["PSP_AI"],
+  unknownRoles: [],
+  jwks: DEMO_FAPI_PUBLIC_JWKS,
+  issuedAt: 1_770_000_000,
+};
+
+const FAPI: RegisteredMetadata = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", scope: "aisp" }, STATEMENT, "fapi2");
+const BASIC: RegisteredMetadata = resolveMetadata({ grantTypes: ["client_credentials"], redirectUris: [] }, { ...STATEMENT, jwks: undefined }, "standard");
+const MTLS: RegisteredMetadata = resolveMetadata(
+  { tokenEndpointAuthMethod: "tls_client_auth", tlsClientAuth: { parameter: "tls_client_auth_san_dns", value: "tpp.example" } },
+  STATEMENT,
+  "fapi2",
+);
+
+const BASE = { clientId: "client-1", clientIdIssuedAt: 1_772_000_000, registrationClientUri: "https://bank.example/oauth2/v1/register/client-1", softwareStatement: "h.p.s" };
+
+describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)", () => {
+  it("answers a registration with the registration access token and every registered member", () => {
+    expect(clientInformationResponse({ ...BASE, metadata: FAPI, registrationAccessToken: "rat" })).toEqual({
+      client_id: "client-1",
+      client_id_issued_at: 1_772_000_000,
+      registration_access_token: "rat",
+      registration_client_uri: "https://bank.example/oauth2/v1/register/client-1",
+      redirect_uris: ["https://tpp.example/cb"],
+      token_endpoint_auth_method: "private_key_jwt",
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      client_name: "Budget Buddy",
+      scope: "aisp",
+      jwks: DEMO_FAPI_PUBLIC_JWKS,
+      tls_client_certificate_bound_access_tokens: false,
+      dpop_bound_access_tokens: true,
+      require_pushed_authorization_requests: true,
+      software_id: "s-1",
+      software_statement: "h.p.s",
+    });
+  });
+
+  it("leaves out the secrets it does not issue: a read carries neither token nor secret", () => {
+    const read = clientInformationResponse({ ...BASE, metadata: FAPI });
+    expect(read).not.toHaveProperty("registration_access_token");
+    expect(read).not.toHaveProperty("client_secret");
+    expect(read).not.toHaveProperty("client_secret_expires_at");
+  });
+
+  it("gives a client_secret_basic client its secret once, and client_secret_expires_at 0 always", () => {
+    expect(clientInformationResponse({ ...BASE, metadata: BASIC, clientSecret: "secret", registrationAccessToken: "rat" })).toMatchObject({
+      client_secret: "secret",
+      client_secret_expires_at: 0,
+      token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["client_credentials"],
+      response_types: [],
+      redirect_uris: [],
+    });
+    const read = clientInformationResponse({ ...BASE, metadata: BASIC });
+    expect(read).not.toHaveProperty("client_secret");
+    expect(read.client_secret_expires_at).toBe(0);
+  });
+
+  it("names the tls_client_auth member of RFC 8705 section 2.1.2", () => {
+    expect(metadataMembers(MTLS)).toMatchObject({ token_endpoint_auth_method: "tls_client_auth", tls_client_auth_san_dns: "tpp.example", tls_client_certificate_bound_access_tokens: true });
+  });
+
+  it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {
+    for (const metadata of [FAPI, BASIC, MTLS]) {
+      const body = JSON.parse(JSON.stringify(clientInformationResponse({ ...BASE, metadata, registrationAccessToken: "rat" })));
+      const statement = metadata === BASIC ? { ...STATEMENT, jwks: undefined } : STATEMENT;
+      expect(resolveMetadata(await parseClientMetadata(body), statement, metadata.securityProfile)).toEqual(metadata);
+    }
+  });
+});
+
+describe("registrationClientUri (RFC 7592 section 2)", () => {
+  it("appends the client id as a path segment", () => {
+    expect(registrationClientUri("https://bank.example/oauth2/v1/register", "abc_-1")).toBe("https://bank.example/oauth2/v1/register/abc_-1");
+    expect(registrationClientUri("https://bank.example/oauth2/v1/register/", "a/b?c")).toBe("https://bank.example/oauth2/v1/register/a%2Fb%3Fc");
+  });
+});

@@ -1,0 +1,226 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DEMO_DIRECTORY_PRIVATE_JWK } from "../demo/directory.js";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../demo/fapi-key.js";
+import { MAX_REQUEST_MEMBERS, parseClientMetadata } from "./client-metadata.js";
+import { RegistrationError, type RegistrationErrorCode } from "./errors.js";
+
+async function expectRefused(body: unknown, description: RegExp, code: RegistrationErrorCode = "invalid_client_metadata") {
+  const error = await parseClientMetadata(body).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "the body was accepted").toBeInstanceOf(RegistrationError);
+  expect((error as RegistrationError).error).toBe(code);
+  expect((error as RegistrationError).message).toMatch(description);
+}
+
+describe("parseClientMetadata reads the RFC 7591 members", () => {
+  it("reads every supported member", async () => {
+    const body = {
+      redirect_uris: ["https://tpp.example/cb", "https://tpp.example/cb", "https://tpp.example/cb?x=1"],
+      token_endpoint_auth_method: "tls_client_auth",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      client_name: "Budget Buddy",
+      scope: "aisp pisp aisp",
+      jwks: DEMO_FAPI_PUBLIC_JWKS,
+      tls_client_auth_subject_dn: "CN=tpp.example,O=Acme Fintech Ltd,C=GB",
+      tls_client_certificate_bound_access_tokens: true,
+      dpop_bound_access_tokens: false,
+      software_id: "acme",
+      software_version: 2,
+      software_statement: "a.b.c",
+    };
+    expect(await parseClientMetadata(body)).toEqual({
+      redirectUris: ["https://tpp.example/cb", "https://tpp.example/cb?x=1"],
+      tokenEndpointAuthMethod: "tls_client_auth",
+      grantTypes: ["authorization_code", "refresh_token"],
+      responseTypes: ["code"],
+      clientName: "Budget Buddy",
+      scope: "aisp pisp",
+      jwks: DEMO_FAPI_PUBLIC_JWKS,
+      tlsClientAuth: { parameter: "tls_client_auth_subject_dn", value: "CN=tpp.example,O=Acme Fintech Ltd,C=GB" },
+      tlsClientCertificateBoundAccessTokens: true,
+      dpopBoundAccessTokens: false,
+      softwareId: "acme",
+      softwareVersion: "2",
+      softwareStatement: "a.b.c",
+    });
+  });
+
+  it("takes an empty body, null members and an empty scope as left out", async () => {
+    const empty = await parseClientMetadata({});
+    expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null });
+    expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
+  });
+
+  it("ignores unknown members and never returns them", async () => {
+    const body = JSON.parse('{"logo_uri":"https://x.example/l.png","contacts":["a@b"],"__proto__":{"admin":true},"constructor":1,"client_name#ja-Jpan-JP":"x","client_name":"Ok"}');
+    const parsed = await parseClientMetadata(body);
+    expect(parsed.clientName).toBe("Ok");
+    expect(Object.keys(parsed).sort()).toEqual(
+      [
+        "clientName", "dpopBoundAccessTokens", "grantTypes", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
+        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod",
+      ].sort(),
+    );
+    expect((parsed as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it("reads a jwks_uri, and each tls_client_auth_* member", async () => {
+    expect((await parseClientMetadata({ jwks_uri: "https://tpp.example/jwks" })).jwksUri).toBe("https://tpp.example/jwks");
+    for (const [parameter, value] of [
+      ["tls_client_auth_san_dns", "tpp.example"],
+      ["tls_client_auth_san_uri", "https://tpp.example/id"],
+      ["tls_client_auth_san_ip", "2001:db8::1"],
+      ["tls_client_auth_san_email", "ops@tpp.example"],
+    ]) {
+      expect((await parseClientMetadata({ [parameter!]: value })).tlsClientAuth).toEqual({ parameter, value });
+    }
+  });
+});
+
+describe("parseClientMetadata refuses", () => {
+  it("a body that is not a JSON object, or has too many members", async () => {
+    for (const body of [null, 1, "x", [], true]) await expectRefused(body, /must be a JSON object/);
+    const many = Object.fromEntries(Array.from({ length: MAX_REQUEST_MEMBERS + 1 }, (_, i) => [`m${i}`, i]));
+    await expectRefused(many, /at most 64 members/);
+  });
+
+  it("redirect URIs that are not exact https URIs, with invalid_redirect_uri", async () => {
+    const refused = (redirect_uris: unknown, description: RegExp) => expectRefused({ redirect_uris }, description, "invalid_redirect_uri");
+    await refused("https://tpp.example/cb", /redirect_uris must be an array of strings/);
+    await refused([1], /redirect_uris must be an array of strings/);
+    await refused(["http://tpp.example/cb"], /redirect URI 1 must be an https URL/);
+    await refused(["https://tpp.example/cb", "http://localhost:8080/callback"], /redirect URI 2 must be an https URL/);
+    await refused(["https://tpp.example/cb#frag"], /without a fragment/);
+    await refused(["https://tpp.example/c b"], /RFC 3986 characters only/);
+    await refused(["https://tpp.example/é"], /RFC 3986 characters only/);
+    await refused(["/relative/cb"], /an absolute URL/);
+    await refused(["custom-scheme:/cb"], /an https URL/);
+    await refused([`https://tpp.example/${"a".repeat(2000)}`], /at most 2000 characters/);
+    await refused(Array.from({ length: 21 }, (_, i) => `https://tpp.example/${i}`), /at most 20 values/);
+  });
+
+  it("an unsupported token_endpoint_auth_method", async () => {
+    for (const method of ["none", "client_secret_post", "client_secret_jwt", "", 1, "PRIVATE_KEY_JWT"]) {
+      await expectRefused({ token_endpoint_auth_method: method }, /token_endpoint_auth_method must be one of private_key_jwt, tls_client_auth, self_signed_tls_client_auth, client_secret_basic/);
+    }
+  });
+
+  it("unsupported grant and response types", async () => {
+    await expectRefused({ grant_types: ["implicit"] }, /grant_types may hold only authorization_code, refresh_token, client_credentials; implicit is not supported/);
+    await expectRefused({ grant_types: ["password"] }, /password is not supported/);
+    await expectRefused({ grant_types: [] }, /at least one grant type/);
+    await expectRefused({ grant_types: "authorization_code" }, /grant_types must be an array/);
+    await expectRefused({ response_types: ["token"] }, /response_types may hold only code/);
+    await expectRefused({ response_types: ["code id_token"] }, /response_types may hold only code/);
+  });
+
+  it("a client_name that is not short, clean text", async () => {
+    await expectRefused({ client_name: 1 }, /client_name must be a string/);
+    await expectRefused({ client_name: " " }, /client_name must be non-empty/);
+    await expectRefused({ client_name: "a\u0000b" }, /without NUL/);
+    await expectRefused({ client_name: "\ud800" }, /well-formed/);
+    await expectRefused({ client_name: "x".repeat(101) }, /at most 100 characters/);
+  });
+
+  it("a scope that is not RFC 6749 scope tokens", async () => {
+    await expectRefused({ scope: ["aisp"] }, /scope must be a string/);
+    await expectRefused({ scope: "aisp  pisp" }, /scope tokens separated by single spaces/);
+    await expectRefused({ scope: 'a"b' }, /scope tokens/);
+    await expectRefused({ scope: "x".repeat(1001) }, /at most 1000 characters/);
+    await expectRefused({ scope: Array.from({ length: 51 }, (_, i) => `s${i}`).join(" ") }, /at most 50 scopes/);
+  });
+
+  it("keys that are not public signing keys, or given twice", async () => {
+    await expectRefused({ jwks: DEMO_FAPI_PUBLIC_JWKS, jwks_uri: "https://tpp.example/jwks" }, /jwks and jwks_uri exclude each other/);
+    await expectRefused({ jwks: { keys: [DEMO_DIRECTORY_PRIVATE_JWK] } }, /jwks: key 1 has a private member \(d\)/);
+    await expectRefused({ jwks: { keys: [] } }, /jwks: the JWK Set must hold 1 to 10 keys/);
+    await expectRefused({ jwks: [DEMO_FAPI_PUBLIC_JWKS.keys[0]] }, /jwks must be a JWK Set/);
+    await expectRefused({ jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } }, /jwks: key 1 has a private member \(k\)/);
+    await expectRefused({ jwks_uri: "http://tpp.example/jwks" }, /jwks_uri must be an https URL/);
+    await expectRefused({ jwks_uri: "https://169.254.169.254/latest/meta-data" }, /link-local/);
+    await expectRefused({ jwks_uri: "https://[fe80::1]/jwks" }, /link-local/);
+    await expectRefused({ jwks_uri: "https://metadata.google.internal./jwks" }, /link-local/);
+    await expectRefused({ jwks_uri: 5 }, /jwks_uri must be a string/);
+  });
+
+  it("tls_client_auth_* members that are not exactly one well-formed value (RFC 8705 section 2.1.2)", async () => {
+    await expectRefused({ tls_client_auth_subject_dn: "CN=a", tls_client_auth_san_dns: "a.example" }, /exactly one of tls_client_auth_subject_dn/);
+    await expectRefused({ tls_client_auth_subject_dn: "not a DN" }, /tls_client_auth_subject_dn is not an RFC 4514 distinguished name/);
+    await expectRefused({ tls_client_auth_san_ip: "999.1.1.1" }, /tls_client_auth_san_ip must be an IPv4 address/);
+    await expectRefused({ tls_client_auth_san_dns: 1 }, /tls_client_auth_san_dns must be a string/);
+    await expectRefused({ tls_client_auth_san_uri: "" }, /tls_client_auth_san_uri must be non-empty/);
+    await expectRefused({ tls_client_auth_san_email: "a\u0000@b.example" }, /without NUL/);
+    await expectRefused({ tls_client_auth_subject_dn: `CN=${"a".repeat(5000)}` }, /at most 4096 characters/);
+  });
+
+  it("binding flags that are not booleans", async () => {
+    await expectRefused({ tls_client_certificate_bound_access_tokens: "true" }, /tls_client_certificate_bound_access_tokens must be true or false/);
+    await expectRefused({ dpop_bound_access_tokens: 1 }, /dpop_bound_access_tokens must be true or false/);
+  });
+
+  it("a software_statement that is not a string, with invalid_software_statement", async () => {
+    await expectRefused({ software_statement: { alg: "none" } }, /compact JWS string/, "invalid_software_statement");
+    await expectRefused({ software_statement: 1 }, /compact JWS string/, "invalid_software_statement");
+  });
+
+  it("software_id and software_version of the wrong type", async () => {
+    await expectRefused({ software_id: 1 }, /software_id must be a string/);
+    await expectRefused({ software_version: [1] }, /software_version must be a string/);
+    await expectRefused({ software_version: "v".repeat(65) }, /software_version must be at most 64/);
+  });
+});
+
+describe("properties", () => {
+  const MEMBERS = [
+    "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
+    "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "software_id", "software_version", "software_statement",
+  ];
+  const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
+
+  it("any JSON value is parsed or refused with a RegistrationError, never anything else", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => {
+        const error = await outcome(body);
+        if (error !== undefined) expect(error).toBeInstanceOf(RegistrationError);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("bodies of known members with arbitrary values are parsed or refused with a RegistrationError", async () => {
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constantFrom("https://tpp.example/cb", "private_key_jwt", "authorization_code", "code", "CN=x", "1.2.3.4", "https://tpp.example/jwks"),
+      fc.array(fc.constantFrom("https://tpp.example/cb", "authorization_code", "refresh_token", "code", "http://x", 1), { maxLength: 4 }),
+      fc.constant(DEMO_FAPI_PUBLIC_JWKS),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...MEMBERS), value, { maxKeys: 8 }), async (body) => {
+        const error = await outcome(body);
+        if (error !== undefined) expect(error).toBeInstanceOf(RegistrationError);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("costs time linear in the body: a huge body is refused by its bounds", async () => {
+    const cases = [
+      Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i])),
+      { redirect_uris: Array.from({ length: 100_000 }, () => "https://tpp.example/cb") },
+      { client_name: "x".repeat(1_000_000) },
+      { scope: "a ".repeat(500_000) },
+      { tls_client_auth_subject_dn: "CN=a+".repeat(200_000) },
+    ];
+    for (const body of cases) {
+      const started = performance.now();
+      expect(await outcome(body)).toBeInstanceOf(RegistrationError);
+      expect(performance.now() - started).toBeLessThan(500);
+    }
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * The body of a registration request (RFC 7591 §2, §3.1) or of an update (RFC 7592 §2.2): a JSON
+ * object of client metadata, parsed and checked member by member. Only the members below are read;
+ * every other member is ignored (RFC 7591 §2: the server MAY ignore metadata it does not
+ * understand) and never reaches the result, so it is never stored. A member given as null is taken
+ * as left out (RFC 7592 §2.2). Which values win over the software statement's, and what the
+ * members must be together, is resolve.ts's.
+ *
+ * Bounds: at most {@link MAX_REQUEST_MEMBERS} members, {@link MAX_REDIRECT_URIS} redirect URIs,
+ * URLs of at most 2000 characters, names of at most 100; the JWK Set as oauth/jwks.ts bounds it
+ * (32 KiB, 10 keys); the software statement as software-statement.ts bounds it. The HTTP layer
+ * bounds the body's bytes before JSON parsing.
+ */
+import { MAX_DN_STRING_LENGTH } from "../certificates/distinguished-name.js";
+import { TLS_CLIENT_AUTH_PARAMETERS, tlsClientAuthExpectation, type TlsClientAuthExpectation } from "../certificates/client-auth.js";
+import type { ClientAuthMethod } from "../kernel/auth-methods.js";
+import { NAME_MAX_LENGTH, SCOPES_MAX_COUNT } from "../kernel/limits.js";
+import type { PublicJwks } from "../oauth/jwks.js";
+import { invalidClientMetadata, invalidRedirectUri, invalidSoftwareStatement } from "./errors.js";
+import { clientKeysOf } from "./keys.js";
+import { MAX_IDENTIFIER_LENGTH, MAX_REDIRECT_URIS } from "./software-statement.js";
+import { redirectUriProblem } from "./uris.js";
+import { absent, isJsonObject, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
+
+/**
+ * The `token_endpoint_auth_method` values a registration may choose (RFC 7591 §2, RFC 8705 §2.1 and
+ * §2.2): a JWT signed with the client's key (RFC 7523), a CA-issued certificate (`tls_client_auth`),
+ * a self-signed certificate, or a client secret by HTTP Basic (a `standard` registration only).
+ */
+export const REGISTRATION_AUTH_METHODS = ["private_key_jwt", "tls_client_auth", "self_signed_tls_client_auth", "client_secret_basic"] as const satisfies readonly ClientAuthMethod[];
+export type RegistrationAuthMethod = (typeof REGISTRATION_AUTH_METHODS)[number];
+
+/** The `grant_types` a registration may name (RFC 7591 §2). */
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+/** The `response_types` a registration may name (RFC 7591 §2): the authorization code flow only. */
+export const RESPONSE_TYPES = ["code"] as const;
+export type ResponseType = (typeof RESPONSE_TYPES)[number];
+
+/** Most members a request body may have, known or not. */
+export const MAX_REQUEST_MEMBERS = 64;
+/** Longest `scope`, in characters. */
+const MAX_SCOPE_LENGTH = 1000;
+/** RFC 6749 §3.3: a scope token's characters. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** The metadata a request asks for; a member left out (or null) is undefined. */
+export interface RequestedMetadata {
+  /** `redirect_uris`: https, no fragment, each once, as sent (uris.ts). */
+  redirectUris?: string[];
+  tokenEndpointAuthMethod?: RegistrationAuthMethod;
+  /** `grant_types`, each once. */
+  grantTypes?: GrantType[];
+  /** `response_types`, each once. */
+  responseTypes?: ResponseType[];
+  clientName?: string;
+  /** `scope`: RFC 6749 §3.3 tokens, each once, joined by single spaces. */
+  scope?: string;
+  /** `jwks`: public signing keys only (oauth/jwks.ts). */
+  jwks?: PublicJwks;
+  /** `jwks_uri` (uris.ts). */
+  jwksUri?: string;
+  /** The one `tls_client_auth_*` member of RFC 8705 §2.1.2, when the request has one. */
+  tlsClientAuth?: TlsClientAuthExpectation;
+  /** RFC 8705 §3.4 `tls_client_certificate_bound_access_tokens`. */
+  tlsClientCertificateBoundAccessTokens?: boolean;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`. */
+  dpopBoundAccessTokens?: boolean;
+  softwareId?: string;
+  softwareVersion?: string;
+  /** `software_statement`, a string, not yet verified (software-statement.ts). */
+  softwareStatement?: string;
+}
+
+/** A boolean member; undefined when absent. */
+function optionalBoolean(value: unknown, name: string): boolean | undefined {
+  if (absent(value)) return undefined;
+  if (typeof value !== "boolean") throw invalidClientMetadata(`${name} must be true or false`);
+  return value;
+}
+
+/** A list member whose values are all among `allowed`; undefined when absent. */
+function optionalEnumList<T extends string>(value: unknown, name: string, allowed: readonly T[]): T[] | undefined {
+  const items = optionalStringList(value, name, allowed.length * 2, 64, invalidClientMetadata);
+  const unknown = items?.find((item) => !(allowed as readonly string[]).includes(item));
+  if (unknown !== undefined) throw invalidClientMetadata(`${name} may hold only ${allowed.join(", ")}; ${unknown.slice(0, 40)} is not supported`);
+  return items as T[] | undefined;
+}
+
+/** `redirect_uris`: each one valid (uris.ts), or `invalid_redirect_uri` (RFC 7591 §3.2.2). */
+function redirectUrisOf(value: unknown): string[] | undefined {
+  const uris = optionalStringList(value, "redirect_uris", MAX_REDIRECT_URIS, Number.MAX_SAFE_INTEGER, invalidRedirectUri);
+  for (const [index, uri] of (uris ?? []).entries()) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw invalidRedirectUri(`redirect URI ${index + 1} must be ${problem}`);
+  }
+  return uris;
+}
+
+/** `scope`: space-separated RFC 6749 §3.3 tokens; an empty string is taken as left out. */
+function scopeOf(value: unknown): string | undefined {
+  if (absent(value) || value === "") return undefined;
+  if (typeof value !== "string") throw invalidClientMetadata("scope must be a string");
+  if (value.length > MAX_SCOPE_LENGTH) throw invalidClientMetadata(`scope must be at most ${MAX_SCOPE_LENGTH} characters`);
+  const tokens = new Set(value.split(" "));
+  if (![...tokens].every((token) => SCOPE_TOKEN.test(token))) throw invalidClientMetadata("scope must be scope tokens separated by single spaces (RFC 6749 section 3.3)");
+  if (tokens.size > SCOPES_MAX_COUNT) throw invalidClientMetadata(`scope may name at most ${SCOPES_MAX_COUNT} scopes`);
+  return [...tokens].join(" ");
+}
+
+/** The `tls_client_auth_*` member (RFC 8705 §2.1.2), when any is present: exactly one, clean text, well-formed (certificates/client-auth.ts). */
+function tlsClientAuthOf(body: Record<string, unknown>): TlsClientAuthExpectation | undefined {
+  const present = TLS_CLIENT_AUTH_PARAMETERS.filter((name) => !absent(ownMember(body, name)));
+  if (present.length === 0) return undefined;
+  const given: Record<string, unknown> = {};
+  for (const name of present) given[name] = optionalText(ownMember(body, name), name, MAX_DN_STRING_LENGTH, invalidClientMetadata);
+  try {
+    return tlsClientAuthExpectation(given);
+  } catch (error) {
+    throw invalidClientMetadata(error instanceof TypeError ? error.message : `${present[0]} is not valid`);
+  }
+}
+
+/** `token_endpoint_auth_method`: one of {@link REGISTRATION_AUTH_METHODS}; undefined when absent. */
+function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
+  if (absent(value)) return undefined;
+  const method = REGISTRATION_AUTH_METHODS.find((each) => each === value);
+  if (!method) throw invalidClientMetadata(`token_endpoint_auth_method must be one of ${REGISTRATION_AUTH_METHODS.join(", ")}`);
+  return method;
+}
+
+/**
+ * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
+ * RFC 9449 §5.2) into {@link RequestedMetadata}. Members other than those of the interface are
+ * ignored. Checks each member alone; how they fit together and with the software statement is
+ * resolve.ts's.
+ *
+ * @param body - the parsed JSON body (any JSON value).
+ * @throws RegistrationError `invalid_client_metadata`: not a JSON object, more than
+ *   {@link MAX_REQUEST_MEMBERS} members, a member of the wrong type or size, an unsupported
+ *   `token_endpoint_auth_method`, grant or response type, an invalid `scope`, `jwks` (not public
+ *   signing keys of PS256/ES256/EdDSA) or `jwks_uri`, both `jwks` and `jwks_uri`, none or several
+ *   well-formed `tls_client_auth_*` members when any is present.
+ * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
+ *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
+ * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
+ */
+export async function parseClientMetadata(body: unknown): Promise<RequestedMetadata> {
+  if (!isJsonObject(body)) throw invalidClientMetadata("the request body must be a JSON object of client metadata (RFC 7591 section 2)");
+  if (Object.keys(body).length > MAX_REQUEST_MEMBERS) throw invalidClientMetadata(`the request body may have at most ${MAX_REQUEST_MEMBERS} members`);
+  const grantTypes = optionalEnumList(ownMember(body, "grant_types"), "grant_types", GRANT_TYPES);
+  if (grantTypes?.length === 0) throw invalidClientMetadata("grant_types must name at least one grant type");
+  const statement = ownMember(body, "software_statement");
+  if (!absent(statement) && typeof statement !== "string") throw invalidSoftwareStatement("the software statement must be a compact JWS string");
+  return {
+    redirectUris: redirectUrisOf(ownMember(body, "redirect_uris")),
+    tokenEndpointAuthMethod: authMethodOf(ownMember(body, "token_endpoint_auth_method")),
+    grantTypes,
+    responseTypes: optionalEnumList(ownMember(body, "response_types"), "response_types", RESPONSE_TYPES),
+    clientName: optionalText(ownMember(body, "client_name"), "client_name", NAME_MAX_LENGTH, invalidClientMetadata),
+    scope: scopeOf(ownMember(body, "scope")),
+    ...(await clientKeysOf(ownMember(body, "jwks"), ownMember(body, "jwks_uri"), invalidClientMetadata)),
+    tlsClientAuth: tlsClientAuthOf(body),
+    tlsClientCertificateBoundAccessTokens: optionalBoolean(ownMember(body, "tls_client_certificate_bound_access_tokens"), "tls_client_certificate_bound_access_tokens"),
+    dpopBoundAccessTokens: optionalBoolean(ownMember(body, "dpop_bound_access_tokens"), "dpop_bound_access_tokens"),
+    softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
+    softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
+    softwareStatement: typeof statement === "string" ? statement : undefined,
+  };
+}

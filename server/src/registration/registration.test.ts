@@ -1,0 +1,151 @@
+import { exportJWK, generateKeyPair } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_DIRECTORY_ISSUER, DEMO_DIRECTORY_PUBLIC_JWKS, DEMO_SOFTWARE, signDemoSoftwareStatement } from "../demo/directory.js";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../demo/fapi-key.js";
+import { clientInformationResponse } from "./client-information.js";
+import { newClientSecret, newRegistrationAccessToken } from "./credentials.js";
+import { RegistrationError, type RegistrationErrorCode } from "./errors.js";
+import { resolveRegistration, resolveUpdate, type RegistrationContext, type StoredRegistration } from "./registration.js";
+import { createDirectory, type Directory } from "./software-statement.js";
+
+const REGISTERED_AT = new Date("2026-03-01T12:00:00Z");
+/** A year later: the statement (24 hours) has long expired. */
+const LATER = new Date("2027-03-01T12:00:00Z");
+const MAX_AGE = 3600;
+
+let directory: Directory;
+let ctx: RegistrationContext;
+beforeAll(async () => {
+  directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE });
+  ctx = { directory, profile: "fapi2", now: REGISTERED_AT };
+});
+
+async function refusal(decision: Promise<unknown>, code: RegistrationErrorCode, description: RegExp) {
+  const error = await decision.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, "the request was accepted").toBeInstanceOf(RegistrationError);
+  expect((error as RegistrationError).error).toBe(code);
+  expect((error as RegistrationError).message).toMatch(description);
+}
+
+/** Registers the demo software at REGISTERED_AT with `body`, and stores it as the endpoint would. */
+async function registered(body: Record<string, unknown> = {}, context: Partial<RegistrationContext> = {}) {
+  const softwareStatement = await signDemoSoftwareStatement({ now: REGISTERED_AT });
+  const decided = await resolveRegistration({ token_endpoint_auth_method: "private_key_jwt", software_statement: softwareStatement, ...body }, { ...ctx, ...context });
+  const token = newRegistrationAccessToken();
+  const secret = decided.metadata.tokenEndpointAuthMethod === "client_secret_basic" ? newClientSecret() : undefined;
+  const stored: StoredRegistration = {
+    clientId: "client-1",
+    clientIdIssuedAt: REGISTERED_AT.getTime() / 1000,
+    registrationClientUri: "https://bank.example/oauth2/v1/register/client-1",
+    registrationAccessTokenHash: token.hash,
+    clientSecretHash: secret?.hash,
+    metadata: decided.metadata,
+    softwareStatement: decided.softwareStatement,
+    statementVerifiedAt: decided.statementVerifiedAt,
+  };
+  const response = clientInformationResponse({ ...stored, registrationAccessToken: token.value, clientSecret: secret?.value });
+  return { decided, stored, response: JSON.parse(JSON.stringify(response)) as Record<string, unknown> };
+}
+
+describe("resolveRegistration (RFC 7591 section 3.1)", () => {
+  it("registers a fapi2 client from the demo directory's statement", async () => {
+    const { decided, response } = await registered({ redirect_uris: [DEMO_SOFTWARE.redirectUri], scope: "aisp" });
+    expect(decided.statement).toMatchObject({ softwareId: DEMO_SOFTWARE.softwareId, roles: ["PSP_AI", "PSP_PI"], organizationName: "Acme Fintech Ltd" });
+    expect(decided.metadata).toMatchObject({
+      securityProfile: "fapi2",
+      softwareId: DEMO_SOFTWARE.softwareId,
+      clientName: DEMO_SOFTWARE.clientName,
+      redirectUris: [DEMO_SOFTWARE.redirectUri],
+      tokenEndpointAuthMethod: "private_key_jwt",
+      jwks: DEMO_FAPI_PUBLIC_JWKS,
+      dpopBoundAccessTokens: true,
+      scope: "aisp",
+    });
+    expect(decided.statementVerifiedAt).toEqual(REGISTERED_AT);
+    expect(response.software_statement).toBe(decided.softwareStatement);
+  });
+
+  it("needs a software statement", async () => {
+    await refusal(resolveRegistration({ token_endpoint_auth_method: "private_key_jwt", redirect_uris: ["https://tpp.example/cb"] }, ctx), "invalid_software_statement", /software_statement signed by the trusted directory is required/);
+  });
+
+  it("checks the body before the statement, and the statement before the rules", async () => {
+    await refusal(resolveRegistration({ redirect_uris: ["http://tpp.example/cb"] }, ctx), "invalid_redirect_uri", /https URL/);
+    await refusal(resolveRegistration({ software_statement: "x.y.z" }, ctx), "invalid_software_statement", /compact JWS/);
+    const statement = await signDemoSoftwareStatement({ now: REGISTERED_AT });
+    await refusal(resolveRegistration({ software_statement: statement, token_endpoint_auth_method: "client_secret_basic" }, ctx), "invalid_client_metadata", /fapi2 registration must choose/);
+    await refusal(resolveRegistration({ software_statement: statement, token_endpoint_auth_method: "private_key_jwt", redirect_uris: ["https://elsewhere.example/cb"] }, ctx), "invalid_redirect_uri", /not among the software statement's/);
+  });
+});
+
+describe("resolveUpdate (RFC 7592 section 2.2)", () => {
+  it("takes the last response back as it was: same metadata, statement and secret", async () => {
+    const { stored, response } = await registered();
+    const update = await resolveUpdate(response, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toEqual(stored.metadata);
+    expect(update.softwareStatement).toBe(stored.softwareStatement);
+    expect(update.statementVerifiedAt).toEqual(REGISTERED_AT);
+    expect(update.clientSecret).toBe("none");
+  });
+
+  it("replaces the metadata: members left out take their defaults", async () => {
+    const { stored, response } = await registered({ scope: "aisp", grant_types: ["authorization_code", "refresh_token"] });
+    const { scope: _scope, grant_types: _grants, ...rest } = response;
+    const update = await resolveUpdate(rest, stored, { ...ctx, now: LATER });
+    expect(update.metadata.scope).toBeUndefined();
+    expect(update.metadata.grantTypes).toEqual(["authorization_code"]);
+  });
+
+  it("keeps the stored statement when the update leaves it out, and still holds the update to it", async () => {
+    const { stored } = await registered();
+    const update = await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "tls_client_auth", tls_client_auth_san_dns: "tpp.example" }, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toMatchObject({ tokenEndpointAuthMethod: "tls_client_auth", tlsClientCertificateBoundAccessTokens: true, jwks: DEMO_FAPI_PUBLIC_JWKS });
+    expect(update.softwareStatement).toBe(stored.softwareStatement);
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt", client_name: "Renamed" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /client_name differs/);
+  });
+
+  it("verifies a new statement now, and only for the same software", async () => {
+    const { stored } = await registered();
+    const fresh = await signDemoSoftwareStatement({ now: LATER, claims: { software_client_name: "Acme Open Banking v2" } });
+    const update = await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt", software_statement: fresh }, stored, { ...ctx, now: LATER });
+    expect(update).toMatchObject({ softwareStatement: fresh, statementVerifiedAt: LATER, metadata: { clientName: "Acme Open Banking v2" } });
+    const other = await signDemoSoftwareStatement({ now: LATER, claims: { software_id: "another-software" } });
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt", software_statement: other }, stored, { ...ctx, now: LATER }), "invalid_software_statement", /for another software/);
+    const stale = await signDemoSoftwareStatement({ now: REGISTERED_AT, claims: { jti: "other" } });
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt", software_statement: stale }, stored, { ...ctx, now: LATER }), "invalid_software_statement", /has expired/);
+  });
+
+  it("refuses a stored statement the directory no longer verifies, or whose software is now denied", async () => {
+    const { stored } = await registered();
+    const { publicKey } = await generateKeyPair("EdDSA", { extractable: true });
+    const rotated = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "demo-directory-2026" }] }, maxAgeSeconds: MAX_AGE });
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt" }, stored, { ...ctx, directory: rotated, now: LATER }), "invalid_software_statement", /not signed by a key of the directory; send a current software_statement/);
+    const denying = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, deniedSoftwareIds: [DEMO_SOFTWARE.softwareId] });
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt" }, stored, { ...ctx, directory: denying, now: LATER }), "unapproved_software_statement", /not approved/);
+  });
+
+  it("checks the issued members first", async () => {
+    const { stored, response } = await registered();
+    await refusal(resolveUpdate({ ...response, client_id: "client-2" }, stored, ctx), "invalid_client_metadata", /client_id is not this client's/);
+    await refusal(resolveUpdate({ ...response, registration_access_token: "guess" }, stored, ctx), "invalid_client_metadata", /registration_access_token is not/);
+    await refusal(resolveUpdate({ ...response, client_secret: "chosen" }, stored, ctx), "invalid_client_metadata", /client_secret is not the issued secret/);
+  });
+
+  it("says what becomes of the client secret when the method changes (standard profile)", async () => {
+    const standard = { ...ctx, profile: "standard" as const, now: LATER };
+    const jwt = await registered({}, { profile: "standard" });
+    expect((await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "client_secret_basic" }, jwt.stored, standard)).clientSecret).toBe("issue");
+    const basic = await registered({ token_endpoint_auth_method: "client_secret_basic" }, { profile: "standard" });
+    expect(basic.response).toMatchObject({ client_secret: expect.any(String), client_secret_expires_at: 0 });
+    expect((await resolveUpdate(basic.response, basic.stored, standard)).clientSecret).toBe("keep");
+    expect((await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt" }, basic.stored, standard)).clientSecret).toBe("drop");
+  });
+
+  it("holds an update to the profile the bank requires now", async () => {
+    const { stored } = await registered({ token_endpoint_auth_method: "client_secret_basic" }, { profile: "standard" });
+    await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "client_secret_basic" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /fapi2 registration must choose/);
+  });
+});

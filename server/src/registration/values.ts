@@ -1,0 +1,69 @@
+/**
+ * Bounded readers of JSON values shared by the two parsers of this folder (the software statement's
+ * claims and the registration request's members): each checks a type and a size before anything
+ * else and throws the error its caller names, so every input costs time linear in its size.
+ */
+import { isCleanText } from "../kernel/text.js";
+import type { RegistrationError } from "./errors.js";
+
+/** Makes the error of a refused value; the description names the member and what is wrong. */
+export type Refuse = (description: string) => RegistrationError;
+
+/** A JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The member `name` of `body`: own members only, never one of Object.prototype's (`constructor`, `__proto__`). */
+export function ownMember(body: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(body, name) ? body[name] : undefined;
+}
+
+/** True for a member left out or given as null: RFC 7592 §2.2 lets a server treat null as absent. */
+export function absent(value: unknown): value is undefined | null {
+  return value === undefined || value === null;
+}
+
+/**
+ * A text value: a string of 1 to `max` characters (UTF-16 code units), not only white space,
+ * well-formed and without NUL (kernel/text.ts `isCleanText`); undefined when absent.
+ * @throws the error of `refuse` naming `name`.
+ */
+export function optionalText(value: unknown, name: string, max: number, refuse: Refuse): string | undefined {
+  if (absent(value)) return undefined;
+  if (typeof value !== "string") throw refuse(`${name} must be a string`);
+  if (value.length > max) throw refuse(`${name} must be at most ${max} characters`);
+  if (value.trim() === "" || !isCleanText(value)) throw refuse(`${name} must be non-empty, well-formed text without NUL`);
+  return value;
+}
+
+/**
+ * An array of at most `maxItems` strings of at most `maxLength` characters each, duplicates
+ * dropped (first occurrence kept, order kept); undefined when absent.
+ * @throws the error of `refuse` naming `name`: not an array, too many items, an item that is not
+ *   a string or is too long.
+ */
+export function optionalStringList(value: unknown, name: string, maxItems: number, maxLength: number, refuse: Refuse): string[] | undefined {
+  if (absent(value)) return undefined;
+  if (!Array.isArray(value)) throw refuse(`${name} must be an array of strings`);
+  if (value.length > maxItems) throw refuse(`${name} may hold at most ${maxItems} values`);
+  const items = new Set<string>();
+  for (const item of value) {
+    if (typeof item !== "string") throw refuse(`${name} must be an array of strings`);
+    if (item.length > maxLength) throw refuse(`each value of ${name} must be at most ${maxLength} characters`);
+    items.add(item);
+  }
+  return [...items];
+}
+
+/** Longest `software_version`, in characters. */
+export const MAX_VERSION_LENGTH = 64;
+
+/**
+ * `software_version` (RFC 7591 §2): text of at most {@link MAX_VERSION_LENGTH} characters, or a
+ * number, taken as its decimal text (directories write `1.0` or `1`); undefined when absent.
+ * @throws the error of `refuse`.
+ */
+export function optionalVersion(value: unknown, refuse: Refuse): string | undefined {
+  return optionalText(typeof value === "number" ? String(value) : value, "software_version", MAX_VERSION_LENGTH, refuse);
+}
