@@ -147,6 +147,16 @@ const schema = z.object({
   TLS_CLIENT_CERT_PROXIES: z.string().default(""),
   /** PSD2 roles (ETSI TS 119 495) to the API products a TPP certificate with them may be granted, as JSON, e.g. {"PSP_AI":["PSD2-AISP-v1"]}. Default PSP_AI → PSD2-AISP-v1, PSP_PI → PSD2-PISP-v1, PSP_IC → PSD2-PIISP-v1. */
   TPP_ROLE_PRODUCTS: z.string().optional(),
+  /** Dynamic client registration (RFC 7591): the `iss` of the trusted directory's software statements. Default none: with SEED_DEMO the demo directory (server/src/demo/directory.ts), else registration is off. Needs REGISTRATION_DIRECTORY_JWKS. */
+  REGISTRATION_DIRECTORY_ISSUER: z.string().min(1).optional(),
+  /** The directory's public keys: a JWK Set file (JSON). */
+  REGISTRATION_DIRECTORY_JWKS: z.string().min(1).optional(),
+  /** The security profile every registration is held to: fapi2 (private_key_jwt or tls_client_auth, PAR, sender-constrained tokens) or standard. Default fapi2. */
+  REGISTRATION_PROFILE: z.enum(["fapi2", "standard"]).default("fapi2"),
+  /** A registered app waits for an admin's approval (status pending) before its client can get tokens. Default false. */
+  REGISTRATION_REQUIRES_APPROVAL: bool.default(false),
+  /** The oldest (by iat) a software statement without exp may be, seconds. Default 3600. */
+  REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
   NODE_ENV: z.string().optional(),
 });
 
@@ -208,6 +218,17 @@ export interface Config {
   clientCertificates: { caFile: string | undefined; crlFiles: string[]; header: string | undefined; proxies: string[] };
   /** TPP_ROLE_PRODUCTS as given (JSON); undefined: the default mapping. */
   tppRoleProducts: string | undefined;
+  /**
+   * Dynamic client registration: the trusted directory (its issuer and JWK Set file; undefined:
+   * the demo's with SEED_DEMO, else registration off), the profile registrations are held to,
+   * whether they await approval, and the oldest a statement without exp may be (seconds).
+   */
+  registration: {
+    directory: { issuer: string; jwksFile: string } | undefined;
+    profile: "fapi2" | "standard";
+    requiresApproval: boolean;
+    statementMaxAgeSeconds: number;
+  };
 }
 
 /**
@@ -226,6 +247,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error("Invalid configuration:\n  DPOP_NONCE_SECRET: required with DPOP_NONCES when REDIS_URL is set, so that every instance accepts the others' nonces");
   }
   if (e.TLS_PORT !== undefined && (!e.TLS_CERT || !e.TLS_KEY)) throw new Error("Invalid configuration:\n  TLS_CERT, TLS_KEY: required with TLS_PORT");
+  if ((e.REGISTRATION_DIRECTORY_ISSUER === undefined) !== (e.REGISTRATION_DIRECTORY_JWKS === undefined)) {
+    throw new Error("Invalid configuration:\n  REGISTRATION_DIRECTORY_ISSUER, REGISTRATION_DIRECTORY_JWKS: give both, or neither");
+  }
   const proxies = list(e.TLS_CLIENT_CERT_PROXIES);
   if (e.TLS_CLIENT_CERT_HEADER && proxies.length === 0) {
     throw new Error("Invalid configuration:\n  TLS_CLIENT_CERT_PROXIES: required with TLS_CLIENT_CERT_HEADER, so that only your proxies can present a client certificate");
@@ -276,6 +300,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), header: e.TLS_CLIENT_CERT_HEADER, proxies },
     tppRoleProducts: e.TPP_ROLE_PRODUCTS,
+    registration: {
+      directory: e.REGISTRATION_DIRECTORY_ISSUER && e.REGISTRATION_DIRECTORY_JWKS ? { issuer: e.REGISTRATION_DIRECTORY_ISSUER, jwksFile: e.REGISTRATION_DIRECTORY_JWKS } : undefined,
+      profile: e.REGISTRATION_PROFILE,
+      requiresApproval: e.REGISTRATION_REQUIRES_APPROVAL,
+      statementMaxAgeSeconds: e.REGISTRATION_STATEMENT_MAX_AGE_SECONDS,
+    },
   };
 }
 

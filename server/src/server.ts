@@ -32,6 +32,10 @@ import { parseCrls } from "./certificates/crl.js";
 import { DEFAULT_ROLE_PRODUCTS, parseRoleProductMapping } from "./certificates/roles.js";
 import { parseCertificates } from "./certificates/x509.js";
 import type { MtlsSettings } from "./oauth/client-auth.js";
+import { DEMO_DIRECTORY_ISSUER, DEMO_DIRECTORY_PUBLIC_JWKS } from "./demo/directory.js";
+import { REGISTRATION_PATH } from "./kernel/paths.js";
+import type { RegistrationEndpointSettings } from "./registration/endpoint.js";
+import { createDirectory } from "./registration/software-statement.js";
 
 /** Longest wait for the database pool to close on shutdown, milliseconds. */
 const DISCONNECT_TIMEOUT_MS = 2000;
@@ -79,6 +83,33 @@ function mtlsSettings(config: Config): MtlsSettings {
     : undefined;
   const roleProducts = config.tppRoleProducts === undefined ? DEFAULT_ROLE_PRODUCTS : parseRoleProductMapping(JSON.parse(config.tppRoleProducts));
   return { trust, roleProducts };
+}
+
+/**
+ * The dynamic client registration endpoint's settings: the trusted directory
+ * (REGISTRATION_DIRECTORY_ISSUER and its JWK Set file; with SEED_DEMO and none configured, the
+ * demo directory), the profile and approval rule, and the mutual-TLS checks of registering
+ * certificates. Undefined: no directory, so registration is off.
+ * @throws when the JWK Set file cannot be read or the directory's settings are invalid.
+ */
+async function registrationSettings(config: Config, mtls: MtlsSettings): Promise<RegistrationEndpointSettings | undefined> {
+  const { directory, profile, requiresApproval, statementMaxAgeSeconds } = config.registration;
+  const source = directory
+    ? { issuer: directory.issuer, jwks: JSON.parse(readFileSync(directory.jwksFile, "utf8")) as unknown }
+    : config.seedDemo
+      ? { issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS }
+      : undefined;
+  if (!source) return undefined;
+  return {
+    directory: await createDirectory({ ...source, maxAgeSeconds: statementMaxAgeSeconds }),
+    profile,
+    requiresApproval,
+    endpointUrl: `${config.tls?.baseUrl ?? config.baseUrl}${REGISTRATION_PATH}`,
+    roleProducts: mtls.roleProducts,
+    realm: config.realm,
+    certificateRequired: config.tls !== undefined,
+    trust: mtls.trust,
+  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -133,9 +164,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The stores of the database, not the traced ones: the flush runs outside any request.
   const refusals = new RefusalAudit(db.audit, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "refusal audit flush failed"));
   const traffic = new TrafficRecorder(db.traffic, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "gateway traffic flush failed"));
+  const mtls = mtlsSettings(config);
   const listener = withReadiness(
     readiness,
-    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtlsSettings(config)),
+    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls)),
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);

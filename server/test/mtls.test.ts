@@ -12,6 +12,7 @@ import path from "node:path";
 import { exportJWK } from "jose";
 import { Agent, request, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signDemoSoftwareStatement } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
 import { issueCertificate, privateKeyPem, TEST_TPP, testPki, type TestCertificate, type TestPki } from "./support/pki.js";
 import { FORM, type Json } from "./support/flow.js";
@@ -152,7 +153,7 @@ describe("metadata (RFC 8705 §3.3, §5)", () => {
     const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Json;
     expect(meta.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["tls_client_auth", "self_signed_tls_client_auth", "private_key_jwt"]));
     expect(meta.tls_client_certificate_bound_access_tokens).toBe(true);
-    expect(Object.keys(meta.mtls_endpoint_aliases).sort()).toEqual(["introspection_endpoint", "pushed_authorization_request_endpoint", "revocation_endpoint", "token_endpoint"]);
+    expect(Object.keys(meta.mtls_endpoint_aliases).sort()).toEqual(["introspection_endpoint", "pushed_authorization_request_endpoint", "registration_endpoint", "revocation_endpoint", "token_endpoint"]);
     expect(meta.mtls_endpoint_aliases.token_endpoint).toMatch(/^https:\/\/localhost:\d+\/oauth2\/v1\/token$/);
   });
 });
@@ -255,6 +256,40 @@ describe("behind a TLS-terminating proxy", () => {
     const garbage = await mtlsToken(httpClient(PROXY_ADDRESS), server.url, tpp.clientId, {}, { [PROXY_HEADER]: "not%20a%20certificate" });
     expect(garbage.status).toBe(400);
     expect(garbage.body.error).toBe("invalid_request");
+  });
+});
+
+describe("dynamic client registration over mutual TLS (RFC 7591, PSD2 RTS Art. 34)", () => {
+  const registration = (statement: string) =>
+    JSON.stringify({
+      software_statement: statement,
+      token_endpoint_auth_method: "tls_client_auth",
+      tls_client_auth_subject_dn: TEST_TPP.aisp.subjectDn,
+      grant_types: ["client_credentials"],
+    });
+
+  it("needs a trusted certificate, whose PSD2 roles bound the registration's; the client then authenticates with it", async () => {
+    const statement = await signDemoSoftwareStatement();
+    const headers = { "content-type": "application/json" };
+    const plain = await send(httpClient("127.0.0.1"), `${server.url}/oauth2/v1/register`, { method: "POST", headers, body: registration(statement) });
+    expect(plain.status).toBe(401);
+    expect(plain.body.error).toBe("invalid_client");
+    const untrusted = await send(await tlsClient(pki.unknownLeaf), `${server.tlsUrl}/oauth2/v1/register`, { method: "POST", headers, body: registration(statement) });
+    expect(untrusted.status).toBe(401);
+    expect(untrusted.body.error_description).toMatch(/untrusted_issuer/);
+
+    const client = await tlsClient(pki.aisp);
+    const registered = await send(client, `${server.tlsUrl}/oauth2/v1/register`, { method: "POST", headers, body: registration(statement) });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    expect(registered.body).toMatchObject({ token_endpoint_auth_method: "tls_client_auth", tls_client_auth_subject_dn: TEST_TPP.aisp.subjectDn });
+    // The statement says PSP_AI and PSP_PI; the certificate only PSP_AI.
+    const { apps } = await admin.data('query($s: String) { apps(filter: { search: $s }) { nodes { registration { roles certificateOrganizationIdentifier ncaName ncaId } } } }', {
+      s: registered.body.client_id,
+    });
+    expect(apps.nodes[0].registration).toEqual({ roles: ["PSP_AI"], certificateOrganizationIdentifier: TEST_TPP.aisp.organizationIdentifier, ncaName: TEST_TPP.ncaName, ncaId: TEST_TPP.ncaId });
+    const token = await mtlsToken(client, server.tlsUrl!, registered.body.client_id);
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect((await introspect(token.body.access_token)).api_product_list_json).toEqual(["PSD2-AISP-v1"]);
   });
 });
 

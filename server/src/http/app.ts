@@ -23,6 +23,9 @@ import type { Handler } from "./node.js";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { oauthCors, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
+import { registrationRouter, type RegistrationEndpointSettings } from "../registration/endpoint.js";
+import { REGISTRATION_PATH } from "../kernel/paths.js";
+import { clientCertificates } from "./client-certificates.js";
 
 /**
  * Builds the application over an open database.
@@ -30,6 +33,7 @@ import { spa } from "./spa.js";
  * @param fallback - answers what no route here serves (the gateway, whose errors say why).
  * @param dpop - DPoP proof checks of the Berlin Group consent API's DPoP-bound tokens.
  * @param metrics - times each request under its route template; undefined: nothing recorded.
+ * @param registration - the dynamic client registration endpoint's settings; undefined: registration is off.
  */
 export async function createApp(
   config: Config,
@@ -38,7 +42,8 @@ export async function createApp(
   limiters: LimiterFactory,
   fallback: Handler,
   dpop: DpopSettings,
-  metrics?: Metrics,
+  metrics: Metrics | undefined,
+  registration: RegistrationEndpointSettings | undefined,
 ): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
@@ -47,7 +52,7 @@ export async function createApp(
   app.use(requestLogger(logger));
   if (metrics) app.use(expressMetrics(metrics));
   app.use(securityHeaders(config));
-  app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog));
+  app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog, registration !== undefined));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -60,6 +65,7 @@ export async function createApp(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
   );
+  if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration));
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
   app.use(spa(config.brand));
   app.use((req, res, next) => {

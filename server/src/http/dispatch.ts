@@ -28,6 +28,7 @@ import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
 import { gatewayTraffic, type TrafficRecorder } from "./traffic.js";
 import { clientCertificates } from "./client-certificates.js";
 import type { MtlsSettings } from "../oauth/client-auth.js";
+import type { RegistrationEndpointSettings } from "../registration/endpoint.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -48,12 +49,21 @@ export interface RequestObservers {
  * @param limiters - makes the rate-limit and sign-in counters (per process or in Redis).
  * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
  * @param mtls - what client certificates are checked against (RFC 8705 §2).
+ * @param registration - the dynamic client registration endpoint's settings; undefined: off.
  */
-export async function createRequestListener(config: Config, db: Database, logger: Logger, limiters: LimiterFactory, observers: RequestObservers, mtls: MtlsSettings) {
+export async function createRequestListener(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  limiters: LimiterFactory,
+  observers: RequestObservers,
+  mtls: MtlsSettings,
+  registration: RegistrationEndpointSettings | undefined,
+) {
   const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
-  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics);
+  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
 

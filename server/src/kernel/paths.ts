@@ -25,3 +25,6 @@ export const TOKEN_PATH = "/oauth2/v1/token";
 
 /** The pushed authorization request endpoint (RFC 9126 §2). */
 export const PAR_PATH = "/oauth2/v1/par";
+
+/** The dynamic client registration endpoint (RFC 7591 §3); a client's configuration endpoint is below it (RFC 7592 §2). */
+export const REGISTRATION_PATH = "/oauth2/v1/register";

@@ -237,7 +237,7 @@ export async function authenticateClient(ctx: ClientAuthContext, authorization: 
   if (!record) throw new InvalidClient("invalid consumer key or secret", realm, registered ? credentials.id : undefined);
   const id = record.clientId;
   if (credentials.method !== "mtls" && !allowedAuthMethods(record).includes(credentials.method)) throw new InvalidClient(`this client may not authenticate with ${credentials.method}`, realm, id);
-  if (record.appStatus !== "approved") throw new InvalidClient("the app is revoked", realm, id);
+  if (record.appStatus !== "approved") throw new InvalidClient(record.appStatus === "pending" ? "the app awaits the bank's approval" : "the app is revoked", realm, id);
   if (record.credentialStatus !== "approved" || (record.credentialExpiresAt !== null && record.credentialExpiresAt <= now)) {
     throw new InvalidClient("the credential is revoked or expired", realm, id);
   }

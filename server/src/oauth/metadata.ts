@@ -9,7 +9,7 @@ import { CLIENT_AUTH_METHODS, MTLS_AUTH_METHODS } from "../kernel/auth-methods.j
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
-import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
+import { PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/paths.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
@@ -22,9 +22,10 @@ import { PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
  * Mutual TLS (RFC 8705 §3.3, §5) is advertised when client certificates can arrive (the TLS
  * listener or a proxy's header): its client authentication methods (`tls_client_auth` only
  * with CAs to check against), certificate-bound tokens, and with a TLS listener of its own
- * the endpoints' `mtls_endpoint_aliases`.
+ * the endpoints' `mtls_endpoint_aliases`. With dynamic client registration on, its
+ * `registration_endpoint` (RFC 8414 §2).
  */
-export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[]): Record<string, unknown> {
+export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[], registration = false): Record<string, unknown> {
   const mtls = config.tls !== undefined || config.clientCertificates.header !== undefined;
   const authMethods = CLIENT_AUTH_METHODS.filter((m) => !MTLS_AUTH_METHODS.includes(m) || (mtls && (m !== "tls_client_auth" || config.clientCertificates.caFile !== undefined)));
   const algorithms = [...SIGNING_ALGORITHMS];
@@ -33,6 +34,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     pushed_authorization_request_endpoint: `${base}${PAR_PATH}`,
     revocation_endpoint: `${base}/oauth2/v1/revoke`,
     introspection_endpoint: `${base}/oauth2/v1/introspect`,
+    ...(registration ? { registration_endpoint: `${base}${REGISTRATION_PATH}` } : {}),
   });
   return {
     issuer: config.authUrl,
@@ -60,9 +62,9 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
   };
 }
 
-/** Builds the Express handler. */
-export function metadataEndpoint(config: Config, catalog: CatalogStore) {
+/** Builds the Express handler. @param registration - the dynamic client registration endpoint is on (RFC 7591 §3, `registration_endpoint`). */
+export function metadataEndpoint(config: Config, catalog: CatalogStore, registration: boolean) {
   return async (_req: Request, res: Response): Promise<void> => {
-    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await catalog.scopeNames(), await catalog.authorizationDetailsTypes()));
+    res.set("Cache-Control", "public, max-age=300").json(metadata(config, await catalog.scopeNames(), await catalog.authorizationDetailsTypes(), registration));
   };
 }

@@ -31,7 +31,15 @@ export interface AppRecord {
   jwksUri: string | null;
   /** tls_client_auth (RFC 8705 §2.1.2): the parameter naming what its certificate carries, and the value; null when none. */
   tlsClientAuth: TlsClientAuthName | null;
+  /** How the app registered itself (RFC 7591), JSON (registration/stored.ts); null for an app an admin created. */
+  registration: string | null;
   createdAt: Date;
+}
+
+/** A dynamic registration as stored: its JSON and the SHA-256 hex of its registration access token (RFC 7592 §3). */
+export interface AppRegistrationColumns {
+  registration: string;
+  registrationAccessTokenHash: string;
 }
 
 /** The name a `tls_client_auth` app's certificate carries (RFC 8705 §2.1.2), e.g. `{ parameter: "tls_client_auth_subject_dn", value: "CN=…" }`. */
@@ -106,9 +114,13 @@ export interface AppStore {
    * Creates an app with its callback URLs and its first credential, in one statement.
    * @throws Conflict when the developer has an app of this name or the key is taken, UnknownReference for an unknown developer or product.
    */
-  create(app: AppSettings & { developerId: string; name: string; callbackUrls: string[]; credential: NewCredential }): Promise<{ app: AppRecord; credential: CredentialRecord }>;
+  create(
+    app: AppSettings & { developerId: string; name: string; callbackUrls: string[]; credential: NewCredential; status?: string; registered?: AppRegistrationColumns },
+  ): Promise<{ app: AppRecord; credential: CredentialRecord }>;
   /** Changes status or settings (undefined keeps a field). @throws NotFound "no app with this id" */
-  update(id: string, changes: AppSettings & { status?: string }): Promise<AppRecord>;
+  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns }): Promise<AppRecord>;
+  /** The SHA-256 hex of the app's registration access token (RFC 7592 §3); undefined when it has none. */
+  registrationAccessTokenHash(appId: string): Promise<string | undefined>;
 
   /** Registered redirect URIs, oldest first. */
   callbackUrls(appId: string): Promise<string[]>;

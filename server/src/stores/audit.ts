@@ -31,6 +31,10 @@ export type AuditEventType =
   | "psd2_consent.revoked"
   | "psd2_consent.terminated"
   | "psd2_consent.consumed"
+  // Dynamic client registration (registration/clients.ts, RFC 7591, RFC 7592).
+  | "registration.created"
+  | "registration.updated"
+  | "registration.deleted"
   | `admin.${string}`;
 
 export interface AuditEventInput {

@@ -27,6 +27,8 @@ export interface OrganizationStore {
   list(page: PageRequest): Promise<Page<OrganizationRecord>>;
   /** @returns undefined when unknown. */
   find(id: string): Promise<OrganizationRecord | undefined>;
+  /** @returns undefined when no organization has this name. */
+  findByName(name: string): Promise<OrganizationRecord | undefined>;
   /** @throws Conflict when the name is taken. */
   create(organization: { name: string; displayName: string }): Promise<OrganizationRecord>;
   /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the name is taken. */
@@ -43,6 +45,8 @@ export interface OrganizationStore {
   developersOf(organizationId: string): Promise<DeveloperRecord[]>;
   /** @returns undefined when unknown. */
   findDeveloper(id: string): Promise<DeveloperRecord | undefined>;
+  /** @returns undefined when no developer has this email. */
+  findDeveloperByEmail(email: string): Promise<DeveloperRecord | undefined>;
   /** @throws UnknownReference when the organization does not exist, Conflict when the email is taken. */
   createDeveloper(developer: Omit<DeveloperRecord, "id" | "createdAt">): Promise<DeveloperRecord>;
   /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the email is taken. */

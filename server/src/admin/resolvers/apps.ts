@@ -1,6 +1,7 @@
 /** Apps, callback URLs, signing keys and credentials (consumer key / secret). */
 import { InvalidJwks, parsePublicJwks } from "../../oauth/jwks.js";
 import { tlsClientAuthExpectation } from "../../certificates/client-auth.js";
+import type { StoredAppRegistration } from "../../registration/clients.js";
 import type { AppSettings, TlsClientAuthName } from "../../stores/apps.js";
 import type {
   AppSettingsInput,
@@ -60,6 +61,24 @@ function tlsClientAuth(input: InputMaybe<TlsClientAuthInput>): TlsClientAuthName
   }
 }
 
+/** How an app registered itself (RFC 7591), as the admin API shows it; times from seconds since the epoch. */
+function appRegistration(r: StoredAppRegistration) {
+  const at = (seconds: number) => new Date(seconds * 1000);
+  return {
+    softwareId: r.metadata.softwareId,
+    softwareVersion: r.metadata.softwareVersion ?? null,
+    organizationId: r.organizationId ?? null,
+    organizationName: r.organizationName ?? null,
+    roles: r.roles,
+    certificateOrganizationIdentifier: r.certificate?.organizationIdentifier ?? null,
+    ncaName: r.certificate?.ncaName ?? null,
+    ncaId: r.certificate?.ncaId ?? null,
+    registeredAt: at(r.clientIdIssuedAt),
+    statementIssuedAt: at(r.statementIssuedAt),
+    statementExpiresAt: r.statementExpiresAt === undefined ? null : at(r.statementExpiresAt),
+  };
+}
+
 /** The checked client authentication methods, or undefined when not given. */
 function authMethods(methods: InputMaybe<TokenEndpointAuthMethod[]>): string[] | undefined {
   return checkOptional(v.authMethods, methods, "tokenEndpointAuthMethods");
@@ -105,7 +124,11 @@ export const appResolvers: Resolvers = {
     addCallbackUrl: (_p, args, ctx, info) =>
       addCallbackUrl(ctx.db, { appId: args.appId, url: check(v.callbackUrl, args.url, "url"), audit: adminEvent(args, ctx, info) }),
     removeCallbackUrl: (_p, args, ctx, info) => removeCallbackUrl(ctx.db, { appId: args.appId, url: args.url, audit: adminEvent(args, ctx, info) }),
-    setAppStatus: (_p, args, ctx, info) => setAppStatus(ctx.db, { appId: args.appId, status: args.status, audit: adminEvent(args, ctx, info) }),
+    setAppStatus: (_p, args, ctx, info) => {
+      const { status } = args;
+      if (status === "pending") throw inputError("status", "approve (approved) or revoke (revoked) an app; only a dynamic registration waits for approval (pending)");
+      return setAppStatus(ctx.db, { appId: args.appId, status, audit: adminEvent(args, ctx, info) });
+    },
     setTokenLifetimes: (_p, args, ctx, info) => updateAppSettings(ctx.db, { appId: args.appId, ...lifetimes(args.input), audit: adminEvent(args, ctx, info) }),
     setAppIntrospection: (_p, args, ctx, info) =>
       updateAppSettings(ctx.db, { appId: args.appId, canIntrospect: args.allowed, audit: adminEvent(args, ctx, info) }),
@@ -124,6 +147,7 @@ export const appResolvers: Resolvers = {
     revokeCredential: (_p, args, ctx, info) => revokeCredential(ctx.db, { credentialId: args.credentialId, audit: adminEvent(args, ctx, info) }),
   },
   App: {
+    registration: (app) => (app.registration === null ? null : appRegistration(JSON.parse(app.registration) as StoredAppRegistration)),
     developer: (app, _a, { db }) => found(db.organizations.findDeveloper(app.developerId), "no developer with this id"),
     callbackUrls: (app, _a, { db }) => db.apps.callbackUrls(app.id),
     credentials: (app, _a, { db }) => db.apps.credentials(app.id),

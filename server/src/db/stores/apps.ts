@@ -28,6 +28,7 @@ const APP = {
   jwksUri: true,
   tlsClientAuthParameter: true,
   tlsClientAuthValue: true,
+  registration: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
 /** An app's columns and the consumer keys of its credentials, which the app search matches too. */
@@ -98,6 +99,8 @@ export function appStore(x: Executor): AppStore {
         prisma.app.create({
           data: {
             ...settingsColumns(a),
+            ...a.registered,
+            status: a.status,
             developerId: a.developerId,
             name: a.name,
             callbackUrls: { create: a.callbackUrls.map((url) => ({ url })) },
@@ -110,8 +113,11 @@ export function appStore(x: Executor): AppStore {
       return { app: toApp(app), credential: credentials[0]! };
     },
     async update(id, changes) {
-      const data = { ...settingsColumns(changes), status: changes.status };
+      const data = { ...settingsColumns(changes), ...changes.registered, status: changes.status };
       return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
+    },
+    async registrationAccessTokenHash(appId) {
+      return (await prisma.app.findUnique({ where: { id: appId }, select: { registrationAccessTokenHash: true } }))?.registrationAccessTokenHash ?? undefined;
     },
 
     async callbackUrls(appId) {

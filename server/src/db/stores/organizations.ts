@@ -20,6 +20,9 @@ export function organizationStore(x: Executor): OrganizationStore {
     async find(id) {
       return (await prisma.organization.findUnique({ where: { id }, select: ORGANIZATION })) ?? undefined;
     },
+    async findByName(name) {
+      return (await prisma.organization.findUnique({ where: { name }, select: ORGANIZATION })) ?? undefined;
+    },
     create: (data) => withDomainErrors(prisma.organization.create({ data, select: ORGANIZATION })),
     update: (id, data) => withDomainErrors(prisma.organization.update({ where: { id }, data, select: ORGANIZATION })),
     async delete(id) {
@@ -44,6 +47,9 @@ export function organizationStore(x: Executor): OrganizationStore {
     developersOf: (organizationId) => prisma.developer.findMany({ where: { organizationId }, orderBy: { email: "asc" }, select: DEVELOPER }),
     async findDeveloper(id) {
       return (await prisma.developer.findUnique({ where: { id }, select: DEVELOPER })) ?? undefined;
+    },
+    async findDeveloperByEmail(email) {
+      return (await prisma.developer.findUnique({ where: { email }, select: DEVELOPER })) ?? undefined;
     },
     createDeveloper: (data) => withDomainErrors(prisma.developer.create({ data, select: DEVELOPER })),
     updateDeveloper: (id, data) => withDomainErrors(prisma.developer.update({ where: { id }, data, select: DEVELOPER })),

@@ -1,0 +1,187 @@
+/**
+ * Dynamic client registration (RFC 7591) and client management (RFC 7592) against the running
+ * server, with software statements signed by the demo directory (server/src/demo/directory.ts),
+ * which a demo server trusts: a registration, the new client's FAPI 2.0 flow (private_key_jwt,
+ * DPoP), each kind of bad statement, read, update and delete with the registration access
+ * token, the audit, and registrations waiting for the bank's approval.
+ */
+import { generateKeyPair, SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_DIRECTORY_ISSUER, DEMO_SOFTWARE, signDemoSoftwareStatement } from "../src/demo/directory.js";
+import { DEMO } from "../src/demo/seed.js";
+import { assertionFields, dpopCall, DpopKey, postForm } from "./support/fapi.js";
+import { send, TOKEN_ENDPOINT } from "./support/flow.js";
+import { adminBearer, type GraphQLClient } from "./support/graphql.js";
+import { startIssuerServer } from "./support/oauth4webapi.js";
+import type { TestServer } from "./support/server.js";
+
+const REGISTER = "/oauth2/v1/register";
+
+let server: TestServer;
+let admin: GraphQLClient;
+
+beforeAll(async () => {
+  // BASE_URL and AUTH_URL are the server's real address: registration_client_uri and the assertions' audience name it.
+  ({ server } = await startIssuerServer());
+  admin = await adminBearer(server.url);
+});
+afterAll(() => server?.close());
+
+/** A registration request (JSON) with a demo statement and `members`. */
+async function register(members: Record<string, unknown> = {}, base = () => server.url) {
+  return send(`${base()}${REGISTER}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ software_statement: await signDemoSoftwareStatement(), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"], ...members }),
+  });
+}
+
+/** A configuration endpoint request (RFC 7592) with `token` as Bearer. */
+function configure(uri: string, token: string, method = "GET", body?: unknown) {
+  return send(uri, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** A client credentials token of a private_key_jwt client, DPoP-bound (FAPI 2.0). */
+async function fapiToken(clientId: string, key: DpopKey) {
+  return postForm(server.url, TOKEN_ENDPOINT, { grant_type: "client_credentials", client_id: clientId, ...(await assertionFields(server.url, {}, clientId)) }, {
+    DPoP: await key.proof("POST", `${server.url}${TOKEN_ENDPOINT}`),
+  });
+}
+
+describe("registration (RFC 7591)", () => {
+  it("the metadata names the registration endpoint", async () => {
+    const meta = (await send(`${server.url}/.well-known/oauth-authorization-server`)).body;
+    expect(meta.registration_endpoint).toBe(`${server.url}${REGISTER}`);
+  });
+
+  it("a trusted software statement registers a FAPI 2.0 client, which gets a DPoP-bound token and calls the gateway", async () => {
+    const answer = await register();
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    const body = answer.body;
+    expect(body).toMatchObject({
+      token_endpoint_auth_method: "private_key_jwt",
+      grant_types: ["client_credentials"],
+      software_id: DEMO_SOFTWARE.softwareId,
+      redirect_uris: [DEMO_SOFTWARE.redirectUri],
+      registration_client_uri: `${server.url}${REGISTER}/${body.client_id}`,
+      require_pushed_authorization_requests: true,
+    });
+    expect(body.client_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(body.registration_access_token).toEqual(expect.any(String));
+    expect(body).not.toHaveProperty("client_secret");
+
+    const key = await DpopKey.generate();
+    const token = await fapiToken(body.client_id, key);
+    expect(token.status, token.text).toBe(200);
+    expect(token.body.token_type).toBe("DPoP");
+    // PSP_AI and PSP_PI: the account information and payment products.
+    expect(token.body.scope.split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "pisp"]);
+    expect((await dpopCall(server.url, token.body.access_token, key)).status).toBe(200);
+
+    // Audited, and visible in the admin API with the TPP's identity.
+    const events = (await admin.data('query($c: String) { auditEvents(clientId: $c, type: "registration.created") { nodes { details } } }', { c: body.client_id })).auditEvents.nodes;
+    expect(JSON.parse(events[0].details)).toMatchObject({ software_id: DEMO_SOFTWARE.softwareId, roles: ["PSP_PI", "PSP_AI"], status: "approved" });
+    const { apps } = await admin.data('query($s: String) { apps(filter: { search: $s }) { nodes { status registration { softwareId roles organizationId organizationName } } } }', { s: body.client_id });
+    expect(apps.nodes).toEqual([
+      { status: "approved", registration: { softwareId: DEMO_SOFTWARE.softwareId, roles: ["PSP_PI", "PSP_AI"], organizationId: DEMO_SOFTWARE.organizationId, organizationName: DEMO.organization } },
+    ]);
+  });
+
+  it("refuses each kind of bad statement or metadata with the RFC 7591 error, and registers nothing", async () => {
+    const { apps: before } = await admin.data("{ apps(first: 200) { nodes { id } } }");
+    const { privateKey } = await generateKeyPair("EdDSA");
+    const foreign = await new SignJWT({ iss: DEMO_DIRECTORY_ISSUER, iat: Math.floor(Date.now() / 1000), software_id: "x", software_roles: ["PSP_AI"] })
+      .setProtectedHeader({ alg: "EdDSA" })
+      .sign(privateKey);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["a statement signed by another key", { software_statement: foreign }, "invalid_software_statement"],
+      ["an expired statement", { software_statement: await signDemoSoftwareStatement({ now: new Date(Date.now() - 7_200_000), lifetimeSeconds: 60 }) }, "invalid_software_statement"],
+      ["a statement of another issuer", { software_statement: await signDemoSoftwareStatement({ claims: { iss: "https://other.example" } }) }, "invalid_software_statement"],
+      ["no statement", { software_statement: undefined }, "invalid_software_statement"],
+      ["a statement that is not a JWS", { software_statement: "not.a.jws" }, "invalid_software_statement"],
+      ["a redirect URI outside the statement's", { redirect_uris: ["https://evil.example/cb"], grant_types: ["authorization_code"], response_types: ["code"] }, "invalid_redirect_uri"],
+      ["a client name contradicting the statement", { client_name: "Someone Else" }, "invalid_client_metadata"],
+      ["client_secret_basic under the fapi2 profile", { token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
+      ["roles that allow no product", { software_statement: await signDemoSoftwareStatement({ claims: { software_roles: ["PSP_AS"] } }) }, "invalid_software_statement"],
+    ];
+    for (const [what, members, error] of cases) {
+      const answer = await register(members);
+      expect(answer.status, what).toBe(400);
+      expect(answer.body.error, `${what}: ${answer.text}`).toBe(error);
+      expect(answer.body.error_description, what).toEqual(expect.any(String));
+    }
+    const notJson = await send(`${server.url}${REGISTER}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{" });
+    expect(notJson.status).toBe(400);
+    expect((await admin.data("{ apps(first: 200) { nodes { id } } }")).apps.nodes).toHaveLength(before.nodes.length);
+  });
+});
+
+describe("client management (RFC 7592)", () => {
+  it("reads, updates and deletes a client with its registration access token; another token gets 401", async () => {
+    const registered = (await register()).body;
+    const uri = registered.registration_client_uri;
+    const read = await configure(uri, registered.registration_access_token);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ client_id: registered.client_id, software_id: DEMO_SOFTWARE.softwareId, token_endpoint_auth_method: "private_key_jwt" });
+    // Only hashes are kept: the token is not returned again.
+    expect(read.body).not.toHaveProperty("registration_access_token");
+    for (const token of ["wrong-token", `${registered.registration_access_token}x`]) {
+      const refused = await configure(uri, token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+    }
+
+    // PUT replaces the metadata and rotates the registration access token.
+    const { registration_access_token: _t, registration_client_uri: _u, client_id_issued_at: _i, ...metadata } = read.body;
+    const updated = await configure(uri, registered.registration_access_token, "PUT", { ...metadata, client_id: registered.client_id, grant_types: ["client_credentials"] });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.registration_access_token).not.toBe(registered.registration_access_token);
+    expect((await configure(uri, registered.registration_access_token)).status).toBe(401);
+    const token = updated.body.registration_access_token;
+    // Another client's id in the body is refused.
+    const other = await configure(uri, token, "PUT", { ...metadata, client_id: "someone-else" });
+    expect(other.status).toBe(400);
+    expect(other.body.error).toBe("invalid_client_metadata");
+
+    const key = await DpopKey.generate();
+    const issued = await fapiToken(registered.client_id, key);
+    expect(issued.status).toBe(200);
+    const deleted = await configure(uri, token, "DELETE");
+    expect(deleted.status).toBe(204);
+    // Gone: its token, its registration access token and its client authentication.
+    expect((await dpopCall(server.url, issued.body.access_token, key)).status).toBe(401);
+    expect((await configure(uri, token)).status).toBe(401);
+    expect((await fapiToken(registered.client_id, key)).status).toBe(401);
+  });
+});
+
+describe("with REGISTRATION_REQUIRES_APPROVAL", () => {
+  let approving: TestServer;
+  beforeAll(async () => {
+    ({ server: approving } = await startIssuerServer({ REGISTRATION_REQUIRES_APPROVAL: "true" }));
+  });
+  afterAll(() => approving?.close());
+
+  it("a registered client waits for an admin's approval before it gets tokens", async () => {
+    const registered = (await register({}, () => approving.url)).body;
+    const key = await DpopKey.generate();
+    const token = () =>
+      assertionFields(approving.url, {}, registered.client_id).then(async (fields) =>
+        postForm(approving.url, TOKEN_ENDPOINT, { grant_type: "client_credentials", client_id: registered.client_id, ...fields }, { DPoP: await key.proof("POST", `${approving.url}${TOKEN_ENDPOINT}`) }),
+      );
+    const pending = await token();
+    expect(pending.status).toBe(401);
+    expect(pending.body).toMatchObject({ error: "invalid_client", error_description: "the app awaits the bank's approval" });
+
+    const bank = await adminBearer(approving.url);
+    const { apps } = await bank.data('query($s: String) { apps(filter: { search: $s, status: pending }) { nodes { id status } } }', { s: registered.client_id });
+    expect(apps.nodes).toEqual([{ id: expect.any(String), status: "pending" }]);
+    await bank.data('mutation($id: ID!) { setAppStatus(appId: $id, status: approved) { status } }', { id: apps.nodes[0].id });
+    expect((await token()).status).toBe(200);
+  });
+});
