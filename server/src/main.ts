@@ -3,6 +3,7 @@
  * listens and, with the demo on, the demo credentials and ready-to-paste curl lines.
  */
 import { loadConfig } from "./config.js";
+import { signDemoSoftwareStatement } from "./demo/directory.js";
 import { DEMO } from "./demo/seed.js";
 import { totpUri } from "./interaction/factors.js";
 import { startServer } from "./server.js";
@@ -41,6 +42,14 @@ if (config.seedDemo) {
     `  consumer key    ${DEMO.fapiApp.consumerKey}  (no secret: private_key_jwt with the demo key in server/src/demo/fapi-key.ts, DEMO ONLY)`,
     `  ${config.baseUrl === "http://localhost:3000" ? "" : `BASE_URL=${config.baseUrl} `}npm run demo:fapi   # to see PAR + private_key_jwt + DPoP end to end`,
   );
+  if (!config.registration.directory) {
+    const registration = { software_statement: await signDemoSoftwareStatement(), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"] };
+    lines.push(
+      ``,
+      `Dynamic client registration (RFC 7591) with a demo directory's software statement (valid 24 hours):`,
+      `  curl -s -X POST ${config.baseUrl}/oauth2/v1/register -H 'Content-Type: application/json' -d '${JSON.stringify(registration)}'`,
+    );
+  }
 }
 console.log(lines.join("\n") + "\n");
 
