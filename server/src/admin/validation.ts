@@ -1,7 +1,6 @@
 /**
  * Input rules of the admin API (zod). A violation is a BAD_USER_INPUT error naming the field.
  */
-import { BlockList, isIP } from "node:net";
 import type { GraphQLError } from "graphql";
 import { z } from "zod";
 import {
@@ -22,6 +21,7 @@ import {
   USERNAME_LENGTH,
 } from "../kernel/limits.js";
 import { ACR_VALUES } from "../kernel/acr.js";
+import { isLinkLocalOrMetadata, URI_CHARACTERS } from "../kernel/addresses.js";
 import { TOLLGATE_SEGMENTS } from "../kernel/paths.js";
 import { isCleanText } from "../kernel/text.js";
 import { gqlError } from "./context.js";
@@ -30,34 +30,7 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const isLoopback = (host: string) => host === "localhost" || host === "127.0.0.1" || host === "[::1]";
 /** https, or http on a loopback host (RFC 9700 §4.1, for redirect URIs; the same for a jwks_uri). */
 const isHttpsOrLoopback = (url: URL) => url.protocol === "https:" || (url.protocol === "http:" && isLoopback(url.hostname));
-/** RFC 3986 §2: the characters a URI may hold, and percent-encodings. No space, control or non-ASCII character. */
-const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
-
-/**
- * Link-local addresses (169.254.0.0/16, fe80::/10), which hold the cloud metadata services
- * (169.254.169.254 on AWS, Azure, GCP, Oracle; fd00:ec2::254, AWS over IPv6;
- * 100.100.100.200, Alibaba Cloud). IPv4-mapped IPv6 forms (::ffff:169.254.169.254) match too.
- */
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
-LINK_LOCAL.addAddress("100.100.100.200", "ipv4");
-LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
-LINK_LOCAL.addAddress("fd00:ec2::254", "ipv6");
-/** Names of metadata services (GCP), compared without a trailing dot. */
-const METADATA_HOSTS = new Set(["metadata.google.internal"]);
-
-/**
- * Whether a URL's host is a link-local or cloud metadata address. The WHATWG URL parser has
- * already normalised other spellings of an IPv4 address (0xA9FEA9FE, 2852039166, 0251.0376.0251.0376).
- * Only the literal host is checked: a DNS name that resolves to such an address is not caught here.
- */
-function isLinkLocalOrMetadata(url: URL): boolean {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  const family = isIP(host);
-  return family === 0 ? METADATA_HOSTS.has(host) : LINK_LOCAL.check(host, family === 4 ? "ipv4" : "ipv6");
-}
-
-/** Whether a URL the server will fetch avoids the addresses of {@link isLinkLocalOrMetadata}; an unparsable URL is left to the other checks. */
+/** Whether a URL the server will fetch avoids the addresses of kernel/addresses.ts `isLinkLocalOrMetadata`; an unparsable URL is left to the other checks. */
 const notLinkLocal = (u: string) => !URL.canParse(u) || !isLinkLocalOrMetadata(new URL(u));
 /** Why such a URL is refused. */
 const LINK_LOCAL_REFUSED = "link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal) are refused";

@@ -2,17 +2,14 @@
  * The URLs a registration may carry (RFC 7591 §2): redirect URIs, matched exactly by the
  * authorization endpoint, and a `jwks_uri` the token endpoint will fetch.
  *
- * The rules are those of the admin API's `callbackUrl` and `jwksUri` (admin/validation.ts), which
- * this folder may not import (only http/ imports admin/), with one change: a dynamically
+ * The rules are those of the admin API's `callbackUrl` and `jwksUri` (admin/validation.ts, with
+ * the shared kernel/addresses.ts), with one change: a dynamically
  * registered client gets https only, never http on a loopback host (FAPI 2.0 Security Profile
  * §5.3.2.2 and RFC 9700 §2.1 want exact https redirect URIs; a TPP registering itself is never a
  * native app on the bank's machine).
  */
-import { BlockList, isIP } from "node:net";
+import { isLinkLocalOrMetadata, URI_CHARACTERS } from "../kernel/addresses.js";
 import { URL_MAX_LENGTH } from "../kernel/limits.js";
-
-/** RFC 3986 §2: the characters a URI may hold, and percent-encodings. No space, control or non-ASCII character. */
-const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 
 /**
  * Why `uri` cannot be an https URL of a registration: longer than URL_MAX_LENGTH (2000)
@@ -39,19 +36,6 @@ export function redirectUriProblem(uri: string): string | undefined {
 }
 
 /**
- * Link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata services (fd00:ec2::254 on
- * AWS, 100.100.100.200 on Alibaba Cloud): a `jwks_uri` there would make the token endpoint fetch
- * the instance's cloud credentials. As admin/validation.ts `LINK_LOCAL`.
- */
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
-LINK_LOCAL.addAddress("100.100.100.200", "ipv4");
-LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
-LINK_LOCAL.addAddress("fd00:ec2::254", "ipv6");
-/** Names of metadata services (GCP), compared without a trailing dot. */
-const METADATA_HOSTS = new Set(["metadata.google.internal"]);
-
-/**
  * Why `uri` cannot be a registered `jwks_uri` (RFC 7591 §2): see {@link httpsUrlProblem}, and
  * never a literal link-local or cloud metadata address (a DNS name resolving to one is not caught
  * here: the fetch is the token endpoint's).
@@ -60,8 +44,5 @@ const METADATA_HOSTS = new Set(["metadata.google.internal"]);
 export function jwksUriProblem(uri: string): string | undefined {
   const problem = httpsUrlProblem(uri);
   if (problem) return problem;
-  const host = new URL(uri).hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  const family = isIP(host);
-  const refused = family === 0 ? METADATA_HOSTS.has(host) : LINK_LOCAL.check(host, family === 4 ? "ipv4" : "ipv6");
-  return refused ? "on neither a link-local nor a cloud metadata address" : undefined;
+  return isLinkLocalOrMetadata(new URL(uri)) ? "on neither a link-local nor a cloud metadata address" : undefined;
 }
