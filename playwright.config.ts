@@ -58,6 +58,8 @@ export default defineConfig({
       // Short, so that e2e/sca.spec.ts can wait it out (see env.ts).
       SCA_IDLE_SECONDS: String(SCA_IDLE_SECONDS),
       AUDIT_REFUSAL_FLUSH_SECONDS: String(AUDIT_REFUSAL_FLUSH_SECONDS),
+      // Dynamic registrations wait for an admin's approval (e2e/tpp.spec.ts).
+      REGISTRATION_REQUIRES_APPROVAL: "true",
     },
   },
 });

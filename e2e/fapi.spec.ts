@@ -100,7 +100,7 @@ test("the FAPI 2.0 demo app: PAR with private_key_jwt, sign-in and consent, a DP
   await openAppPage(page, DEMO.fapiApp.name);
   await expect(panel(page, "Overview").getByText("FAPI 2.0", { exact: true })).toBeVisible();
   await expect(panel(page, "Security profile").getByLabel("Security profile")).toHaveValue("fapi2");
-  await expect(panel(page, "Client settings").getByText(/FAPI 2\.0 fixes the rest: client authentication with private_key_jwt only/)).toBeVisible();
+  await expect(panel(page, "Client settings").getByText(/FAPI 2\.0 fixes the rest: client authentication with private_key_jwt or mutual TLS \(RFC 8705\) only/)).toBeVisible();
   const keys = await readTable(panel(page, "Signing keys").getByRole("table", { name: "Registered signing keys" }));
   expect(keys).toEqual([{ "Key ID (kid)": DEMO_FAPI_PRIVATE_JWK.kid, "Type (kty)": "EC P-256", "Algorithm (alg)": "ES256", Use: "sig" }]);
   const tokens = await readTable(panel(page, "Live tokens of this app").getByRole("table"));

@@ -4,7 +4,8 @@
  */
 import { gql } from "./graphql";
 
-export type Status = "approved" | "revoked";
+/** An app's or credential's status; pending: a dynamically registered app (RFC 7591) awaiting the bank's approval. */
+export type Status = "approved" | "pending" | "revoked";
 export type ProductStatus = "approved" | "pending" | "revoked";
 export type TokenResponseProfile = "apigee" | "rfc6749";
 /** standard, or fapi2: the FAPI 2.0 Security Profile (PAR, PKCE, private_key_jwt only, DPoP-bound tokens). */
@@ -351,11 +352,47 @@ export interface AppDetail extends AppSummary {
   jwks: string | null;
   /** Where the app publishes its JWK Set instead, or null. */
   jwksUri: string | null;
+  /** tls_client_auth: the name the app's certificate must carry, or null. */
+  tlsClientAuth: TlsClientAuth | null;
+  /** How the app registered itself (RFC 7591), or null for an app created in the console or the admin API. */
+  registration: AppRegistration | null;
   credentials: Credential[];
 }
 
-/** How a client authenticates at the token endpoint (RFC 7591 names). */
-export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+/** How an app registered itself (RFC 7591): its software statement and the TPP's identity. */
+export interface AppRegistration {
+  softwareId: string;
+  softwareVersion: string | null;
+  /** The directory's organization (software statement). */
+  organizationId: string | null;
+  organizationName: string | null;
+  /** PSD2 roles (ETSI TS 119 495 names: PSP_AS, PSP_PI, PSP_AI, PSP_IC). */
+  roles: string[];
+  /** From the registering eIDAS certificate, when it presented one. */
+  certificateOrganizationIdentifier: string | null;
+  ncaName: string | null;
+  ncaId: string | null;
+  registeredAt: string;
+  statementIssuedAt: string;
+  statementExpiresAt: string | null;
+}
+
+/** How a client authenticates at the token endpoint (RFC 7591 names; the mutual-TLS ones of RFC 8705 §2). */
+export type TokenEndpointAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "tls_client_auth" | "self_signed_tls_client_auth";
+
+/** Which name of a tls_client_auth app's certificate identifies it (RFC 8705 §2.1.2). */
+export type TlsClientAuthParameter =
+  | "tls_client_auth_subject_dn"
+  | "tls_client_auth_san_dns"
+  | "tls_client_auth_san_uri"
+  | "tls_client_auth_san_ip"
+  | "tls_client_auth_san_email";
+
+/** The name a tls_client_auth app's certificate carries: a subject DN (RFC 4514), DNS name, URI, IP or email address. */
+export interface TlsClientAuth {
+  parameter: TlsClientAuthParameter;
+  value: string;
+}
 
 /** AppSettingsInput: a field left out keeps its value. */
 export interface AppSettings {
@@ -363,6 +400,8 @@ export interface AppSettings {
   requirePkce?: boolean;
   canIntrospect?: boolean;
   tokenEndpointAuthMethods?: TokenEndpointAuthMethod[];
+  /** null removes it (then tls_client_auth cannot stay allowed). */
+  tlsClientAuth?: TlsClientAuth | null;
   securityProfile?: SecurityProfile;
 }
 
@@ -376,8 +415,11 @@ export interface IssuedCredential {
 
 const APP_SUMMARY_FIELDS = "id name status createdAt developer { id email organization { id name } }";
 const CREDENTIAL_FIELDS = "id consumerKey status expiresAt createdAt products { status product { id name displayName } }";
+const REGISTRATION_FIELDS = `softwareId softwareVersion organizationId organizationName roles certificateOrganizationIdentifier ncaName ncaId
+  registeredAt statementIssuedAt statementExpiresAt`;
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
-  tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri credentials { ${CREDENTIAL_FIELDS} }`;
+  tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri tlsClientAuth { parameter value }
+  registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appFilterVariables, readAppFilter } from "./apps";
+import { appFilterVariables, appStatusText, readAppFilter } from "./apps";
 import { routes } from "./routes";
 
 describe("the apps page's filter", () => {
@@ -17,5 +17,19 @@ describe("the apps page's filter", () => {
     const filter = readAppFilter(new URLSearchParams("status=deleted&search=%20%20"));
     expect(filter).toEqual({ search: "", organization: "", developer: "", status: "" });
     expect(appFilterVariables(filter)).toBeUndefined();
+  });
+
+  it("filters registrations awaiting the bank's approval", () => {
+    const filter = readAppFilter(new URL(routes.apps({ status: "pending" }), "http://localhost").searchParams);
+    expect(filter.status).toBe("pending");
+    expect(appFilterVariables(filter)).toEqual({ status: "pending" });
+  });
+});
+
+describe("an app's status in words", () => {
+  it("says a pending app awaits approval", () => {
+    expect(appStatusText("pending")).toBe("pending approval");
+    expect(appStatusText("approved")).toBe("approved");
+    expect(appStatusText("revoked")).toBe("revoked");
   });
 });

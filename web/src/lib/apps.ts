@@ -1,6 +1,6 @@
 /**
  * The apps page's filter (pages/admin/AppsPage.tsx): as its URL's query string holds it, and
- * as the apps query takes it.
+ * as the apps query takes it; an app's status in words.
  */
 import type { AppFilter, Status } from "../api/admin";
 
@@ -12,7 +12,7 @@ export interface AppListFilter {
   status: Status | "";
 }
 
-const STATUSES: ReadonlySet<string> = new Set<Status>(["approved", "revoked"]);
+const STATUSES: ReadonlySet<string> = new Set<Status>(["approved", "pending", "revoked"]);
 
 /** The filter a URL's query string holds; an unknown status is no status. */
 export function readAppFilter(params: URLSearchParams): AppListFilter {
@@ -39,4 +39,9 @@ export function appFilterVariables(f: AppListFilter): AppFilter | undefined {
     ...(f.status ? { status: f.status } : {}),
   };
   return Object.keys(filter).length > 0 ? filter : undefined;
+}
+
+/** An app's status as its badge reads: "pending approval" for a registration awaiting the bank's approval, else the status. */
+export function appStatusText(status: Status): string {
+  return status === "pending" ? "pending approval" : status;
 }

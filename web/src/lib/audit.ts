@@ -25,6 +25,9 @@ export const EVENT_TYPES: ReadonlyArray<{ type: string; label: string }> = [
   { type: "factor.reset", label: "Sign-in factors reset" },
   { type: "psd2_consent.created", label: "PSD2 consent created" },
   { type: "psd2_consent.consumed", label: "PSD2 consent consumed" },
+  { type: "registration.created", label: "Client registered (RFC 7591)" },
+  { type: "registration.updated", label: "Client registration updated (RFC 7592)" },
+  { type: "registration.deleted", label: "Client registration deleted (RFC 7592)" },
   { type: "psd2_consent.revoked", label: "PSD2 consent revoked" },
   { type: "psd2_consent.terminated", label: "PSD2 consent terminated" },
 ];

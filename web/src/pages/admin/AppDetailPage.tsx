@@ -1,35 +1,24 @@
 import { useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router";
 import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import {
-  ADD_CALLBACK_URL,
-  APP,
-  REMOVE_CALLBACK_URL,
-  SET_APP_SETTINGS,
-  SET_APP_STATUS,
-  SET_TOKEN_LIFETIMES,
-  type AppDetail,
-  type TokenEndpointAuthMethod,
-  type TokenResponseProfile,
-} from "../../api/admin";
+import { ADD_CALLBACK_URL, APP, REMOVE_CALLBACK_URL, SET_APP_STATUS, SET_TOKEN_LIFETIMES, type AppDetail, type Status } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Facts } from "../../components/Facts";
-import { CheckboxField, SecondsField, SelectField, SubmitButton, TextField } from "../../components/Field";
-import { Badge, DateTime, Seconds } from "../../components/Format";
+import { SecondsField, SubmitButton, TextField } from "../../components/Field";
+import { DateTime, Seconds } from "../../components/Format";
 import { PanelForm } from "../../components/FormLayouts";
 import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
 import { routes } from "../../lib/routes";
-import { toggled } from "../../lib/sets";
-import { FormInputError, useAction, useQuery } from "../../lib/useGraphQL";
+import { useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
-import { SecurityProfileSettings, securityProfileName, SigningKeys } from "./AppSecurity";
-import { RequirePkceField } from "./RequirePkceField";
+import { AppRegistration, AppStatusBadge } from "./AppRegistration";
+import { ClientSettings, SecurityProfileSettings, securityProfileName, SigningKeys } from "./AppSecurity";
 
 type SetApp = (app: AppDetail) => void;
 
@@ -53,6 +42,7 @@ export function AppDetailPage() {
   return (
     <AdminPage title={app.name} breadcrumb={back}>
       <Overview app={app} onChange={setApp} />
+      {app.registration && <AppRegistration registration={app.registration} />}
       <SecurityProfileSettings app={app} onChange={setApp} />
       {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
       <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
@@ -65,11 +55,16 @@ export function AppDetailPage() {
   );
 }
 
+/**
+ * The app's status, owner and creation, with its status actions: "Revoke app" (confirmed) for
+ * an approved or pending app, "Approve" (confirmed) for a registration awaiting the bank's
+ * approval, "Approve app" for a revoked one.
+ */
 function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
-  const approved = app.status === "approved";
+  const busy = action.pending !== null;
 
-  function setStatus(status: AppDetail["status"]) {
+  function setStatus(status: Exclude<Status, "pending">) {
     void action.run(async () => {
       const { setAppStatus } = await graphql(SET_APP_STATUS, { appId: app.id, status });
       onChange(setAppStatus);
@@ -77,26 +72,47 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
     });
   }
 
+  const revoke = (
+    <ConfirmButton
+      label="Revoke app"
+      question={`Revoke ${app.name}? Its consumer keys stop working and it gets no new tokens until approved again.`}
+      confirmLabel="Yes, revoke the app"
+      busy={busy}
+      onConfirm={() => setStatus("revoked")}
+    />
+  );
   return (
     <Panel
       title="Overview"
       actions={
-        approved ? (
-          <ConfirmButton
-            label="Revoke app"
-            question={`Revoke ${app.name}? Its consumer keys stop working and it gets no new tokens until approved again.`}
-            confirmLabel="Yes, revoke the app"
-            busy={action.pending !== null}
-            onConfirm={() => setStatus("revoked")}
-          />
+        app.status === "revoked" ? (
+          <ActionButton label="Approve app" className="button primary small" disabled={busy} onClick={() => setStatus("approved")} />
+        ) : app.status === "pending" ? (
+          <>
+            <ConfirmButton
+              label="Approve"
+              className="button primary small"
+              question={`Approve ${app.name}? Its client can get tokens from then on.`}
+              confirmLabel="Yes, approve the app"
+              busy={busy}
+              onConfirm={() => setStatus("approved")}
+            />
+            {revoke}
+          </>
         ) : (
-          <ActionButton label="Approve app" className="button primary small" disabled={action.pending !== null} onClick={() => setStatus("approved")} />
+          revoke
         )
       }
     >
+      {app.status === "pending" && (
+        <p className="approval-notice">
+          <strong>Waiting for the bank's approval:</strong> its client cannot get tokens yet. This app registered itself (dynamic client registration):
+          check its registration below, then approve or revoke it.
+        </p>
+      )}
       <Facts
         facts={[
-          ["Status", <Badge>{app.status}</Badge>],
+          ["Status", <AppStatusBadge status={app.status} />],
           ["Security profile", securityProfileName(app.securityProfile)],
           ["Developer", app.developer.email],
           ["Organization", app.developer.organization.name],
@@ -138,77 +154,6 @@ function AuditLinks({ credentials }: { credentials: AppDetail["credentials"] }) 
         ))}
       </ul>
     </>
-  );
-}
-
-const PROFILES = [
-  { value: "apigee", label: "Apigee (the product spec's response, numbers as strings)" },
-  { value: "rfc6749", label: "RFC 6749 (plain OAuth 2.0, for strict client libraries)" },
-] as const;
-
-const AUTH_METHODS: ReadonlyArray<{ value: TokenEndpointAuthMethod; label: string; hint: string }> = [
-  { value: "client_secret_basic", label: "HTTP Basic (client_secret_basic)", hint: "Consumer key and secret in the Authorization header." },
-  { value: "client_secret_post", label: "Form body (client_secret_post)", hint: "client_id and client_secret in the request body, as many libraries send them." },
-  { value: "private_key_jwt", label: "Signed JWT (private_key_jwt)", hint: "A client assertion signed with one of the app's signing keys (register them below)." },
-];
-
-/**
- * The token response profile, PKCE, introspection and client authentication methods of the
- * app (setAppSettings). A FAPI 2.0 app keeps private_key_jwt, RFC 6749 responses and PKCE:
- * only introspection is offered then.
- */
-function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
-  const action = useAction();
-  const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
-  const [requirePkce, setRequirePkce] = useState(app.requirePkce);
-  const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
-  const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
-  const fapi2 = app.securityProfile === "fapi2";
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      const tokenEndpointAuthMethods = AUTH_METHODS.map((m) => m.value).filter((m) => methods.has(m));
-      if (!fapi2 && tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
-      const input = fapi2 ? { canIntrospect } : { tokenResponseProfile: profile, requirePkce, canIntrospect, tokenEndpointAuthMethods };
-      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
-      onChange(setAppSettings);
-      return "Client settings saved. They apply to requests from now on.";
-    });
-  }
-
-  return (
-    <PanelForm
-      title="Client settings"
-      intro={
-        fapi2 && (
-          <p className="muted small">
-            FAPI 2.0 fixes the rest: client authentication with private_key_jwt only, RFC 6749 token responses, PKCE required.
-          </p>
-        )
-      }
-      action={action}
-      submitLabel="Save client settings"
-      onSubmit={onSubmit}
-    >
-      {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={PROFILES} />}
-      {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
-      <CheckboxField
-        label="May introspect tokens"
-        hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
-        checked={canIntrospect}
-        onChange={setCanIntrospect}
-      />
-      {!fapi2 && (
-        <fieldset className="fieldset">
-          <legend>Client authentication</legend>
-          <p className="hint">How the app may prove its identity; one method per request.</p>
-          {AUTH_METHODS.map((m) => (
-            <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
-          ))}
-        </fieldset>
-      )}
-    </PanelForm>
   );
 }
 

@@ -1,13 +1,32 @@
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import { SET_APP_KEYS, SET_APP_SETTINGS, type AppDetail, type SecurityProfile } from "../../api/admin";
-import { graphql } from "../../api/graphql";
+import {
+  SET_APP_KEYS,
+  SET_APP_SETTINGS,
+  type AppDetail,
+  type AppSettings,
+  type SecurityProfile,
+  type TlsClientAuthParameter,
+  type TokenResponseProfile,
+} from "../../api/admin";
+import { graphql, GraphQLRequestError } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
-import { SelectField, TextAreaField, TextField } from "../../components/Field";
+import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
 import { PanelForm, Subform } from "../../components/FormLayouts";
 import { Panel } from "../../components/Panel";
+import {
+  authMethodsFor,
+  fapi2MethodsOf,
+  inputMessageAbout,
+  TLS_CLIENT_AUTH_PARAMETERS,
+  tlsClientAuthExample,
+  tlsClientAuthInput,
+  usesSigningKeys,
+} from "../../lib/client-auth";
+import { toggled } from "../../lib/sets";
 import { FormInputError, useAction } from "../../lib/useGraphQL";
+import { RequirePkceField } from "./RequirePkceField";
 
 type SetApp = (app: AppDetail) => void;
 
@@ -22,7 +41,11 @@ export function securityProfileName(profile: SecurityProfile): string {
   return SECURITY_PROFILES.find((p) => p.value === profile)!.label;
 }
 
-/** The app's security profile (setAppSettings `securityProfile`), with what FAPI 2.0 enforces. */
+/**
+ * The app's security profile (setAppSettings `securityProfile`), with what FAPI 2.0 enforces. An
+ * app switching to FAPI 2.0 keeps those of its client authentication methods FAPI 2.0 allows
+ * (mutual TLS, private_key_jwt); with none of them, the server gives it private_key_jwt.
+ */
 export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
   const [profile, setProfile] = useState<SecurityProfile>(app.securityProfile);
@@ -30,10 +53,12 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     void action.run(async () => {
-      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input: { securityProfile: profile } });
+      const kept = profile === "fapi2" && app.securityProfile !== "fapi2" ? fapi2MethodsOf(app.tokenEndpointAuthMethods) : undefined;
+      const input: AppSettings = { securityProfile: profile, ...(kept && { tokenEndpointAuthMethods: kept }) };
+      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
       onChange(setAppSettings);
       return profile === "fapi2"
-        ? "FAPI 2.0 is on: the app now authenticates with private_key_jwt only, gets RFC 6749 token responses and must use PKCE."
+        ? `FAPI 2.0 is on: the app now authenticates with ${setAppSettings.tokenEndpointAuthMethods.join(" or ")} only, gets RFC 6749 token responses and must use PKCE.`
         : "Standard profile is on. The client settings stayed as they were: change them below.";
     });
   }
@@ -43,8 +68,8 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
       title="Security profile"
       intro={
         <p className="muted small">
-          FAPI 2.0 enforces pushed authorization requests (PAR), PKCE S256, private_key_jwt client authentication and DPoP-bound tokens; it needs the
-          app's signing keys.
+          FAPI 2.0 enforces pushed authorization requests (PAR), PKCE S256, client authentication with private_key_jwt or mutual TLS, and
+          sender-constrained tokens (DPoP, or the client certificate); private_key_jwt needs the app's signing keys.
         </p>
       }
       action={action}
@@ -52,6 +77,117 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
       onSubmit={onSubmit}
     >
       <SelectField label="Security profile" value={profile} onChange={setProfile} options={SECURITY_PROFILES} />
+    </PanelForm>
+  );
+}
+
+const TOKEN_RESPONSE_PROFILES = [
+  { value: "apigee", label: "Apigee (the product spec's response, numbers as strings)" },
+  { value: "rfc6749", label: "RFC 6749 (plain OAuth 2.0, for strict client libraries)" },
+] as const;
+
+/**
+ * The token response profile, PKCE, introspection, client authentication methods and
+ * tls_client_auth certificate name of the app (setAppSettings). A FAPI 2.0 app keeps RFC 6749
+ * responses and PKCE, and chooses among private_key_jwt and mutual TLS. A refused certificate
+ * name (BAD_USER_INPUT on `tlsClientAuth`) is shown by its field.
+ */
+export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
+  const action = useAction();
+  const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
+  const [requirePkce, setRequirePkce] = useState(app.requirePkce);
+  const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
+  const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
+  const [tlsParameter, setTlsParameter] = useState<TlsClientAuthParameter>(app.tlsClientAuth?.parameter ?? "tls_client_auth_subject_dn");
+  const [tlsValue, setTlsValue] = useState(app.tlsClientAuth?.value ?? "");
+  const [tlsError, setTlsError] = useState<string | undefined>();
+  const tlsErrorId = useId();
+  const fapi2 = app.securityProfile === "fapi2";
+  const offered = authMethodsFor(app.securityProfile);
+  const showCertificateName = methods.has("tls_client_auth") || app.tlsClientAuth !== null;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setTlsError(undefined);
+    void action.run(async () => {
+      const tokenEndpointAuthMethods = offered.map((m) => m.value).filter((m) => methods.has(m));
+      if (tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
+      const tlsClientAuth = showCertificateName ? tlsClientAuthInput(app.tlsClientAuth, tlsParameter, tlsValue) : undefined;
+      const input: AppSettings = {
+        ...(!fapi2 && { tokenResponseProfile: profile, requirePkce }),
+        canIntrospect,
+        tokenEndpointAuthMethods,
+        ...(tlsClientAuth !== undefined && { tlsClientAuth }),
+      };
+      try {
+        const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
+        onChange(setAppSettings);
+      } catch (err) {
+        const aboutName = err instanceof GraphQLRequestError && err.code === "BAD_USER_INPUT" ? inputMessageAbout("tlsClientAuth", err.message) : undefined;
+        if (aboutName === undefined) throw err;
+        setTlsError(aboutName);
+        throw new FormInputError("The client settings were not saved: correct the certificate name.");
+      }
+      return "Client settings saved. They apply to requests from now on.";
+    });
+  }
+
+  return (
+    <PanelForm
+      title="Client settings"
+      intro={
+        fapi2 && (
+          <p className="muted small">
+            FAPI 2.0 fixes the rest: client authentication with private_key_jwt or mutual TLS (RFC 8705) only, RFC 6749 token responses, PKCE
+            required.
+          </p>
+        )
+      }
+      action={action}
+      submitLabel="Save client settings"
+      onSubmit={onSubmit}
+    >
+      {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={TOKEN_RESPONSE_PROFILES} />}
+      {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
+      <CheckboxField
+        label="May introspect tokens"
+        hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
+        checked={canIntrospect}
+        onChange={setCanIntrospect}
+      />
+      <fieldset className="fieldset wide">
+        <legend>Client authentication</legend>
+        <p className="hint">How the app may prove its identity; one method per request.</p>
+        {offered.map((m) => (
+          <CheckboxField key={m.value} label={m.label} hint={m.hint} checked={methods.has(m.value)} onChange={(on) => setMethods((prev) => toggled(prev, m.value, on))} />
+        ))}
+      </fieldset>
+      {showCertificateName && (
+        <fieldset className="fieldset wide">
+          <legend>Certificate name (tls_client_auth)</legend>
+          <p className="hint">
+            The name the app's TLS client certificate must carry (RFC 8705 §2.1.2): its subject DN, or a DNS name, URI, IP address or email address
+            among its subject alternative names. Clear the value to remove it.
+          </p>
+          <SelectField label="Name type" value={tlsParameter} onChange={setTlsParameter} options={TLS_CLIENT_AUTH_PARAMETERS} />
+          <TextField
+            label="Value"
+            value={tlsValue}
+            onChange={setTlsValue}
+            maxLength={URL_MAX_LENGTH}
+            placeholder={tlsClientAuthExample(tlsParameter)}
+            autoComplete="off"
+            spellCheck={false}
+            describedBy={tlsError ? tlsErrorId : undefined}
+            aria-invalid={tlsError ? true : undefined}
+          />
+          {tlsError && (
+            <p id={tlsErrorId} className="inline-alert">
+              {tlsError}
+            </p>
+          )}
+        </fieldset>
+      )}
     </PanelForm>
   );
 }
@@ -84,17 +220,17 @@ const KEY_COLUMNS: Column<ListedKey>[] = [
 ];
 
 /**
- * The app's public signing keys for private_key_jwt (setAppKeys): the registered JWK Set's
- * keys or the jwks_uri, a form to register or replace them (a rotation: the old keys stop
- * working at once) and "Remove keys" while the app does not use them (neither FAPI 2.0 nor
- * private_key_jwt: the server refuses that removal).
+ * The app's public signing keys for private_key_jwt and self_signed_tls_client_auth
+ * (setAppKeys): the registered JWK Set's keys or the jwks_uri, a form to register or replace
+ * them (a rotation: the old keys stop working at once) and "Remove keys" while the app does not
+ * use them (neither of those methods: the server refuses that removal).
  */
 export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
   const [jwks, setJwks] = useState("");
   const [jwksUri, setJwksUri] = useState("");
   const hasKeys = app.jwks !== null || app.jwksUri !== null;
-  const keysInUse = app.securityProfile === "fapi2" || app.tokenEndpointAuthMethods.includes("private_key_jwt");
+  const keysInUse = usesSigningKeys(app.tokenEndpointAuthMethods);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -127,7 +263,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
         !keysInUse && (
           <ConfirmButton
             label="Remove keys"
-            question="Remove the app's signing keys? Its client assertions (private_key_jwt) stop working."
+            question="Remove the app's signing keys? It can then use neither private_key_jwt nor self_signed_tls_client_auth."
             confirmLabel="Yes, remove the keys"
             {...action.button("remove")}
             onConfirm={remove}
@@ -135,7 +271,10 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
         )
       }
     >
-      <p className="muted small">Public keys that verify the app's client assertions (private_key_jwt). The private keys stay with the app.</p>
+      <p className="muted small">
+        Public keys that verify the app's client assertions (private_key_jwt) and self-signed TLS client certificates (self_signed_tls_client_auth). The
+        private keys stay with the app.
+      </p>
       {app.jwksUri !== null ? (
         <p>
           Published by the app at <code>{app.jwksUri}</code> (jwks_uri).

@@ -4,7 +4,7 @@ import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, type Status } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
-import { Badge, DateTime } from "../../components/Format";
+import { DateTime } from "../../components/Format";
 import { ListTable, LoadMore } from "../../components/ListTable";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
@@ -13,6 +13,7 @@ import { SecretPanel } from "../../components/SecretPanel";
 import { appFilterQuery, appFilterVariables, readAppFilter, type AppListFilter } from "../../lib/apps";
 import { routes } from "../../lib/routes";
 import { useConnection, useQuery } from "../../lib/useGraphQL";
+import { AppStatusBadge } from "./AppRegistration";
 import { CREATE_APP_FORM_ID, CreateAppForm } from "./CreateAppForm";
 
 /** Moves focus (and so the view) to the first field of the "Create an app" form below the list. */
@@ -26,6 +27,7 @@ const PAGE_SIZE = 25;
 const STATUS_OPTIONS: ReadonlyArray<{ value: Status | "all"; label: string }> = [
   { value: "all", label: "All" },
   { value: "approved", label: "Approved" },
+  { value: "pending", label: "Pending approval" },
   { value: "revoked", label: "Revoked" },
 ];
 
@@ -47,7 +49,7 @@ const APP_COLUMNS: Column<AppSummary>[] = [
       </Link>
     ),
   },
-  { header: "Status", cell: (app) => <Badge>{app.status}</Badge> },
+  { header: "Status", cell: (app) => <AppStatusBadge status={app.status} /> },
   { header: "Created", cell: (app) => <DateTime value={app.createdAt} /> },
 ];
 
@@ -76,7 +78,8 @@ function FilterNotice({ what, onClear, clearLabel }: { what: string; onClear: ()
 
 /**
  * /admin/apps[?search=…&organization=…&developer=…&status=…]: apps by name or consumer key
- * (current or revoked), organization, developer and status, "Load more", and "Create app"
+ * (current or revoked), organization, developer and status (pending: registrations awaiting
+ * the bank's approval), "Load more", and "Create app"
  * (then its key and secret, once).
  */
 export function AppsPage() {

@@ -10,6 +10,7 @@ import { revokeColumn, tokenColumns } from "../../components/TokenColumns";
 import { routes } from "../../lib/routes";
 import { countOf, matchingKeys, readSearchText, resultsSummary, searchesTokens } from "../../lib/search";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { AppStatusBadge } from "./AppRegistration";
 
 type FoundUser = SearchResults["users"][number];
 
@@ -24,7 +25,7 @@ function appColumns(text: string): Column<FoundApp>[] {
   return [
     { header: "App", rowHeader: true, cell: (a) => <Link to={routes.appDetail(a.id)}>{a.name}</Link> },
     { header: "Organization", cell: (a) => a.developer.organization.name },
-    { header: "Status", cell: (a) => <Badge>{a.status}</Badge> },
+    { header: "Status", cell: (a) => <AppStatusBadge status={a.status} /> },
     { header: "Consumer keys", cell: (a) => <ConsumerKeys app={a} text={text} /> },
     {
       header: "Tokens",
