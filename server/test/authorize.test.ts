@@ -239,6 +239,10 @@ describe("GET /authorize: errors redirected to the client with error, error_desc
     ["response_type repeated", "invalid_request", DEMO.app, { response_type: ["code", "code"] }],
     ["code_challenge repeated", "invalid_request", DEMO.app, { code_challenge: [challenge, challenge], code_challenge_method: "S256" }],
     ["prompt repeated", "invalid_request", DEMO.app, { prompt: ["login", "consent"] }],
+    // A value that is not well-formed text is an error, never ignored as if absent (fast-check found prompt=%00 taken for no prompt).
+    ["prompt with NUL", "invalid_request", DEMO.app, { prompt: "\u0000" }],
+    ["max_age with NUL", "invalid_request", DEMO.app, { max_age: "60\u0000" }],
+    ["code_challenge_method with a lone surrogate", "invalid_request", DEMO.app, { code_challenge: challenge, code_challenge_method: "S256\ud800" }],
   ];
 
   it.each(cases)("%s -> 302 to the callback with error=%s", async (_name, error, client, extra) => {

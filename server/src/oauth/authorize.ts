@@ -96,6 +96,17 @@ function one(values: Values, name: string): string | undefined {
   return all.length === 1 && all[0] !== "" && isCleanText(all[0]!) ? all[0] : undefined;
 }
 
+/**
+ * {@link one} for a parameter read once the redirect URI is known: a value that is not
+ * well-formed text is an error, never ignored as if absent.
+ * @throws InvalidRequest for a value with NUL or a lone surrogate.
+ */
+function given(values: Values, name: string): string | undefined {
+  const all = values(name);
+  if (all.length === 1 && all[0] !== "" && !isCleanText(all[0]!)) throw new InvalidRequest(`${name} is not well-formed text`);
+  return one(values, name);
+}
+
 /** PKCE, for a `fapi2` app always (FAPI 2.0 §5.3.2.2), else as the app is set. */
 function pkceRequired(client: Client): boolean {
   return client.requirePkce || client.securityProfile === "fapi2";
@@ -149,11 +160,11 @@ async function checkParameters(
   if (client.securityProfile === "fapi2" && !pushed) {
     throw new InvalidRequest("this client must push its authorization request first (PAR, RFC 9126) and send only client_id and request_uri");
   }
-  const responseType = one(values, "response_type");
+  const responseType = given(values, "response_type");
   if (!responseType) throw new InvalidRequest("response_type is required");
   if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
-  const state = one(values, "state");
-  const codeChallenge = one(values, "code_challenge") ?? null;
+  const state = given(values, "state");
+  const codeChallenge = given(values, "code_challenge") ?? null;
   const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749" || client.securityProfile === "fapi2";
   if (!state && !(pkceMayReplaceState && codeChallenge !== null)) {
     throw new InvalidRequest(pkceMayReplaceState ? "state is required unless PKCE (code_challenge) is used" : "state is required");
@@ -162,12 +173,12 @@ async function checkParameters(
   // JSON may span lines: only one value (empty: not sent, RFC 6749 §3.1), and text a database can hold (the details are parsed strictly).
   const detailsText = values("authorization_details")[0] || undefined;
   if (detailsText !== undefined && !isCleanText(detailsText)) throw new InvalidRequest("authorization_details is not valid text");
-  const requested = await consentRequestOf(consents, client, parseScope(one(values, "scope")), detailsText, now);
+  const requested = await consentRequestOf(consents, client, parseScope(given(values, "scope")), detailsText, now);
   if (requested.scopes.length === 0 && !requested.consent) throw new InvalidScope("scope is required");
   const scopes = requested.scopes.length === 0 ? [] : grantScopes(requested.scopes, productScopes(client.products));
   const consent = requested.consent;
 
-  const method = one(values, "code_challenge_method") ?? null;
+  const method = given(values, "code_challenge_method") ?? null;
   if (codeChallenge === null) {
     if (method !== null) throw new InvalidRequest("code_challenge_method without code_challenge");
     if (pkceRequired(client)) throw new InvalidRequest("PKCE is required for this client: send code_challenge with code_challenge_method=S256");
@@ -176,16 +187,16 @@ async function checkParameters(
     if (!isPkceValue(codeChallenge)) throw new InvalidRequest("code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~");
   }
 
-  const prompt = one(values, "prompt") ?? null;
+  const prompt = given(values, "prompt") ?? null;
   if (prompt !== null && prompt !== "none" && prompt !== "login" && prompt !== "consent") {
     throw new InvalidRequest("prompt must be none, login or consent");
   }
-  const dpopJkt = one(values, "dpop_jkt") ?? null;
+  const dpopJkt = given(values, "dpop_jkt") ?? null;
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
-  const maxAge = one(values, "max_age") ?? null;
+  const maxAge = given(values, "max_age") ?? null;
   if (maxAge !== null && !MAX_AGE.test(maxAge)) throw new InvalidRequest("max_age must be a non-negative number of seconds");
   // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored.
-  const scaRequested = parseScope(one(values, "acr_values")).some((acr) => satisfiesAcr(acr, ACR_SCA));
+  const scaRequested = parseScope(given(values, "acr_values")).some((acr) => satisfiesAcr(acr, ACR_SCA));
   const consentProducts = consent ? productsForDetails(client.products, consent.details) : [];
   const scaRequired =
     scaRequested || client.products.some((p) => p.requiresSca && (p.scopes.some((s) => scopes.includes(s)) || consentProducts.includes(p.name)));
