@@ -28,14 +28,6 @@ export function roleOfOid(oid: string): Psd2Role | undefined {
   return PSD2_ROLES.find((role) => PSD2_ROLE_OIDS[role] === oid);
 }
 
-/** The PSD2 service each role performs, by the kind of API product that serves it. */
-export const PSD2_SERVICE_OF_ROLE: Readonly<Record<Psd2Role, "account_servicing" | "payment_initiation" | "account_information" | "funds_confirmation">> = {
-  PSP_AS: "account_servicing",
-  PSP_PI: "payment_initiation",
-  PSP_AI: "account_information",
-  PSP_IC: "funds_confirmation",
-};
-
 /** Which API products (by name) each role allows. A role left out allows none. */
 export type RoleProductMapping = Readonly<Partial<Record<Psd2Role, readonly string[]>>>;
 
