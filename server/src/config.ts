@@ -77,6 +77,8 @@ const schema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   /** How long a cached catalog lookup (client, credential, API) is used, milliseconds; an admin change on another instance shows here within this time (changes in this process at once). 0 turns the cache off. Default 1000. */
   CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** PostgreSQL with Redis: how long a cached token row is used at most, milliseconds, should an eviction never arrive (db/token-cache.ts). 0 turns the cache off. Default 500. */
+  TOKEN_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** SQLite `PRAGMA synchronous`: NORMAL (commits survive a process crash; a power loss may drop the last ones) or FULL (they survive a power loss too, at an fsync per commit). Default NORMAL. */
   SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
   /** PostgreSQL: longest wait for a new connection, or for a free one of the pool, milliseconds (pg's connectionTimeoutMillis); beyond it the request gets 503. Default 2000. */
@@ -195,6 +197,8 @@ export interface Config {
   redisCommandTimeoutMs: number;
   /** Milliseconds. */
   catalogCacheTtlMs: number;
+  /** PostgreSQL with Redis: longest use of a cached token row no eviction reached, milliseconds (db/token-cache.ts). */
+  tokenCacheMaxAgeMs: number;
   sqliteSynchronous: "NORMAL" | "FULL";
   /** PostgreSQL connection and query time limits, milliseconds (DATABASE_CONNECT_TIMEOUT_MS, DATABASE_QUERY_TIMEOUT_MS). */
   databaseTimeouts: { connectMs: number; queryMs: number };
@@ -283,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
     catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
+    tokenCacheMaxAgeMs: e.TOKEN_CACHE_MAX_AGE_MS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, queryMs: e.DATABASE_QUERY_TIMEOUT_MS },
     redisKeyPrefix: e.REDIS_KEY_PREFIX,

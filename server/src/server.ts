@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { openDatabase, type OpenDatabase } from "./db/database.js";
 import type { Database } from "./stores/index.js";
-import { shareCatalogInvalidations } from "./db/catalog-events.js";
+import { shareInvalidations } from "./db/cache-events.js";
 import { migrate, providerOf } from "./db/migrate.js";
 import { demoSeed } from "./demo/seed.js";
 import { loadSeed } from "./db/seed.js";
@@ -135,6 +135,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
   const opened = await openDatabase(config.databaseUrl, {
     catalogTtlMs: config.catalogCacheTtlMs,
+    tokenCacheMaxAgeMs: config.tokenCacheMaxAgeMs,
     sqliteSynchronous: config.sqliteSynchronous,
     transactionGuard: config.transactionGuard,
     connectTimeoutMs: config.databaseTimeouts.connectMs,
@@ -154,7 +155,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redisOptions = { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: config.redisCommandTimeoutMs };
   const redis = config.redisUrl ? new Redis(config.redisUrl, redisOptions) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
-  const stopSharing = redis ? shareCatalogInvalidations(opened.catalog, redis, config.redisKeyPrefix, logger) : () => {};
+  const stopSharing = redis ? shareInvalidations({ catalog: opened.catalog, tokens: opened.sharedTokens }, redis, config.redisKeyPrefix, logger) : () => {};
   // With tracing on, each store call made while serving a request is a database client span (kernel/spans.ts).
   const served = tracing ? tracedStores(db, providerOf(config.databaseUrl)) : db;
   // GET /readyz: the database, and Redis when configured, each within its time limit (http/readiness.ts).

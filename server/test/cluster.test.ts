@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { Browser, callApi, clientCredentialsToken, expectOAuthError, obtainCode, pkcePair, REVOCATION_ENDPOINT, tokenRequest } from "./support/flow.js";
-import { sessionLogin } from "./support/graphql.js";
+import { adminBearer, sessionLogin } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
@@ -22,6 +22,7 @@ const name = `tollgate_cluster_${randomBytes(6).toString("hex")}`;
 /** This run's Redis keys (earlier runs' counters may still be there). */
 const KEY_PREFIX = `tollgate-test-${randomBytes(4).toString("hex")}:`;
 const instances: TestServer[] = [];
+const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
@@ -54,14 +55,15 @@ const callAccounts = (instance: number, token: string) => callApi(url(instance),
 beforeAll(async () => {
   await admin(`CREATE DATABASE ${name}`);
   const env = {
-    DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(),
+    DATABASE_URL: databaseUrl,
     REDIS_URL,
     REDIS_KEY_PREFIX: KEY_PREFIX,
     SESSION_SECRET: randomBytes(32).toString("hex"),
     SIGNIN_MAX_FAILURES_PER_USER: String(MAX_FAILURES),
     PURGE_INTERVAL_SECONDS: "0",
-    // Far longer than any wait below: a catalog change can only reach the others through Redis.
+    // Far longer than any wait below: a catalog change or a token eviction can only reach the others through Redis.
     CATALOG_CACHE_TTL_MS: "60000",
+    TOKEN_CACHE_MAX_AGE_MS: "60000",
   };
   // Started one after the other: the first migrates and seeds; the others find both done.
   for (let i = 0; i < 3; i++) instances.push(await startTestServer(env));
@@ -124,6 +126,42 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
       expect(status, `instance ${i}`).toBe(401);
     }
     expect(Date.now() - revokedAt).toBeLessThan(REVOCATION_BOUND_MS);
+  });
+
+  it(`a token revoked with the admin API of one instance is refused by the others within ${REVOCATION_BOUND_MS} ms`, async () => {
+    const token = await clientCredentialsToken(url(0), DEMO.app);
+    // Instances 1 and 2 now hold its row in their token caches.
+    for (const i of [1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
+    const id = (await instances[0]!.prisma.accessToken.findFirstOrThrow({ orderBy: { id: "desc" }, select: { id: true } })).id;
+    expect(token.startsWith(id)).toBe(true);
+    const admin = await adminBearer(url(0));
+    expect((await admin.data("mutation($id: ID!) { revokeToken(id: $id) { status } }", { id })).revokeToken.status).toBe("revoked");
+    const revokedAt = Date.now();
+    for (const i of [1, 2]) {
+      let status = 0;
+      while ((status = (await callAccounts(i, token)).status) === 200 && Date.now() - revokedAt < REVOCATION_BOUND_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(status, `instance ${i}`).toBe(401);
+    }
+    expect(Date.now() - revokedAt).toBeLessThan(REVOCATION_BOUND_MS);
+  });
+
+  it("caches token rows with Redis: a row changed behind Tollgate's back, so that no eviction is published, is still served", async () => {
+    const database = new pg.Client({ connectionString: databaseUrl });
+    await database.connect();
+    try {
+      const token = await clientCredentialsToken(url(0), DEMO.app);
+      expect((await callAccounts(1, token)).status).toBe(200);
+      await database.query(`UPDATE "AccessToken" SET "status" = 'revoked' WHERE "id" = (SELECT max("id") FROM "AccessToken")`);
+      expect((await callAccounts(1, token)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await callAccounts(1, token)).status, "after longer than the default age bound: this suite's is 60 s").toBe(200);
+      // Instance 2 never read it: the database says revoked.
+      expect((await callAccounts(2, token)).status).toBe(401);
+    } finally {
+      await database.end();
+    }
   });
 
   it(`a product revoked on a credential through one instance is honoured by the others within ${REVOCATION_BOUND_MS} ms (catalog caches emptied over Redis)`, async () => {

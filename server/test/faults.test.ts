@@ -10,8 +10,10 @@
  * - Redis: a redis-server of this suite's own (support/redis-process.ts) behind two
  *   instances over one PostgreSQL database is SIGKILLed under load, then started again on
  *   the same port. No 5xx at all; the rate limit still applies, per instance, during the
- *   outage (README: counters fall back to the process); once Redis is back the counters
- *   are shared in Redis again and catalog changes reach the other instance over it again.
+ *   outage (README: counters fall back to the process), and no token row is served from a
+ *   cache (a revocation through one instance is refused by the other at once); once Redis
+ *   is back the counters are shared in Redis again and catalog changes reach the other
+ *   instance over it again.
  *
  * Both need PostgreSQL (binaries, and for the Redis part the server of TEST_POSTGRES_URL),
  * so the file runs in the PostgreSQL pass of `npm test` only (vitest.config.ts).
@@ -21,7 +23,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { basic, clientCredentialsToken, formBody, FORM, TOKEN_ENDPOINT, type DemoClient } from "./support/flow.js";
+import { basic, clientCredentialsToken, formBody, FORM, REVOCATION_ENDPOINT, TOKEN_ENDPOINT, tokenRequest, type DemoClient } from "./support/flow.js";
 import { startLoad, timedRequest, type LoadRequest, type Sample } from "./support/load.js";
 import { startPgCluster, type PgCluster } from "./support/pg-cluster.js";
 import { startRedisProcess, type RedisProcess } from "./support/redis-process.js";
@@ -190,8 +192,9 @@ describe("Redis killed under load, two instances", () => {
       TOKEN_RATE_LIMIT_PER_CLIENT: String(LIMIT),
       TOKEN_RATE_LIMIT_PER_IP: "0",
       PURGE_INTERVAL_SECONDS: "0",
-      // Far longer than the test: a catalog change reaches the other instance only over Redis.
+      // Far longer than the test: a catalog change or a token eviction reaches the other instance only over Redis.
       CATALOG_CACHE_TTL_MS: "60000",
+      TOKEN_CACHE_MAX_AGE_MS: "60000",
     };
     // One after the other: the first migrates and seeds.
     for (let i = 0; i < 2; i++) instances.push(await startTestServer(env));
@@ -280,6 +283,12 @@ describe("Redis killed under load, two instances", () => {
     // Redis away: each instance counts alone, and its limit still holds.
     expect(await spend(y, [0, 0, 0, 0, 0, 0])).toEqual([200, 200, 200, 200, 200, 429]);
     expect(await spend(y, [1, 1, 1, 1, 1, 1])).toEqual([200, 200, 200, 200, 200, 429]);
+    // Redis away: no instance serves a cached token row, since another's eviction could not reach it;
+    // a token revoked through instance 0 is refused by instance 1 at once.
+    const revoked = await clientCredentialsToken(instances[0]!.url, DEMO.app);
+    expect((await send(gatewayCall(instances[1]!.url, revoked))).status).toBe(200);
+    expect((await tokenRequest(instances[0]!.url, REVOCATION_ENDPOINT, DEMO.app, { token: revoked })).status).toBe(200);
+    expect((await send(gatewayCall(instances[1]!.url, revoked))).status, "revoked while Redis is away").toBe(401);
 
     const starting = Date.now();
     await redis.start();

@@ -9,8 +9,8 @@
  *   db/database.ts), so admin changes and revocations take effect on the next request.
  * - A change made by another instance is seen here once the entry's time to live has
  *   passed (`CATALOG_CACHE_TTL_MS`, default 1000 ms), or at once when the instances share
- *   Redis, which carries each instance's invalidations to the others (catalog-events.ts).
- * Tokens are not held here (db/token-cache.ts caches token rows on SQLite, exactly).
+ *   Redis, which carries each instance's invalidations to the others (cache-events.ts).
+ * Tokens are not held here (db/token-cache.ts caches token rows, exactly).
  */
 export class CatalogCache {
   readonly #entries = new Map<string, { value: Promise<unknown>; until: number }>();

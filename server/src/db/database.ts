@@ -19,13 +19,14 @@ import { CatalogCache } from "./catalog-cache.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { providerOf, sqliteFilePath, type Provider } from "./migrate.js";
 import { observedAdapter } from "./observed-adapter.js";
-import { postgresqlSql, prismaTransactionSql, SqliteGate, sqliteSql, type PoolTimeouts, type Sql } from "./sql.js";
+import { postgresqlSql, prismaTransactionSql, type PoolTimeouts } from "./postgresql-sql.js";
+import { SqliteGate, sqliteSql, type Sql } from "./sql.js";
 import type { Executor } from "./stores/executor.js";
 import { buildStores } from "./stores/index.js";
 import { TokenCache } from "./token-cache.js";
 import { unavailableError } from "./unavailable.js";
 
-/** Token rows the SQLite process keeps at most (db/token-cache.ts): about 10 MB. */
+/** Token rows a process keeps at most (db/token-cache.ts): about 10 MB. */
 const TOKEN_CACHE_ENTRIES = 10_000;
 
 /**
@@ -51,6 +52,13 @@ export interface DbOptions {
   queryTimeoutMs?: number;
   /** Time to live of catalog cache entries, milliseconds. */
   catalogTtlMs?: number;
+  /**
+   * PostgreSQL: longest time a cached token row is used after its read, milliseconds.
+   * Other instances' revocations arrive over Redis at once; this bounds the wait if one
+   * never does (a partition not yet noticed). Default 500, within the README's revocation
+   * bound of 1 s.
+   */
+  tokenCacheMaxAgeMs?: number;
   sqliteSynchronous?: SqliteSynchronous;
   /**
    * Make the stores of the database throw when they are called inside one of its
@@ -67,8 +75,14 @@ export interface OpenDatabase {
   /** The Prisma client: for the demo seed, tests and tools; the service's own code uses the stores. */
   prisma: PrismaClient;
   provider: Provider;
-  /** The catalog cache, for sharing its invalidations between instances (db/catalog-events.ts). */
+  /** The catalog cache, for sharing its invalidations between instances (db/cache-events.ts). */
   catalog: CatalogCache;
+  /**
+   * PostgreSQL only: the token cache, which serves rows only while its evictions are shared
+   * with the other instances (db/cache-events.ts). On SQLite the process makes every token
+   * write itself: its cache is exact alone and not shared.
+   */
+  sharedTokens?: TokenCache<TokenRecord>;
   /**
    * Checks that the database answers: `SELECT 1` through the direct statements' connection
    * and, on PostgreSQL, through Prisma's pool too (two pools, either can fail). For
@@ -108,13 +122,13 @@ export class OuterStoreInTransaction extends Error {
  * answers 503 rather than 500.
  */
 export async function openDatabase(databaseUrl: string, options: DbOptions = {}): Promise<OpenDatabase> {
-  const { poolSize = 10, catalogTtlMs = 1000, sqliteSynchronous = "NORMAL", transactionGuard = true } = options;
+  const { poolSize = 10, catalogTtlMs = 1000, tokenCacheMaxAgeMs = 500, sqliteSynchronous = "NORMAL", transactionGuard = true } = options;
   const timeouts: PoolTimeouts = { connectionTimeoutMillis: options.connectTimeoutMs ?? 2000, query_timeout: options.queryTimeoutMs ?? 5000 };
   const catalog = new CatalogCache(catalogTtlMs);
   const onCatalogWrite = () => catalog.invalidate();
   if (providerOf(databaseUrl) === "postgresql") {
-    // Other instances revoke tokens too, unseen here: every use reads the database.
-    const tokenCache = new TokenCache<TokenRecord>(0);
+    // Other instances revoke tokens too: no row is served until their evictions reach this one over Redis.
+    const tokenCache = new TokenCache<TokenRecord>(TOKEN_CACHE_ENTRIES, { suspended: true, maxAgeMs: tokenCacheMaxAgeMs });
     // Both generated clients expose the same models and methods; only the SQL dialect differs.
     // Loaded only here: each generated client brings its own query compiler (tens of MB).
     const { PrismaClient: PostgresqlPrismaClient } = await import("../generated/prisma-postgresql/client.js");
@@ -122,7 +136,7 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
     const sql = postgresqlSql(databaseUrl, poolSize, timeouts);
     const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache };
-    return open(x, prisma, (tx) => prismaTransactionSql(tx), transactionGuard);
+    return { ...open(x, prisma, (tx) => prismaTransactionSql(tx), transactionGuard), sharedTokens: tokenCache };
   }
   // This process is the database's only writer, so the token cache sees every change.
   const tokenCache = new TokenCache<TokenRecord>(TOKEN_CACHE_ENTRIES);

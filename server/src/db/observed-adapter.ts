@@ -7,7 +7,22 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction }
 import type { SqliteGate } from "./sql.js";
 
 /** Tables whose rows the catalog cache never holds: writes to them leave it alone. */
-const UNCACHED_TABLES = new Set(["AccessToken", "AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "User", "Scope", "_prisma_migrations"]);
+const UNCACHED_TABLES = new Set([
+  "AccessToken",
+  "AuthorizationCode",
+  "AuditEvent",
+  "Consent",
+  "Psd2Consent",
+  "Interaction",
+  "Session",
+  "User",
+  "UserFactor",
+  "Scope",
+  "GatewayTraffic",
+  "PushedAuthorizationRequest",
+  "UsedJti",
+  "_prisma_migrations",
+]);
 
 /** The table an INSERT, UPDATE or DELETE statement writes (Prisma quotes with ` on SQLite, " on PostgreSQL). */
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`"](\w+)[`"]/i;
@@ -19,7 +34,20 @@ const READ_ONLY = /^\s*(?:SELECT|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|
  * Tables whose writes leave cached token rows (db/token-cache.ts) as they are. A user's row
  * is read with the token (its username), and catalog rows cascade to tokens on delete.
  */
-const TOKEN_NEUTRAL_TABLES = new Set(["AuthorizationCode", "AuditEvent", "Consent", "Interaction", "Session", "Scope", "_prisma_migrations"]);
+const TOKEN_NEUTRAL_TABLES = new Set([
+  "AuthorizationCode",
+  "AuditEvent",
+  "Consent",
+  "Psd2Consent",
+  "Interaction",
+  "Session",
+  "UserFactor",
+  "Scope",
+  "GatewayTraffic",
+  "PushedAuthorizationRequest",
+  "UsedJti",
+  "_prisma_migrations",
+]);
 
 /** True when `sql` may write a row of a table not in `spared`: any statement not known to spare them all. */
 function writesOutside(spared: ReadonlySet<string>, sql: string): boolean {

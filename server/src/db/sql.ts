@@ -10,14 +10,13 @@
  * - SQLite: better-sqlite3 on the very connection Prisma's adapter opened, so there is one
  *   writer per process and no SQLITE_BUSY between Prisma and this module. A {@link SqliteGate}
  *   keeps the two from interleaving inside an open transaction.
- * - PostgreSQL: a node-postgres pool of its own.
+ * - PostgreSQL: a node-postgres pool of its own, with group commit too (db/postgresql-sql.ts).
  *
  * Values are bound as Prisma stores them: dates as ISO-8601 text with `+00:00` on SQLite
  * (Prisma's better-sqlite3 format, so string comparisons between rows stay ordered) and as
  * UTC `timestamp(3)` on PostgreSQL; booleans as 0/1 on SQLite.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
 
 export type SqlValue = string | number | boolean | Date | null;
 export type Row = Record<string, unknown>;
@@ -30,9 +29,9 @@ export interface Sql {
   /** Runs a write. @returns how many rows it changed. */
   run(text: string, params?: readonly SqlValue[]): Promise<number>;
   /**
-   * Runs `fn` in one transaction (SQLite: a savepoint of the next group commit, see
-   * {@link sqliteSql}; PostgreSQL: READ COMMITTED), committed when `fn` resolves and rolled
-   * back when it throws. Inside, use only the `tx` given to `fn`, and no other I/O: on
+   * Runs `fn` in one transaction (a savepoint of the next group commit on SQLite, see
+   * {@link sqliteSql}; part of the next group commit on PostgreSQL, READ COMMITTED, see
+   * db/postgresql-sql.ts), committed when `fn` resolves and rolled back when it throws. Inside, use only the `tx` given to `fn`, and no other I/O: on
    * SQLite the outer `sql`, or Prisma, would wait for this very transaction (a deadlock;
    * likewise `db.sql` inside a Prisma interactive transaction).
    */
@@ -247,128 +246,4 @@ export interface SqliteSql extends Sql {
    * then belong to.
    */
   readonly joined: Sql;
-}
-
-/** `?` placeholders as PostgreSQL's `$1, $2, ...`. */
-export function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
-}
-
-/** Prisma's `timestamp(3)` columns hold UTC without a zone; read them as UTC. */
-const TIMESTAMP_OID = 1114;
-const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP_OID ? (s: string) => new Date(`${s.replace(" ", "T")}Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
-function pgParam(value: SqlValue): string | number | boolean | null {
-  // A zoned literal into `timestamp without time zone` keeps the UTC wall clock.
-  return value instanceof Date ? value.toISOString() : value;
-}
-
-/** Time limits of a PostgreSQL pool, milliseconds (db/database.ts sets them from the configuration). */
-export interface PoolTimeouts {
-  /** Longest wait for a new connection or a free one of the pool (pg's `connectionTimeoutMillis`). */
-  connectionTimeoutMillis?: number;
-  /** Longest wait for a query's answer (pg's `query_timeout`); the connection is then dropped. */
-  query_timeout?: number;
-}
-
-/** Direct SQL on PostgreSQL at `connectionString`, with a pool of `max` connections and `timeouts` (none by default). */
-export function postgresqlSql(connectionString: string, max: number, timeouts: PoolTimeouts = {}): Sql {
-  const pool = new pg.Pool({ connectionString, max, types, ...timeouts });
-  // An idle connection the server closed (restart, failover) is dropped from the pool and
-  // replaced on the next query; without a listener the error would end the process.
-  pool.on("error", () => {});
-  const texts = new Map<string, string>();
-  const query = async (client: pg.Pool | pg.PoolClient, text: string, params: readonly SqlValue[]) => {
-    let sql = texts.get(text);
-    if (sql === undefined) texts.set(text, (sql = numbered(text)));
-    return client.query(sql, params.map(pgParam));
-  };
-  const over = (client: pg.Pool | pg.PoolClient): Omit<Sql, "transaction" | "close"> => ({
-    async get<T extends Row>(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rows[0] as T | undefined;
-    },
-    async all<T extends Row>(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rows as T[];
-    },
-    async run(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rowCount ?? 0;
-    },
-  });
-  const sql: Sql = {
-    ...over(pool),
-    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      const tx: Sql = {
-        ...over(client),
-        async transaction(inner) {
-          await client.query("SAVEPOINT nested");
-          try {
-            const result = await inner(tx);
-            await client.query("RELEASE SAVEPOINT nested");
-            return result;
-          } catch (err) {
-            await client.query("ROLLBACK TO SAVEPOINT nested");
-            throw err;
-          }
-        },
-        close: async () => {},
-      };
-      try {
-        await client.query("BEGIN");
-        const result = await fn(tx);
-        await client.query("COMMIT");
-        return result;
-      } catch (err) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
-    close: () => pool.end(),
-  };
-  return sql;
-}
-
-/** The raw query methods of a Prisma (transaction) client. */
-interface RawClient {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
-  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
-}
-
-/**
- * Direct SQL inside a Prisma interactive transaction on PostgreSQL, through the
- * transaction's own connection (Prisma's raw queries), so that the statements commit or
- * roll back with it. Dates are bound as timestamps and read back as Date.
- */
-export function prismaTransactionSql(tx: RawClient): Sql {
-  const sql: Sql = {
-    async get<T extends Row>(text: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-      return (await tx.$queryRawUnsafe<T[]>(numbered(text), ...params))[0];
-    },
-    all<T extends Row>(text: string, params: readonly SqlValue[] = []): Promise<T[]> {
-      return tx.$queryRawUnsafe<T[]>(numbered(text), ...params);
-    },
-    run(text: string, params: readonly SqlValue[] = []) {
-      return tx.$executeRawUnsafe(numbered(text), ...params);
-    },
-    // A transaction inside is a savepoint of Prisma's.
-    async transaction<T>(fn: (inner: Sql) => Promise<T>): Promise<T> {
-      await tx.$executeRawUnsafe("SAVEPOINT nested");
-      try {
-        const result = await fn(sql);
-        await tx.$executeRawUnsafe("RELEASE SAVEPOINT nested");
-        return result;
-      } catch (err) {
-        await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT nested");
-        throw err;
-      }
-    },
-    async close() {},
-  };
-  return sql;
 }

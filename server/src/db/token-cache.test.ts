@@ -1,9 +1,11 @@
 /**
  * Unit tests of the token cache (db/token-cache.ts): rows are stored only when nothing was
- * evicted since their read began, evictions by id, by family and in full, and the bound.
+ * evicted since their read began, evictions by id, by family and in full, the bound, the
+ * listeners of local evictions and the others' evictions applied, suspension, and the
+ * longest age of a row.
  */
-import { describe, expect, it } from "vitest";
-import { TokenCache } from "./token-cache.js";
+import { describe, expect, it, vi } from "vitest";
+import { TokenCache, type Eviction } from "./token-cache.js";
 
 type Row = { familyId: string | null; status: string };
 const row = (status: string, familyId: string | null = null): Row => ({ familyId, status });
@@ -74,9 +76,65 @@ describe("TokenCache", () => {
     expect(cache.get("c")).toEqual(row("3"));
   });
 
-  it("holds nothing when built with room for nothing (PostgreSQL)", () => {
+  it("holds nothing when built with room for nothing", () => {
     const cache = new TokenCache<Row>(0);
     cache.set("a", row("approved"), cache.generation);
     expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("tells the listeners of its own evictions, not of evictions applied from other instances", () => {
+    const cache = new TokenCache<Row>(10);
+    const told: Eviction[] = [];
+    cache.onEvict((e) => told.push(e));
+    cache.evict("a");
+    cache.evictFamily("f");
+    cache.clear();
+    cache.apply({ id: "b" });
+    expect(told).toEqual([{ id: "a" }, { familyId: "f" }, { all: true }]);
+  });
+
+  it.each<[string, Eviction, string[]]>([
+    ["a row", { id: "a" }, ["b", "c"]],
+    ["a family", { familyId: "f" }, ["c"]],
+    ["every row", { all: true }, []],
+  ])("applies another instance's eviction of %s and changes the generation", (_name, eviction, left) => {
+    const cache = new TokenCache<Row>(10);
+    cache.set("a", row("approved", "f"), cache.generation);
+    cache.set("b", row("approved", "f"), cache.generation);
+    cache.set("c", row("approved", "g"), cache.generation);
+    const generation = cache.generation;
+    cache.apply(eviction);
+    expect(cache.generation).not.toBe(generation);
+    expect(["a", "b", "c"].filter((id) => cache.get(id))).toEqual(left);
+  });
+
+  it("stores nothing while suspended, forgets everything when suspended, and after resume stores no read begun before it", () => {
+    const cache = new TokenCache<Row>(10, { suspended: true });
+    cache.set("a", row("approved"), cache.generation);
+    expect(cache.get("a")).toBeUndefined();
+    const before = cache.generation; // a read begins while evictions may be missed
+    cache.resume();
+    cache.set("a", row("approved"), before);
+    expect(cache.get("a")).toBeUndefined();
+    cache.set("a", row("approved"), cache.generation);
+    expect(cache.get("a")).toEqual(row("approved"));
+    cache.suspend();
+    expect(cache.get("a")).toBeUndefined();
+    cache.set("a", row("approved"), cache.generation);
+    expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("uses a row at most maxAgeMs after it was stored", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const cache = new TokenCache<Row>(10, { maxAgeMs: 500 });
+      cache.set("a", row("approved"), cache.generation);
+      vi.setSystemTime(1_000_499);
+      expect(cache.get("a")).toEqual(row("approved"));
+      vi.setSystemTime(1_000_500);
+      expect(cache.get("a")).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -18,6 +18,6 @@ export interface Executor {
   provider: Provider;
   /** Catalog lookups cached in this process (emptied by every catalog write, db/observed-adapter.ts). */
   catalog: CatalogCache;
-  /** Token rows cached in this process (SQLite only; on PostgreSQL it holds nothing). */
+  /** Token rows cached in this process (on PostgreSQL only while Redis shares their evictions, db/token-cache.ts). */
   tokenCache: TokenCache<TokenRecord>;
 }

@@ -1,7 +1,7 @@
 /**
  * The token store (stores/tokens.ts). Issuance, lookups and revocations are on the hot
  * paths and run as direct prepared SQL (db/sql.ts); lookups of token uses go through the
- * process's token cache (db/token-cache.ts), which each change here evicts. The admin
+ * process's token cache (db/token-cache.ts), which each change here evicts once committed. The admin
  * lists and counts use Prisma.
  *
  * Rows are found by id: a token value is `<row id><secret>` (oauth/token-values.ts), so
@@ -123,11 +123,12 @@ export function tokenStore(x: Executor): TokenStore {
   const { sql, tokenCache: cache, prisma } = x;
 
   /**
-   * Runs `write`, a change to cached token rows, between two evictions: the first keeps a
-   * read already under way from storing the old row, the second drops a row read meanwhile.
+   * Runs `write`, a change to cached token rows, then `evict`: the write's promise settles
+   * once it has committed (group commit), so the eviction follows the commit, which is what
+   * makes the cache exact (db/token-cache.ts). Inside a Prisma transaction, the commit's own
+   * eviction follows (db/observed-adapter.ts).
    */
   async function changing<T>(evict: () => void, write: () => Promise<T>): Promise<T> {
-    evict();
     try {
       return await write();
     } finally {
