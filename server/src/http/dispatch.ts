@@ -22,10 +22,10 @@ import { createApp } from "./app.js";
 import type { LimiterFactory } from "../kernel/limiter.js";
 import { requestLogger } from "./logger.js";
 import type { Metrics } from "../kernel/metrics.js";
-import { gatewayMetrics, routeMetrics } from "./metrics.js";
+import { routeMetrics } from "./metrics.js";
 import type { RefusalAudit } from "./refusal-audit.js";
 import { refusalObserver, type RefusalEndpoint } from "./refusals.js";
-import { gatewayTraffic, type TrafficRecorder } from "./traffic.js";
+import { gatewayObserver, type TrafficRecorder } from "./traffic.js";
 import { clientCertificates } from "./client-certificates.js";
 import type { MtlsSettings } from "../oauth/client-auth.js";
 import type { RegistrationEndpointSettings } from "../registration/endpoint.js";
@@ -102,7 +102,7 @@ export async function createRequestListener(
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
     ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);
-  const gatewayCall = chain([log, gatewayTraffic(traffic), ...(metrics ? [gatewayMetrics(metrics)] : []), certificates], forward, refusalObserver("gateway", refusals, metrics));
+  const gatewayCall = chain([log, gatewayObserver(traffic, metrics), certificates], forward, refusalObserver("gateway", refusals, metrics));
 
   return (req: NodeRequest, res: ServerResponse): void => {
     const path = pathOf(req);

@@ -12,7 +12,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Request } from "express";
 import type { Metrics } from "../kernel/metrics.js";
-import { contextOf } from "../kernel/request-context.js";
 import type { Middleware } from "./node.js";
 
 /** `http_route` of a request no route served. */
@@ -31,26 +30,6 @@ export function routeMetrics(metrics: Metrics, route: string): Middleware {
     const started = performance.now();
     // "close" comes after "finish", and also when the caller hangs up first: the active count always goes down.
     res.once("close", () => metrics.requestFinished(method, route, res.statusCode, (performance.now() - started) / 1000));
-    next();
-  };
-}
-
-/**
- * Middleware timing each gateway call, under {@link GATEWAY_ROUTE} once the gateway found a
- * registered API (it sets the request context's `api`, gateway/router.ts), else
- * {@link UNMATCHED_ROUTE}; and counting the calls to registered APIs by API and status.
- * Runs after the request log, which enters the request context.
- */
-export function gatewayMetrics(metrics: Metrics): Middleware {
-  return (req, res, next) => {
-    const method = metrics.requestStarted(req.method);
-    const started = performance.now();
-    const request = contextOf(req);
-    res.once("close", () => {
-      const api = request?.api;
-      metrics.requestFinished(method, api === undefined ? UNMATCHED_ROUTE : GATEWAY_ROUTE, res.statusCode, (performance.now() - started) / 1000);
-      if (api !== undefined) metrics.gatewayRequest(api, res.statusCode);
-    });
     next();
   };
 }

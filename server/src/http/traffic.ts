@@ -6,7 +6,9 @@
  */
 import { Tally } from "../kernel/tally.js";
 import { contextOf } from "../kernel/request-context.js";
+import type { Metrics } from "../kernel/metrics.js";
 import type { TrafficCount, TrafficStore } from "../stores/traffic.js";
+import { GATEWAY_ROUTE, UNMATCHED_ROUTE } from "./metrics.js";
 import type { Middleware } from "./node.js";
 
 const MINUTE_MS = 60_000;
@@ -47,12 +49,25 @@ export class TrafficRecorder {
   }
 }
 
-/** Middleware counting each gateway call once answered, by the API and client the gateway found (the request context). */
-export function gatewayTraffic(traffic: TrafficRecorder): Middleware {
+/**
+ * Middleware observing each gateway call once answered, with one `close` listener (a
+ * listener per call is a cost the gateway's profile shows): its traffic count, by the API
+ * and client the gateway found (the request context, gateway/router.ts); and with metrics
+ * on, its timing under {@link GATEWAY_ROUTE} once the gateway found a registered API, else
+ * {@link UNMATCHED_ROUTE}, and the count of calls to registered APIs by API and status.
+ * Runs after the request log, which enters the request context.
+ */
+export function gatewayObserver(traffic: TrafficRecorder, metrics?: Metrics): Middleware {
   return (req, res, next) => {
+    const method = metrics?.requestStarted(req.method);
+    const started = metrics ? performance.now() : 0;
     res.once("close", () => {
       const request = contextOf(req);
-      traffic.record(request?.api ?? "", request?.clientId ?? "", res.statusCode);
+      const api = request?.api;
+      traffic.record(api ?? "", request?.clientId ?? "", res.statusCode);
+      if (!metrics) return;
+      metrics.requestFinished(method!, api === undefined ? UNMATCHED_ROUTE : GATEWAY_ROUTE, res.statusCode, (performance.now() - started) / 1000);
+      if (api !== undefined) metrics.gatewayRequest(api, res.statusCode);
     });
     next();
   };
