@@ -280,6 +280,23 @@ describe("the database's other stores", () => {
     await sessions.destroy(sid);
     expect(await sessions.read(sid, NOW)).toBeUndefined();
   });
+  it("tokens: a token and its audit event are stored in one transaction, both or neither", async () => {
+    const actor = `audited-${newId()}`;
+    const events = () => server.prisma.auditEvent.findMany({ where: { actor } });
+    const t = newToken();
+    await server.db.tokens.insert(t, { type: "token.issued", actor });
+    expect(await server.db.tokens.byId(t.id)).toBeDefined();
+    expect((await events()).map((e) => e.type)).toEqual(["token.issued"]);
+    // A token that cannot be stored (no such app) leaves no event either.
+    await expect(server.db.tokens.insert(newToken({ appId: "no-such-app" }), { type: "token.issued", actor })).rejects.toThrow();
+    // Nor does a rotation that finds its refresh token spent.
+    expect(await server.db.tokens.insertRotating(newToken({ familyId: t.familyId }), newId(), { type: "token.refreshed", actor })).toBe(false);
+    expect((await events()).map((e) => e.type)).toEqual(["token.issued"]);
+    const next = newToken({ familyId: t.familyId });
+    expect(await server.db.tokens.insertRotating(next, t.id, { type: "token.refreshed", actor })).toBe(true);
+    expect((await events()).map((e) => e.type).sort()).toEqual(["token.issued", "token.refreshed"]);
+  });
+
   it("tokens: a DPoP binding (cnf.jkt) is stored, read back and listed", async () => {
     const s = server.db;
     const token = newToken({ jkt: "j".repeat(43) });

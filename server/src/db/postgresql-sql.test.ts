@@ -111,6 +111,24 @@ describe("postgresqlSql: group commit", () => {
     expect((await committed()).map((r) => r.name)).toEqual(["a", "b"]);
   });
 
+  it("commits a batch's statements together, or none of them when one fails; the other writes of the turn commit", async () => {
+    await sql.run(INSERT, ["taken"]);
+    const results = await Promise.allSettled([
+      sql.batch([
+        [INSERT, ["x"]],
+        [INSERT, ["y"]],
+      ]),
+      sql.batch([
+        [INSERT, ["z"]],
+        [INSERT, ["taken"]],
+      ]),
+      sql.run(INSERT, ["a"]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[0] as PromiseFulfilledResult<number[]>).value).toEqual([1, 1]);
+    expect((await committed()).map((r) => r.name)).toEqual(["a", "taken", "x", "y"]);
+  });
+
   it("prepares each statement once per connection, under a name", async () => {
     await sql.run(INSERT, ["a"]);
     await sql.get(`SELECT "name" FROM "Item" WHERE "name" = ?`, ["a"]);

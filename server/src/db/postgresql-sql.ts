@@ -12,11 +12,12 @@
  *   rolls back and each of its items runs again alone, so it fails alone, as on SQLite.
  *   A connection-level failure fails the whole batch at once (db/unavailable.ts): running
  *   its items again would only double the wait of a database that is away.
- * Reads run at once on the pool, outside any batch.
+ * - Reads are pipelined too: the reads of one turn are sent together on one connection,
+ *   outside any transaction, each answered on its own.
  */
 import type { Duplex } from "node:stream";
 import pg from "pg";
-import type { Row, Sql, SqlValue } from "./sql.js";
+import { runEach, type Row, type Sql, type SqlValue, type Statement } from "./sql.js";
 import { isConnectionFailure } from "./unavailable.js";
 
 /** `?` placeholders as PostgreSQL's `$1, $2, ...`. */
@@ -45,13 +46,26 @@ export interface PoolTimeouts {
   query_timeout?: number;
 }
 
-/** A write or a transaction waiting for the next group commit. */
-type Work = { text: string; params: readonly SqlValue[] } | { fn: (tx: Sql) => Promise<unknown> };
+/** A write, statements committed together, or a transaction, waiting for the next group commit. */
+type Work = { text: string; params: readonly SqlValue[] } | { statements: readonly Statement[] } | { fn: (tx: Sql) => Promise<unknown> };
 
 interface Queued {
   work: Work;
   resolve(result: unknown): void;
   reject(err: unknown): void;
+}
+
+/** A read waiting to be sent with the others of its turn. */
+interface QueuedRead {
+  text: string;
+  params: readonly SqlValue[];
+  resolve(result: pg.QueryResult): void;
+  reject(err: unknown): void;
+}
+
+/** The socket of `client`'s connection, corked while a batch's messages are written, so that they leave in one write. */
+function streamOf(client: pg.PoolClient): Duplex {
+  return (client as unknown as { connection: { stream: Duplex } }).connection.stream;
 }
 
 /**
@@ -75,22 +89,66 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
   };
 
   /** The statements of `client` (the pool: each on any connection, committed on its own). */
-  const over = (client: pg.Pool | pg.PoolClient): Omit<Sql, "transaction" | "close"> => ({
+  const over = (client: pg.Pool | pg.PoolClient, ask = (text: string, params: readonly SqlValue[]) => query(client, text, params)): Omit<Sql, "batch" | "transaction" | "close"> => ({
     async get<T extends Row>(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rows[0] as T | undefined;
+      return (await ask(text, params)).rows[0] as T | undefined;
     },
     async all<T extends Row>(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rows as T[];
+      return (await ask(text, params)).rows as T[];
     },
     async run(text: string, params: readonly SqlValue[] = []) {
-      return (await query(client, text, params)).rowCount ?? 0;
+      return (await ask(text, params)).rowCount ?? 0;
     },
   });
+
+  const flushing = new Set<Promise<unknown>>();
+  /** A queue whose items `run` gets together at the end of the current turn of the event loop. */
+  const perTurn = <T>(run: (batch: T[]) => Promise<unknown>) => {
+    let queue: T[] = [];
+    return (item: T) => {
+      if (queue.length === 0) {
+        setImmediate(() => {
+          const batch = queue;
+          queue = [];
+          const done = run(batch).finally(() => flushing.delete(done));
+          flushing.add(done);
+        });
+      }
+      queue.push(item);
+    };
+  };
+
+  /**
+   * Sends the reads of one turn pipelined on one connection, in one write, each settled by
+   * its own answer (each query has its own implicit transaction: one failing fails alone).
+   */
+  const readTogether = async (batch: QueuedRead[]) => {
+    if (batch.length === 1) return query(pool, batch[0]!.text, batch[0]!.params).then(batch[0]!.resolve, batch[0]!.reject);
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      for (const read of batch) read.reject(err);
+      return;
+    }
+    try {
+      const stream = streamOf(client);
+      stream.cork();
+      const answers = batch.map((read) => query(client, read.text, read.params));
+      stream.uncork();
+      await Promise.all(answers.map((answer, i) => answer.then(batch[i]!.resolve, batch[i]!.reject)));
+    } finally {
+      client.release();
+    }
+  };
+  const read = perTurn(readTogether);
+  const reads = over(pool, (text, params) => new Promise<pg.QueryResult>((resolve, reject) => read({ text, params, resolve, reject })));
 
   /** The statements of `client` inside its open transaction; a transaction inside is a savepoint. */
   const inside = (client: pg.PoolClient): Sql => {
     const tx: Sql = {
       ...over(client),
+      batch: (statements) => runEach(tx, statements),
       async transaction(inner) {
         await client.query("SAVEPOINT nested");
         try {
@@ -124,8 +182,12 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
     }
   };
 
-  /** Runs `work` on its own: a statement commits by itself, a transaction in one of its own. */
-  const alone = (work: Work): Promise<unknown> => ("fn" in work ? inTransaction(work.fn) : over(pool).run(work.text, work.params));
+  /** Runs `work` on its own: a statement commits by itself, statements and a transaction in one of their own. */
+  const alone = (work: Work): Promise<unknown> => {
+    if ("fn" in work) return inTransaction(work.fn);
+    if ("statements" in work) return inTransaction((tx) => runEach(tx, work.statements));
+    return over(pool).run(work.text, work.params);
+  };
   const settle = (item: Queued, outcome: Promise<unknown>) => outcome.then(item.resolve, item.reject);
 
   /**
@@ -139,14 +201,18 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
    */
   const commitTogether = async (client: pg.PoolClient, batch: Queued[]): Promise<unknown[]> => {
     const tx = inside(client);
-    const stream = (client as unknown as { connection: { stream: Duplex } }).connection.stream;
+    const stream = streamOf(client);
     const outcomes: Promise<unknown>[] = [];
     let functionFailed = false;
     stream.cork();
     outcomes.push(query(client, "BEGIN", []));
     for (const { work } of batch) {
-      if (!("fn" in work)) {
+      if ("text" in work) {
         outcomes.push(tx.run(work.text, work.params));
+        continue;
+      }
+      if ("statements" in work) {
+        outcomes.push(Promise.all(work.statements.map(([text, params]) => tx.run(text, params))));
         continue;
       }
       stream.uncork();
@@ -164,11 +230,7 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
     return settled.slice(1, -1).map((s) => (s as PromiseFulfilledResult<unknown>).value);
   };
 
-  let queue: Queued[] = [];
-  const flushing = new Set<Promise<unknown>>();
-  const flush = async () => {
-    const batch = queue;
-    queue = [];
+  const commit = perTurn(async (batch: Queued[]) => {
     if (batch.length === 1) return settle(batch[0]!, alone(batch[0]!.work));
     let results: unknown[];
     try {
@@ -187,22 +249,16 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
       return Promise.all(batch.map((item) => settle(item, alone(item.work))));
     }
     batch.forEach((item, i) => item.resolve(results[i]));
-  };
-  const enqueue = (work: Work) =>
-    new Promise<unknown>((resolve, reject) => {
-      if (queue.length === 0) {
-        setImmediate(() => {
-          const done = flush().finally(() => flushing.delete(done));
-          flushing.add(done);
-        });
-      }
-      queue.push({ work, resolve, reject });
-    });
+  });
+  const enqueue = (work: Work) => new Promise<unknown>((resolve, reject) => commit({ work, resolve, reject }));
 
   return {
-    ...over(pool),
+    ...reads,
     async run(text: string, params: readonly SqlValue[] = []) {
       return (await enqueue({ text, params })) as number;
+    },
+    async batch(statements: readonly Statement[]) {
+      return (await enqueue({ statements })) as number[];
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       return (await enqueue({ fn })) as T;
@@ -238,6 +294,7 @@ export function prismaTransactionSql(tx: RawClient): Sql {
     run(text: string, params: readonly SqlValue[] = []) {
       return tx.$executeRawUnsafe(numbered(text), ...params);
     },
+    batch: (statements) => runEach(sql, statements),
     // A transaction inside is a savepoint of Prisma's.
     async transaction<T>(fn: (inner: Sql) => Promise<T>): Promise<T> {
       await tx.$executeRawUnsafe("SAVEPOINT nested");

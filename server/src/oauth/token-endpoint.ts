@@ -6,6 +6,7 @@
  */
 import { contextOf } from "../kernel/request-context.js";
 import type { ServerResponse } from "node:http";
+import type { AuditEventInput } from "../stores/audit.js";
 import type { Database } from "../stores/index.js";
 import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest, type EndpointContext } from "./client-request.js";
@@ -15,6 +16,7 @@ import { grants } from "./grants/index.js";
 import { RefreshTokenReused } from "./grants/refresh-token.js";
 import type { Metrics } from "../kernel/metrics.js";
 import type { Client } from "./client-auth.js";
+import type { IssuedToken } from "./issue.js";
 import { formatTokenResponse } from "./token-response.js";
 import { presentedCertificate } from "../certificates/presented.js";
 import { inSpan } from "../kernel/spans.js";
@@ -45,18 +47,18 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
     if (!grant) throw new UnsupportedGrantType(`grant_type "${grantType}" is not supported`);
     const certificateThumbprint = presentedCertificate(req)?.certificate.x5tS256;
     const dpopJkt = await dpopKeyOf(req, endpoint.url, client, dpop, now, certificateThumbprint !== undefined);
-    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays }), {
-      "tollgate.grant_type": grant.type,
-    }).catch((err: unknown) => {
-      if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();
-      throw err;
-    });
-    await db.audit.record({
+    const auditEvent = (issued: IssuedToken): AuditEventInput => ({
       type: grant.type === "refresh_token" ? "token.refreshed" : "token.issued",
       actor: client.clientId,
       subject: issued.userId,
       details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}), ...(issued.x5t ? { "x5t#S256": issued.x5t } : {}) },
       request: contextOf(req),
+    });
+    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, auditEvent }), {
+      "tollgate.grant_type": grant.type,
+    }).catch((err: unknown) => {
+      if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();
+      throw err;
     });
     sendJson(res, 200, formatTokenResponse(client, issued, now), { ...NO_STORE, ...nonceHeader(dpop, now) });
     metrics?.tokenIssued(grant.type, responseProfile(client), client.clientId);

@@ -2,6 +2,7 @@
  * Issued access tokens and, for user grants, their refresh tokens: one row per issuance
  * (a rotation writes a new row). Only SHA-256 hashes of token values are stored.
  */
+import type { AuditEventInput } from "./audit.js";
 import type { AuthorizationDetail } from "./authorization-details.js";
 import type { Page, PageRequest } from "./page.js";
 
@@ -154,8 +155,8 @@ export function tokenStateOf(t: Pick<TokenRow, "status" | "expiresAt">, now: Dat
 }
 
 export interface TokenStore {
-  /** Stores a new token row. */
-  insert(token: NewAccessToken): Promise<void>;
+  /** Stores a new token row, and its audit event `event` if given, in one transaction. */
+  insert(token: NewAccessToken, event?: AuditEventInput): Promise<void>;
   /**
    * The row with this id. Uses of a token (gateway, introspection) may be answered from the
    * process's token cache, which every change to a token row evicts.
@@ -166,15 +167,17 @@ export interface TokenStore {
    * Stores `token` and marks the authorization code `codeId` used at `now`, in one
    * transaction, only if the code was still unused: the single-use guard (RFC 6749 §4.1.2).
    * A concurrent replay thus either finds the code unused or finds the tokens to revoke.
+   * The audit event `event`, if given, is stored in the same transaction.
    * @returns false, storing nothing, when the code had already been used.
    */
-  insertRedeemingCode(token: NewAccessToken, codeId: string, now: Date): Promise<boolean>;
+  insertRedeemingCode(token: NewAccessToken, codeId: string, now: Date, event?: AuditEventInput): Promise<boolean>;
   /**
    * Stores `token` and revokes the refresh token of row `previousId`, in one transaction,
    * only if that refresh token was still approved: rotation (RFC 9700 §4.14.2).
+   * The audit event `event`, if given, is stored in the same transaction.
    * @returns false, storing nothing, when it was already revoked (a concurrent or repeated use).
    */
-  insertRotating(token: NewAccessToken, previousId: string): Promise<boolean>;
+  insertRotating(token: NewAccessToken, previousId: string, event?: AuditEventInput): Promise<boolean>;
   /** Revokes every access and refresh token of a rotation family. @returns how many rows changed. */
   revokeFamily(familyId: string, revocation: Revocation): Promise<number>;
   /** Revokes one access token (not its refresh token). */

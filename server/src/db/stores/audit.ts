@@ -4,6 +4,7 @@
  */
 import { newId } from "../../kernel/ids.js";
 import { FAILURE_TYPES, REFUSAL_TYPES, type AuditEventInput, type AuditStore } from "../../stores/audit.js";
+import type { Statement } from "../sql.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
 
@@ -27,19 +28,20 @@ function detailsOf(e: AuditEventInput): Record<string, unknown> {
   return request ? { interaction_id: request.interactionId, request_id: request.requestId, ...details } : (details ?? {});
 }
 
+/** The statement appending event `e`, at the current time: for {@link AuditStore.record}, and for the token store, which stores a token's event with it. */
+export function appendEvent(e: AuditEventInput): Statement {
+  return [
+    `INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details") VALUES (?, ?, ?, ?, ?, ?)`,
+    [newId(), new Date(), e.type, storable(e.actor), storable(e.subject), JSON.stringify(detailsOf(e))],
+  ];
+}
+
 /** The audit store over `x`. */
 export function auditStore(x: Executor): AuditStore {
   const { prisma, sql } = x;
   return {
     async record(e) {
-      await sql.run(`INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details") VALUES (?, ?, ?, ?, ?, ?)`, [
-        newId(),
-        new Date(),
-        e.type,
-        storable(e.actor),
-        storable(e.subject),
-        JSON.stringify(detailsOf(e)),
-      ]);
+      await sql.run(...appendEvent(e));
     },
     async recordAggregate(e) {
       // One statement on both providers: a second instance's row for the key is added to, atomically.

@@ -12,9 +12,11 @@
  */
 import { joinList, splitList } from "../../kernel/list.js";
 import type { AuthorizationDetail } from "../../stores/authorization-details.js";
+import type { AuditEventInput } from "../../stores/audit.js";
 import type { NewAccessToken, Revocation, TokenOwner, TokenRecord, TokenState, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
-import { dateOf, nullableDateOf, type SqlValue } from "../sql.js";
+import { dateOf, nullableDateOf, type SqlValue, type Statement } from "../sql.js";
+import { appendEvent } from "./audit.js";
 import type { Executor } from "./executor.js";
 
 /** The columns of a token row the lookups read, as the driver returns them. */
@@ -112,6 +114,11 @@ function insertParams(t: NewAccessToken): SqlValue[] {
   ];
 }
 
+/** The statements storing `t` and, if given, its audit event. */
+function inserting(t: NewAccessToken, event: AuditEventInput | undefined): Statement[] {
+  return [[INSERT, insertParams(t)], ...(event ? [appendEvent(event)] : [])];
+}
+
 /** The rows in `state` at `now` (stores/tokens.ts tokenStateOf). */
 function stateWhere(state: TokenState, now: Date) {
   if (state === "REVOKED") return { status: { not: "approved" } };
@@ -153,26 +160,27 @@ export function tokenStore(x: Executor): TokenStore {
   }
 
   return {
-    async insert(t) {
-      await sql.run(INSERT, insertParams(t));
+    async insert(t, event) {
+      if (event) await sql.batch(inserting(t, event));
+      else await sql.run(INSERT, insertParams(t));
     },
 
-    insertRedeemingCode(t, codeId, now) {
+    insertRedeemingCode(t, codeId, now, event) {
       return sql.transaction(async (tx) => {
         if ((await tx.run(`UPDATE "AuthorizationCode" SET "usedAt" = ? WHERE "id" = ? AND "usedAt" IS NULL`, [now, codeId])) !== 1) return false;
-        await tx.run(INSERT, insertParams(t));
+        await tx.batch(inserting(t, event));
         return true;
       });
     },
 
-    insertRotating(t, previousId) {
+    insertRotating(t, previousId, event) {
       return changing(
         () => cache.evict(previousId),
         () =>
           sql.transaction(async (tx) => {
             const revoked = await tx.run(`UPDATE "AccessToken" SET "refreshTokenStatus" = 'revoked' WHERE "id" = ? AND "refreshTokenStatus" = 'approved'`, [previousId]);
             if (revoked !== 1) return false;
-            await tx.run(INSERT, insertParams(t));
+            await tx.batch(inserting(t, event));
             return true;
           }),
       );

@@ -16,7 +16,7 @@ import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {
   type: "authorization_code",
-  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, auditEvent }) {
     const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
@@ -65,6 +65,6 @@ export const authorizationCodeGrant: Grant = {
     });
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
-    return (await stores.tokens.insertRedeemingCode(row, code.id, now)) ? issued : replayed();
+    return (await stores.tokens.insertRedeemingCode(row, code.id, now, auditEvent(issued))) ? issued : replayed();
   },
 };

@@ -14,7 +14,7 @@ import { clientCredentialsConsent } from "../../consents/grants.js";
 
 export const clientCredentialsGrant: Grant = {
   type: "client_credentials",
-  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, auditEvent }) {
     const scopes = grantScopes(parseScope(params.scope), productScopes(client.products));
     const consent = clientCredentialsConsent(client, params.authorization_details, now);
     const { row, issued } = newToken({
@@ -27,7 +27,7 @@ export const clientCredentialsGrant: Grant = {
       consent: consent ?? undefined,
       now,
     });
-    await stores.tokens.insert(row);
+    await stores.tokens.insert(row, auditEvent(issued));
     return issued;
   },
 };

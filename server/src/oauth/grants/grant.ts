@@ -2,6 +2,7 @@
  * The contract every grant type module implements (one file per grant under this folder,
  * looked up by `grant_type`, as in panva/node-oidc-provider's lib/actions/grants).
  */
+import type { AuditEventInput } from "../../stores/audit.js";
 import type { Stores } from "../../stores/index.js";
 import type { Client } from "../client-auth.js";
 import type { FormParams } from "../form.js";
@@ -30,6 +31,11 @@ export interface GrantContext {
   certificateThumbprint?: string;
   /** PSD2 RTS Art. 10a: days after the last SCA that a refresh token of a grant needing SCA works; 0 = no limit. */
   scaReauthenticationDays: number;
+  /**
+   * The audit event of a token this grant issues (token.issued, token.refreshed), stored in
+   * the same transaction as the token: no token without its event, no event without its token.
+   */
+  auditEvent(issued: IssuedToken): AuditEventInput;
 }
 
 export interface Grant {

@@ -55,7 +55,7 @@ beforeEach(() => {
   stores = memoryStores([alice, { ...alice, id: "user2", username: "bob", status: "disabled" }]);
 });
 
-const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now, scaReauthenticationDays: 180 });
+const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now, scaReauthenticationDays: 180, auditEvent: () => ({ type: "token.issued", actor: c.clientId }) });
 
 /** Stores a code for alice as the flow does; @returns its value. */
 async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userId?: string; appId?: string; scopes?: string[] } = {}): Promise<string> {

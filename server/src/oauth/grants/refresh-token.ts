@@ -31,7 +31,7 @@ export class RefreshTokenReused extends InvalidGrant {
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, auditEvent }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
     // Read past the token cache: rotation must see the row as committed.
     const found = await findTokenRow(stores.tokens, params.refresh_token, true);
@@ -82,10 +82,10 @@ export const refreshTokenGrant: Grant = {
       now,
     });
     if (!rotate) {
-      await stores.tokens.insert(row);
+      await stores.tokens.insert(row, auditEvent(issued));
       return issued;
     }
     // Rotation is one transaction: revoking the presented refresh token and storing its successor.
-    return (await stores.tokens.insertRotating(row, previous.id)) ? issued : reused();
+    return (await stores.tokens.insertRotating(row, previous.id, auditEvent(issued))) ? issued : reused();
   },
 };
