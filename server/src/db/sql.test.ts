@@ -158,6 +158,26 @@ describe("sqliteSql: group commit", () => {
   });
 });
 
+describe("sqliteSql: batch", () => {
+  it("commits its statements together, or none of them when one fails; the other writes of the turn commit", async () => {
+    await sql.run(INSERT, ["taken"]);
+    const results = await Promise.allSettled([
+      sql.batch([
+        [INSERT, ["x"]],
+        [INSERT, ["y"]],
+      ]),
+      sql.batch([
+        [INSERT, ["z"]],
+        [INSERT, ["taken"]],
+      ]),
+      sql.run(INSERT, ["a"]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[0] as PromiseFulfilledResult<number[]>).value).toEqual([1, 1]);
+    expect(committedNames()).toEqual(["a", "taken", "x", "y"]);
+  });
+});
+
 describe("sqliteSql: transaction", () => {
   it("commits all its statements when fn resolves, and resolves with fn's result", async () => {
     await sql.run(INSERT, ["old"]);
