@@ -116,8 +116,11 @@ const FINISH_CHECKPOINT_INTERVAL_MS = 1000;
 
 /** A write or a transaction waiting for the next group commit. */
 interface Queued {
-  /** A single statement (synchronous) or a transaction's function (runs in a savepoint). */
-  work: { stmt: BetterSqlite3.Statement; params: (string | number | null)[] } | { fn: (tx: Sql) => Promise<unknown> };
+  /** A single statement or statements run together (synchronous), or a transaction's function (runs in a savepoint). */
+  work:
+    | { stmt: BetterSqlite3.Statement; params: (string | number | null)[] }
+    | { statements: { stmt: BetterSqlite3.Statement; params: (string | number | null)[] }[] }
+    | { fn: (tx: Sql) => Promise<unknown> };
   resolve(result: unknown): void;
   reject(err: unknown): void;
 }
@@ -176,7 +179,7 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): SqliteS
     }
     prepare("SAVEPOINT tx").run();
     try {
-      const result = await work.fn(inside);
+      const result = "statements" in work ? work.statements.map(({ stmt, params }) => stmt.run(...params).changes) : await work.fn(inside);
       prepare("RELEASE tx").run();
       return { result };
     } catch (err) {
@@ -234,8 +237,9 @@ export function sqliteSql(db: BetterSqlite3.Database, gate: SqliteGate): SqliteS
         if (inTransaction) return stmt.run(...bind(params)).changes;
         return (await enqueue({ stmt, params: bind(params) })) as number;
       },
-      batch(statements: readonly Statement[]) {
-        return sql.transaction((tx) => runEach(tx, statements));
+      async batch(statements: readonly Statement[]) {
+        if (inTransaction) return sql.transaction((tx) => runEach(tx, statements));
+        return (await enqueue({ statements: statements.map(([text, params]) => ({ stmt: prepare(text), params: bind(params) })) })) as number[];
       },
       async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
         if (!inTransaction) return (await enqueue({ fn })) as T;
