@@ -4,8 +4,8 @@
  * `private_key_jwt`, with the demo fapi2 app's key of server/src/demo/fapi-key.ts, DEMO
  * ONLY; DPoP proofs, RFC 9449, with a key made per process); the pushed authorization
  * request, front channel and code exchange that give a DPoP-bound refresh token; and
- * targets whose every request carries JWTs of its own, built before each run, since a
- * server accepts a `jti` once.
+ * targets whose every request carries JWTs of its own, built before each run (bench/run.ts)
+ * or batch of requests (bench/callgrind.ts), since a server accepts a `jti` once.
  */
 import { createPrivateKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from "node:crypto";
 import { DEMO_FAPI_PRIVATE_JWK } from "../server/src/demo/fapi-key.js";
@@ -13,7 +13,7 @@ import { DEMO } from "../server/src/demo/seed.js";
 import { CLIENT_ASSERTION_TYPE, MAX_ASSERTION_LIFETIME_SECONDS } from "../server/src/oauth/client-assertion.js";
 import { accessTokenHash, DPOP_PROOF_MAX_AGE_SECONDS } from "../server/src/oauth/dpop.js";
 import { Browser, callbackParams, formBody, obtainCode, pkcePair, randomState } from "../server/test/support/flow.js";
-import type { Target } from "./support.js";
+import { enrolDemoPasskey, type Target } from "./support.js";
 
 /** Lifetime of a client assertion, seconds: it outlives any run its request is built for. */
 const ASSERTION_LIFETIME_SECONDS = Math.min(120, MAX_ASSERTION_LIFETIME_SECONDS);
@@ -89,8 +89,10 @@ async function endpoints(metadataUrl: string): Promise<{ issuer: string; parEndp
 
 /**
  * Tollgate at `baseUrl` as the demo fapi2 app uses it; the front channel is alice's sign-in
- * and consent through the interaction JSON API (server/test/support/flow.ts obtainCode),
- * starting from `/authorize?client_id&request_uri` alone (RFC 9126 §4).
+ * (her password and a passkey, see support.ts enrolDemoPasskey: scope aisp requires strong
+ * customer authentication) and consent through the interaction JSON API
+ * (server/test/support/flow.ts obtainCode), starting from `/authorize?client_id&request_uri`
+ * alone (RFC 9126 §4).
  */
 export async function tollgateFapi(baseUrl: string): Promise<FapiServer> {
   const clientId = DEMO.fapiApp.consumerKey;
@@ -102,8 +104,10 @@ export async function tollgateFapi(baseUrl: string): Promise<FapiServer> {
     issuer,
     parEndpoint,
     tokenEndpoint,
-    authorize: async (requestUri) =>
-      (await obtainCode(baseUrl, { client: { consumerKey: clientId, consumerSecret: "" }, extra: { ...pushedOnly, request_uri: requestUri } })).code,
+    async authorize(requestUri) {
+      await enrolDemoPasskey(baseUrl);
+      return (await obtainCode(baseUrl, { client: { consumerKey: clientId, consumerSecret: "" }, extra: { ...pushedOnly, request_uri: requestUri } })).code;
+    },
   };
 }
 
@@ -194,63 +198,92 @@ interface OneUse {
 }
 
 /**
- * The targets of a scenario in which every request carries JWTs of its own (a DPoP proof
- * or client assertion is accepted once), for runs of given lengths. Each target's requests
- * are built when it is asked for, just before its run, so that signing does not compete
- * with the server for the CPU during the run: {@link REQUEST_MARGIN} × the highest rate
- * (requests per second) an earlier target of the scenario reached × the run's seconds, plus
- * one for the probe, which sends the first; the first target (the warm-up's) assumes
- * `initialRate`. A warm-up runs colder than the run after it, hence the margin. A run that
- * still outruns its requests signs the rest as it sends them, in the load generator's
- * process, after a warning.
- * @param build - one request's JWTs, made at `iat` (seconds since the epoch).
- * @returns a function from a run's seconds to its target.
- * @throws (the function) when the oldest proof would be older than a server accepts
- *   (DPOP_PROOF_MAX_AGE_SECONDS, 60) before the run ends.
+ * The targets of a scenario in which every request carries JWTs of its own (a DPoP proof or
+ * client assertion is accepted once), each built when it is asked for, just before its run,
+ * so that signing does not compete with the server for the CPU during the run.
  */
-function oneUseTargets(request: Omit<Target, "requests">, build: (iat: number) => OneUse, initialRate: number): (seconds: number) => Target {
+export interface OneUseTargets {
+  /**
+   * A target for a run of `seconds` (bench/run.ts): {@link REQUEST_MARGIN} × the highest
+   * rate (requests per second) an earlier run's target reached × the run's seconds, plus one
+   * for the probe, which sends the first; the first target (the warm-up's) assumes
+   * `initialRate`. A warm-up runs colder than the run after it, hence the margin.
+   * @throws when the oldest proof would be older than a server accepts
+   *   (DPOP_PROOF_MAX_AGE_SECONDS, 60) before the run ends.
+   */
+  forRun(seconds: number): Target;
+  /**
+   * A target with `count` requests of their own after the probe's, and `spare` more for the
+   * calls autocannon makes when it opens connections (bench/callgrind.ts: `amount`
+   * requests). All are signed now: the caller sends them before their proofs are 60 s old.
+   */
+  forCount(count: number, spare: number): Target;
+}
+
+/**
+ * The targets of a scenario in which every request carries JWTs of its own (see
+ * {@link OneUseTargets}). A run that still outruns its requests signs the rest as it sends
+ * them, in the load generator's process, after a warning.
+ * @param build - one request's JWTs, made at `iat` (seconds since the epoch).
+ * @param initialRate - requests per second expected of the first run of `forRun`.
+ */
+function oneUseTargets(request: Omit<Target, "requests">, build: (iat: number) => OneUse, initialRate: number): OneUseTargets {
   const { pathname, search } = new URL(request.url);
   const label = `${request.method ?? "GET"} ${request.url}`;
-  let highestRate: number | undefined;
-  let previous: { used: () => number; seconds: number } | undefined;
-  return (seconds) => {
-    if (previous) highestRate = Math.max(highestRate ?? 0, previous.used() / previous.seconds);
-    const count = Math.ceil((highestRate ?? initialRate) * seconds * REQUEST_MARGIN) + 1;
-    const iat = nowSeconds();
-    const prepared = Array.from({ length: count }, () => build(iat));
-    const ageAtEnd = Date.now() / 1000 - iat + seconds;
-    if (ageAtEnd > DPOP_PROOF_MAX_AGE_SECONDS - PROOF_AGE_MARGIN_SECONDS) {
-      throw new Error(`${count} one-use requests took until their proofs would be ${Math.ceil(ageAtEnd)} s old at the end of a ${seconds} s run (accepted up to ${DPOP_PROOF_MAX_AGE_SECONDS} s): shorten BENCH_DURATION`);
-    }
+  const withJwts = (one: OneUse) => ({ headers: { ...request.headers, ...one.headers }, ...(one.body === undefined ? {} : { body: one.body }) });
+  /** A target sending prepared[0] in the probe, then prepared[1], prepared[2], … under load. */
+  const target = (prepared: OneUse[]): { target: Target; used: () => number } => {
     let used = 0;
-    previous = { used: () => used, seconds };
     const next = (): OneUse => {
-      if (++used < count) return prepared[used]!;
-      if (used === count) console.warn(`warning: ${label} used up its ${count} one-use requests: the rest of this run signs its own`);
+      if (++used < prepared.length) return prepared[used]!;
+      if (used === prepared.length) console.warn(`warning: ${label} used up its ${prepared.length} one-use requests: the rest of this run signs its own`);
       return build(nowSeconds());
     };
-    const withJwts = (one: OneUse) => ({ headers: { ...request.headers, ...one.headers }, ...(one.body === undefined ? {} : { body: one.body }) });
     return {
-      ...request,
-      ...withJwts(prepared[0]!),
-      requests: [
-        {
-          method: request.method ?? "GET",
-          path: `${pathname}${search}`,
-          // The probe sent prepared[0]; autocannon asks once per request it sends (and once per connection it opens).
-          setupRequest: (req) => ({ ...req, ...withJwts(next()) }),
-        },
-      ],
+      used: () => used,
+      target: {
+        ...request,
+        ...withJwts(prepared[0]!),
+        requests: [
+          {
+            method: request.method ?? "GET",
+            path: `${pathname}${search}`,
+            // The probe sent prepared[0]; autocannon asks once per request it sends (and once per connection it opens).
+            setupRequest: (req) => ({ ...req, ...withJwts(next()) }),
+          },
+        ],
+      },
     };
+  };
+  let highestRate: number | undefined;
+  let previous: { used: () => number; seconds: number } | undefined;
+  return {
+    forRun(seconds) {
+      if (previous) highestRate = Math.max(highestRate ?? 0, previous.used() / previous.seconds);
+      const count = Math.ceil((highestRate ?? initialRate) * seconds * REQUEST_MARGIN) + 1;
+      const iat = nowSeconds();
+      const prepared = Array.from({ length: count }, () => build(iat));
+      const ageAtEnd = Date.now() / 1000 - iat + seconds;
+      if (ageAtEnd > DPOP_PROOF_MAX_AGE_SECONDS - PROOF_AGE_MARGIN_SECONDS) {
+        throw new Error(`${count} one-use requests took until their proofs would be ${Math.ceil(ageAtEnd)} s old at the end of a ${seconds} s run (accepted up to ${DPOP_PROOF_MAX_AGE_SECONDS} s): shorten BENCH_DURATION`);
+      }
+      const made = target(prepared);
+      previous = { used: made.used, seconds };
+      return made.target;
+    },
+    forCount(count, spare) {
+      const iat = nowSeconds();
+      return target(Array.from({ length: count + spare + 1 }, () => build(iat))).target;
+    },
   };
 }
 
 /**
  * Gateway calls to `url` (with no query) with a DPoP-bound `accessToken`: `Authorization:
  * DPoP` and a new proof per request, for GET `url` with the token's hash (RFC 9449 §7).
- * @param initialRate - requests per second expected of the first run (see oneUseTargets).
+ * @param initialRate - requests per second expected of the first run of `forRun`.
  */
-export function dpopGatewayTargets(url: string, accessToken: string, initialRate: number): (seconds: number) => Target {
+export function dpopGatewayTargets(url: string, accessToken: string, initialRate: number): OneUseTargets {
   const ath = accessTokenHash(accessToken);
   return oneUseTargets({ url, headers: { authorization: `DPoP ${accessToken}` } }, (iat) => ({ headers: { dpop: dpopProof("GET", url, iat, ath) } }), initialRate);
 }
@@ -259,9 +292,9 @@ export function dpopGatewayTargets(url: string, accessToken: string, initialRate
  * The refresh grant of `server`'s client with `refreshToken`, which is not rotated (FAPI
  * 2.0 §5.3.2.1), so every request sends it again: each with a new client assertion and a
  * new DPoP proof of the key the token is bound to.
- * @param initialRate - requests per second expected of the first run (see oneUseTargets).
+ * @param initialRate - requests per second expected of the first run of `forRun`.
  */
-export function fapiRefreshTargets(server: FapiServer, refreshToken: string, initialRate: number): (seconds: number) => Target {
+export function fapiRefreshTargets(server: FapiServer, refreshToken: string, initialRate: number): OneUseTargets {
   const url = server.tokenEndpoint;
   return oneUseTargets(
     { url, method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } },

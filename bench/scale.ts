@@ -1,67 +1,140 @@
 /**
- * `npm run bench:scale`: issuance and gateway throughput of one instance on SQLite, one
+ * `npm run bench:scale`: issuance, gateway and introspection throughput of one instance on SQLite, one
  * instance on PostgreSQL, and two instances on one PostgreSQL database sharing Redis (load
  * split evenly between them, as a round-robin balancer would). The machine has 2 cores, so
  * two instances compete with each other, with PostgreSQL and with the load generator.
- * Env: BENCH_DURATION, BENCH_CONNECTIONS; BENCH_POSTGRES_URL (maintenance database,
- * default postgresql://root@127.0.0.1:5432/postgres); BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+ * Each PostgreSQL measurement runs on a database of its own, created before it and dropped
+ * WITH (FORCE) after it (bench/support.ts createDatabase: with REDIS_URL, a REDIS_KEY_PREFIX
+ * and a SESSION_SECRET of its own, its Redis keys deleted after).
+ * Scenarios: issuance, gateway, introspection. For each run it also reads the CPU time
+ * (user + system, /proc/<pid>/stat) our instances and PostgreSQL's processes used during
+ * the measured run, and divides it by the requests answered: the per-request CPU the
+ * README's scaling formula takes (Performance, N instances).
+ * Prints one table (req/s, p50/p99 ms, failures, CPU µs per request), the ratios 2 vs 1
+ * PostgreSQL instances and PostgreSQL vs SQLite, and each scenario's requests per second
+ * per core of Tollgate and of PostgreSQL. Asserts nothing. Needs pgrep and getconf.
+ * Env: BENCH_DURATION, BENCH_CONNECTIONS, BENCH_WARMUP; BENCH_POSTGRES_URL (maintenance
+ * database, default postgresql://root@127.0.0.1:5432/postgres); BENCH_REDIS_URL (default
+ * redis://127.0.0.1:6379).
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
-import { connections, duration, gatewayTarget, load, startInstance, stopInstance, tokenTarget, type Figures, type Instance } from "./support.js";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import {
+  connections,
+  createDatabase,
+  dropAll,
+  duration,
+  exitOnSignals,
+  gatewayTarget,
+  introspectionTarget,
+  accessToken,
+  load,
+  startInstance,
+  stopInstance,
+  tokenTarget,
+  warmup,
+  type Figures,
+  type Instance,
+  type Target,
+} from "./support.js";
+import { DEMO } from "../server/src/demo/seed.js";
 
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
+/** CPU time (user + system) used so far by the processes `pids`, microseconds; a process gone meanwhile counts 0. */
+function cpuMicros(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return (ticks / TICKS_PER_SECOND) * 1e6;
 }
 
-/** Starts `count` instances with `env` (one after the other: the first migrates and seeds) and measures both scenarios. */
-async function measure(count: number, env: Record<string, string>): Promise<{ issuance: Figures; gateway: Figures }> {
+/** PostgreSQL's server processes on this machine (the postmaster and its backends), at the time of the call. */
+function postgresPids(): number[] {
+  const out = execFileSync("pgrep", ["-x", "postgres"], { encoding: "utf8" });
+  return out.split("\n").filter(Boolean).map(Number);
+}
+
+/** A row of the table: throughput, and the CPU per request of our instances and of PostgreSQL, microseconds. */
+type Row = Figures & { "Tollgate CPU µs/req": number; "PostgreSQL CPU µs/req": number };
+
+/**
+ * Loads `targets` (after an unrecorded warm-up) and measures the CPU used meanwhile by
+ * `instances` and by PostgreSQL's processes, per request answered.
+ */
+async function measured(targets: Target[], instances: Instance[]): Promise<Row> {
+  await load(targets, { duration: warmup, warmup: 0 });
+  const pg = postgresPids();
+  const ours = instances.map((i) => i.child.pid!);
+  const before = { ours: cpuMicros(ours), pg: cpuMicros(pg) };
+  const figures = await load(targets, { warmup: 0 });
+  const requests = figures["req/s"] * duration;
+  return {
+    ...figures,
+    "Tollgate CPU µs/req": Math.round((cpuMicros(ours) - before.ours) / requests),
+    "PostgreSQL CPU µs/req": Math.round((cpuMicros(pg) - before.pg) / requests),
+  };
+}
+
+const SCENARIOS = ["issuance", "gateway", "introspection"] as const;
+
+/** Starts `count` instances with `env` (one after the other: the first migrates and seeds) and measures each scenario. */
+async function measure(count: number, env: Record<string, string>): Promise<Record<(typeof SCENARIOS)[number], Row>> {
   const instances: Instance[] = [];
   try {
     for (let i = 0; i < count; i++) instances.push(await startInstance(env));
-    const issuance = await load(instances.map((i) => tokenTarget(i.url)));
-    const gateway = await load(await Promise.all(instances.map((i) => gatewayTarget(i.url))));
-    return { issuance, gateway };
+    const issuance = await measured(instances.map((i) => tokenTarget(i.url)), instances);
+    const gateway = await measured(await Promise.all(instances.map((i) => gatewayTarget(i.url))), instances);
+    const introspection = await measured(
+      await Promise.all(instances.map(async (i) => introspectionTarget(`${i.url}/oauth2/v1/introspect`, DEMO.strictApp, await accessToken(tokenTarget(i.url))))),
+      instances,
+    );
+    return { issuance, gateway, introspection };
   } finally {
     for (const i of instances) await stopInstance(i);
   }
 }
 
-const dir = mkdtempSync(path.join(tmpdir(), "tollgate-bench-scale-"));
-const rows: Record<string, Figures> = {};
+exitOnSignals();
+const rows: Record<string, Row> = {};
+const record = (label: string, figures: Record<(typeof SCENARIOS)[number], Row>) => {
+  for (const scenario of SCENARIOS) rows[`${label}: ${scenario}`] = figures[scenario];
+};
+console.log(`${connections} connections in all, ${duration} s per scenario\n`);
+const sqliteDb = await createDatabase("sqlite");
 try {
-  console.log(`${connections} connections in all, ${duration} s per scenario\n`);
-  const sqlite = await measure(1, { DATABASE_URL: `file:${path.join(dir, "bench.db")}` });
-  rows["SQLite, 1 instance: issuance"] = sqlite.issuance;
-  rows["SQLite, 1 instance: gateway"] = sqlite.gateway;
-  for (const count of [1, 2]) {
-    const name = `tollgate_bench_${randomBytes(4).toString("hex")}`;
-    await admin(`CREATE DATABASE ${name}`);
-    try {
-      const figures = await measure(count, {
-        DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(),
-        REDIS_URL,
-        REDIS_KEY_PREFIX: `${name}:`,
-        SESSION_SECRET: randomBytes(32).toString("hex"),
-      });
-      rows[`PostgreSQL, ${count} instance${count > 1 ? "s" : ""}: issuance`] = figures.issuance;
-      rows[`PostgreSQL, ${count} instance${count > 1 ? "s" : ""}: gateway`] = figures.gateway;
-    } finally {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }
-  }
-  console.table(rows);
-  const ratio = (a: string, b: string) => (rows[a]!["req/s"] / rows[b]!["req/s"]).toFixed(2);
-  console.log(`2 vs 1 PostgreSQL instances: issuance ×${ratio("PostgreSQL, 2 instances: issuance", "PostgreSQL, 1 instance: issuance")}, gateway ×${ratio("PostgreSQL, 2 instances: gateway", "PostgreSQL, 1 instance: gateway")}`);
-  console.log(`PostgreSQL vs SQLite, 1 instance: issuance ×${ratio("PostgreSQL, 1 instance: issuance", "SQLite, 1 instance: issuance")}, gateway ×${ratio("PostgreSQL, 1 instance: gateway", "SQLite, 1 instance: gateway")}`);
+  record("SQLite, 1 instance", await measure(1, sqliteDb.env));
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  await dropAll(sqliteDb);
+}
+for (const count of [1, 2]) {
+  // A database of its own for each count, with a Redis key prefix and a SESSION_SECRET of its own.
+  const db = await createDatabase("postgresql");
+  try {
+    record(`PostgreSQL, ${count} instance${count > 1 ? "s" : ""}`, await measure(count, db.env));
+  } finally {
+    await dropAll(db);
+  }
+}
+console.table(rows);
+const ratio = (a: string, b: string) => (rows[a]!["req/s"] / rows[b]!["req/s"]).toFixed(2);
+for (const scenario of SCENARIOS) {
+  const one = `PostgreSQL, 1 instance: ${scenario}`;
+  console.log(
+    `${scenario}: PostgreSQL vs SQLite, 1 instance ×${ratio(one, `SQLite, 1 instance: ${scenario}`)}; 2 vs 1 PostgreSQL instances ×${ratio(`PostgreSQL, 2 instances: ${scenario}`, one)}`,
+  );
+}
+console.log("\nPer request on PostgreSQL with 1 instance (the figures of README, Performance: N instances):");
+for (const scenario of SCENARIOS) {
+  const row = rows[`PostgreSQL, 1 instance: ${scenario}`]!;
+  const [t, p] = [row["Tollgate CPU µs/req"], row["PostgreSQL CPU µs/req"]];
+  const perCore = (us: number) => (us > 0 ? Math.round(1e6 / us).toLocaleString("en") : "∞");
+  console.log(`  ${scenario}: Tollgate ${t} µs, PostgreSQL ${p} µs: one Tollgate core serves ${perCore(t)} req/s, one PostgreSQL core ${perCore(p)} req/s`);
 }

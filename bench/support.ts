@@ -2,10 +2,17 @@
  * Shared parts of the benchmarks: starting the built server and the peer servers as child
  * processes (so the load generator and the servers do not share one event loop), the demo
  * requests (token, gateway, introspection, refresh), the admin API, autocannon runs, and
- * memory readings from /proc. Benchmarks print figures; they assert nothing.
- * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50).
+ * memory readings from /proc, and the databases a benchmark runs our server on (a SQLite file
+ * in a temp dir, or a PostgreSQL database created for the run and dropped after it, with
+ * Redis). Benchmarks print figures; they assert nothing.
+ * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_DATABASES (comma-separated, `sqlite,postgresql` by default: the databases of the
+ * benchmarks that run on both), BENCH_POSTGRES_URL (the maintenance database the PostgreSQL
+ * databases are created from, default postgresql://root@127.0.0.1:5432/postgres),
+ * BENCH_REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,8 +20,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import pg from "pg";
 import { DEMO } from "../server/src/demo/seed.js";
-import { obtainCode, tokenRequest, type Browser } from "../server/test/support/flow.js";
+import { generate as totpCode } from "otplib";
+import { Browser, obtainCode, rememberPasskey, tokenRequest } from "../server/test/support/flow.js";
+import { SoftwarePasskey } from "../server/test/support/passkey.js";
 import { SERVER_ENTRY, serverEnv, serverNodeFlags } from "../server/test/support/start-command.js";
 
 export const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -41,18 +52,26 @@ export interface Instance {
 /** Every child process and temp dir a benchmark made: removed at exit if a finally block could not. */
 const children = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
+/** Clean-ups that need I/O (PostgreSQL databases to drop): run on Ctrl-C and SIGTERM, before the exit. */
+const asyncCleanups = new Set<() => Promise<void>>();
 process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /**
- * Makes Ctrl-C and SIGTERM end the benchmark through the exit hook above (children killed,
- * temp dirs removed). Called by the benchmark entry points, not on import, so that test
- * runners importing this module keep their own signal handling.
+ * Makes Ctrl-C and SIGTERM end the benchmark: the PostgreSQL databases it created are
+ * dropped (10 s at most), then the exit hook above kills the children and removes the temp
+ * dirs. Called by the benchmark entry points, not on import, so that test runners importing
+ * this module keep their own signal handling.
  */
 export function exitOnSignals(): void {
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      const cleanups = Promise.allSettled([...asyncCleanups].map((cleanup) => cleanup()));
+      void Promise.race([cleanups, sleep(10_000)]).then(() => process.exit(130));
+    });
+  }
 }
 
 /** A new temp dir, removed by {@link removeTempDir} or at exit. */
@@ -92,6 +111,107 @@ async function spawnListening(args: string[], env: NodeJS.ProcessEnv, wrapper: r
     child.once("exit", onExit);
   });
   return { child, url };
+}
+
+/** A database our server can run on in a benchmark. */
+export type DatabaseKind = "sqlite" | "postgresql";
+
+/** Every database kind, in the order the benchmarks run them. */
+export const DATABASE_KINDS: readonly DatabaseKind[] = ["sqlite", "postgresql"];
+
+/** How the benchmarks' output names a database kind. */
+export const DATABASE_LABEL: Record<DatabaseKind, string> = { sqlite: "SQLite", postgresql: "PostgreSQL" };
+
+/**
+ * The databases of BENCH_DATABASES (comma-separated `sqlite`, `postgresql`; default both),
+ * in the order of {@link DATABASE_KINDS}.
+ * @throws on an unknown name, or when none is named.
+ */
+export function benchDatabases(): DatabaseKind[] {
+  const names = (process.env.BENCH_DATABASES ?? DATABASE_KINDS.join(",")).split(",").map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(DATABASE_KINDS as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`BENCH_DATABASES=${process.env.BENCH_DATABASES}: expected a comma-separated list of ${DATABASE_KINDS.join(", ")}`);
+  return DATABASE_KINDS.filter((kind) => names.includes(kind));
+}
+
+/** The PostgreSQL maintenance database the benchmark databases are created from and dropped through (BENCH_POSTGRES_URL). */
+export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+/** The Redis our servers on PostgreSQL share (BENCH_REDIS_URL). */
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** Runs one statement on the maintenance database (BENCH_POSTGRES_URL). */
+async function postgresAdmin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  await client.query(sql).finally(() => client.end());
+}
+
+/** Deletes every Redis key under `prefix` (SCAN and UNLINK). */
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A database made for one benchmark, and the server environment that points at it. */
+export type BenchDatabase = {
+  label: string;
+  /**
+   * What {@link startInstance} needs to run on it: DATABASE_URL and, on PostgreSQL,
+   * REDIS_URL, REDIS_KEY_PREFIX (the database's name and a colon) and a SESSION_SECRET of
+   * its own, as a deployment of several instances has.
+   */
+  env: Record<string, string>;
+  /** Removes it: the SQLite file's temp dir, or DROP DATABASE … WITH (FORCE) and the Redis keys under its prefix. */
+  drop(): Promise<void>;
+} & ({ kind: "sqlite"; file: string } | { kind: "postgresql"; url: string });
+
+/**
+ * Makes a database to run our server on: a SQLite file (`bench.db`) in a new temp dir, or a
+ * PostgreSQL database `tollgate_bench_<random>` created on BENCH_POSTGRES_URL's server (the
+ * server migrates and seeds it when it starts). A PostgreSQL database is also dropped on
+ * Ctrl-C or SIGTERM once {@link exitOnSignals} was called.
+ * @throws when PostgreSQL refuses the CREATE DATABASE.
+ */
+export async function createDatabase(kind: DatabaseKind): Promise<BenchDatabase> {
+  const label = DATABASE_LABEL[kind];
+  if (kind === "sqlite") {
+    const dir = makeTempDir("tollgate-bench-db-");
+    const file = path.join(dir, "bench.db");
+    return { kind, label, file, env: { DATABASE_URL: `file:${file}` }, drop: async () => removeTempDir(dir) };
+  }
+  const name = `tollgate_bench_${randomBytes(4).toString("hex")}`;
+  const url = Object.assign(new URL(POSTGRES_ADMIN_URL), { pathname: `/${name}` }).toString();
+  await postgresAdmin(`CREATE DATABASE ${name}`);
+  const prefix = `${name}:`;
+  const drop = async () => {
+    asyncCleanups.delete(drop);
+    await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await deleteRedisKeys(prefix);
+  };
+  asyncCleanups.add(drop);
+  return {
+    kind,
+    label,
+    url,
+    env: { DATABASE_URL: url, REDIS_URL: BENCH_REDIS_URL, REDIS_KEY_PREFIX: prefix, SESSION_SECRET: randomBytes(32).toString("hex") },
+    drop,
+  };
+}
+
+/** Drops every database given (skipping undefined ones), even if one drop fails. */
+export async function dropAll(...databases: (BenchDatabase | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(databases.filter((d) => d !== undefined).map((d) => d.drop()));
+  for (const r of results) if (r.status === "rejected") console.error(`could not drop a benchmark database: ${String(r.reason)}`);
 }
 
 /**
@@ -277,11 +397,54 @@ export async function registerApi(baseUrl: string, name: string, upstreamUrl: st
   return `/${name}/`;
 }
 
+/** The enrolments of {@link enrolDemoPasskey}, by server URL. */
+const demoPasskeys = new Map<string, Promise<void>>();
+
 /**
- * Gets `count` refresh tokens of the demo app through the authorization code flow (alice
- * signs in once and consents; the next authorizations reuse her session and consent).
+ * Gives the demo user alice a software passkey (server/test/support/passkey.ts) on the server
+ * at `baseUrl`, whose WebAuthn origin (BASE_URL) must be `baseUrl`, so that a benchmark can
+ * sign her in as often as it needs: the demo PSD2 products require strong customer
+ * authentication, so every authorization for their scopes asks for her password and a second
+ * factor, and her seeded TOTP key (DEMO.user.totpSecret) accepts each code once. Signs her in
+ * at /session with her password and current TOTP code, registers the passkey through
+ * /session/factors/webauthn, and hands it to server/test/support/flow.ts, whose obtainCode
+ * then answers her factor step with it. Once per server URL (a second call awaits the first).
+ * @throws unless every step answers 200.
+ */
+export function enrolDemoPasskey(baseUrl: string): Promise<void> {
+  let enrolment = demoPasskeys.get(baseUrl);
+  if (!enrolment) {
+    enrolment = enrol(baseUrl);
+    demoPasskeys.set(baseUrl, enrolment);
+  }
+  return enrolment;
+}
+
+async function enrol(baseUrl: string): Promise<void> {
+  const browser = new Browser(baseUrl);
+  const post = async (path: string, csrf: string, json: unknown): Promise<Record<string, unknown>> => {
+    const res = await browser.fetch(path, { json, headers: { "X-CSRF-Token": csrf } });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`POST ${baseUrl}${path} answered ${res.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const session = (await (await browser.fetch("/session")).json()) as { csrfToken: string };
+  const login = await post("/session/login", session.csrfToken, { username: DEMO.user.username, password: DEMO.user.password });
+  const signedIn = login.stage === "factor" ? await post("/session/factor", login.csrfToken as string, { method: "totp", code: await totpCode({ secret: DEMO.user.totpSecret }) }) : login;
+  const csrf = signedIn.csrfToken as string;
+  const passkey = new SoftwarePasskey({ origin: baseUrl });
+  const { options } = (await post("/session/factors/webauthn/registration-options", csrf, {})) as { options: Parameters<SoftwarePasskey["register"]>[0] };
+  await post("/session/factors/webauthn", csrf, { response: passkey.register(options), name: "Benchmark passkey" });
+  rememberPasskey(baseUrl, DEMO.user.username, passkey);
+}
+
+/**
+ * Gets `count` refresh tokens of the demo app through the authorization code flow: alice
+ * signs in with her password and a passkey ({@link enrolDemoPasskey}) and consents each time,
+ * since scope aisp requires strong customer authentication.
  */
 export async function refreshTokens(baseUrl: string, count: number): Promise<string[]> {
+  await enrolDemoPasskey(baseUrl);
   let browser: Browser | undefined;
   const tokens: string[] = [];
   for (let i = 0; i < count; i++) {
