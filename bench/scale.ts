@@ -42,18 +42,28 @@ import { DEMO } from "../server/src/demo/seed.js";
 /** Clock ticks per second of /proc/<pid>/stat's CPU times. */
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString());
 
-/** CPU time (user + system) used so far by the processes `pids`, microseconds; a process gone meanwhile counts 0. */
-function cpuMicros(pids: number[]): number {
-  let ticks = 0;
+/** CPU time (user + system) used so far by each of the processes `pids` still running, microseconds. */
+function cpuMicros(pids: number[]): Map<number, number> {
+  const times = new Map<number, number>();
   for (const pid of pids) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      times.set(pid, ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1e6);
     } catch {
       // exited
     }
   }
-  return (ticks / TICKS_PER_SECOND) * 1e6;
+  return times;
+}
+
+/**
+ * CPU time the processes used between two readings, microseconds: a process started meanwhile
+ * counts whole, one that exited meanwhile (a PostgreSQL backend closing) is not counted.
+ */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let micros = 0;
+  for (const [pid, time] of after) micros += time - (before.get(pid) ?? 0);
+  return micros;
 }
 
 /** PostgreSQL's server processes on this machine (the postmaster and its backends), at the time of the call. */
@@ -71,15 +81,15 @@ type Row = Figures & { "Tollgate CPU µs/req": number; "PostgreSQL CPU µs/req":
  */
 async function measured(targets: Target[], instances: Instance[]): Promise<Row> {
   await load(targets, { duration: warmup, warmup: 0 });
-  const pg = postgresPids();
   const ours = instances.map((i) => i.child.pid!);
-  const before = { ours: cpuMicros(ours), pg: cpuMicros(pg) };
+  const before = { ours: cpuMicros(ours), pg: cpuMicros(postgresPids()) };
   const figures = await load(targets, { warmup: 0 });
+  const after = { ours: cpuMicros(ours), pg: cpuMicros(postgresPids()) };
   const requests = figures["req/s"] * duration;
   return {
     ...figures,
-    "Tollgate CPU µs/req": Math.round((cpuMicros(ours) - before.ours) / requests),
-    "PostgreSQL CPU µs/req": Math.round((cpuMicros(pg) - before.pg) / requests),
+    "Tollgate CPU µs/req": Math.round(cpuBetween(before.ours, after.ours) / requests),
+    "PostgreSQL CPU µs/req": Math.round(cpuBetween(before.pg, after.pg) / requests),
   };
 }
 

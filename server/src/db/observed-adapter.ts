@@ -6,23 +6,27 @@
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
 import type { SqliteGate } from "./sql.js";
 
-/** Tables whose rows the catalog cache never holds: writes to them leave it alone. */
-const UNCACHED_TABLES = new Set([
-  "AccessToken",
+/**
+ * Tables that neither cache holds and whose writes change no cached row: the catalog cache
+ * holds clients and APIs, and cached token rows read only their own table and the user's.
+ */
+const OUTSIDE_THE_CACHES = [
   "AuthorizationCode",
   "AuditEvent",
   "Consent",
   "Psd2Consent",
   "Interaction",
   "Session",
-  "User",
   "UserFactor",
   "Scope",
   "GatewayTraffic",
   "PushedAuthorizationRequest",
   "UsedJti",
   "_prisma_migrations",
-]);
+];
+
+/** Tables whose rows the catalog cache never holds: writes to them leave it alone. */
+const UNCACHED_TABLES = new Set([...OUTSIDE_THE_CACHES, "AccessToken", "User"]);
 
 /** The table an INSERT, UPDATE or DELETE statement writes (Prisma quotes with ` on SQLite, " on PostgreSQL). */
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:[`"]\w+[`"]\.)?[`"](\w+)[`"]/i;
@@ -34,20 +38,7 @@ const READ_ONLY = /^\s*(?:SELECT|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|
  * Tables whose writes leave cached token rows (db/token-cache.ts) as they are. A user's row
  * is read with the token (its username), and catalog rows cascade to tokens on delete.
  */
-const TOKEN_NEUTRAL_TABLES = new Set([
-  "AuthorizationCode",
-  "AuditEvent",
-  "Consent",
-  "Psd2Consent",
-  "Interaction",
-  "Session",
-  "UserFactor",
-  "Scope",
-  "GatewayTraffic",
-  "PushedAuthorizationRequest",
-  "UsedJti",
-  "_prisma_migrations",
-]);
+const TOKEN_NEUTRAL_TABLES = new Set(OUTSIDE_THE_CACHES);
 
 /** True when `sql` may write a row of a table not in `spared`: any statement not known to spare them all. */
 function writesOutside(spared: ReadonlySet<string>, sql: string): boolean {
