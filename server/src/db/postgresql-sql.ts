@@ -134,9 +134,16 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
     try {
       const stream = streamOf(client);
       stream.cork();
-      const answers = batch.map((read) => query(client, read.text, read.params));
-      stream.uncork();
+      let answers: Promise<pg.QueryResult>[];
+      try {
+        answers = batch.map((read) => query(client, read.text, read.params));
+      } finally {
+        stream.uncork();
+      }
       await Promise.all(answers.map((answer, i) => answer.then(batch[i]!.resolve, batch[i]!.reject)));
+    } catch (err) {
+      // Only a query that could not even be sent gets here: no read is left unsettled.
+      for (const read of batch) read.reject(err);
     } finally {
       client.release();
     }
@@ -204,25 +211,36 @@ export function postgresqlSql(connectionString: string, max: number, timeouts: P
     const stream = streamOf(client);
     const outcomes: Promise<unknown>[] = [];
     let functionFailed = false;
-    stream.cork();
-    outcomes.push(query(client, "BEGIN", []));
-    for (const { work } of batch) {
-      if ("text" in work) {
-        outcomes.push(tx.run(work.text, work.params));
-        continue;
+    // Corked while statements are written; never released to the pool corked.
+    let corked = false;
+    const cork = (on: boolean) => {
+      if (on === corked) return;
+      corked = on;
+      if (on) stream.cork();
+      else stream.uncork();
+    };
+    try {
+      cork(true);
+      outcomes.push(query(client, "BEGIN", []));
+      for (const { work } of batch) {
+        if ("text" in work) {
+          outcomes.push(tx.run(work.text, work.params));
+          continue;
+        }
+        if ("statements" in work) {
+          outcomes.push(Promise.all(work.statements.map(([text, params]) => tx.run(text, params))));
+          continue;
+        }
+        cork(false);
+        const done = work.fn(tx);
+        outcomes.push(done);
+        await done.catch(() => (functionFailed = true));
+        cork(true);
       }
-      if ("statements" in work) {
-        outcomes.push(Promise.all(work.statements.map(([text, params]) => tx.run(text, params))));
-        continue;
-      }
-      stream.uncork();
-      const done = work.fn(tx);
-      outcomes.push(done);
-      await done.catch(() => (functionFailed = true));
-      stream.cork();
+      outcomes.push(query(client, functionFailed ? "ROLLBACK" : "COMMIT", []));
+    } finally {
+      cork(false);
     }
-    outcomes.push(query(client, functionFailed ? "ROLLBACK" : "COMMIT", []));
-    stream.uncork();
     const settled = await Promise.allSettled(outcomes);
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failure) throw failure.reason;
