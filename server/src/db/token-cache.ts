@@ -26,7 +26,7 @@
 export type Eviction = { id: string } | { familyId: string } | { all: true };
 
 export interface TokenCacheOptions {
-  /** Longest time a row is used after it was read, milliseconds (default: no limit). */
+  /** Longest time a row is used after it was read, milliseconds (default: no limit; 0: no row is stored). */
   maxAgeMs?: number;
   /** Start suspended: store nothing until {@link TokenCache.resume} (default false). */
   suspended?: boolean;
@@ -64,7 +64,7 @@ export class TokenCache<Row extends { familyId: string | null }> {
 
   /** Stores the row `id` as read from the database, unless anything was evicted since `generation` was read, or the cache is suspended. */
   set(id: string, row: Row, generation: number): void {
-    if (generation !== this.#generation || this.#suspended || this.maxEntries === 0) return;
+    if (generation !== this.#generation || this.#suspended || this.maxEntries === 0 || this.#maxAgeMs === 0) return;
     if (this.#rows.size >= this.maxEntries) this.#rows.delete(this.#rows.keys().next().value!);
     this.#rows.set(id, { row, until: Date.now() + this.#maxAgeMs });
   }
