@@ -60,7 +60,7 @@ describe("loadConfig: mutual TLS (RFC 8705)", () => {
   it("is off by default: no TLS listener, no CA, no proxy header", () => {
     const config = loadConfig({});
     expect(config.tls).toBeUndefined();
-    expect(config.clientCertificates).toEqual({ caFile: undefined, crlFiles: [], header: undefined, proxies: [] });
+    expect(config.clientCertificates).toEqual({ caFile: undefined, crlFiles: [], crlReloadSeconds: 3600, header: undefined, proxies: [] });
     expect(config.tppRoleProducts).toBeUndefined();
   });
 
@@ -71,11 +71,19 @@ describe("loadConfig: mutual TLS (RFC 8705)", () => {
       TLS_KEY: "/etc/tollgate/tls.key",
       TLS_CLIENT_CA: "/etc/tollgate/qtsp.pem",
       TLS_CLIENT_CRLS: " /etc/a.crl, /etc/b.crl ,",
+      CRL_RELOAD_SECONDS: "300",
       TLS_CLIENT_CERT_HEADER: "X-SSL-Client-Cert",
       TLS_CLIENT_CERT_PROXIES: "10.0.0.0/8, 127.0.0.1",
     });
     expect(config.tls).toEqual({ port: 8443, certFile: "/etc/tollgate/tls.pem", keyFile: "/etc/tollgate/tls.key", baseUrl: "https://localhost:8443" });
-    expect(config.clientCertificates).toEqual({ caFile: "/etc/tollgate/qtsp.pem", crlFiles: ["/etc/a.crl", "/etc/b.crl"], header: "x-ssl-client-cert", proxies: ["10.0.0.0/8", "127.0.0.1"] });
+    expect(config.clientCertificates).toEqual({
+      caFile: "/etc/tollgate/qtsp.pem",
+      crlFiles: ["/etc/a.crl", "/etc/b.crl"],
+      crlReloadSeconds: 300,
+      header: "x-ssl-client-cert",
+      proxies: ["10.0.0.0/8", "127.0.0.1"],
+    });
+    expect(() => loadConfig({ CRL_RELOAD_SECONDS: "0" })).toThrow(/CRL_RELOAD_SECONDS/);
     expect(loadConfig({ TLS_PORT: "8443", TLS_CERT: "c", TLS_KEY: "k", TLS_BASE_URL: "https://mtls.bank.example/" }).tls?.baseUrl).toBe("https://mtls.bank.example");
   });
 

@@ -139,6 +139,8 @@ const schema = z.object({
   TLS_CLIENT_CA: z.string().min(1).optional(),
   /** CRL files (PEM or DER, comma-separated) of those CAs; a CA without a current CRL fails closed. Default none: revocation is not checked. */
   TLS_CLIENT_CRLS: z.string().default(""),
+  /** Seconds between two readings of the TLS_CLIENT_CRLS files: a changed file's CRLs replace its previous ones; a file that cannot be read or parsed keeps its last good CRLs until their nextUpdate, and is logged. Default 3600. */
+  CRL_RELOAD_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   /** Behind a TLS-terminating proxy: the request header carrying the client certificate as URL-encoded PEM (nginx $ssl_client_escaped_cert), e.g. x-ssl-client-cert. Default none. */
   TLS_CLIENT_CERT_HEADER: z
     .string()
@@ -159,6 +161,8 @@ const schema = z.object({
   REGISTRATION_REQUIRES_APPROVAL: bool.default(false),
   /** The oldest (by iat) a software statement without exp may be, seconds. Default 3600. */
   REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
+  /** The latest a software statement's exp may be after its iat, seconds: a statement valid for longer is refused (invalid_software_statement). Default 2592000 (30 days). */
+  REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(2_592_000),
   NODE_ENV: z.string().optional(),
 });
 
@@ -218,20 +222,22 @@ export interface Config {
   brand: { name: string; logoUrl: string | undefined };
   /** The mutual-TLS listener (TLS_PORT, TLS_CERT, TLS_KEY, TLS_BASE_URL: its public address, no trailing slash); undefined when off. */
   tls: { port: number; certFile: string; keyFile: string; baseUrl: string } | undefined;
-  /** Client certificates: the CA and CRL files they are checked against (none: no chain check), and the proxy header carrying them with the addresses it is accepted from. */
-  clientCertificates: { caFile: string | undefined; crlFiles: string[]; header: string | undefined; proxies: string[] };
+  /** Client certificates: the CA and CRL files they are checked against (none: no chain check), the seconds between two readings of the CRL files, and the proxy header carrying them with the addresses it is accepted from. */
+  clientCertificates: { caFile: string | undefined; crlFiles: string[]; crlReloadSeconds: number; header: string | undefined; proxies: string[] };
   /** TPP_ROLE_PRODUCTS as given (JSON); undefined: the default mapping. */
   tppRoleProducts: string | undefined;
   /**
    * Dynamic client registration: the trusted directory (its issuer and JWK Set file; undefined:
    * the demo's with SEED_DEMO, else registration off), the profile registrations are held to,
-   * whether they await approval, and the oldest a statement without exp may be (seconds).
+   * whether they await approval, the oldest a statement without exp may be and the longest a
+   * statement may be valid, from its iat to its exp (seconds).
    */
   registration: {
     directory: { issuer: string; jwksFile: string } | undefined;
     profile: "fapi2" | "standard";
     requiresApproval: boolean;
     statementMaxAgeSeconds: number;
+    statementMaxLifetimeSeconds: number;
   };
 }
 
@@ -303,13 +309,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.TLS_PORT !== undefined
         ? { port: e.TLS_PORT, certFile: e.TLS_CERT!, keyFile: e.TLS_KEY!, baseUrl: e.TLS_BASE_URL ?? `https://localhost:${e.TLS_PORT}` }
         : undefined,
-    clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), header: e.TLS_CLIENT_CERT_HEADER, proxies },
+    clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), crlReloadSeconds: e.CRL_RELOAD_SECONDS, header: e.TLS_CLIENT_CERT_HEADER, proxies },
     tppRoleProducts: e.TPP_ROLE_PRODUCTS,
     registration: {
       directory: e.REGISTRATION_DIRECTORY_ISSUER && e.REGISTRATION_DIRECTORY_JWKS ? { issuer: e.REGISTRATION_DIRECTORY_ISSUER, jwksFile: e.REGISTRATION_DIRECTORY_JWKS } : undefined,
       profile: e.REGISTRATION_PROFILE,
       requiresApproval: e.REGISTRATION_REQUIRES_APPROVAL,
       statementMaxAgeSeconds: e.REGISTRATION_STATEMENT_MAX_AGE_SECONDS,
+      statementMaxLifetimeSeconds: e.REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS,
     },
   };
 }

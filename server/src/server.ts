@@ -28,7 +28,7 @@ import { startMetricsListener } from "./http/metrics.js";
 import { RefusalAudit } from "./http/refusal-audit.js";
 import { TrafficRecorder } from "./http/traffic.js";
 import { startTracing } from "./observability/tracing.js";
-import { parseCrls } from "./certificates/crl.js";
+import { CrlFiles, type CrlReloadReport } from "./certificates/crl-files.js";
 import { DEFAULT_ROLE_PRODUCTS, parseRoleProductMapping } from "./certificates/roles.js";
 import { parseCertificates } from "./certificates/x509.js";
 import type { MtlsSettings } from "./oauth/client-auth.js";
@@ -66,23 +66,34 @@ export interface RunningServer {
  * What client certificates are checked against: the CA and CRL files (TLS_CLIENT_CA, whose
  * self-issued certificates are the trust anchors and the others intermediates for clients, or
  * proxies, that send only their own certificate; TLS_CLIENT_CRLS: every CA on a path needs a
- * current CRL once CRLs are configured) and the role mapping (TPP_ROLE_PRODUCTS).
+ * current CRL once CRLs are configured, and the files are read again every CRL_RELOAD_SECONDS,
+ * certificates/crl-files.ts) and the role mapping (TPP_ROLE_PRODUCTS).
+ * @returns the settings, and how to stop reloading the CRLs.
  * @throws when a file cannot be read or parsed, or the mapping is not one.
  */
-function mtlsSettings(config: Config): MtlsSettings {
-  const { caFile, crlFiles } = config.clientCertificates;
+function mtlsSettings(config: Config, logger: Logger): { mtls: MtlsSettings; stopCrlReload: () => void } {
+  const { caFile, crlFiles, crlReloadSeconds } = config.clientCertificates;
   const cas = caFile ? parseCertificates(readFileSync(caFile)) : [];
   const selfIssued = (c: (typeof cas)[number]) => c.subject.text === c.issuer.text;
+  const crls = caFile && crlFiles.length > 0 ? new CrlFiles(crlFiles) : undefined;
   const trust = caFile
     ? {
         anchors: cas.filter(selfIssued),
         intermediates: cas.filter((c) => !selfIssued(c)),
-        crls: crlFiles.flatMap((file) => parseCrls(readFileSync(file))),
-        revocation: crlFiles.length > 0 ? ("require_crl" as const) : ("crl_if_configured" as const),
+        get crls() {
+          return crls?.crls ?? [];
+        },
+        revocation: crls ? ("require_crl" as const) : ("crl_if_configured" as const),
       }
     : undefined;
+  const report: CrlReloadReport = {
+    loaded: (file, loaded) => logger.info({ file, crls: loaded.length }, "CRL file reloaded"),
+    failed: (file, err) => logger.error({ file, err }, "CRL file could not be reloaded; its last good CRLs are kept until their nextUpdate"),
+    notCurrent: (file, crl) =>
+      logger.warn({ file, issuer: crl.issuer.text, nextUpdate: crl.nextUpdate.toISOString() }, "CRL is not current: certificates of its CA are refused until a fresh CRL is loaded"),
+  };
   const roleProducts = config.tppRoleProducts === undefined ? DEFAULT_ROLE_PRODUCTS : parseRoleProductMapping(JSON.parse(config.tppRoleProducts));
-  return { trust, roleProducts };
+  return { mtls: { trust, roleProducts }, stopCrlReload: crls ? crls.schedule(crlReloadSeconds, report) : () => {} };
 }
 
 /**
@@ -93,7 +104,7 @@ function mtlsSettings(config: Config): MtlsSettings {
  * @throws when the JWK Set file cannot be read or the directory's settings are invalid.
  */
 async function registrationSettings(config: Config, mtls: MtlsSettings): Promise<RegistrationEndpointSettings | undefined> {
-  const { directory, profile, requiresApproval, statementMaxAgeSeconds } = config.registration;
+  const { directory, profile, requiresApproval, statementMaxAgeSeconds, statementMaxLifetimeSeconds } = config.registration;
   const source = directory
     ? { issuer: directory.issuer, jwks: JSON.parse(readFileSync(directory.jwksFile, "utf8")) as unknown }
     : config.seedDemo
@@ -101,7 +112,7 @@ async function registrationSettings(config: Config, mtls: MtlsSettings): Promise
       : undefined;
   if (!source) return undefined;
   return {
-    directory: await createDirectory({ ...source, maxAgeSeconds: statementMaxAgeSeconds }),
+    directory: await createDirectory({ ...source, maxAgeSeconds: statementMaxAgeSeconds, maxLifetimeSeconds: statementMaxLifetimeSeconds }),
     profile,
     requiresApproval,
     endpointUrl: `${config.tls?.baseUrl ?? config.baseUrl}${REGISTRATION_PATH}`,
@@ -165,7 +176,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The stores of the database, not the traced ones: the flush runs outside any request.
   const refusals = new RefusalAudit(db.audit, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "refusal audit flush failed"));
   const traffic = new TrafficRecorder(db.traffic, config.auditRefusalFlushSeconds, (err) => logger.error({ err }, "gateway traffic flush failed"));
-  const mtls = mtlsSettings(config);
+  const { mtls, stopCrlReload } = mtlsSettings(config, logger);
   const listener = withReadiness(
     readiness,
     await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls)),
@@ -203,6 +214,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
     async close() {
       stopPurge();
+      stopCrlReload();
       await Promise.all([closeServer(server), tlsServer && closeServer(tlsServer)]);
       await metricsListener?.close();
       await upstream?.close();

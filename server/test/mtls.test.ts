@@ -194,6 +194,9 @@ describe("tls_client_auth with an eIDAS certificate over the TLS listener", () =
     ["a revoked certificate (the CA's CRL lists it)", "revoked", /revoked/],
     ["a certificate of an unknown CA", "unknownLeaf", /untrusted_issuer/],
     ["a trusted certificate with another subject", "plain", /does not carry the registered tls_client_auth_subject_dn/],
+    // As behind the proxy (certificates.test.ts): the certificate's own purpose and PSD2 identity.
+    ["a certificate whose extendedKeyUsage is serverAuth only", "serverAuthOnly", /not_for_client_auth/],
+    ["a QWAC whose organizationIdentifier names another NCA than its PSD2 statement", "ncaMismatch", /psd2_identity_mismatch/],
   ] as const)("refuses %s with 401 invalid_client", async (_what, which, reason) => {
     const answer = await mtlsToken(await tlsClient(pki[which]), server.tlsUrl!, tpp.clientId);
     expect(answer.status).toBe(401);

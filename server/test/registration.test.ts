@@ -121,6 +121,92 @@ describe("registration (RFC 7591)", () => {
   });
 });
 
+describe("the TPP's organization, keyed by the directory's org_id", () => {
+  /** The organizations whose registrations developer owns the app of `clientId`: its organization's id, name and display name. */
+  async function organizationOf(clientId: string) {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { developer: { select: { organization: true } } } } } });
+    return credential.app.developer.organization;
+  }
+  const registered = async (claims: Record<string, unknown>) => {
+    const answer = await register({ software_statement: await signDemoSoftwareStatement({ claims }) });
+    expect(answer.status, answer.text).toBe(201);
+    return organizationOf(answer.body.client_id);
+  };
+
+  it("never joins an organization by its display name: the demo's own organization (made by an admin) is not joined", async () => {
+    const demo = await server.prisma.organization.findFirstOrThrow({ where: { displayName: DEMO.organization } });
+    const joined = await registered({ org_id: "impostor-org", org_name: DEMO.organization });
+    expect(joined.id).not.toBe(demo.id);
+    expect(joined.displayName).toBe(DEMO.organization);
+  });
+
+  it("the same org_name with another org_id is another organization; the same org_id under a new name is the same one", async () => {
+    const first = await registered({ org_id: "org-a", org_name: "Same Name Ltd" });
+    const second = await registered({ org_id: "org-b", org_name: "Same Name Ltd" });
+    expect(second.id).not.toBe(first.id);
+    const renamed = await registered({ org_id: "org-a", org_name: "Renamed Ltd" });
+    expect(renamed.id).toBe(first.id);
+    expect(await server.prisma.organization.count({ where: { displayName: "Same Name Ltd" } })).toBe(2);
+  });
+
+  it("two first registrations of one org_id at the same time make one organization", async () => {
+    const answers = await Promise.all([0, 1, 2].map(async () => register({ software_statement: await signDemoSoftwareStatement({ claims: { org_id: "org-concurrent", org_name: "Concurrent Ltd" } }) })));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    const organizations = await Promise.all(answers.map((a) => organizationOf(a.body.client_id)));
+    expect(new Set(organizations.map((o) => o.id)).size).toBe(1);
+  });
+
+  it("a statement without org_id registers nothing", async () => {
+    const answer = await register({ software_statement: await signDemoSoftwareStatement({ claims: { org_id: undefined } }) });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/org_id/) });
+  });
+});
+
+describe("one statement, one client: jti and exp (decisions.md \"Dynamic client registration\")", () => {
+  it("a statement registers one client: the same statement again is refused, and so is one without jti", async () => {
+    const statement = await signDemoSoftwareStatement();
+    expect((await register({ software_statement: statement })).status).toBe(201);
+    const again = await register({ software_statement: statement });
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/already been used/) });
+    const noJti = await register({ software_statement: await signDemoSoftwareStatement({ claims: { jti: undefined } }) });
+    expect(noJti.status).toBe(400);
+    expect(noJti.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/jti/) });
+  });
+
+  it("a refused registration does not use up its statement", async () => {
+    const statement = await signDemoSoftwareStatement();
+    const refused = await register({ software_statement: statement, client_name: "Someone Else" });
+    expect(refused.body.error).toBe("invalid_client_metadata");
+    expect((await register({ software_statement: statement })).status).toBe(201);
+  });
+
+  it("an update (RFC 7592) that brings a new statement uses it up, and may not move the client to another org_id", async () => {
+    const registered = (await register()).body;
+    const read = (await configure(registered.registration_client_uri, registered.registration_access_token)).body;
+    const fresh = await signDemoSoftwareStatement();
+    const updated = await configure(registered.registration_client_uri, registered.registration_access_token, "PUT", { ...read, software_statement: fresh });
+    expect(updated.status, updated.text).toBe(200);
+    const reused = await register({ software_statement: fresh });
+    expect(reused.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/already been used/) });
+    const otherOrg = await configure(registered.registration_client_uri, updated.body.registration_access_token, "PUT", {
+      ...read,
+      software_statement: await signDemoSoftwareStatement({ claims: { org_id: "another-org" } }),
+    });
+    expect(otherOrg.status).toBe(400);
+    expect(otherOrg.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/another organization \(org_id\)/) });
+  });
+
+  it("refuses a statement whose exp is further after its iat than REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS (30 days)", async () => {
+    const tenYears = await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 10 * 365 * 86_400 }) });
+    expect(tenYears.status).toBe(400);
+    expect(tenYears.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/exp/) });
+    expect((await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 30 * 86_400 }) })).status).toBe(201);
+    expect((await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 30 * 86_400 + 1 }) })).status).toBe(400);
+  });
+});
+
 describe("client management (RFC 7592)", () => {
   it("reads, updates and deletes a client with its registration access token; another token gets 401", async () => {
     const registered = (await register()).body;

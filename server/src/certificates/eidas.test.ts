@@ -2,7 +2,7 @@ import { id_pe_qcStatements } from "@peculiar/asn1-x509-qualified";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { issueCertificate, mutatedCopies, qcStatementsExtension, refusal, TEST_TPP, testPki, type TestPki } from "../../test/support/pki.js";
-import { eidasIdentity, organizationIdentifier, parsePsdOrganizationIdentifier, PSD2_QC_STATEMENT_OID, psd2QcStatement } from "./eidas.js";
+import { eidasIdentity, organizationIdentifier, parsePsdOrganizationIdentifier, PSD2_QC_STATEMENT_OID, psd2IdentityProblem, psd2QcStatement } from "./eidas.js";
 import { CertificateFormatError } from "./errors.js";
 import { x509 } from "./library.js";
 import { parseCertificate } from "./x509.js";
@@ -77,6 +77,26 @@ describe("organizationIdentifier (ETSI TS 119 495 §5.2.1)", () => {
 
   it.each(["VATDE-123456789", "PSDDE-BAFIN-", "PSDD-BAFIN-1", "PSDDE-B-1", "psdde-bafin-1", "PSDDE-BAFINBAFIN-1"])("is not a PSD2 identifier: %s", (value) => {
     expect(parsePsdOrganizationIdentifier(value)).toBeNull();
+  });
+});
+
+describe("psd2IdentityProblem (ETSI TS 119 495 §5.2.1, §5.2.3)", () => {
+  it("is null when the organizationIdentifier names the statement's NCA, or there is no PSD2 statement", () => {
+    expect(psd2IdentityProblem(parseCertificate(pki.aisp.pem))).toBeNull();
+    expect(psd2IdentityProblem(parseCertificate(pki.cardIssuer.pem))).toBeNull();
+    expect(psd2IdentityProblem(parseCertificate(pki.plain.pem))).toBeNull();
+  });
+
+  it("names the disagreement: another NCA, or no PSD2 organizationIdentifier", async () => {
+    expect(psd2IdentityProblem(parseCertificate(pki.ncaMismatch.pem))).toBe(
+      `the organizationIdentifier ${TEST_TPP.ncaMismatch.organizationIdentifier} is not of the NCA of the PSD2 statement, DE-BAFIN`,
+    );
+    const psd2 = { roles: ["PSP_AI" as const], ncaName: TEST_TPP.ncaName, ncaId: "DE-BAFIN" };
+    const valid = { issuer: pki.intermediate, notBefore: pki.now, notAfter: pki.now };
+    const none = await issueCertificate({ subject: [{ CN: ["none"] }], ...valid, psd2 });
+    expect(psd2IdentityProblem(parseCertificate(none.der))).toBe("a PSD2 certificate needs an organizationIdentifier of the form PSD<country>-<NCA>-<authorization number>");
+    const lowerCase = await issueCertificate({ subject: [{ "2.5.4.97": ["PSDDE-BAFIN-1"] }, { CN: ["x"] }], ...valid, psd2: { ...psd2, ncaId: "de-bafin" } });
+    expect(psd2IdentityProblem(parseCertificate(lowerCase.der))).toMatch(/is not of the NCA of the PSD2 statement, de-bafin/);
   });
 });
 

@@ -167,6 +167,26 @@ export function parsePsdOrganizationIdentifier(value: string): PsdOrganizationId
 }
 
 /**
+ * What makes `certificate`'s PSD2 identity inconsistent, or null when nothing does (no PSD2
+ * statement, or one that agrees): ETSI TS 119 495 §5.2.1 puts the PSD2 authorization number in the
+ * subject's organizationIdentifier as `PSD<country>-<NCA>-<number>`, and §5.2.3 the same NCA, as
+ * `<country>-<NCA>`, in the PSD2 statement's NCAId. A PSD2 certificate without such an
+ * organizationIdentifier, or whose two NCAs differ (compared exactly, both upper-case by the
+ * specification), is not one whose roles a bank can rely on.
+ * @returns one sentence for the log and the error description.
+ * @throws CertificateFormatError as {@link psd2QcStatement}.
+ */
+export function psd2IdentityProblem(certificate: ParsedCertificate): string | null {
+  const psd2 = psd2QcStatement(certificate);
+  if (!psd2) return null;
+  const identifier = organizationIdentifier(certificate);
+  const parts = identifier === null ? null : parsePsdOrganizationIdentifier(identifier);
+  if (!parts) return "a PSD2 certificate needs an organizationIdentifier of the form PSD<country>-<NCA>-<authorization number>";
+  if (`${parts.countryCode}-${parts.ncaId}` !== psd2.ncaId) return `the organizationIdentifier ${identifier} is not of the NCA of the PSD2 statement, ${psd2.ncaId}`;
+  return null;
+}
+
+/**
  * Everything this module reads from `certificate`: organizationIdentifier, PSD2 statement,
  * QcCompliance and QcType (ETSI EN 319 412-5 §4.2.1, §4.2.3).
  *

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { issueCertificate, issueCrl, testPki, type TestCertificate, type TestCrl, type TestPki } from "../../test/support/pki.js";
+import { CLIENT_AUTH, issueCertificate, issueCrl, SERVER_AUTH, TEST_TPP, testPki, type TestCertificate, type TestCrl, type TestPki } from "../../test/support/pki.js";
 import { parseCrls } from "./crl.js";
 import { x509 } from "./library.js";
 import { MAX_PATH_LENGTH, verifyCertificateChain, type TrustStore, type TrustVerdict } from "./trust.js";
@@ -153,6 +153,32 @@ describe("verifyCertificateChain: refused, each with its reason", () => {
     const userOnly = await issueCrl({ issuer: pki.root, thisUpdate: pki.now, nextUpdate: new Date(pki.now.getTime() + DAY), extensions: [idp] });
     expect(parseCrls(userOnly.der)[0]!.scope).toBe("end_entity");
     expect(await refused(pki.aisp, store({ crls: crls(pki.crl, userOnly) }))).toEqual({ reason: "crl_missing", subject: subjectOf(pki.intermediate) });
+  });
+
+  it("not_for_client_auth: an extendedKeyUsage without clientAuth (RFC 5280 §4.2.1.12), as OpenSSL's TLS client purpose", async () => {
+    expect(await refused(pki.serverAuthOnly)).toEqual({ reason: "not_for_client_auth", subject: subjectOf(pki.serverAuthOnly) });
+    const anyPurposeOnly = await issueCertificate({ subject: [{ CN: ["any-eku"] }], issuer: pki.intermediate, notBefore: pki.now, notAfter: new Date(pki.now.getTime() + DAY), extendedKeyUsages: ["2.5.29.37.0"] });
+    expect((await refused(anyPurposeOnly)).reason).toBe("not_for_client_auth");
+    // No extendedKeyUsage at all: any purpose; clientAuth alone: fine.
+    expect((await verdict(pki.noExtendedKeyUsage)).trusted).toBe(true);
+    const clientOnly = await issueCertificate({ subject: [{ CN: ["client-eku"] }], issuer: pki.intermediate, notBefore: pki.now, notAfter: new Date(pki.now.getTime() + DAY), extendedKeyUsages: [CLIENT_AUTH] });
+    expect((await verdict(clientOnly)).trusted).toBe(true);
+    const both = await issueCertificate({ subject: [{ CN: ["both-eku"] }], issuer: pki.intermediate, notBefore: pki.now, notAfter: new Date(pki.now.getTime() + DAY), extendedKeyUsages: [SERVER_AUTH, CLIENT_AUTH] });
+    expect((await verdict(both)).trusted).toBe(true);
+  });
+
+  it("psd2_identity_mismatch: a PSD2 certificate whose organizationIdentifier does not name its statement's NCA (ETSI TS 119 495 §5.2.1)", async () => {
+    expect(await refused(pki.ncaMismatch)).toEqual({ reason: "psd2_identity_mismatch", subject: subjectOf(pki.ncaMismatch) });
+    const valid = { issuer: pki.intermediate, notBefore: pki.now, notAfter: new Date(pki.now.getTime() + DAY) };
+    const psd2 = { roles: ["PSP_AI" as const], ncaName: TEST_TPP.ncaName, ncaId: TEST_TPP.ncaId };
+    const without = await issueCertificate({ subject: [{ O: ["No Identifier GmbH"] }, { CN: ["none"] }], ...valid, psd2 });
+    expect((await refused(without)).reason).toBe("psd2_identity_mismatch");
+    const vat = await issueCertificate({ subject: [{ O: ["VAT GmbH"] }, { "2.5.4.97": ["VATDE-123456789"] }, { CN: ["vat"] }], ...valid, psd2 });
+    expect((await refused(vat)).reason).toBe("psd2_identity_mismatch");
+    // Consistent ones: DE-BAFIN with PSDDE-BAFIN-…, FR-ACPR with PSDFR-ACPR-…; no PSD2 statement, nothing to compare.
+    expect((await verdict(pki.aisp)).trusted).toBe(true);
+    expect((await verdict(pki.cardIssuer)).trusted).toBe(true);
+    expect((await verdict(pki.plain)).trusted).toBe(true);
   });
 
   it("reports the failure of the path that got furthest", async () => {

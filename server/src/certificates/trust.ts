@@ -5,7 +5,11 @@
  * configured or presented intermediates; every signature on it; every certificate of it within
  * its validity period at `now` (the anchor too); every issuer a CA (basicConstraints cA, keyUsage
  * keyCertSign when present, pathLenConstraint); no critical extension that is not understood;
- * and no certificate of it revoked by a configured CRL (crl.ts).
+ * no certificate of it revoked by a configured CRL (crl.ts); and the certificate itself fit for
+ * its use: an extendedKeyUsage, when present, with id-kp-clientAuth (x509.ts `allowsClientAuth`,
+ * as OpenSSL's TLS client purpose), and a PSD2 identity that holds together (eidas.ts
+ * `psd2IdentityProblem`). These are checked the same whether the certificate came over the TLS
+ * listener or in a TLS-terminating proxy's header.
  *
  * Revocation, per certificate below the anchor, with the CRLs whose issuer is that certificate's
  * issuer and whose scope covers it:
@@ -28,8 +32,10 @@
  */
 import { normalizeSerial, type ParsedCrl } from "./crl.js";
 import { sameDistinguishedName } from "./distinguished-name.js";
+import { psd2IdentityProblem } from "./eidas.js";
+import { CertificateFormatError } from "./errors.js";
 import { x509 } from "./library.js";
-import { keyUsageAllows, KeyUsageFlags, validityAt, type ParsedCertificate } from "./x509.js";
+import { allowsClientAuth, keyUsageAllows, KeyUsageFlags, validityAt, type ParsedCertificate } from "./x509.js";
 
 /** Most certificates in a path, leaf and anchor included. */
 export const MAX_PATH_LENGTH = 6;
@@ -92,7 +98,11 @@ export type TrustFailureReason =
   /** Its issuer's CRLs are all past their nextUpdate (or not yet valid). */
   | "crl_expired"
   /** There are CRLs naming its issuer, but none is signed by the issuer's key. */
-  | "crl_bad_signature";
+  | "crl_bad_signature"
+  /** The certificate's extendedKeyUsage does not allow TLS client authentication (id-kp-clientAuth). */
+  | "not_for_client_auth"
+  /** The certificate's PSD2 statement and organizationIdentifier name different NCAs, or it has no PSD2 organizationIdentifier (ETSI TS 119 495 §5.2.1). */
+  | "psd2_identity_mismatch";
 
 export type TrustVerdict =
   | {
@@ -131,6 +141,8 @@ const RANK: Record<TrustFailureReason, number> = {
   crl_missing: 3,
   crl_expired: 3,
   crl_bad_signature: 3,
+  not_for_client_auth: 3,
+  psd2_identity_mismatch: 3,
 };
 
 function failure(reason: TrustFailureReason, certificate: ParsedCertificate, message: string): Failure {
@@ -204,7 +216,7 @@ class PathSearch {
       const problem = await this.revocation(path[i]!, path[i + 1]!);
       if (problem) return problem;
     }
-    return { trusted: true, chain: [...path] };
+    return purposeFailure(path[0]!) ?? { trusted: true, chain: [...path] };
   }
 
   /** The revocation failure of `certificate` issued by `issuer`, or null (this file's header). */
@@ -225,6 +237,19 @@ class PathSearch {
     }
     return null;
   }
+}
+
+/** Why the certificate a client presented is not fit to identify it, or null (this file's header). */
+function purposeFailure(certificate: ParsedCertificate): Failure | null {
+  if (!allowsClientAuth(certificate)) return failure("not_for_client_auth", certificate, "the certificate's extendedKeyUsage does not allow TLS client authentication");
+  let problem: string | null;
+  try {
+    problem = psd2IdentityProblem(certificate);
+  } catch (error) {
+    if (!(error instanceof CertificateFormatError)) throw error;
+    problem = `its qcStatements cannot be read (${error.message})`;
+  }
+  return problem === null ? null : failure("psd2_identity_mismatch", certificate, problem);
 }
 
 /** Whether `crl`'s scope covers `certificate` (crl.ts CrlScope). */

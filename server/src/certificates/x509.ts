@@ -9,7 +9,19 @@
  * certificate has one encoding and one thumbprint (trust.test.ts flips each byte to show it).
  */
 import { createHash, X509Certificate } from "node:crypto";
-import { BasicConstraints, Certificate, GeneralNames, id_ce_basicConstraints, id_ce_keyUsage, id_ce_subjectAltName, KeyUsage, KeyUsageFlags, type Extension } from "@peculiar/asn1-x509";
+import {
+  BasicConstraints,
+  Certificate,
+  ExtendedKeyUsage,
+  GeneralNames,
+  id_ce_basicConstraints,
+  id_ce_extKeyUsage,
+  id_ce_keyUsage,
+  id_ce_subjectAltName,
+  KeyUsage,
+  KeyUsageFlags,
+  type Extension,
+} from "@peculiar/asn1-x509";
 import { CERTIFICATE_LIMITS, decodeDer } from "./der.js";
 import { distinguishedName, type DistinguishedName } from "./distinguished-name.js";
 import { CertificateFormatError } from "./errors.js";
@@ -57,6 +69,8 @@ export interface ParsedCertificate {
   pathLength?: number;
   /** keyUsage bits (RFC 5280 §4.2.1.3) as @peculiar's KeyUsageFlags; undefined when the extension is absent (no restriction). */
   keyUsage?: number;
+  /** extendedKeyUsage purposes (RFC 5280 §4.2.1.12) as OIDs, e.g. `1.3.6.1.5.5.7.3.2` (id-kp-clientAuth); undefined when the extension is absent (any purpose). */
+  extendedKeyUsage?: readonly string[];
   /** The DER of the SubjectPublicKeyInfo: to compare the key with a registered JWK (client-auth.ts). */
   spki: Uint8Array;
   /** The extensions by OID, each once (a certificate with a repeated extension is refused, RFC 5280 §4.2). */
@@ -139,6 +153,7 @@ function certificateFromDer(input: Uint8Array): ParsedCertificate {
     const extensions = extensionMap(tbs.extensions ?? []);
     const basic = extensionValue(extensions, id_ce_basicConstraints, BasicConstraints);
     const keyUsage = extensionValue(extensions, id_ce_keyUsage, KeyUsage);
+    const extendedKeyUsage = extensionValue(extensions, id_ce_extKeyUsage, ExtendedKeyUsage);
     return {
       der,
       x5tS256: certificateThumbprint(der),
@@ -151,6 +166,7 @@ function certificateFromDer(input: Uint8Array): ParsedCertificate {
       isCa: basic?.cA ?? false,
       ...(basic?.pathLenConstraint !== undefined ? { pathLength: basic.pathLenConstraint } : {}),
       ...(keyUsage ? { keyUsage: keyUsage.toNumber() } : {}),
+      ...(extendedKeyUsage ? { extendedKeyUsage: [...extendedKeyUsage] } : {}),
       spki: new Uint8Array(certificate.publicKey.export({ type: "spki", format: "der" })),
       extensions,
       certificate,
@@ -200,6 +216,18 @@ export function keyUsageAllows(certificate: ParsedCertificate, flag: KeyUsageFla
 }
 
 export { KeyUsageFlags };
+
+/** id-kp-clientAuth (RFC 5280 §4.2.1.12): TLS WWW client authentication. */
+export const CLIENT_AUTH_PURPOSE = "1.3.6.1.5.5.7.3.2";
+
+/**
+ * Whether `certificate` may authenticate a TLS client: no extendedKeyUsage extension (any
+ * purpose, RFC 5280 §4.2.1.12), or one that lists id-kp-clientAuth. anyExtendedKeyUsage alone
+ * does not do, as with OpenSSL's TLS client purpose, which the TLS listener's handshake applies.
+ */
+export function allowsClientAuth(certificate: Pick<ParsedCertificate, "extendedKeyUsage">): boolean {
+  return certificate.extendedKeyUsage === undefined || certificate.extendedKeyUsage.includes(CLIENT_AUTH_PURPOSE);
+}
 
 /** Where `now` falls in a certificate's validity period (RFC 5280 §4.1.2.5: both ends inclusive). */
 export function validityAt(certificate: Pick<ParsedCertificate, "notBefore" | "notAfter">, now: Date): "valid" | "expired" | "not_yet_valid" {

@@ -13,7 +13,9 @@ const STATEMENT: SoftwareStatement = {
   roles: ["PSP_AI"],
   unknownRoles: [],
   jwks: DEMO_FAPI_PUBLIC_JWKS,
+  organizationId: "org-1",
   issuedAt: 1_770_000_000,
+  statementId: "statement-1",
 };
 
 const FAPI: RegisteredMetadata = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", scope: "aisp" }, STATEMENT, "fapi2");

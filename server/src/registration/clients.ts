@@ -4,6 +4,12 @@
  * organization's registrations developer, with one credential whose consumer key is the client id,
  * approved for the API products the TPP's PSD2 roles allow; each change is one transaction with
  * its audit event.
+ *
+ * The organization is the directory's: found by the statement's issuer and `org_id`, created on
+ * the first registration (its display name the statement's `org_name`), never matched by name, so
+ * a TPP cannot join another's organization by naming it, nor one an admin created. Each statement
+ * registers one client: its `jti` is recorded as used, in the registration's transaction, until the
+ * statement could no longer be accepted (decisions.md "Dynamic client registration").
  */
 import { matchesTlsClientAuth } from "../certificates/client-auth.js";
 import { organizationIdentifier, psd2QcStatement } from "../certificates/eidas.js";
@@ -11,6 +17,7 @@ import type { PresentedCertificate } from "../certificates/presented.js";
 import type { RoleProductMapping } from "../certificates/roles.js";
 import { NAME_MAX_LENGTH } from "../kernel/limits.js";
 import type { RequestIds } from "../kernel/request-context.js";
+import { Conflict } from "../kernel/domain-errors.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
 import type { AppRecord } from "../stores/apps.js";
 import type { Database, Stores } from "../stores/index.js";
@@ -20,7 +27,7 @@ import { invalidClientMetadata, invalidSoftwareStatement } from "./errors.js";
 import { registrationGrant } from "./products.js";
 import { resolveRegistration, resolveUpdate, type RegistrationContext, type StoredRegistration } from "./registration.js";
 import type { RegisteredMetadata } from "./resolve.js";
-import type { SoftwareStatement } from "./software-statement.js";
+import { statementAcceptedUntil, type SoftwareStatement } from "./software-statement.js";
 
 /** A registration as App.registration stores it (JSON). Times in seconds since the epoch, except `statementVerifiedAt` (ISO 8601). */
 export interface StoredAppRegistration {
@@ -56,15 +63,64 @@ interface Requested {
 /** A text fit for an app or organization name: at most `max` characters. */
 const clipped = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
-/** The developer every registration of an organization belongs to: an address under .invalid (RFC 2606), never mailed. */
-const registrationsDeveloper = (organization: string) =>
-  `registrations@${
-    organization
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "")
-      .slice(0, 50) || "tpp"
-  }.invalid`;
+/** The longest `org_id` an organization's name carries as it is; a longer one is replaced by a digest. */
+const MAX_ORG_ID_IN_NAME = 40;
+
+/**
+ * The unique name of the organization a registration creates: its display name, clipped, and the
+ * directory's `org_id` (or a digest of a long one), e.g. `Acme Fintech Ltd (0015800001041RHAAY)`.
+ */
+function organizationName(displayName: string, organizationId: string): string {
+  const id = organizationId.length <= MAX_ORG_ID_IN_NAME ? organizationId : `#${hashSecret(organizationId).slice(0, 16)}`;
+  return `${clipped(displayName, NAME_MAX_LENGTH - id.length - 3)} (${id})`;
+}
+
+/** The developer every registration of an organization belongs to: an address under .invalid (RFC 2606), never mailed, named by the organization's id. */
+const registrationsDeveloper = (organizationId: string) => `registrations@${organizationId.toLowerCase()}.invalid`;
+
+/**
+ * The organization and developer a registration of `statement` belongs to (this file's header),
+ * created on the organization's first registration.
+ * @throws Conflict when another organization has its name, or another organization's developer its address.
+ */
+async function registrationsDeveloperOf(stores: Stores, statement: SoftwareStatement) {
+  const directory = { issuer: statement.issuer, organizationId: statement.organizationId };
+  const displayName = clipped(statement.organizationName ?? statement.organizationId, NAME_MAX_LENGTH);
+  const organization =
+    (await stores.organizations.findByDirectory(directory.issuer, directory.organizationId)) ??
+    (await stores.organizations.create({ name: organizationName(displayName, directory.organizationId), displayName, directory }));
+  const email = registrationsDeveloper(organization.id);
+  const developer =
+    (await stores.organizations.developersOf(organization.id)).find((d) => d.email === email) ??
+    (await stores.organizations.createDeveloper({ organizationId: organization.id, email, firstName: "Registered", lastName: "clients" }));
+  return { organization, developer };
+}
+
+/**
+ * Records the statement's `jti` as used (stores/replays.ts, its own purpose), until the statement
+ * could no longer be accepted.
+ * @throws RegistrationError `invalid_software_statement` when it was used before.
+ */
+async function useStatement(stores: Stores, statement: SoftwareStatement, settings: RegistrationSettings, now: Date): Promise<void> {
+  const key = hashSecret(`software-statement:${statement.issuer}:${statement.statementId}`);
+  const until = new Date(statementAcceptedUntil(statement, settings.directory) * 1000);
+  if (!(await stores.replays.firstUse(key, until, now))) {
+    throw invalidSoftwareStatement("the software statement has already been used to register a client (jti): ask the directory for a new one");
+  }
+}
+
+/**
+ * Runs `fn` in one transaction, and once more when it fails with Conflict: two first
+ * registrations of one organization at once both try to create it, and the second finds it.
+ */
+async function withOneRetry<T>(db: Database, fn: (stores: Stores) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction(fn);
+  } catch (error) {
+    if (!(error instanceof Conflict)) throw error;
+    return db.transaction(fn);
+  }
+}
 
 /** The roles and products a registration gets, checked against the certificate it was made with. */
 function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, certificate: PresentedCertificate | undefined, mapping: RoleProductMapping) {
@@ -128,13 +184,9 @@ export async function registerClient(db: Database, body: unknown, settings: Regi
     roles: grant.roles,
     certificate: identity && { x5tS256: identity.x5tS256, organizationIdentifier: organizationIdentifier(identity) ?? undefined, ncaName: psd2?.ncaName, ncaId: psd2?.ncaId },
   };
-  const organizationName = clipped(statement.organizationName ?? statement.organizationId ?? statement.softwareId, NAME_MAX_LENGTH);
-  return db.transaction(async (stores) => {
-    const organization = (await stores.organizations.findByName(organizationName)) ?? (await stores.organizations.create({ name: organizationName, displayName: organizationName }));
-    const email = registrationsDeveloper(organizationName);
-    const developer =
-      (await stores.organizations.findDeveloperByEmail(email)) ??
-      (await stores.organizations.createDeveloper({ organizationId: organization.id, email, firstName: "Registered", lastName: "clients" }));
+  return withOneRetry(db, async (stores) => {
+    await useStatement(stores, statement, settings, o.now);
+    const { organization, developer } = await registrationsDeveloperOf(stores, statement);
     const products = await productIds(stores, grant.products);
     const { app } = await stores.apps.create({
       ...appSettingsOf(metadata),
@@ -151,7 +203,7 @@ export async function registerClient(db: Database, body: unknown, settings: Regi
       subject: app.id,
       details: {
         software_id: statement.softwareId,
-        organization: organizationName,
+        organization: organization.name,
         roles: grant.roles,
         products: [...products.keys()],
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
@@ -220,12 +272,16 @@ export function readClient(client: RegisteredClient): Record<string, unknown> {
  * `resolveUpdate`), replaces its settings, redirect URIs and products, and rotates its
  * registration access token, returned in the answer; audited as `registration.updated`.
  * @throws RegistrationError as `resolveUpdate`; `invalid_client_metadata` for a change to or from
- *   client_secret_basic (register the client anew) or a tls_client_auth name the certificate does not carry.
+ *   client_secret_basic (register the client anew) or a tls_client_auth name the certificate does not carry;
+ *   `invalid_software_statement` for a new statement of another organization (`org_id`) or used before (its `jti`).
  */
 export async function updateClient(db: Database, client: RegisteredClient, body: unknown, settings: RegistrationSettings, certificate: PresentedCertificate | undefined, o: Requested): Promise<Record<string, unknown>> {
   const update = await resolveUpdate(body, client.issued, { ...settings, now: o.now });
   if (update.clientSecret === "issue" || update.clientSecret === "drop") {
     throw invalidClientMetadata("token_endpoint_auth_method cannot change to or from client_secret_basic: register the client anew");
+  }
+  if (client.stored.organizationId !== undefined && update.statement.organizationId !== client.stored.organizationId) {
+    throw invalidSoftwareStatement("the software statement is for another organization (org_id): register the client anew");
   }
   const { grant } = grantOf(update.statement, update.metadata, certificate, settings.roleProducts);
   const token = newRegistrationAccessToken();
@@ -236,9 +292,11 @@ export async function updateClient(db: Database, client: RegisteredClient, body:
     statementVerifiedAt: update.statementVerifiedAt.toISOString(),
     statementIssuedAt: update.statement.issuedAt,
     statementExpiresAt: update.statement.expiresAt,
+    organizationName: update.statement.organizationName,
     roles: grant.roles,
   };
   return db.transaction(async (stores) => {
+    if (update.softwareStatement !== client.stored.softwareStatement) await useStatement(stores, update.statement, settings, o.now);
     const { app } = client;
     await stores.apps.update(app.id, { ...appSettingsOf(update.metadata), registered: { registration: JSON.stringify(stored), registrationAccessTokenHash: token.hash } });
     const before = await stores.apps.callbackUrls(app.id);

@@ -12,11 +12,12 @@ const REGISTERED_AT = new Date("2026-03-01T12:00:00Z");
 /** A year later: the statement (24 hours) has long expired. */
 const LATER = new Date("2027-03-01T12:00:00Z");
 const MAX_AGE = 3600;
+const MAX_LIFETIME = 30 * 86_400;
 
 let directory: Directory;
 let ctx: RegistrationContext;
 beforeAll(async () => {
-  directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE });
+  directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
   ctx = { directory, profile: "fapi2", now: REGISTERED_AT };
 });
 
@@ -121,9 +122,9 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
   it("refuses a stored statement the directory no longer verifies, or whose software is now denied", async () => {
     const { stored } = await registered();
     const { publicKey } = await generateKeyPair("EdDSA", { extractable: true });
-    const rotated = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "demo-directory-2026" }] }, maxAgeSeconds: MAX_AGE });
+    const rotated = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "demo-directory-2026" }] }, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
     await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt" }, stored, { ...ctx, directory: rotated, now: LATER }), "invalid_software_statement", /not signed by a key of the directory; send a current software_statement/);
-    const denying = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, deniedSoftwareIds: [DEMO_SOFTWARE.softwareId] });
+    const denying = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME, deniedSoftwareIds: [DEMO_SOFTWARE.softwareId] });
     await refusal(resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "private_key_jwt" }, stored, { ...ctx, directory: denying, now: LATER }), "unapproved_software_statement", /not approved/);
   });
 

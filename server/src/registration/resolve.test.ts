@@ -20,7 +20,9 @@ const STATEMENT: SoftwareStatement = {
   roles: ["PSP_AI"],
   unknownRoles: [],
   jwks: KEYS,
+  organizationId: "org-1",
   issuedAt: 1_770_000_000,
+  statementId: "statement-1",
 };
 
 function refusal(requested: RequestedMetadata, statement: SoftwareStatement, profile: SecurityProfile, code: RegistrationErrorCode, description: RegExp) {

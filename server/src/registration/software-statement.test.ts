@@ -9,6 +9,7 @@ import {
   createDirectory,
   MAX_SOFTWARE_STATEMENT_LENGTH,
   STATEMENT_CLOCK_SKEW_SECONDS,
+  statementAcceptedUntil,
   verifySoftwareStatement,
   type Directory,
 } from "./software-statement.js";
@@ -16,11 +17,12 @@ import {
 const NOW = new Date("2026-03-01T12:00:00Z");
 const NOW_SECONDS = NOW.getTime() / 1000;
 const MAX_AGE = 3600;
+const MAX_LIFETIME = 30 * 86_400;
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 
 let directory: Directory;
 beforeAll(async () => {
-  directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, deniedSoftwareIds: ["withdrawn-software"] });
+  directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME, deniedSoftwareIds: ["withdrawn-software"] });
 });
 
 /** A demo statement issued at NOW (or `now`), valid for a day; `claims` override (undefined removes). */
@@ -59,7 +61,7 @@ async function signer(alg: string, kid: string, options: Record<string, unknown>
 
 /** A statement of the demo directory's issuer signed by `key`, at NOW for 10 minutes; `claims` and `header` override. */
 function signedBy(key: Signer, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
-  return new SignJWT({ iss: DEMO_DIRECTORY_ISSUER, iat: NOW_SECONDS, exp: NOW_SECONDS + 600, software_id: "s-1", software_roles: ["PSP_AI"], ...claims })
+  return new SignJWT({ iss: DEMO_DIRECTORY_ISSUER, iat: NOW_SECONDS, exp: NOW_SECONDS + 600, software_id: "s-1", software_roles: ["PSP_AI"], org_id: "org-1", jti: "statement-1", ...claims })
     .setProtectedHeader({ alg: key.alg, kid: key.jwk.kid, ...header })
     .sign(key.privateKey);
 }
@@ -94,9 +96,7 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
         jwks_uri: "https://tpp.example/jwks.json",
         software_roles: ["AISP", "CBPII", "DATA", "ASPSP", "PSP_AI"],
         software_version: 1.2,
-        org_id: undefined,
         org_name: undefined,
-        jti: undefined,
       }),
       directory,
       NOW,
@@ -110,8 +110,7 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
       softwareVersion: "1.2",
     });
     expect(statement.jwks).toBeUndefined();
-    expect(statement.organizationId).toBeUndefined();
-    expect(statement.statementId).toBeUndefined();
+    expect(statement.organizationName).toBeUndefined();
   });
 
   it("takes software_jwks_endpoint as the jwks_uri", async () => {
@@ -127,7 +126,7 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
 
   it("accepts PS256 and ES256 directory keys, each by its kid", async () => {
     const [ps, es] = await Promise.all([signer("PS256", "ps", { modulusLength: 2048 }), signer("ES256", "es")]);
-    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [ps.jwk, es.jwk] }, maxAgeSeconds: MAX_AGE });
+    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [ps.jwk, es.jwk] }, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
     for (const key of [ps, es]) {
       await expect(verifySoftwareStatement(await signedBy(key), keyed, NOW)).resolves.toMatchObject({ softwareId: "s-1", roles: ["PSP_AI"] });
     }
@@ -137,6 +136,10 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
     await expect(verifySoftwareStatement(await demo({}, { now: at(-600), lifetimeSeconds: 600 - STATEMENT_CLOCK_SKEW_SECONDS + 1 }), directory, NOW)).resolves.toBeDefined();
     await expect(verifySoftwareStatement(await demo({}, { now: at(STATEMENT_CLOCK_SKEW_SECONDS) }), directory, NOW)).resolves.toBeDefined();
     await expect(verifySoftwareStatement(await demo({}, { now: at(-10 * 86_400), lifetimeSeconds: 11 * 86_400 }), directory, NOW)).resolves.toBeDefined();
+  });
+
+  it("accepts an exp up to the maximum lifetime after iat", async () => {
+    await expect(verifySoftwareStatement(await demo({}, { lifetimeSeconds: MAX_LIFETIME }), directory, NOW)).resolves.toMatchObject({ expiresAt: NOW_SECONDS + MAX_LIFETIME });
   });
 
   it("accepts a statement without exp up to the maximum age (plus the skew)", async () => {
@@ -174,7 +177,7 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
     const rs = await signer("RS256", "rs", { modulusLength: 2048 });
     await expectRefused(await signedBy(rs), /must be signed with/);
     // The same key pair as PS256 is fine when the directory has the key; RS256 stays refused even then.
-    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [{ ...rs.jwk, alg: "PS256" }] }, maxAgeSeconds: MAX_AGE });
+    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [{ ...rs.jwk, alg: "PS256" }] }, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
     await expectRefused(await signedBy(rs), /must be signed with/, "invalid_software_statement", { directory: keyed });
     // RFC 9864's fully-specified name for the same algorithm is not on FAPI 2.0's list either.
     await expectRefused(`${base64url({ alg: "Ed25519" })}.${base64url(payload)}.AAAA`, /must be signed with/);
@@ -190,7 +193,7 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
 
   it("a statement without kid when several directory keys fit its alg", async () => {
     const [one, two] = await Promise.all([signer("ES256", "one"), signer("ES256", "two")]);
-    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [one.jwk, two.jwk] }, maxAgeSeconds: MAX_AGE });
+    const keyed = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: { keys: [one.jwk, two.jwk] }, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
     await expectRefused(await signedBy(one, {}, { kid: undefined }), /must name its key \(kid\)/, "invalid_software_statement", { directory: keyed });
     await expect(verifySoftwareStatement(await signedBy(two), keyed, NOW)).resolves.toBeDefined();
   });
@@ -214,6 +217,19 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
 
   it("an nbf in the future", async () => {
     await expectRefused(await demo({ nbf: NOW_SECONDS + 3600 }), /not valid yet \(nbf\)/);
+  });
+
+  it("an exp further after iat than the maximum lifetime (10 years, or one second too many)", async () => {
+    await expectRefused(await demo({}, { lifetimeSeconds: 10 * 365 * 86_400 }), /is valid for too long: its exp may be at most 2592000 seconds after its iat/);
+    await expectRefused(await demo({}, { lifetimeSeconds: MAX_LIFETIME + 1 }), /valid for too long/);
+    await expectRefused(await demo({}, { now: at(-MAX_LIFETIME), lifetimeSeconds: MAX_LIFETIME + 86_400 }), /valid for too long/);
+  });
+
+  it("a statement without jti or org_id, or with one that is not text", async () => {
+    await expectRefused(await demo({ jti: undefined }), /needs a jti claim/);
+    await expectRefused(await demo({ jti: 7 }), /the software statement's jti must be a string/);
+    await expectRefused(await demo({ org_id: undefined }), /needs an org_id claim/);
+    await expectRefused(await demo({ org_id: "" }), /org_id must be non-empty/);
   });
 
   it("a statement without exp older than the maximum age", async () => {
@@ -259,6 +275,13 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
   });
 });
 
+describe("statementAcceptedUntil", () => {
+  it("is the exp, or without one the iat plus the maximum age, plus the clock skew", () => {
+    expect(statementAcceptedUntil({ issuedAt: NOW_SECONDS, expiresAt: NOW_SECONDS + 600 }, directory)).toBe(NOW_SECONDS + 600 + STATEMENT_CLOCK_SKEW_SECONDS);
+    expect(statementAcceptedUntil({ issuedAt: NOW_SECONDS }, directory)).toBe(NOW_SECONDS + MAX_AGE + STATEMENT_CLOCK_SKEW_SECONDS);
+  });
+});
+
 describe("the deny list", () => {
   it("refuses a denied software id with unapproved_software_statement", async () => {
     await expectRefused(await demo({ software_id: "withdrawn-software" }), /not approved for registration/, "unapproved_software_statement");
@@ -269,10 +292,11 @@ describe("the deny list", () => {
 
 describe("createDirectory", () => {
   it("refuses a configuration it cannot trust, naming the setting", async () => {
-    const config = { issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: 60 };
+    const config = { issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: 60, maxLifetimeSeconds: 60 };
     await expect(createDirectory({ ...config, issuer: " " })).rejects.toThrow(/issuer must be a non-empty string/);
     await expect(createDirectory({ ...config, maxAgeSeconds: 0 })).rejects.toThrow(/maximum age/);
     await expect(createDirectory({ ...config, maxAgeSeconds: 1.5 })).rejects.toThrow(/maximum age/);
+    await expect(createDirectory({ ...config, maxLifetimeSeconds: 0 })).rejects.toThrow(/maximum lifetime/);
     await expect(createDirectory({ ...config, jwks: { keys: [DEMO_DIRECTORY_PRIVATE_JWK] } })).rejects.toThrow(/JWK Set is invalid: key 1 has a private member/);
     await expect(createDirectory({ ...config, jwks: { keys: [] } })).rejects.toThrow(/JWK Set is invalid/);
     await expect(createDirectory({ ...config, jwks: undefined })).rejects.toThrow(/JWK Set is invalid/);

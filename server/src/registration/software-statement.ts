@@ -7,9 +7,11 @@
  * to {@link createDirectory}, never fetched). A statement is accepted when it is at most
  * {@link MAX_SOFTWARE_STATEMENT_LENGTH} characters, signed with PS256, ES256 or EdDSA (FAPI 2.0
  * Security Profile §5.4.1: oauth/signing.ts) by a key of the directory, its `iss` is the
- * directory's, its `iat` is present and not in the future, its `exp` (when present) has not passed,
- * and, without `exp`, it is at most the directory's maximum age old. jose verifies the signature and
- * `exp`/`nbf`; the rest is checked here.
+ * directory's, its `iat` is present and not in the future, its `exp` (when present) has not passed
+ * and is at most the directory's maximum lifetime after `iat`, and, without `exp`, it is at most the
+ * directory's maximum age old. It must carry a `jti` (the registration uses each statement once:
+ * decisions.md "Dynamic client registration") and an `org_id` (the TPP's organization is found by
+ * it). jose verifies the signature and `exp`/`nbf`; the rest is checked here.
  *
  * Claims are read under their RFC 7591 §2 names and under the UK Open Banking directory's
  * `software_*` names (Open Banking Dynamic Client Registration, software statement assertion):
@@ -67,6 +69,8 @@ export interface Directory {
   readonly issuer: string;
   /** Seconds: the oldest (by `iat`) a statement without `exp` may be. */
   readonly maxAgeSeconds: number;
+  /** Seconds: the latest a statement's `exp` may be after its `iat`. */
+  readonly maxLifetimeSeconds: number;
   /** Software ids refused with `unapproved_software_statement`. */
   readonly deniedSoftwareIds: ReadonlySet<string>;
   /** jose's key set over the directory's public keys. */
@@ -81,19 +85,24 @@ export interface DirectoryConfig {
   jwks: unknown;
   /** Seconds (a positive integer): the oldest a statement without `exp` may be, by its `iat`. */
   maxAgeSeconds: number;
+  /** Seconds (a positive integer): the latest a statement's `exp` may be after its `iat`. */
+  maxLifetimeSeconds: number;
   /** Software ids the bank does not accept (e.g. withdrawn by the bank): `unapproved_software_statement`. */
   deniedSoftwareIds?: readonly string[];
 }
 
 /**
  * Checks the directory's configuration once, at start: a non-empty issuer, a positive integer
- * maximum age, and a JWK Set of 1 to 10 public signing keys for PS256, ES256 or EdDSA (oauth/jwks.ts
+ * maximum age and maximum lifetime, and a JWK Set of 1 to 10 public signing keys for PS256, ES256 or EdDSA (oauth/jwks.ts
  * `parsePublicJwks`: no private member, RSA of 2048 bits or more).
  * @throws TypeError naming the setting at fault, fit for a configuration error at start.
  */
 export async function createDirectory(config: DirectoryConfig): Promise<Directory> {
   if (typeof config.issuer !== "string" || config.issuer.trim() === "") throw new TypeError("the directory's issuer must be a non-empty string");
   if (!Number.isSafeInteger(config.maxAgeSeconds) || config.maxAgeSeconds <= 0) throw new TypeError("the directory's statement maximum age must be a positive number of seconds");
+  if (!Number.isSafeInteger(config.maxLifetimeSeconds) || config.maxLifetimeSeconds <= 0) {
+    throw new TypeError("the directory's statement maximum lifetime must be a positive number of seconds");
+  }
   let jwks: PublicJwks;
   try {
     jwks = await parsePublicJwks(JSON.stringify(config.jwks) ?? "");
@@ -103,6 +112,7 @@ export async function createDirectory(config: DirectoryConfig): Promise<Director
   return {
     issuer: config.issuer,
     maxAgeSeconds: config.maxAgeSeconds,
+    maxLifetimeSeconds: config.maxLifetimeSeconds,
     deniedSoftwareIds: new Set(config.deniedSoftwareIds ?? []),
     keys: createLocalJWKSet(jwks),
   };
@@ -128,16 +138,16 @@ export interface SoftwareStatement {
   jwks?: PublicJwks;
   /** `jwks_uri` or `software_jwks_endpoint` (never both `jwks` and a URI). */
   jwksUri?: string;
-  /** `org_id`: the TPP's organization at the directory. */
-  organizationId?: string;
+  /** `org_id`: the TPP's organization at the directory, required: the registration's organization is found by it. */
+  organizationId: string;
   /** `org_name`. */
   organizationName?: string;
   /** `iat`, seconds. */
   issuedAt: number;
   /** `exp`, seconds; undefined when the statement has none. */
   expiresAt?: number;
-  /** `jti`, when present. */
-  statementId?: string;
+  /** `jti`, required: a statement registers one client (decisions.md "Dynamic client registration"). */
+  statementId: string;
 }
 
 /** The error of a statement at fault as a whole: `description` is a verb phrase ("has expired"). */
@@ -199,6 +209,10 @@ function redirectUrisOf(value: unknown): string[] | undefined {
 async function claimsOf(payload: JWTPayload & { iat: number }): Promise<SoftwareStatement> {
   const softwareId = optionalText(payload.software_id, "software_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
   if (softwareId === undefined) throw refuse("needs a software_id claim");
+  const organizationId = optionalText(payload.org_id, "org_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
+  if (organizationId === undefined) throw refuse("needs an org_id claim: the TPP's organization at the directory");
+  const statementId = optionalText(payload.jti, "jti", MAX_IDENTIFIER_LENGTH, refuseClaim);
+  if (statementId === undefined) throw refuse("needs a jti claim: each statement registers one client");
   return {
     issuer: payload.iss!,
     softwareId,
@@ -207,11 +221,11 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
     redirectUris: redirectUrisOf(eitherClaim(payload, "redirect_uris", "software_redirect_uris")),
     ...rolesOf(payload.software_roles),
     ...(await clientKeysOf(payload.jwks, eitherClaim(payload, "jwks_uri", "software_jwks_endpoint"), refuseClaim)),
-    organizationId: optionalText(payload.org_id, "org_id", MAX_IDENTIFIER_LENGTH, refuseClaim),
+    organizationId,
     organizationName: optionalText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
     issuedAt: payload.iat,
     expiresAt: payload.exp,
-    statementId: optionalText(payload.jti, "jti", MAX_IDENTIFIER_LENGTH, refuseClaim),
+    statementId,
   };
 }
 
@@ -225,9 +239,9 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
  * @throws RegistrationError `invalid_software_statement`: not a string of 1 to
  *   {@link MAX_SOFTWARE_STATEMENT_LENGTH} characters, not a compact JWS, `alg` not one of
  *   PS256/ES256/EdDSA (so never `none`, HS256 or RS256), a signature no key of the directory
- *   verifies, `iss` not the directory's, no `iat` or an `iat` in the future, `exp` passed, older
- *   than `directory.maxAgeSeconds` without `exp`, no `software_id`, no known role, or a claim of
- *   the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts).
+ *   verifies, `iss` not the directory's, no `iat` or an `iat` in the future, `exp` passed or more
+ *   than `directory.maxLifetimeSeconds` after `iat`, older than `directory.maxAgeSeconds` without
+ *   `exp`, no `software_id`, `org_id` or `jti`, no known role, or a claim of the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts).
  * @throws RegistrationError `unapproved_software_statement` when the software id is on the
  *   directory's deny list.
  */
@@ -261,9 +275,21 @@ export async function verifySoftwareStatement(statement: unknown, directory: Dir
   if (payload.exp === undefined && nowSeconds - iat > directory.maxAgeSeconds + STATEMENT_CLOCK_SKEW_SECONDS) {
     throw refuse(`has no exp and was issued more than ${directory.maxAgeSeconds} seconds ago (iat)`);
   }
+  if (payload.exp !== undefined && payload.exp - iat > directory.maxLifetimeSeconds) {
+    throw refuse(`is valid for too long: its exp may be at most ${directory.maxLifetimeSeconds} seconds after its iat`);
+  }
   const claims = await claimsOf({ ...payload, iat });
   checkSoftwareApproved(claims, directory);
   return claims;
+}
+
+/**
+ * Until when a verified statement could be accepted, in seconds since the epoch: its `exp`, or
+ * without one its `iat` plus the directory's maximum age, plus the clock skew allowed. Its `jti`
+ * is kept as used until then (clients.ts).
+ */
+export function statementAcceptedUntil(statement: Pick<SoftwareStatement, "issuedAt" | "expiresAt">, directory: Directory): number {
+  return (statement.expiresAt ?? statement.issuedAt + directory.maxAgeSeconds) + STATEMENT_CLOCK_SKEW_SECONDS;
 }
 
 /**

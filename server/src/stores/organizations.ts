@@ -12,6 +12,12 @@ export interface OrganizationRecord {
   createdAt: Date;
 }
 
+/** An organization as a trusted directory knows it: the directory's issuer and the organization's id there (`org_id`). */
+export interface OrganizationAtDirectory {
+  issuer: string;
+  organizationId: string;
+}
+
 export interface DeveloperRecord {
   id: string;
   /** Unique. */
@@ -27,10 +33,17 @@ export interface OrganizationStore {
   list(page: PageRequest): Promise<Page<OrganizationRecord>>;
   /** @returns undefined when unknown. */
   find(id: string): Promise<OrganizationRecord | undefined>;
-  /** @returns undefined when no organization has this name. */
-  findByName(name: string): Promise<OrganizationRecord | undefined>;
-  /** @throws Conflict when the name is taken. */
-  create(organization: { name: string; displayName: string }): Promise<OrganizationRecord>;
+  /**
+   * The organization dynamic client registration created for `organizationId` (a software
+   * statement's `org_id`) at the directory `issuer`; never one an admin created.
+   * @returns undefined when there is none.
+   */
+  findByDirectory(issuer: string, organizationId: string): Promise<OrganizationRecord | undefined>;
+  /**
+   * Creates an organization; `directory` keys one that dynamic client registration creates.
+   * @throws Conflict when the name, or the directory's organization, is taken.
+   */
+  create(organization: { name: string; displayName: string; directory?: OrganizationAtDirectory }): Promise<OrganizationRecord>;
   /** Changes the given fields (undefined keeps a field). @throws NotFound, Conflict when the name is taken. */
   update(id: string, changes: { name?: string; displayName?: string }): Promise<OrganizationRecord>;
   /** Deletes an organization that has no developers. @returns false when it still has developers. @throws NotFound */

@@ -1,7 +1,8 @@
 /**
- * Used JWT ids (`jti`) of client assertions (RFC 7523 §3, FAPI 2.0) and DPoP proofs
- * (RFC 9449 §11.1), kept until the JWT itself expires: in the database, so a JWT is accepted
- * once across all instances.
+ * Used JWT ids (`jti`) of client assertions (RFC 7523 §3, FAPI 2.0), DPoP proofs
+ * (RFC 9449 §11.1) and software statements (RFC 7591 §2.3: one statement registers one client),
+ * kept until the JWT itself can no longer be accepted: in the database, so a JWT is accepted once
+ * across all instances.
  */
 
 export interface ReplayStore {

@@ -4,7 +4,9 @@
  * 119 495: roles, NCA name and id) and an organizationIdentifier, SANs of every kind RFC 8705
  * §2.1.2 matches, expired and not-yet-valid certificates, a revoked certificate with the CRL that
  * lists it, an expired CRL, a CA the bank does not trust, impostors (a CA and a CRL with a trusted
- * CA's name but another key) and a self-signed client certificate.
+ * CA's name but another key), a self-signed client certificate, leaves whose extendedKeyUsage is
+ * serverAuth only or absent, and a QWAC whose organizationIdentifier names another NCA than its
+ * PSD2 statement.
  *
  * Everything is made here with @peculiar/x509 and Node's WebCrypto, nothing fetched. Keys are
  * ECDSA P-256 (fast to make); the whole PKI is made once per test file (module) and cached:
@@ -30,8 +32,8 @@ const SIGNING = { name: "ECDSA", hash: "SHA-256" } as const;
 const KEY = { name: "ECDSA", namedCurve: "P-256" } as const;
 
 /** Extended key usages of a QWAC: TLS server and client authentication. */
-const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
-const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+export const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
+export const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
 
 /** A certificate of the test PKI with its key pair. */
 export interface TestCertificate {
@@ -74,6 +76,8 @@ export interface IssueParams {
   extensions?: x509.Extension[];
   /** The key pair to certify; a new P-256 pair by default. */
   keys?: CryptoKeyPair;
+  /** A leaf's extended key usages: serverAuth and clientAuth by default; null for no extendedKeyUsage extension. */
+  extendedKeyUsages?: string[] | null;
 }
 
 /** A new ECDSA P-256 key pair. */
@@ -133,7 +137,8 @@ export async function issueCertificate(params: IssueParams): Promise<TestCertifi
   } else {
     extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
     extensions.push(new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true));
-    extensions.push(new x509.ExtendedKeyUsageExtension([SERVER_AUTH, CLIENT_AUTH]));
+    const usages = params.extendedKeyUsages === undefined ? [SERVER_AUTH, CLIENT_AUTH] : params.extendedKeyUsages;
+    if (usages) extensions.push(new x509.ExtendedKeyUsageExtension(usages));
   }
   if (params.sans) extensions.push(new x509.SubjectAlternativeNameExtension(params.sans));
   if (params.psd2) extensions.push(qwacStatements(params.psd2));
@@ -219,6 +224,12 @@ export interface TestPki {
   impostorLeaf: TestCertificate;
   /** A self-signed client certificate (RFC 8705 §2.2), with the same SANs as a small TPP would have. */
   selfSigned: TestCertificate;
+  /** PSP_AI, but its extendedKeyUsage is serverAuth only: not for TLS client authentication. */
+  serverAuthOnly: TestCertificate;
+  /** PSP_AI, no extendedKeyUsage extension at all (RFC 5280 §4.2.1.12: any purpose). */
+  noExtendedKeyUsage: TestCertificate;
+  /** PSP_AI under DE-BAFIN, but its organizationIdentifier names another NCA ({@link TEST_TPP}.ncaMismatch). */
+  ncaMismatch: TestCertificate;
 }
 
 /** The names and values the test PKI puts in its certificates. */
@@ -239,6 +250,8 @@ export const TEST_TPP = {
   },
   pispAisp: { organizationIdentifier: "PSDDE-BAFIN-654321", unknownRole: { oid: "0.4.0.19495.1.99", name: "PSP_XX" } },
   cardIssuer: { organizationIdentifier: "PSDFR-ACPR-777" },
+  /** The organizationIdentifier of {@link TestPki}.ncaMismatch: French ACPR, while its PSD2 statement says DE-BAFIN. */
+  ncaMismatch: { organizationIdentifier: "PSDFR-ACPR-123456" },
 } as const;
 
 /** A QWAC subject in ASN.1 order: country, locality, organization, organizationIdentifier, CN. */
@@ -319,6 +332,21 @@ async function makePki(): Promise<TestPki> {
     sans: [{ type: "dns", value: "small-tpp.example.org" }],
   });
 
+  const serverAuthOnly = await leaf("server-only.example.com", {
+    subject: tppSubject("server-only.example.com", "Example AISP GmbH", "PSDDE-BAFIN-222222"),
+    psd2: psd2(["PSP_AI"]),
+    extendedKeyUsages: [SERVER_AUTH],
+  });
+  const noExtendedKeyUsage = await leaf("any-purpose.example.com", {
+    subject: tppSubject("any-purpose.example.com", "Example AISP GmbH", "PSDDE-BAFIN-333333"),
+    psd2: psd2(["PSP_AI"]),
+    extendedKeyUsages: null,
+  });
+  const ncaMismatch = await leaf("mismatch.example.com", {
+    subject: tppSubject("mismatch.example.com", "Example AISP GmbH", TEST_TPP.ncaMismatch.organizationIdentifier),
+    psd2: psd2(["PSP_AI"]),
+  });
+
   return {
     now,
     root,
@@ -339,6 +367,9 @@ async function makePki(): Promise<TestPki> {
     impostorCa,
     impostorLeaf,
     selfSigned,
+    serverAuthOnly,
+    noExtendedKeyUsage,
+    ncaMismatch,
   };
 }
 

@@ -20,10 +20,17 @@ export function organizationStore(x: Executor): OrganizationStore {
     async find(id) {
       return (await prisma.organization.findUnique({ where: { id }, select: ORGANIZATION })) ?? undefined;
     },
-    async findByName(name) {
-      return (await prisma.organization.findUnique({ where: { name }, select: ORGANIZATION })) ?? undefined;
+    async findByDirectory(issuer, organizationId) {
+      const where = { directoryIssuer_directoryOrgId: { directoryIssuer: issuer, directoryOrgId: organizationId } };
+      return (await prisma.organization.findUnique({ where, select: ORGANIZATION })) ?? undefined;
     },
-    create: (data) => withDomainErrors(prisma.organization.create({ data, select: ORGANIZATION })),
+    create: ({ directory, ...data }) =>
+      withDomainErrors(
+        prisma.organization.create({
+          data: { ...data, ...(directory ? { directoryIssuer: directory.issuer, directoryOrgId: directory.organizationId } : {}) },
+          select: ORGANIZATION,
+        }),
+      ),
     update: (id, data) => withDomainErrors(prisma.organization.update({ where: { id }, data, select: ORGANIZATION })),
     async delete(id) {
       if ((await prisma.developer.count({ where: { organizationId: id } })) > 0) return false;
