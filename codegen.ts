@@ -31,6 +31,7 @@ const config: CodegenConfig = {
           Consent: record("consents", "ConsentRow"),
           MyConsent: record("consents", "ConsentRow"),
           Psd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
+          MyPsd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
           AuditEvent: record("audit", "AuditEventRow"),
           Me: "../context.js#SignedInUser",
         },

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACR_PASSWORD, ACR_SCA } from "../src/kernel/acr.js";
 import { DEMO } from "../src/demo/seed.js";
 import type { NewFactor } from "../src/stores/factors.js";
-import { AUDIT_REQUEST_FIELDS, callApi, clientCredentialsToken, randomState, type Json } from "./support/flow.js";
+import { AUDIT_REQUEST_FIELDS, callApi, clientCredentialsToken, expectOAuthError, INTROSPECTION_ENDPOINT, json, randomState, tokenRequest, TOKEN_ENDPOINT, userTokens, type Json } from "./support/flow.js";
 import { adminBearer, anonymous, signIn, withBearer, withSession, type GraphQLClient } from "./support/graphql.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { enrolPasskey, startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
 /** The automation app's admin bearer token. */
@@ -247,6 +247,35 @@ describe("resetUserFactors", () => {
     expect(events).toHaveLength(2);
     expect(events[1]).toMatchObject({ actor: `client:${DEMO.adminApp.consumerKey}` });
     expect(JSON.parse(events[1]!.details)).toEqual({ count: 0, ...AUDIT_REQUEST_FIELDS });
+  });
+
+  it("ends the user's browser sessions and revokes their tokens in the same change; another user's stay", async () => {
+    /** A user with a passkey, signed in to the console, holding tokens of the demo app. */
+    async function live(prefix: string) {
+      const user = await newUser(prefix);
+      await enrolPasskey(server, user.username);
+      const browser = await signIn(server.url, user);
+      const session = withSession(browser);
+      const { tokens } = await userTokens(server.url, { user });
+      expect((await session.data("{ me { username } }")).me).toEqual({ username: user.username });
+      return { user, browser, session, tokens };
+    }
+    const reset = await live("sca-lost-phone");
+    const other = await live("sca-other");
+
+    await admin.data(RESET, { userId: reset.user.id });
+
+    expect((await reset.session.data("{ me { username } }")).me).toBeNull();
+    expect((await json(await reset.browser.fetch("/session"))).user).toBeNull();
+    const introspected = await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, { token: reset.tokens.access_token });
+    expect(introspected.body).toEqual({ active: false });
+    expect((await callApi(server.url, reset.tokens.access_token)).status).toBe(401);
+    await expectOAuthError(await tokenRequest(server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "refresh_token", refresh_token: reset.tokens.refresh_token }), 400, "invalid_grant");
+
+    expect((await other.session.data("{ me { username } }")).me).toEqual({ username: other.user.username });
+    expect((await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, { token: other.tokens.access_token })).body).toMatchObject({ active: true });
+    const [event] = await resetEvents(reset.user.id);
+    expect(JSON.parse(event!.details)).toEqual({ count: 1, ...AUDIT_REQUEST_FIELDS });
   });
 
   it("an unknown user is NOT_FOUND, with no audit event", async () => {

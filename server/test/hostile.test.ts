@@ -148,14 +148,17 @@ interface WriteRules {
   interactions?: number;
   /** The request may move an existing interaction to another stage (the factor stage), adding none. */
   interactionStage?: boolean;
+  /** The request is the verdict of a pending sign-in, which it must record as answered (a UsedJti row: answered once). */
+  answersSignIn?: boolean;
 }
 
 /** Rejected requests write nothing but the allowed audit events, sessions and interactions, and the gateway's traffic counts. */
 async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.RawResponse, rules: WriteRules = {}): Promise<void> {
   const after = await fingerprint();
-  const allowed = [...H.REJECTED_WRITES, ...(rules.interactions || rules.interactionStage ? ["Interaction"] : [])];
+  const allowed = [...H.REJECTED_WRITES, ...(rules.interactions || rules.interactionStage ? ["Interaction"] : []), ...(rules.answersSignIn ? ["UsedJti"] : [])];
   const changed = H.DbWatch.changed(before, after, allowed);
   H.check(changed.length === 0, `the request changed table(s) ${changed.join(", ")}`, req, res);
+  if (rules.answersSignIn) H.check(before.tables.UsedJti !== after.tables.UsedJti, "the verdict must record the sign-in as answered", req, res);
   const newInteractions = after.interactions - before.interactions;
   H.check(newInteractions >= 0 && newInteractions <= (rules.interactions ?? 0), `the request added ${newInteractions} interaction(s)`, req, res);
   // Refusals are audited aggregated (README "Audit of refusals"): a request adds one occurrence, as a
@@ -1350,7 +1353,7 @@ describe("interaction API and POST /session/login", () => {
         H.oauthError(req, res);
         if (res.status === 401) H.check(H.oauthError(req, res).error === "invalid_credentials", "401 error", req, res);
         // Only a verdict ends the attempt, and it is the one audit event; a malformed proof leaves the attempt pending.
-        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["sca.failed"] });
+        await expectWrites(before, req, res, { audit: res.status === 401 ? 1 : 0, auditTypes: ["sca.failed"], answersSignIn: res.status === 401 });
         const after = await json(await browser.fetch("/session"));
         expect(after.user).toBeNull();
         expect(after.factorPending).toBe(res.status !== 401);

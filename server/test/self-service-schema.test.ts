@@ -33,11 +33,10 @@ const ALLOWED: Record<string, string[]> = {
   Role: ["admin", "user"],
   MyConsent: ["accessUntil", "appName", "grantedAt", "id", "lastUsedAt", "organizationName", "scopes"],
   GrantedScope: ["description", "name"],
-  // Their own PSD2 consents: the TPP by name and public client id, what they authorized, its status and dates.
-  Psd2Consent: [
+  // Their own PSD2 consents: the TPP by app and organization name (never its client id), what they authorized, its status and dates.
+  MyPsd2Consent: [
     "appName",
     "authorizationDetails",
-    "clientId",
     "createdAt",
     "id",
     "kind",
@@ -109,6 +108,13 @@ describe("what an end user can reach through the admin API", () => {
 
   it("is exactly the allow-list: their own account, per consent the app's and organization's names, the scopes and two dates, and their PSD2 consents", () => {
     expect(reachable(served)).toEqual(ALLOWED);
+  });
+
+  it("a PSU's PSD2 consents do not name the TPP's client id: asking for it is a validation error", async () => {
+    const alice = withSession(await signIn(server.url, DEMO.user));
+    for (const query of ["{ myPsd2Consents { id clientId } }", 'mutation { revokeMyPsd2Consent(id: "x") { clientId } }']) {
+      expect((await alice.failure(query)).code, query).toBe("GRAPHQL_VALIDATION_FAILED");
+    }
   });
 
   it("every allowed field answers a signed-in user", async () => {

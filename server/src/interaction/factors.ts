@@ -54,7 +54,9 @@ export const WEBAUTHN_TIMEOUT_MS = 120_000;
  *   code is accepted twice (RFC 6238 §5.2).
  * - WebAuthn: an assertion of one of the user's credentials over `challenge`, from the
  *   relying party's origin and RP id, with user verification, and a signature counter that
- *   went up (or stays 0, as passkeys' do); accepting it records the counter.
+ *   went up (or stays 0, as passkeys' do); accepting it records the counter, compared with
+ *   the stored one and set in one statement, so of parallel assertions with one counter
+ *   value only one is accepted.
  * @param challenge - the WebAuthn challenge issued to this browser, base64url; undefined when none.
  * @returns the RFC 8176 `amr` values proved (`otp`; `hwk` or `swk` for device-bound or synced
  *   credentials, with `user` for user verification), or undefined when the proof fails for any reason.
@@ -100,7 +102,7 @@ export async function verifyFactor(
   }).catch(() => undefined);
   if (!verification?.verified) return undefined;
   const { newCounter, credentialDeviceType } = verification.authenticationInfo;
-  await factors.recordWebAuthnUse(credential.id, newCounter, now);
+  if (!(await factors.recordWebAuthnUse(credential.id, newCounter, now))) return undefined;
   return [credentialDeviceType === "multiDevice" ? "swk" : "hwk", "user"];
 }
 

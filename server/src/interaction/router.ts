@@ -17,7 +17,7 @@ import { relyingParty } from "./factors.js";
 import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
 import type { BrowserSessions } from "./session.js";
 import type { AccountDirectory } from "../consents/accounts.js";
-import { checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
+import { AttemptOver, checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
 import { SignInThrottle } from "./throttle.js";
 import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
 
@@ -40,6 +40,7 @@ export function interactionRouter(
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
+    factorStepSeconds: config.interactionTtlSeconds,
     rp: relyingParty(config.authUrl, config.brand.name),
     metrics,
   };
@@ -89,7 +90,7 @@ export function interactionRouter(
     const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), interaction.scaRequired, now);
     if ("pending" in outcome) {
       await enterFactorStage(ctx, interaction);
-      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: interaction.id }, config.interactionTtlSeconds);
+      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: interaction.id }, signIn.factorStepSeconds);
       res.json({ stage: "factor", csrfToken });
       return;
     }
@@ -106,7 +107,7 @@ export function interactionRouter(
     const pending = await sessions.take(req, "pendingSignIn");
     if (pending?.interactionId !== interaction.id) {
       await db.interactions.restartLogin(interaction.id, "factor");
-      throw new InvalidRequest("this sign-in attempt is over: enter your username and password again", 409);
+      throw new AttemptOver();
     }
     const challenge = await takeChallenge(sessions, db.replays, req, proof, now);
     const authentication = await checkSecondFactor(inRequest(signIn, req), pending, proof, challenge, ip(req), now).catch(async (err: unknown) => {
@@ -153,7 +154,7 @@ export function interactionRouter(
     const { username, password } = parseBody(loginBody, req.body);
     const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), false, new Date());
     if ("pending" in outcome) {
-      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: null }, config.interactionTtlSeconds);
+      const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: null }, signIn.factorStepSeconds);
       res.json({ user: null, stage: "factor", csrfToken });
       return;
     }

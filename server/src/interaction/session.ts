@@ -49,6 +49,10 @@ export interface PendingSignIn {
   userId: string | null;
   /** Whether the password was right (the attempt fails otherwise, told only after the factor). */
   passwordValid: boolean;
+  /** Random id of this attempt: its factor step is answered once, across instances (interaction/sign-in.ts). */
+  attemptId: string;
+  /** The attempt took the user's last one (interaction/throttle.ts): its failure starts the block. */
+  lastAttempt: boolean;
   /** The authorization request signed in for, or null for the console's own sign-in. */
   interactionId: string | null;
 }

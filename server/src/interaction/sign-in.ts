@@ -5,22 +5,27 @@
  * - One verdict after every element: when a factor step follows, it follows whatever the
  *   password was, and the verdict, with one message, comes after the factor, so the answer
  *   never tells which element was wrong (Art. 4(2)).
- * - Every failed attempt counts against the case-folded username and the IP, a password and a
- *   factor alike; after the configured number (Art. 4(3)(b): at most 5) the account is
- *   blocked for the rest of the window, with the wait in the message and an audit event.
- * - An attempt that reaches the factor step is counted as failed at once and given back on
- *   success, so abandoning it (or flooding the password step) is throttled too.
+ * - Every attempt is counted against the case-folded username and the IP before it is
+ *   evaluated, atomically (interaction/throttle.ts), and stays counted as failed unless it
+ *   succeeds; after the configured number (Art. 4(3)(b): at most 5) the account is blocked for
+ *   the rest of the window, with the wait in the message and an audit event. Parallel
+ *   attempts are therefore evaluated no more often than sequential ones.
+ * - An attempt that reaches the factor step stays counted until the factor succeeds, so
+ *   abandoning it (or flooding the password step) is throttled too; its factor step is
+ *   answered once (the replay store), so parallel answers to one password step are not each
+ *   evaluated.
  */
 import type { AuditEventInput } from "../stores/audit.js";
+import { randomUUID } from "node:crypto";
 import type { RequestIds } from "../kernel/request-context.js";
 import { verify } from "@node-rs/argon2";
 import { ACR_PASSWORD, ACR_SCA } from "../kernel/acr.js";
-import { OAuthError } from "../kernel/errors.js";
+import { InvalidRequest, OAuthError } from "../kernel/errors.js";
 import type { Stores } from "../stores/index.js";
 import type { UserRecord } from "../stores/users.js";
 import { verifyFactor, type FactorProof, type RelyingParty } from "./factors.js";
 import type { PendingSignIn, SessionAuthentication } from "./session.js";
-import type { SignInThrottle } from "./throttle.js";
+import type { Attempt, SignInThrottle } from "./throttle.js";
 import type { Metrics } from "../kernel/metrics.js";
 
 /** argon2id hash (library defaults) of a discarded random password, verified against when the username is unknown, so both paths cost the same. */
@@ -36,10 +41,19 @@ export class InvalidCredentials extends OAuthError {
   }
 }
 
+/** 409 `invalid_request`: the pending sign-in was answered already (or has expired); the password comes first again. */
+export class AttemptOver extends InvalidRequest {
+  constructor() {
+    super("this sign-in attempt is over: enter your username and password again", 409);
+  }
+}
+
 /** What signing in uses. */
 export interface SignInContext {
-  db: Pick<Stores, "users" | "factors" | "audit">;
+  db: Pick<Stores, "users" | "factors" | "audit" | "replays">;
   throttle: SignInThrottle;
+  /** How long a pending sign-in waits for its second factor, seconds. */
+  factorStepSeconds: number;
   rp: RelyingParty;
   /** Counts failed sign-ins; undefined: not counted. */
   metrics?: Metrics;
@@ -69,29 +83,30 @@ export function acrOf(amr: readonly string[]): string {
  *   when no factor step follows and the account is unknown or disabled or the password wrong.
  */
 export async function checkPassword(ctx: SignInContext, username: string, password: string, ip: string, scaRequired: boolean, now: Date): Promise<PasswordOutcome> {
-  await ctx.throttle.check(username, ip);
+  const attempt = await ctx.throttle.begin(username, ip);
   const found = await ctx.db.users.byUsername(username);
   const passwordValid = await verify(found?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
   const user = found?.status === "active" ? found : undefined;
   const hasFactor = user !== undefined && (await ctx.db.factors.list(user.id)).length > 0;
   if (user && passwordValid && !hasFactor) {
-    await ctx.throttle.recordSuccess(username, ip, false);
+    await ctx.throttle.succeeded(username, ip);
     await audit(ctx, { type: "signin.succeeded", actor: `user:${user.id}`, details: { ip, amr: ["pwd"] } });
     return { user, authentication: { userId: user.id, amr: ["pwd"], authTime: now } };
   }
   if (!scaRequired && !hasFactor) {
-    await failed(ctx, username, ip, found, "password");
+    await failed(ctx, username, ip, found, "password", attempt);
     throw new InvalidCredentials();
   }
-  await ctx.throttle.recordFailure(username, ip);
-  return { pending: { username, userId: user?.id ?? null, passwordValid } };
+  // The attempt stays counted as failed until its factor step succeeds.
+  return { pending: { username, userId: user?.id ?? null, passwordValid, attemptId: randomUUID(), lastAttempt: attempt.last } };
 }
 
 /**
  * The factor step: the verdict of a pending sign-in.
  * @param challenge - the WebAuthn challenge this browser was given, if any.
  * @returns the authentication: `amr` ["pwd", <factor's values>, "mfa"], `acr` SCA.
- * @throws InvalidCredentials (401) when any element was wrong, the same whichever.
+ * @throws AttemptOver (409) when this pending sign-in was answered already, here or on another
+ *   instance; InvalidCredentials (401) when any element was wrong, the same whichever.
  */
 export async function checkSecondFactor(
   ctx: SignInContext,
@@ -101,51 +116,51 @@ export async function checkSecondFactor(
   ip: string,
   now: Date,
 ): Promise<SessionAuthentication> {
-  // No throttle check here: the attempt passed it at the password step and was counted then.
+  // No throttle here: the attempt was counted at the password step, and is answered once.
+  const answerableUntil = new Date(now.getTime() + ctx.factorStepSeconds * 1000);
+  if (!(await ctx.db.replays.firstUse(`signin:${pending.attemptId}`, answerableUntil, now))) throw new AttemptOver();
   const factorAmr = pending.userId !== null && pending.passwordValid ? await verifyFactor(ctx.db.factors, pending.userId, proof, challenge, ctx.rp, now) : undefined;
   if (pending.userId === null || factorAmr === undefined) {
     const element = pending.userId === null ? "account" : pending.passwordValid ? proof.method : "password";
     // The attempt was counted when it reached this step; only the verdict is recorded now.
     await audit(ctx, { type: "sca.failed", actor: pending.userId ? `user:${pending.userId}` : "", details: { username: pending.username.slice(0, 200), ip, failed: element } });
     ctx.metrics?.signInFailure("factor", element);
-    await auditBlock(ctx, pending.username, ip, pending.userId);
+    if (pending.lastAttempt) await auditBlock(ctx, pending.username, ip, pending.userId);
     throw new InvalidCredentials();
   }
   const amr = ["pwd", ...factorAmr, "mfa"];
-  await ctx.throttle.recordSuccess(pending.username, ip, true);
+  await ctx.throttle.succeeded(pending.username, ip);
   await audit(ctx, { type: "sca.succeeded", actor: `user:${pending.userId}`, details: { ip, amr } });
   return { userId: pending.userId, amr, authTime: now };
 }
 
 /**
- * A signed-in user proves a second factor now (to remove a factor). A failure counts like a
- * failed sign-in.
+ * A signed-in user proves a second factor now (to remove a factor), counted like a sign-in
+ * attempt before it is evaluated.
  * @throws TooManyAttempts (429); InvalidCredentials (401) when the proof fails.
  */
 export async function proveSecondFactor(ctx: SignInContext, user: UserRecord, proof: FactorProof, challenge: string | undefined, ip: string, now: Date): Promise<void> {
-  await ctx.throttle.check(user.username, ip);
-  if ((await verifyFactor(ctx.db.factors, user.id, proof, challenge, ctx.rp, now)) !== undefined) return;
-  await failed(ctx, user.username, ip, user, proof.method);
+  const attempt = await ctx.throttle.begin(user.username, ip);
+  if ((await verifyFactor(ctx.db.factors, user.id, proof, challenge, ctx.rp, now)) !== undefined) {
+    await ctx.throttle.succeeded(user.username, ip);
+    return;
+  }
+  await failed(ctx, user.username, ip, user, proof.method, attempt);
   throw new InvalidCredentials();
 }
 
-/** Counts and audits a failed attempt, and the block it may start. */
-async function failed(ctx: SignInContext, username: string, ip: string, user: UserRecord | undefined, element: string): Promise<void> {
-  const blocked = await ctx.throttle.recordFailure(username, ip);
+/** Audits a failed attempt (counted when it began), and the block it starts when it was the last. */
+async function failed(ctx: SignInContext, username: string, ip: string, user: UserRecord | undefined, element: string, attempt: Attempt): Promise<void> {
   ctx.metrics?.signInFailure(element === "password" ? "password" : "factor", element);
   await audit(ctx, {
     type: element === "password" ? "signin.failed" : "sca.failed",
     actor: user ? `user:${user.id}` : "",
     details: { username: username.slice(0, 200), ip, failed: element },
   });
-  if (blocked) await audit(ctx, { type: "sca.blocked", actor: user ? `user:${user.id}` : "", details: { username: username.slice(0, 200), ip } });
+  if (attempt.last) await auditBlock(ctx, username, ip, user?.id ?? null);
 }
 
-/** Audits the block a pending attempt's failure started (its failure was counted when it began). */
-async function auditBlock(ctx: SignInContext, username: string, ip: string, userId: string | null): Promise<void> {
-  const blocked = await ctx.throttle.check(username, ip).then(
-    () => false,
-    () => true,
-  );
-  if (blocked) await audit(ctx, { type: "sca.blocked", actor: userId ? `user:${userId}` : "", details: { username: username.slice(0, 200), ip } });
+/** Audits the block that the failure of a user's last attempt starts. */
+function auditBlock(ctx: SignInContext, username: string, ip: string, userId: string | null): Promise<void> {
+  return audit(ctx, { type: "sca.blocked", actor: userId ? `user:${userId}` : "", details: { username: username.slice(0, 200), ip } });
 }

@@ -1,11 +1,13 @@
 /**
- * Throttling of failed sign-in attempts per username and per client IP (PSD2 RTS
- * Art. 4(3)(b): at most 5 consecutive failed attempts, then a temporary block). Only
- * failures count, a password and a second factor alike; a success clears the username's
- * counter. Counters are shared across instances with Redis (see kernel/limiter.ts).
+ * Throttling of sign-in attempts per username and per client IP (PSD2 RTS Art. 4(3)(b): at
+ * most 5 consecutive failed attempts, then a temporary block). An attempt takes its place in
+ * both counters before it is evaluated, atomically, so that parallel attempts cannot all
+ * pass a check made before any of them was counted; it stays counted as a failure unless it
+ * succeeds, and a success clears the username's counter. Counters are shared across
+ * instances with Redis (see kernel/limiter.ts).
  */
-import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { LimiterFactory } from "../kernel/limiter.js";
+import type { RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible";
+import { consumePoint, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { OAuthError } from "../kernel/errors.js";
 
@@ -32,6 +34,12 @@ export function throttleKey(username: string): string {
   return username.normalize("NFKC").toLowerCase();
 }
 
+/** A sign-in attempt counted by {@link SignInThrottle.begin}. */
+export interface Attempt {
+  /** It took the user's last attempt: its failure starts the block. */
+  last: boolean;
+}
+
 export class SignInThrottle {
   private readonly perUser: RateLimiterAbstract;
   private readonly perIp: RateLimiterAbstract;
@@ -48,31 +56,33 @@ export class SignInThrottle {
     this.metrics = metrics;
   }
 
-  /** @throws TooManyAttempts (429 with Retry-After, the wait in its description) when the user or the IP has no attempts left. */
-  async check(username: string, ip: string): Promise<void> {
-    for (const [limiter, key, name] of [[this.perUser, throttleKey(username), "signin-user"], [this.perIp, ip, "signin-ip"]] as const) {
-      const state = await limiter.get(key);
-      if (state && state.remainingPoints <= 0) {
-        this.metrics?.rateLimited(name);
-        throw new TooManyAttempts(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
-      }
-    }
+  /**
+   * Counts an attempt against the user and the IP before it is evaluated (the password's
+   * argon2 check, a second factor). It counts as failed until {@link succeeded} gives it back.
+   * @returns the attempt; `last` when it took the user's last one (if it fails, the account is blocked).
+   * @throws TooManyAttempts (429 with Retry-After, the wait in its description) when the user or
+   *   the IP has no attempts left; an attempt refused for the IP gives the user's back.
+   */
+  async begin(username: string, ip: string): Promise<Attempt> {
+    const key = throttleKey(username);
+    const user = await this.take(this.perUser, key, "signin-user");
+    await this.take(this.perIp, ip, "signin-ip").catch(async (err: unknown) => {
+      await this.perUser.reward(key, 1);
+      throw err;
+    });
+    return { last: user.remainingPoints === 0 };
   }
 
-  /**
-   * Counts a failed attempt against the user and the IP (an exhausted counter is not an error here).
-   * @returns true when this failure used up the user's attempts: the account is now blocked.
-   */
-  async recordFailure(username: string, ip: string): Promise<boolean> {
-    const [user] = await Promise.all([this.perUser.penalty(throttleKey(username), 1), this.perIp.penalty(ip, 1)]);
-    return user.remainingPoints === 0;
+  /** After a successful attempt: clears the user's failures and gives the IP back the attempt {@link begin} counted. */
+  async succeeded(username: string, ip: string): Promise<void> {
+    await Promise.all([this.perUser.delete(throttleKey(username)), this.perIp.reward(ip, 1)]);
   }
 
-  /**
-   * After a successful sign-in: clears the user's failures, and gives the IP back the
-   * attempt counted when a second factor was still to come (`provisional`).
-   */
-  async recordSuccess(username: string, ip: string, provisional: boolean): Promise<void> {
-    await Promise.all([this.perUser.delete(throttleKey(username)), provisional ? this.perIp.reward(ip, 1) : undefined]);
+  /** One point of `limiter` for `key`. @throws TooManyAttempts when it has none left (counted by the metric `name`). */
+  private take(limiter: RateLimiterAbstract, key: string, name: string): Promise<RateLimiterRes> {
+    return consumePoint(limiter, key, (retryAfter) => {
+      this.metrics?.rateLimited(name);
+      return new TooManyAttempts(retryAfter);
+    });
   }
 }

@@ -23,17 +23,29 @@ export function limiterFactory(redis: Redis | undefined, prefix: string): Limite
 }
 
 /**
- * Counts one event under `key`.
+ * Counts one event under `key`, atomically: one Redis script (or one step of this process)
+ * adds it and reads the count, so of parallel events no more than the limit pass.
+ * @param refusal - makes the error thrown when the limit refuses the event, from the rest of the window in seconds (at least 1).
+ * @returns the counter with this event counted (`remainingPoints`: events left in the window).
+ * @throws what `refusal` makes, when the limit is reached (the refused event is counted too).
+ */
+export async function consumePoint(limiter: RateLimiterAbstract, key: string, refusal: (retryAfterSeconds: number) => Error): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key);
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    throw refusal(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
+  }
+}
+
+/**
+ * Counts one event under `key` ({@link consumePoint}).
  * @param refused - told when the limit refuses the event (the rate-limit metric, kernel/metrics.ts).
  * @throws OAuthError 429 `too_many_requests` with `Retry-After` (seconds) when the limit is reached.
  */
 export async function consumeRateLimit(limiter: RateLimiterAbstract, key: string, refused?: () => void): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
+  await consumePoint(limiter, key, (retryAfter) => {
     refused?.();
-    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
-  }
+    return new OAuthError("too_many_requests", "rate limit exceeded; retry later", 429, { "Retry-After": String(retryAfter) });
+  });
 }

@@ -59,8 +59,14 @@ export interface FactorStore {
    * @returns false when that step or a later one was already used.
    */
   acceptTimeStep(id: string, step: number, now: Date): Promise<boolean>;
-  /** Records a WebAuthn use: the new signature counter. */
-  recordWebAuthnUse(id: string, counter: number, now: Date): Promise<void>;
+  /**
+   * Records a WebAuthn use of credential `id` with signature counter `counter`, only if the
+   * counter is above the stored one, or both are 0 (an authenticator without a counter),
+   * compared and set in one statement (WebAuthn Level 3 §6.1.1, §7.2): of parallel
+   * assertions carrying one counter value only one is recorded, and the counter never falls.
+   * @returns false when the stored counter was already as high (a cloned authenticator or a race lost).
+   */
+  recordWebAuthnUse(id: string, counter: number, now: Date): Promise<boolean>;
   /** Deletes one factor of the user. @returns false when the user has no factor with this id. */
   delete(userId: string, id: string): Promise<boolean>;
   /** Deletes every factor of the user (an administrator's reset). @returns how many. */

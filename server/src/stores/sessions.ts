@@ -10,6 +10,12 @@ export interface SessionStore {
   /** Moves a session's expiry. */
   touch(sidHash: string, expiresAt: Date): Promise<void>;
   destroy(sidHash: string): Promise<void>;
+  /**
+   * Deletes every session of user `userId`: signed in as them, or holding a sign-in of theirs
+   * that waits for its second factor (an administrator's factor reset).
+   * @returns how many.
+   */
+  destroyOfUser(userId: string): Promise<number>;
   /** Deletes up to `limit` sessions that expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
 }

@@ -3,13 +3,20 @@
  * signed-in PSU lists and revokes their own (`myPsd2Consents`, `revokeMyPsd2Consent`).
  */
 import { requireUser } from "../context.js";
-import type { Resolvers } from "../generated/resolvers.js";
+import type { MyPsd2ConsentResolvers, Psd2ConsentResolvers, Resolvers } from "../generated/resolvers.js";
 import { psuRevocation, revokePsd2Consent } from "../use-cases/psd2-consents.js";
 import { statusAt } from "../../consents/lifecycle.js";
 import type { Psd2ConsentStatus } from "../../stores/psd2-consents.js";
 import { adminEvent } from "./audit.js";
 
 const STORED: ReadonlySet<string> = new Set<Psd2ConsentStatus>(["received", "valid", "rejected", "revokedByPsu", "terminatedByTpp", "consumed"]);
+
+/** The derived fields of a consent, the same for an admin (Psd2Consent) and its PSU (MyPsd2Consent). */
+const consentFields: Psd2ConsentResolvers & MyPsd2ConsentResolvers = {
+  status: (c) => statusAt(c, new Date()),
+  authorizationDetails: (c) => c.approvedDetails ?? c.requestedDetails,
+  validUntil: (c) => c.validUntil?.toISOString().slice(0, 10) ?? null,
+};
 
 /** Resolvers of the PSD2 consents domain. */
 export const psd2ConsentResolvers: Resolvers = {
@@ -30,9 +37,6 @@ export const psd2ConsentResolvers: Resolvers = {
       return revokePsd2Consent(ctx.db, { id: args.id, userId, audit: psuRevocation(userId, ctx.request) });
     },
   },
-  Psd2Consent: {
-    status: (c) => statusAt(c, new Date()),
-    authorizationDetails: (c) => c.approvedDetails ?? c.requestedDetails,
-    validUntil: (c) => c.validUntil?.toISOString().slice(0, 10) ?? null,
-  },
+  Psd2Consent: consentFields,
+  MyPsd2Consent: consentFields,
 };

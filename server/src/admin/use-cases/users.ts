@@ -5,6 +5,7 @@
 import type { RequestIds } from "../../kernel/request-context.js";
 import { hash } from "@node-rs/argon2";
 import { Conflict } from "../../kernel/domain-errors.js";
+import type { AuditEventInput } from "../../stores/audit.js";
 import type { Database } from "../../stores/index.js";
 import type { UserRecord } from "../../stores/users.js";
 import { auditedChange, found, revocationBy, voidGrants, type Audited } from "./common.js";
@@ -39,8 +40,9 @@ export function setUserStatus(
 
 /**
  * Deletes every sign-in factor of a user (TOTP keys, WebAuthn credentials), e.g. after a
- * lost phone, and records `factor.reset` with how many were deleted, in one transaction.
- * The user's sessions and tokens are left as they are.
+ * lost phone, ends the user's browser sessions and voids their grants ({@link voidGrants}):
+ * whoever holds the lost factor keeps no access. Records `factor.reset` with how many factors
+ * were deleted, all in one transaction.
  * @param o - `actor`: the administrator, as the audit log names them (context.ts requireAdmin);
  *   `request`: the HTTP request's ids, for the event.
  * @returns the user, now without factors.
@@ -50,7 +52,10 @@ export function resetUserFactors(db: Database, o: { userId: string; actor: strin
   return db.transaction(async (stores) => {
     const user = await found(stores.users.byId(o.userId), "no user with this id");
     const count = await stores.factors.deleteAll(user.id);
-    await stores.audit.record({ type: "factor.reset", actor: o.actor, subject: user.id, details: { count }, request: o.request });
+    const event: AuditEventInput = { type: "factor.reset", actor: o.actor, subject: user.id, details: { count }, request: o.request };
+    await stores.sessions.destroyOfUser(user.id);
+    await voidGrants(stores, { userId: user.id }, revocationBy(event));
+    await stores.audit.record(event);
     return user;
   });
 }

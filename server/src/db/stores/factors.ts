@@ -70,7 +70,11 @@ export function factorStore(x: Executor): FactorStore {
       return count === 1;
     },
     async recordWebAuthnUse(id, counter, now) {
-      await prisma.userFactor.update({ where: { id }, data: { counter, lastUsedAt: now } });
+      const { count } = await prisma.userFactor.updateMany({
+        where: { id, type: "webauthn", counter: counter === 0 ? 0 : { lt: counter } },
+        data: { counter, lastUsedAt: now },
+      });
+      return count === 1;
     },
     async delete(userId, id) {
       return (await prisma.userFactor.deleteMany({ where: { id, userId } })).count === 1;

@@ -21,6 +21,12 @@ export function sessionStore(x: Executor): SessionStore {
     async destroy(sidHash) {
       await prisma.session.deleteMany({ where: { sidHash } });
     },
+    async destroyOfUser(userId) {
+      // The session data is express-session's JSON.stringify: `"userId":"<id>"` is the signed-in
+      // user or a pending sign-in's (interaction/session.ts); JSON escaping keeps a typed
+      // username from spelling it. A scan of the table, for a rare administrator's change.
+      return (await prisma.session.deleteMany({ where: { data: { contains: `"userId":${JSON.stringify(userId)}` } } })).count;
+    },
     async deleteExpired(before, limit) {
       const ids = (await prisma.session.findMany({ where: { expiresAt: { lt: before } }, select: { sidHash: true }, take: limit })).map((s) => s.sidHash);
       return ids.length === 0 ? 0 : (await prisma.session.deleteMany({ where: { sidHash: { in: ids } } })).count;

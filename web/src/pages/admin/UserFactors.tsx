@@ -55,7 +55,7 @@ export function UserFactors({ userId, username }: { userId: string; username: st
           <ConfirmButton
             label="Reset sign-in factors"
             context={`of ${who}`}
-            question={`Reset the sign-in factors of ${who}? Their authenticator apps and passkeys stop working at once; until they set up a new one, they cannot pass strong customer authentication.`}
+            question={`Reset the sign-in factors of ${who}? Their authenticator apps and passkeys stop working at once, they are signed out and their apps lose access; until they set up a new factor, they cannot pass strong customer authentication.`}
             confirmLabel="Yes, reset"
             {...action.button("reset")}
             onConfirm={reset}
