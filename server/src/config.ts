@@ -159,6 +159,8 @@ const schema = z.object({
   REGISTRATION_PROFILE: z.enum(["fapi2", "standard"]).default("fapi2"),
   /** A registered app waits for an admin's approval (status pending) before its client can get tokens. Default false. */
   REGISTRATION_REQUIRES_APPROVAL: bool.default(false),
+  /** Let URLs a TPP names (a jwks_uri) connect to loopback and private addresses (never link-local or cloud metadata ones): for a test or demo directory on this machine. Default false: the Internet only. */
+  OUTBOUND_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   /** The oldest (by iat) a software statement without exp may be, seconds. Default 3600. */
   REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
   /** The latest a software statement's exp may be after its iat, seconds: a statement valid for longer is refused (invalid_software_statement). Default 2592000 (30 days). */
@@ -226,6 +228,8 @@ export interface Config {
   clientCertificates: { caFile: string | undefined; crlFiles: string[]; crlReloadSeconds: number; header: string | undefined; proxies: string[] };
   /** TPP_ROLE_PRODUCTS as given (JSON); undefined: the default mapping. */
   tppRoleProducts: string | undefined;
+  /** Where a URL a TPP names may connect (OUTBOUND_ALLOW_PRIVATE_ADDRESSES; kernel/addresses.ts). */
+  tppAddresses: "public" | "internal";
   /**
    * Dynamic client registration: the trusted directory (its issuer and JWK Set file; undefined:
    * the demo's with SEED_DEMO, else registration off), the profile registrations are held to,
@@ -311,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), crlReloadSeconds: e.CRL_RELOAD_SECONDS, header: e.TLS_CLIENT_CERT_HEADER, proxies },
     tppRoleProducts: e.TPP_ROLE_PRODUCTS,
+    tppAddresses: e.OUTBOUND_ALLOW_PRIVATE_ADDRESSES ? "internal" : "public",
     registration: {
       directory: e.REGISTRATION_DIRECTORY_ISSUER && e.REGISTRATION_DIRECTORY_JWKS ? { issuer: e.REGISTRATION_DIRECTORY_ISSUER, jwksFile: e.REGISTRATION_DIRECTORY_JWKS } : undefined,
       profile: e.REGISTRATION_PROFILE,

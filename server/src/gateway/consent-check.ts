@@ -18,29 +18,18 @@
  * payments, or it is used up, revoked or over).
  */
 import type { IncomingMessage } from "node:http";
-import { BearerError, InvalidRequest, OAuthError, type DpopChallenge } from "../kernel/errors.js";
+import { BearerError, InvalidRequest, type DpopChallenge } from "../kernel/errors.js";
 import type { PresentedToken } from "../oauth/tokens.js";
 import type { ApiRoute } from "../stores/catalog.js";
 import type { Psd2ConsentStore } from "../stores/psd2-consents.js";
 import type { AuditStore } from "../stores/audit.js";
 import { contextOf } from "../kernel/request-context.js";
+import { readBody } from "../kernel/body.js";
 import type { AccountInformation, PaymentInitiation } from "../consents/authorization-details.js";
 import { accountAccess, paymentMismatch } from "../consents/dynamic-linking.js";
 
 /** Largest payment body the gateway reads to check, bytes (a batch of 100 payments fits). */
 export const PAYMENT_BODY_LIMIT_BYTES = 64 * 1024;
-
-/** The request body, up to `limit` bytes. @throws OAuthError 413 beyond it. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new OAuthError("invalid_request", `a payment body may have at most ${limit} bytes`, 413);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** What the checks need besides the call. */
 export interface ConsentCheckContext {
@@ -57,7 +46,7 @@ export interface ConsentCheckContext {
  * Holds a call to `api` to the consent its token carries.
  * @param rest - the path forwarded to the upstream (from "/", with the query).
  * @returns the body the gateway read (a payment, to forward as checked), or undefined when the body is left to stream.
- * @throws BearerError 403 `authorization_details_mismatch` or `consent_invalid`; InvalidRequest 400 for a payment body that is not JSON; OAuthError 413 for one too large.
+ * @throws BearerError 403 `authorization_details_mismatch` or `consent_invalid`; InvalidRequest 400 for a payment body that is not JSON; kernel/body.ts BodyTooLarge (413) for one too large.
  */
 export async function checkConsent(req: IncomingMessage, api: ApiRoute, rest: string, token: PresentedToken, ctx: ConsentCheckContext): Promise<Buffer | undefined> {
   const refuse = (code: "authorization_details_mismatch" | "consent_invalid", description: string) =>
@@ -84,7 +73,7 @@ export async function checkConsent(req: IncomingMessage, api: ApiRoute, rest: st
   const payments = details.filter((d): d is PaymentInitiation => d.type === "payment_initiation");
   const consentId = token.consent?.consentId;
   if (payments.length === 0 || !consentId) throw refuse("consent_invalid", "a payment needs a token of a payment consent the PSU authorized");
-  const body = await readBody(req, PAYMENT_BODY_LIMIT_BYTES);
+  const body = await readBody(req, "a payment body", PAYMENT_BODY_LIMIT_BYTES);
   let payment: unknown;
   try {
     payment = JSON.parse(body.toString("utf8"));

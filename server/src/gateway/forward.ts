@@ -15,7 +15,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { isIPv6 } from "node:net";
 import proxyaddr from "proxy-addr";
-import { Agent, errors } from "undici";
+import { errors } from "undici";
+import { guardedAgent } from "../kernel/outbound.js";
 import { context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
 import { sendJson } from "../kernel/json.js";
 import { contextOf, INTERACTION_ID_HEADER } from "../kernel/request-context.js";
@@ -222,12 +223,13 @@ export function answerFields(headers: Record<string, string | string[] | undefin
  * @param metrics - observes each upstream's latency (forwarding to its response headers, seconds) by API; undefined: nothing observed.
  */
 export function createForwarder(timeoutMs: number, trustedHops: number, metrics?: Metrics) {
-  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  // Connected only where an upstream may be: internal addresses, never link-local or metadata ones, checked after DNS.
+  const dispatcher = guardedAgent("internal", { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const trusted = (_address: string, hop: number) => hop < trustedHops;
 
   /** The client's address first, then the trusted proxies', the connection's peer last; "unknown" once the connection is closed. */
   const chainOf = (req: IncomingMessage): string[] => {
-    const peer = req.socket.remoteAddress;
+    const peer = req.socket?.remoteAddress;
     if (peer === undefined) return ["unknown"];
     // proxy-addr lists the peer, then X-Forwarded-For from right to left up to the first untrusted hop: the client.
     return trustedHops === 0 ? [peer] : proxyaddr.all(req, trusted).reverse();

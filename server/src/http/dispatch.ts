@@ -93,6 +93,7 @@ export async function createRequestListener(
     url: `${config.baseUrl}${path}`,
     audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`, ...(config.tls ? [`${config.tls.baseUrl}${path}`] : [])])],
     mtls,
+    tppAddresses: config.tppAddresses,
   });
   const oauthEndpoints = new Map([
     [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays, metrics))],

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
+import type { Logger } from "pino";
 import { sendError } from "./error-handler.js";
 
 /** A request after the chain's steps: `body` from body-parser, `id` from the request log (http/logger.ts). */
@@ -26,9 +27,20 @@ export function chain(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     let i = 0;
+    // An error while answering an error never escapes: an observer that throws is logged and
+    // the answer still goes out; an answer that cannot be written cuts the connection.
     const fail = (err: unknown) => {
-      observe?.(err, req);
-      sendError(err, req, res);
+      try {
+        observe?.(err, req);
+      } catch (observerError) {
+        logOf(req)?.error({ err: observerError, reqId: (req as NodeRequest).id }, "error observer failed");
+      }
+      try {
+        sendError(err, req, res);
+      } catch (answerError) {
+        logOf(req)?.error({ err: answerError, reqId: (req as NodeRequest).id }, "error answer failed");
+        res.destroy();
+      }
     };
     const next = (err?: unknown): void => {
       if (err !== undefined && err !== null) return fail(err);
@@ -44,12 +56,15 @@ export function chain(
   };
 }
 
+/** The request's logger, once the request log (http/logger.ts) gave it one. */
+const logOf = (req: NodeRequest): Logger | undefined => (req as NodeRequest & { log?: Logger }).log;
+
 /**
  * The client's IP address, trusting `trustedHops` reverse proxies' X-Forwarded-For (what
  * Express's `req.ip` gives with "trust proxy" set to that number).
  */
 export function clientIp(req: IncomingMessage, trustedHops: number): string {
-  if (trustedHops === 0) return req.socket.remoteAddress ?? "";
+  if (trustedHops === 0) return req.socket?.remoteAddress ?? "";
   return proxyaddr(req, (_address, hop) => hop < trustedHops);
 }
 

@@ -89,7 +89,8 @@ export function refusalObserver(endpoint: RefusalEndpoint, audit: RefusalAudit, 
       tokenIdPrefix: tokenIdPrefix(presentedToken(endpoint, req)),
       requestId: request?.requestId ?? String(req.id ?? ""),
       interactionId: request?.interactionId ?? "",
-      ip: (req as NodeRequest & { ip?: string }).ip ?? req.socket.remoteAddress ?? "",
+      // A request whose connection is gone has no socket left.
+      ip: (req as NodeRequest & { ip?: string }).ip ?? req.socket?.remoteAddress ?? "",
     });
   };
 }

@@ -31,3 +31,35 @@ export function isLinkLocalOrMetadata(url: URL): boolean {
   const family = isIP(host);
   return family === 0 ? METADATA_HOSTS.has(host) : LINK_LOCAL.check(host, family === 4 ? "ipv4" : "ipv6");
 }
+
+/**
+ * Addresses a URL a TPP names (a `jwks_uri`) must not connect to, besides the link-local ones:
+ * "this network", loopback, private networks (RFC 1918, RFC 6598 shared space, IPv6 unique
+ * local), multicast and reserved space, the bank's own side of the network (RFC 6890).
+ */
+const INTERNAL = new BlockList();
+for (const [subnet, prefix] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["224.0.0.0", 3]] as const) {
+  INTERNAL.addSubnet(subnet, prefix, "ipv4");
+}
+for (const [subnet, prefix] of [["::", 127], ["fc00::", 7], ["ff00::", 8]] as const) INTERNAL.addSubnet(subnet, prefix, "ipv6");
+
+/**
+ * Where an outbound connection may go:
+ * - `public`: the Internet only (a URL a TPP chose): neither link-local, metadata nor internal addresses;
+ * - `internal`: also the bank's internal and loopback addresses (an upstream an admin configured, or
+ *   TPP URLs when OUTBOUND_ALLOW_PRIVATE_ADDRESSES is set), never link-local or metadata ones.
+ */
+export type AddressPolicy = "public" | "internal";
+
+/**
+ * Whether `policy` forbids connecting to the IP address `address` (IPv4-mapped IPv6 forms
+ * match their IPv4 address).
+ * @param address - an IPv4 or IPv6 address, as DNS resolution or a URL's literal host gives it.
+ */
+export function isForbiddenAddress(address: string, policy: AddressPolicy): boolean {
+  const host = address.replace(/^\[(.*)\]$/, "$1");
+  const family = isIP(host);
+  if (family === 0) return true;
+  const type = family === 4 ? "ipv4" : "ipv6";
+  return LINK_LOCAL.check(host, type) || (policy === "public" && INTERNAL.check(host, type));
+}

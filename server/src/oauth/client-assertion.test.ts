@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 /** The app's registered set: the ES256, PS256, EdDSA and RS256 keys. */
-const registered = (): AssertionKeys => ({ jwks: { keys: [es256.jwk, ps256.jwk, eddsa.jwk, rs256.jwk] }, jwksUri: null });
+const registered = (): AssertionKeys => ({ jwks: { keys: [es256.jwk, ps256.jwk, eddsa.jwk, rs256.jwk] }, jwksUri: null, addresses: "internal" as const });
 
 /** An assertion of CLIENT_ID for ISSUER, valid at NOW for 60 s; `claims` and `header` override (undefined removes a member). */
 function assertion(key: Signer, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
@@ -122,15 +122,15 @@ describe("verifyClientAssertion: the JWS (FAPI 2.0 §5.4.1)", () => {
   });
 
   it("refuses when the app has no keys", async () => {
-    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: null } })), /has no registered keys \(jwks\)/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: null, addresses: "internal" as const } })), /has no registered keys \(jwks\)/);
   });
 
   it("refuses, as InvalidClient, a registered set jose cannot read", async () => {
-    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: { keys: [[]] }, jwksUri: null } })), /cannot be read/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: { keys: [[]] }, jwksUri: null, addresses: "internal" as const } })), /cannot be read/);
   });
 
   it("refuses, as InvalidClient, a jwks_uri that is not a URL", async () => {
-    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: "not a url" } })), /cannot be read/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: "not a url", addresses: "public" } })), /cannot be read/);
   });
 });
 
@@ -245,6 +245,24 @@ describe("verifyClientAssertion: a jwks_uri", () => {
     server = createServer((request, response) => {
       requests.push(request.url ?? "");
       response.setHeader("Content-Type", "application/json");
+      if (request.url === "/huge/jwks.json") {
+        // 300 MB, streamed: written only as fast as it is read, and stopped when the reader goes.
+        let left = 300 * 1024 * 1024;
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (left > 0 && response.write(chunk)) left -= chunk.length;
+          if (left <= 0) response.end();
+        };
+        response.write('{"keys":[');
+        response.on("drain", pump);
+        pump();
+        return;
+      }
+      if (request.url === "/failing/jwks.json") {
+        response.statusCode = 500;
+        response.end("{}");
+        return;
+      }
       response.end(JSON.stringify({ keys: [es256.jwk, eddsa.jwk] }));
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -256,7 +274,7 @@ describe("verifyClientAssertion: a jwks_uri", () => {
   });
 
   it("verifies with the set fetched from the jwks_uri, fetched once for several assertions", async () => {
-    const keys = { jwks: null, jwksUri: `${base}/cached/jwks.json` };
+    const keys = { jwks: null, jwksUri: `${base}/cached/jwks.json`, addresses: "internal" as const };
     await verifyClientAssertion(await assertion(es256), context({ keys }));
     await verifyClientAssertion(await assertion(eddsa), context({ keys }));
     await verifyClientAssertion(await assertion(es256), context({ keys }));
@@ -264,13 +282,41 @@ describe("verifyClientAssertion: a jwks_uri", () => {
   });
 
   it("refuses a signature by a key not in the fetched set", async () => {
-    await refused(verifyClientAssertion(await assertion(stranger), context({ keys: { jwks: null, jwksUri: `${base}/stranger/jwks.json` } })), /signature does not verify/);
+    await refused(verifyClientAssertion(await assertion(stranger), context({ keys: { jwks: null, jwksUri: `${base}/stranger/jwks.json`, addresses: "internal" as const } })), /signature does not verify/);
   });
 
   it("uses the registered jwks when the app has both", async () => {
     const before = requests.length;
-    await verifyClientAssertion(await assertion(ps256), context({ keys: { jwks: registered().jwks, jwksUri: `${base}/unused/jwks.json` } }));
+    await verifyClientAssertion(await assertion(ps256), context({ keys: { jwks: registered().jwks, jwksUri: `${base}/unused/jwks.json`, addresses: "internal" as const } }));
     expect(requests).toHaveLength(before);
+  });
+
+  it("reads at most 64 KiB of a jwks_uri's answer: a 300 MB one is refused at once, without holding it", async () => {
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: `${base}/huge/jwks.json`, addresses: "internal" } })), /larger than 65536 bytes/);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it("does not fetch a jwks_uri that failed again within the cooldown", async () => {
+    const keys = { jwks: null, jwksUri: `${base}/failing/jwks.json`, addresses: "internal" as const };
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys })), /cannot be read/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys })), /not fetched again/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys })), /not fetched again/);
+    expect(requests.filter((url) => url === "/failing/jwks.json")).toHaveLength(1);
+  });
+
+  it("connects a TPP's jwks_uri to no loopback, private, link-local or metadata address unless allowed", async () => {
+    for (const jwksUri of [`${base}/cached/jwks.json`, "http://169.254.169.254/jwks.json", "http://10.1.2.3/jwks.json", "http://[::1]:9/jwks.json", "http://[::ffff:127.0.0.1]:9/jwks.json"]) {
+      const before = requests.length;
+      await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri, addresses: "public" } })), /may not connect to/);
+      expect(requests).toHaveLength(before);
+    }
+    // A name is checked where it resolves: localhost is loopback.
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: `${base.replace("127.0.0.1", "localhost")}/other/jwks.json`, addresses: "public" } })), /cannot be used/);
+    // Link-local and metadata addresses stay refused when internal ones are allowed.
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: "http://169.254.169.254/jwks.json", addresses: "internal" } })), /may not connect to/);
   });
 
   it("refuses, as InvalidClient, a jwks_uri that does not answer", async () => {
@@ -278,7 +324,7 @@ describe("verifyClientAssertion: a jwks_uri", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks.json`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: url } })), /cannot be read/);
+    await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri: url, addresses: "internal" as const } })), /cannot be read/);
   });
 });
 

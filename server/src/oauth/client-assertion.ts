@@ -4,8 +4,10 @@
  * with a key whose public half the app registered as a JWK Set (`jwks`) or publishes at a
  * `jwks_uri`. jose verifies the signature; the claims are checked here.
  */
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { AddressPolicy } from "../kernel/addresses.js";
 import { InvalidClient } from "../kernel/errors.js";
+import { fetchBounded, OutboundRefused } from "../kernel/outbound.js";
 import { hashSecret } from "../kernel/secrets.js";
 import type { ReplayStore } from "../stores/replays.js";
 import { isSigningAlgorithm, MAX_JWT_LENGTH, SIGNING_ALGORITHMS } from "./signing.js";
@@ -26,6 +28,8 @@ const MAX_REMOTE_KEY_SETS = 1000;
 export interface AssertionKeys {
   jwks: { keys: object[] } | null;
   jwksUri: string | null;
+  /** Where a fetch of `jwksUri` may connect (kernel/addresses.ts). */
+  addresses: AddressPolicy;
 }
 
 /** What an assertion is checked against. */
@@ -43,24 +47,49 @@ export interface AssertionContext {
   realm: string;
 }
 
-/** Remote key sets by `jwks_uri`, so a set is fetched once per cache period, not per request. Least recently used first. */
+/** Remote key sets by address policy and `jwks_uri`, so a set is fetched once per cache period, not per request. Least recently used first. */
 const remoteKeySets = new Map<string, JWTVerifyGetKey>();
+
+/** How long a `jwks_uri` that failed is not fetched again, milliseconds: jose's cooldown between two fetches. */
+const JWKS_COOLDOWN_MS = 30_000;
+
+/** A `jwks_uri` that failed within the cooldown is not fetched. */
+class JwksCoolingDown extends Error {}
 
 /**
  * The key set of `jwksUri`, created on first use: jose caches the fetched set for 10
  * minutes, refetches it at most every 30 s when an assertion names an unknown key, and
- * gives up on a fetch after 5 s.
+ * gives up on a fetch after 5 s. The fetch is kernel/outbound.ts's: connected only where
+ * `policy` allows, no redirect followed, at most 64 KiB read. A fetch that failed is not
+ * tried again for the cooldown: until then the set fails at once, so a slow or huge
+ * `jwks_uri` costs one fetch per 30 s, not one per token request.
  * @throws TypeError when `jwksUri` is not a URL.
  */
-function remoteKeySet(jwksUri: string): JWTVerifyGetKey {
-  let keySet = remoteKeySets.get(jwksUri);
+function remoteKeySet(jwksUri: string, policy: AddressPolicy): JWTVerifyGetKey {
+  const key = `${policy} ${jwksUri}`;
+  let keySet = remoteKeySets.get(key);
   if (keySet) {
-    remoteKeySets.delete(jwksUri);
+    remoteKeySets.delete(key);
   } else {
-    keySet = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: 600_000, cooldownDuration: 30_000, timeoutDuration: 5000 });
+    const remote = createRemoteJWKSet(new URL(jwksUri), {
+      cacheMaxAge: 600_000,
+      cooldownDuration: JWKS_COOLDOWN_MS,
+      timeoutDuration: 5000,
+      [customFetch]: (url: string, init: RequestInit) => fetchBounded(url, init, policy),
+    });
+    let failedAt = -Infinity;
+    keySet = async (header, token) => {
+      if (performance.now() - failedAt < JWKS_COOLDOWN_MS) throw new JwksCoolingDown();
+      try {
+        return await remote(header, token);
+      } catch (error) {
+        if (!(error instanceof errors.JWKSNoMatchingKey)) failedAt = performance.now();
+        throw error;
+      }
+    };
     if (remoteKeySets.size >= MAX_REMOTE_KEY_SETS) remoteKeySets.delete(remoteKeySets.keys().next().value!);
   }
-  remoteKeySets.set(jwksUri, keySet);
+  remoteKeySets.set(key, keySet);
   return keySet;
 }
 
@@ -82,6 +111,8 @@ function joseRefusal(error: unknown): string {
   if (error instanceof errors.JWSSignatureVerificationFailed) return "the client assertion's signature does not verify with the app's keys";
   if (error instanceof errors.JWKSNoMatchingKey) return "none of the app's keys fits the client assertion's kid and alg";
   if (error instanceof errors.JWKSTimeout) return "the app's jwks_uri did not answer in time";
+  if (error instanceof OutboundRefused) return `the app's jwks_uri cannot be used: ${error.message}`;
+  if (error instanceof JwksCoolingDown) return `the app's jwks_uri failed and is not fetched again for ${JWKS_COOLDOWN_MS / 1000} seconds`;
   if (error instanceof errors.JWTExpired) return "the client assertion has expired (exp)";
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === "nbf") return `the client assertion's nbf is more than ${MAX_CLOCK_SKEW_SECONDS} seconds in the future`;
@@ -135,7 +166,7 @@ export async function verifyClientAssertion(assertion: string, ctx: AssertionCon
   if (!jwks && !jwksUri) throw refuse("the app has no registered keys (jwks) for private_key_jwt");
   let payload: JWTPayload;
   try {
-    const keySet = jwks ? localKeySet(jwks) : remoteKeySet(jwksUri!);
+    const keySet = jwks ? localKeySet(jwks) : remoteKeySet(jwksUri!, ctx.keys.addresses);
     // jose checks the signature, then exp and nbf with the skew; everything else is checkClaims'.
     ({ payload } = await jwtVerify(assertion, keySet, { algorithms: [...SIGNING_ALGORITHMS], currentDate: ctx.now, clockTolerance: MAX_CLOCK_SKEW_SECONDS }));
   } catch (error) {

@@ -11,6 +11,7 @@
  * A PSD2 TPP authenticated by its eIDAS certificate (RTS Art. 34) gets only the API products
  * its certificate's PSD2 roles allow (ETSI TS 119 495; certificates/roles.ts).
  */
+import type { AddressPolicy } from "../kernel/addresses.js";
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
 import type { ReplayStore } from "../stores/replays.js";
 import { FAPI2_AUTH_METHODS, type ClientAuthMethod } from "../kernel/auth-methods.js";
@@ -43,6 +44,8 @@ export interface ClientAuthContext {
   certificate?: PresentedCertificate;
   /** What mutual-TLS client authentication checks certificates against. */
   mtls: MtlsSettings;
+  /** Where a fetch of a client's `jwks_uri` may connect (kernel/addresses.ts). */
+  tppAddresses: AddressPolicy;
 }
 
 /** The checks of mutual-TLS client authentication (RFC 8705 §2). */
@@ -162,7 +165,7 @@ async function provenClient(ctx: ClientAuthContext, credentials: Credentials): P
   try {
     await verifyClientAssertion(credentials.assertion, {
       clientId: record.clientId,
-      keys: { jwks: record.jwks, jwksUri: record.jwksUri },
+      keys: { jwks: record.jwks, jwksUri: record.jwksUri, addresses: ctx.tppAddresses },
       audiences: ctx.audiences,
       replays: ctx.replays,
       now: ctx.now,

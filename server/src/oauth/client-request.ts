@@ -4,6 +4,7 @@
  * client_secret, or a client assertion). A failed authentication is audited where the error
  * becomes the answer (http/refusals.ts: aggregated, so a flood writes a bounded number of rows).
  */
+import type { AddressPolicy } from "../kernel/addresses.js";
 import type { IncomingMessage } from "node:http";
 import type { Stores } from "../stores/index.js";
 import { presentedCertificate } from "../certificates/presented.js";
@@ -30,6 +31,8 @@ export interface EndpointContext {
   audiences: readonly string[];
   /** What mutual-TLS client authentication checks certificates against (RFC 8705 §2). */
   mtls: MtlsSettings;
+  /** Where a fetch of a client's `jwks_uri` may connect (OUTBOUND_ALLOW_PRIVATE_ADDRESSES). */
+  tppAddresses: AddressPolicy;
 }
 
 /** The stores client authentication reads and writes. */
@@ -44,10 +47,10 @@ export type ClientRequestStores = Pick<Stores, "clients" | "replays">;
  */
 export async function readClientRequest(stores: ClientRequestStores, req: ClientRequest, endpoint: EndpointContext, now: Date): Promise<{ params: FormParams; client: Client }> {
   const params = readForm(req);
-  const { realm, audiences, mtls } = endpoint;
+  const { realm, audiences, mtls, tppAddresses } = endpoint;
   const certificate = presentedCertificate(req);
   const client = await inSpan("client authentication", () =>
-    authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now, certificate, mtls }, req.headers.authorization, params),
+    authenticateClient({ clients: stores.clients, replays: stores.replays, realm, audiences, now, certificate, mtls, tppAddresses }, req.headers.authorization, params),
   );
   const request = contextOf(req);
   if (request) request.clientId = client.clientId;
