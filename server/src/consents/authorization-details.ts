@@ -12,7 +12,7 @@
 import { isValidIBAN } from "ibantools";
 import { sumDecimals, decimalEquals, formatDecimal, parseDecimal, type Decimal } from "../kernel/decimal.js";
 import { InvalidRequest, OAuthError } from "../kernel/errors.js";
-import { isCleanText } from "../kernel/text.js";
+import { isDisplayText } from "../kernel/text.js";
 
 // The shapes are the stores' (stored as JSON on consents, codes and tokens): re-exported for the domain.
 import type { AccountInformation, AccountReference, Amount, AuthorizationDetail, PaymentInitiation } from "../stores/authorization-details.js";
@@ -54,7 +54,6 @@ const AMOUNT = /^(0|[1-9][0-9]{0,14})(\.[0-9]+)?$/;
 /** The outline of an IBAN in electronic format (ISO 13616: country, check digits, up to 30 characters); ibantools checks the rest. */
 const IBAN_OUTLINE = /^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$/;
 const CALENDAR_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
-const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** ISO 4217 codes known to Intl, upper case. */
 const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
@@ -102,13 +101,19 @@ function optionalBoolean(value: unknown, at: string): boolean | undefined {
   return value;
 }
 
-/** 1..`max` characters (code points) of well-formed text without control characters. @throws InvalidAuthorizationDetails */
+/** 1..`max` characters (code points) of well-formed text without control or invisible (format) characters (kernel/text.ts `isDisplayText`): it is shown to the PSU. @throws InvalidAuthorizationDetails */
 function text(value: unknown, at: string, max: number): string {
   if (typeof value !== "string") fail(at, "must be a string");
-  if (!isCleanText(value) || CONTROL_CHARACTER.test(value)) fail(at, "must be text without control characters");
+  if (!isDisplayText(value)) fail(at, "must be text without control or invisible characters (such as bidirectional overrides)");
   const length = [...value].length;
   if (length < 1 || length > max) fail(at, `must have 1 to ${max} characters`);
   return value;
+}
+
+/** True for 1..140 characters of text fit to show (kernel/text.ts `isDisplayText`): a free-text member of a payment body at the gateway (dynamic-linking.ts). */
+export function isPaymentText(value: string): boolean {
+  const length = [...value].length;
+  return length >= 1 && length <= REMITTANCE_MAX_LENGTH && isDisplayText(value);
 }
 
 /**
@@ -140,6 +145,13 @@ function checkAmount(value: unknown, at: string): Amount {
   const minor = minorUnits(currency);
   if (decimal.scale > minor) fail(`${at}.amount`, `has more than ${minor} fraction digits, the minor units of ${currency}`);
   return { currency, amount };
+}
+
+/** True for an amount {@link checkAmount} accepts in `currency`: the gateway refuses what the authorization server would (dynamic-linking.ts). */
+export function isAmountOf(amount: string, currency: string): boolean {
+  if (!CURRENCIES.has(currency) || !AMOUNT.test(amount)) return false;
+  const decimal = parseDecimal(amount)!;
+  return decimal.units !== 0n && decimal.scale <= minorUnits(currency);
 }
 
 /** True for a real calendar date written YYYY-MM-DD (no 2025-02-30). Shared with berlin-group.ts. */

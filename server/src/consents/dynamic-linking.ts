@@ -4,7 +4,7 @@
  * and data the PSU authorized. Pure functions over the approved authorization details.
  */
 import { decimalEquals, parseDecimal } from "../kernel/decimal.js";
-import { isJsonObject, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
+import { isAmountOf, isJsonObject, isPaymentText, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
 
 /** An IBAN as callers write it in a body or path: ASCII letters, digits and spaces (no other characters, so none case-folds into another). */
 const LOOSE_IBAN = /^[A-Za-z0-9 ]{1,64}$/;
@@ -28,22 +28,72 @@ function debtorMismatch(body: Record<string, unknown>, authorized: AccountRefere
   return `the debtor account ${typeof iban === "string" ? shown(iban) : "given"} differs from the authorized ${authorized.iban}`;
 }
 
+/**
+ * The members a payment of a body may have (Berlin Group sepa-credit-transfers, the ones a
+ * bank executes on), and those of a bulk around its `payments`. Anything else is refused, so
+ * no member the gateway did not look at can change what the upstream executes.
+ */
+const PAYMENT_MEMBERS = new Set([
+  "instructedAmount", "creditorAccount", "creditorName", "debtorAccount", "creditorAgent", "creditorAddress", "ultimateCreditor",
+  "ultimateDebtor", "endToEndIdentification", "instructionIdentification", "purposeCode", "remittanceInformationUnstructured", "requestedExecutionDate",
+]);
+const BULK_MEMBERS = new Set(["payments", "debtorAccount", "batchBookingPreferred", "requestedExecutionDate", "paymentInformationId"]);
+const ADDRESS_MEMBERS = new Set(["streetName", "buildingNumber", "townName", "postCode", "country"]);
+/** Most characters of a free-text member of a payment (ISO 20022 Max140Text). */
+const PAYMENT_TEXT_MAX_LENGTH = 140;
+
+/** A payee's name as the PSU read it: NFC, runs of white space as one space, none at the ends (Verification of Payee compares names, not their spelling in code points). */
+export function foldedName(name: string): string {
+  return name.normalize("NFC").replace(/\s+/gu, " ").trim();
+}
+
+/** The first member of `value` outside `allowed`, or the first text member that is not 1..140 characters of clean text; undefined when none. */
+function shapeProblem(value: Record<string, unknown>, allowed: ReadonlySet<string>, checked: ReadonlySet<string>): string | undefined {
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) return `has an unknown member '${shown(key)}'`;
+    if (checked.has(key)) continue;
+    const v = member(value, key);
+    if (key === "creditorAddress") {
+      if (!isJsonObject(v)) return "creditorAddress must be a JSON object";
+      const problem = shapeProblem(v, ADDRESS_MEMBERS, new Set());
+      if (problem) return `creditorAddress ${problem}`;
+    } else if (key === "batchBookingPreferred") {
+      if (typeof v !== "boolean") return "batchBookingPreferred must be true or false";
+    } else if (typeof v !== "string" || !isPaymentText(v)) {
+      return `${key} must be text of 1 to ${PAYMENT_TEXT_MAX_LENGTH} characters without control or invisible characters`;
+    }
+  }
+  return undefined;
+}
+
+/** Members compared with the approval rather than checked as text. */
+const COMPARED = new Set(["instructedAmount", "creditorAccount", "creditorName", "debtorAccount", "payments"]);
+
 /** The first difference between one payment object of a body and the authorized payment. */
 function singleMismatch(body: unknown, authorized: PaymentInitiation): string | undefined {
   if (!isJsonObject(body)) return "the payment is not a JSON object";
+  const shape = shapeProblem(body, PAYMENT_MEMBERS, COMPARED);
+  if (shape) return `the payment ${shape}`;
   const instructed = member(body, "instructedAmount");
   const currency = isJsonObject(instructed) ? member(instructed, "currency") : undefined;
   const amount = isJsonObject(instructed) ? member(instructed, "amount") : undefined;
-  if (typeof currency !== "string" || typeof amount !== "string") return "the payment has no instructedAmount with a currency and an amount as strings";
-  const given = parseDecimal(amount);
+  if (typeof currency !== "string" || typeof amount !== "string" || Object.keys(instructed as object).length !== 2) {
+    return "the payment has no instructedAmount of exactly a currency and an amount as strings";
+  }
+  if (!isAmountOf(amount, currency)) return `the amount ${shown(amount)} ${shown(currency)} is not a decimal string within the minor units of an ISO 4217 currency`;
+  const given = parseDecimal(amount)!;
   const expected = parseDecimal(authorized.instructedAmount.amount);
-  if (currency !== authorized.instructedAmount.currency || !given || !expected || !decimalEquals(given, expected)) {
+  if (currency !== authorized.instructedAmount.currency || !expected || !decimalEquals(given, expected)) {
     return `the amount ${shown(amount)} ${shown(currency)} differs from the authorized ${authorized.instructedAmount.amount} ${authorized.instructedAmount.currency}`;
   }
   const creditor = member(body, "creditorAccount");
-  if (referencedIban(creditor) !== authorized.creditorAccount.iban) {
+  if (referencedIban(creditor) !== authorized.creditorAccount.iban || Object.keys(creditor as object).length !== 1) {
     const iban = isJsonObject(creditor) ? member(creditor, "iban") : undefined;
     return `the creditor account ${typeof iban === "string" ? shown(iban) : "given"} differs from the authorized ${authorized.creditorAccount.iban}`;
+  }
+  const name = member(body, "creditorName");
+  if (name !== undefined && (typeof name !== "string" || foldedName(name) !== foldedName(authorized.creditorName))) {
+    return `the creditor name ${typeof name === "string" ? shown(name) : "given"} differs from the authorized ${shown(authorized.creditorName)}`;
   }
   return debtorMismatch(body, authorized.debtorAccount);
 }
@@ -51,15 +101,19 @@ function singleMismatch(body: unknown, authorized: PaymentInitiation): string | 
 /**
  * The first difference between a payment call's body and the payments the PSU authorized
  * (RTS Art. 5(1)(b) and 5(3)(b): the transaction is bound to its amount and payee, a batch
- * to its payments). The body (Berlin Group sepa-credit-transfers JSON) is either one payment
- * `{instructedAmount: {currency, amount}, creditorAccount: {iban}, creditorName,
- * debtorAccount?: {iban}, remittanceInformationUnstructured?}` matching the single approved
- * payment, or `{payments: [...], debtorAccount?}` (a bulk) matching the approved batch entry
- * by entry, in order. Compared: amount (numerically as a decimal string, never a float:
- * "1250.0" = "1250.00"; a JSON number is a mismatch), currency (exactly), creditor IBAN
- * (spaces and letter case in the body ignored) and, when the approved entry has a
- * debtorAccount and the body (or the bulk) gives one, the debtor IBAN. Other members are
- * not compared.
+ * to its payments). The shape is the approval's: one approved payment is a single payment,
+ * `{instructedAmount: {currency, amount}, creditorAccount: {iban}, creditorName?,
+ * debtorAccount?: {iban}, …}`, and a `payments` member is then refused; several are a bulk,
+ * `{payments: [...], debtorAccount?, batchBookingPreferred?, …}`, matching entry by entry, in
+ * order. Both shapes are closed: a member outside the Berlin Group payment members is refused
+ * (so nothing the gateway did not compare reaches the upstream), and their text members are
+ * 1..140 characters without control or invisible (`\p{Cf}`) characters.
+ * Compared: the amount, a decimal string the authorization server would accept (within the
+ * currency's minor units: "3.000" EUR is refused), numerically ("1250.0" = "1250.00"; a JSON
+ * number is refused); the currency, exactly; the creditor IBAN (spaces and letter case in the
+ * body ignored); the creditor name, when given, after NFC normalization and white-space
+ * folding ({@link foldedName}; Regulation (EU) 2024/886, Verification of Payee); and, when the
+ * approved entry has a debtorAccount and the body gives one, the debtor IBAN.
  * @param approved - the approved payment_initiation entries, in order.
  * @returns a description of the first difference, e.g. "the amount 1250.01 EUR differs from
  *   the authorized 1250.00 EUR" (it may echo the body: sanitize before a response), or
@@ -68,9 +122,13 @@ function singleMismatch(body: unknown, authorized: PaymentInitiation): string | 
 export function paymentMismatch(body: unknown, approved: readonly PaymentInitiation[]): string | undefined {
   if (approved.length === 0) return "no payment was authorized";
   if (!isJsonObject(body)) return "the body is not a JSON object";
-  if (!Object.hasOwn(body, "payments")) {
-    return approved.length === 1 ? singleMismatch(body, approved[0]!) : `the body is one payment but ${approved.length} were authorized`;
+  if (approved.length === 1) {
+    if (Object.hasOwn(body, "payments")) return "the body is a bulk of payments but one payment was authorized";
+    return singleMismatch(body, approved[0]!);
   }
+  if (!Object.hasOwn(body, "payments")) return `the body is one payment but ${approved.length} were authorized`;
+  const shape = shapeProblem(body, BULK_MEMBERS, COMPARED);
+  if (shape) return `the bulk ${shape}`;
   const payments = member(body, "payments");
   if (!Array.isArray(payments)) return "payments is not an array";
   if (payments.length !== approved.length) return `the body has ${payments.length} payments but ${approved.length} were authorized`;
@@ -79,6 +137,19 @@ export function paymentMismatch(body: unknown, approved: readonly PaymentInitiat
     if (mismatch) return `payment ${i + 1}: ${mismatch}`;
   }
   return undefined;
+}
+
+/**
+ * The payment document forwarded for a body that matched (`paymentMismatch` found nothing):
+ * the body, with the approved creditor name given to each payment that had none, so the bank
+ * executes a payment to the payee the PSU approved by name.
+ * @returns a new object; `body` is not changed.
+ */
+export function withApprovedNames(body: Record<string, unknown>, approved: readonly PaymentInitiation[]): Record<string, unknown> {
+  const named = (payment: Record<string, unknown>, authorized: PaymentInitiation) =>
+    Object.hasOwn(payment, "creditorName") ? payment : { ...payment, creditorName: authorized.creditorName };
+  if (approved.length === 1) return named(body, approved[0]!);
+  return { ...body, payments: (body.payments as Record<string, unknown>[]).map((p, i) => named(p, approved[i]!)) };
 }
 
 /**

@@ -80,7 +80,24 @@ const CALLER_FIELDS_DROPPED = new Set([
   "x-cluster-client-ip",
   "cf-connecting-ip",
   "fastly-client-ip",
+  // Method overrides (Rails, Laravel, Express's method-override, ASP.NET, Spring's filter): the
+  // upstream would execute another method than the one the gateway checked.
+  "x-http-method-override",
+  "x-http-method",
+  "x-method-override",
+  // RFC 9440 and Envoy's: the client certificate a TLS-terminating proxy vouches for; only the gateway could.
+  "client-cert",
+  "client-cert-chain",
+  "x-forwarded-client-cert",
 ]);
+
+/**
+ * The other fields a TLS-terminating proxy writes about the client's certificate (nginx's
+ * `X-SSL-Client-Cert`, `X-SSL-Client-Verify`, `X-SSL-Client-S-DN`, Apache's `SSL_CLIENT_*`,
+ * `X-Client-Cert`, `X-Client-Verify`…): a caller's copy would read to the upstream as a
+ * certificate the gateway checked.
+ */
+const CLIENT_CERTIFICATE_FIELD = /^(x-)?(ssl-|tls-)|^x-client-(cert|verify|dn|s-dn|i-dn)|-client-cert/;
 
 /**
  * `headers` without the hop-by-hop fields, including those the `Connection` field names
@@ -215,7 +232,7 @@ export function answerFields(headers: Record<string, string | string[] | undefin
  *   {@link addForwardingFields}, those of {@link addRequestFields} and the fields of `set`
  *   (lowercase names; undefined: none), and answers `res` with what comes back
  *   ({@link answerFields}). A caller's field named in `set`, dropped by the gateway
- *   ({@link CALLER_FIELDS_DROPPED}) or set by {@link addRequestFields}, also spelt with `_`
+ *   ({@link CALLER_FIELDS_DROPPED}, {@link CLIENT_CERTIFICATE_FIELD}) or set by {@link addRequestFields}, also spelt with `_`
  *   for `-`, is not forwarded; its `traceparent` and `tracestate` are, unchanged, when
  *   tracing is off. It never throws: an upstream that cannot be reached or does
  *   not answer in time gets 502 `bad_gateway` (JSON) if nothing was sent yet, and a cut
@@ -248,8 +265,10 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
     const traced = tracing();
     const headers = endToEndHeaders(req.headers, (name) => {
       const field = name.includes("_") ? name.replaceAll("_", "-") : name;
-      return CALLER_FIELDS_DROPPED.has(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
+      return CALLER_FIELDS_DROPPED.has(field) || CLIENT_CERTIFICATE_FIELD.test(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
     });
+    // The document the gateway checked, which may differ from the caller's bytes (gateway/consent-check.ts).
+    if (read) headers["content-length"] = String(read.length);
     addForwardingFields(headers, chainOf(req), req.headers.host, protoOf(req));
     addRequestFields(headers, contextOf(req)?.interactionId, traced);
     for (const name in set) if (set[name] !== undefined) headers[name] = set[name];

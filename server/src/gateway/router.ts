@@ -25,13 +25,16 @@ import { inUpstreamSpan } from "./upstream-span.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
+/** A `_method` query parameter, which Rails, Laravel and Symfony upstreams execute as the method (percent-encoded spellings too). */
+const METHOD_OVERRIDE_PARAMETER = /[?&](_|%5f)(m|%6d)(e|%65)(t|%74)(h|%68)(o|%6f)(d|%64)(=|&|$)/i;
+
 /** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds. */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
 /**
  * Splits the request target `/<api>/<rest>?q` into the API name and the path to forward.
  * @returns `rest` starts with "/", runs of slashes made one, the query kept as sent.
- * @throws InvalidRequest (400) for malformed percent-encoding, an encoded slash or a
+ * @throws InvalidRequest (400) for a `_method` query parameter, malformed percent-encoding, an encoded slash or a
  *   backslash in a segment, and for a dot segment (RFC 3986 §3.3), percent-encoded or not,
  *   also with `;` parameters: servlet containers such as Tomcat remove those before they
  *   resolve dot segments, so `..;x` is `..` to a Java upstream.
@@ -53,6 +56,7 @@ export function splitPath(url: string): { name: string; rest: string } {
       throw new InvalidRequest("dot segments (also with ;parameters) and encoded slashes are not allowed in gateway paths");
     }
   }
+  if (query >= 0 && METHOD_OVERRIDE_PARAMETER.test(url.slice(query))) throw new InvalidRequest("a method override (_method) is not accepted: send the method itself");
   const name = segments[1] ?? "";
   // Runs of slashes become one: a forwarded path starting "//" would read as a network-path
   // reference (another host) to many upstreams.
