@@ -2,16 +2,18 @@
  * The server's own outbound HTTP (a client's `jwks_uri` today; every URL it fetches later),
  * checked where it connects rather than by name, and read within a bound:
  *
- * - the address is checked at connect time, after DNS resolution (an undici `Agent` whose
- *   `lookup` refuses what kernel/addresses.ts `isForbiddenAddress` forbids, and a literal IP
- *   host checked before connecting, which needs no lookup), so a name that resolves to a
- *   metadata or internal address, or re-resolves to one later (DNS rebinding), is refused;
+ * - the address is checked at connect time, in the undici `Agent`'s connector: a literal IP
+ *   host (which `net.connect` never looks up) before connecting, and a name after DNS
+ *   resolution (a `lookup` that refuses what kernel/addresses.ts `isForbiddenAddress`
+ *   forbids), so a name that resolves to a metadata or internal address, or re-resolves to
+ *   one later (DNS rebinding), is refused, and no bytes are sent to it;
  * - no redirect is followed: a 3xx is an answer like any other, not a second fetch;
  * - the body is refused past `maxBytes`, by its Content-Length before reading and while
  *   reading, so an answer of any size costs at most `maxBytes` of memory.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
-import { Agent, fetch } from "undici";
+import { isIP } from "node:net";
+import { Agent, buildConnector, fetch } from "undici";
 import { isForbiddenAddress, type AddressPolicy } from "./addresses.js";
 
 /** The most bytes of an answer the server reads by default: a JWK Set of dozens of keys fits. */
@@ -35,17 +37,30 @@ function guardedLookup(policy: AddressPolicy) {
   };
 }
 
-const agents = new Map<AddressPolicy, Agent>();
-
 /**
- * The undici dispatcher of `policy`, one per policy per process: connections only to the
- * addresses the policy allows (this file's header).
+ * undici's connector with `options`, connecting only where `policy` allows: a literal IP
+ * host is checked before connecting, a name where it resolves ({@link guardedLookup}).
  */
-export function guardedAgent(policy: AddressPolicy, options: Agent.Options = {}): Agent {
-  return new Agent({ ...options, connect: { ...(options.connect as object), lookup: guardedLookup(policy) } });
+function guardedConnector(policy: AddressPolicy, options: buildConnector.BuildOptions): buildConnector.connector {
+  const connect = buildConnector({ ...options, lookup: guardedLookup(policy) });
+  return (target, callback) => {
+    const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (isIP(host) !== 0 && isForbiddenAddress(host, policy)) return callback(new OutboundRefused(`${target.hostname} is an address this server may not connect to`), null);
+    connect(target, callback);
+  };
 }
 
-/** The shared agent of `policy` for {@link fetchBounded}. */
+/**
+ * An undici dispatcher connecting only to the addresses `policy` allows (this file's header).
+ * @param options - undici's Agent options; `connect`, if given, as connector build options.
+ */
+export function guardedAgent(policy: AddressPolicy, options: Omit<Agent.Options, "connect"> & { connect?: buildConnector.BuildOptions } = {}): Agent {
+  return new Agent({ ...options, connect: guardedConnector(policy, options.connect ?? {}) });
+}
+
+const agents = new Map<AddressPolicy, Agent>();
+
+/** The shared agent of `policy` for {@link fetchBounded}, one per policy per process. */
 function sharedAgent(policy: AddressPolicy): Agent {
   let agent = agents.get(policy);
   if (!agent) agents.set(policy, (agent = guardedAgent(policy)));
@@ -60,10 +75,8 @@ function sharedAgent(policy: AddressPolicy): Agent {
  */
 export async function fetchBounded(url: string | URL, init: RequestInit, policy: AddressPolicy, maxBytes = OUTBOUND_BODY_LIMIT_BYTES): Promise<Response> {
   const target = new URL(url);
-  const literal = target.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (/^[\d.]+$|:/.test(literal) && isForbiddenAddress(literal, policy)) throw new OutboundRefused(`${target.host} is an address this server may not connect to`);
   const res = await fetch(target, { ...(init as object), redirect: "manual", dispatcher: sharedAgent(policy) }).catch((error: unknown) => {
-    // fetch wraps the lookup's refusal in its "fetch failed".
+    // fetch wraps the connector's refusal in its "fetch failed".
     throw error instanceof Error && error.cause instanceof OutboundRefused ? error.cause : error;
   });
   const declared = Number(res.headers.get("content-length"));

@@ -308,7 +308,7 @@ describe("verifyClientAssertion: a jwks_uri", () => {
   });
 
   it("connects a TPP's jwks_uri to no loopback, private, link-local or metadata address unless allowed", async () => {
-    for (const jwksUri of [`${base}/cached/jwks.json`, "http://169.254.169.254/jwks.json", "http://10.1.2.3/jwks.json", "http://[::1]:9/jwks.json", "http://[::ffff:127.0.0.1]:9/jwks.json"]) {
+    for (const jwksUri of [`${base}/cached/jwks.json`, "http://169.254.169.254/jwks.json", "http://10.1.2.3/jwks.json", "http://[::1]:8080/jwks.json", "http://[::ffff:127.0.0.1]:8080/jwks.json"]) {
       const before = requests.length;
       await refused(verifyClientAssertion(await assertion(es256), context({ keys: { jwks: null, jwksUri, addresses: "public" } })), /may not connect to/);
       expect(requests).toHaveLength(before);
