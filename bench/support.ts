@@ -339,8 +339,8 @@ export async function accessToken(target: Target): Promise<string> {
   return (JSON.parse(await probe(target)) as { access_token: string }).access_token;
 }
 
-/** A gateway call to `path` (default the demo accounts API) at `baseUrl` with a fresh token of the demo app. */
-export async function gatewayTarget(baseUrl: string, path = "/accounts/"): Promise<Target> {
+/** A gateway call to `path` (default the demo products API, open data a client credentials token may read) at `baseUrl` with a fresh token of the demo app. */
+export async function gatewayTarget(baseUrl: string, path = "/products/"): Promise<Target> {
   return { url: `${baseUrl}${path}`, headers: { authorization: `Bearer ${await accessToken(tokenTarget(baseUrl))}` } };
 }
 

@@ -16,13 +16,13 @@ import type { Page } from "@playwright/test";
 import { DEMO } from "../server/src/demo/seed.js";
 import {
   AISP_PRODUCT,
-  callAccounts,
+  callProducts,
   clientCredentialsToken,
   columnSum,
   consoleNav,
   createAppInConsole,
   expectInvalidToken,
-  expectSampleAccounts,
+  expectSampleProducts,
   openConsolePage,
   panel,
   readTable,
@@ -57,7 +57,7 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await expect(secretPanel.getByRole("status").filter({ hasText: "Consumer secret copied" })).toBeVisible();
     expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(credential.consumerSecret);
 
-    // The client uses the key and secret: a client credentials token, then the accounts API.
+    // The client uses the key and secret: a client credentials token, then the products API (open data).
     const token = await clientCredentialsToken(credential);
     expect(token.status, JSON.stringify(token.body)).toBe(200);
     expect(token.body.access_token).toEqual(expect.any(String));
@@ -65,9 +65,9 @@ test.describe("an admin creates an app and revokes its credential", () => {
     expect(token.body.application_name).toBe(name);
     expect(token.body.api_product_list_json).toEqual([AISP_PRODUCT.name]);
     const accessToken: string = token.body.access_token;
-    const before = await callAccounts(accessToken);
+    const before = await callProducts(accessToken);
     expect(before.status, JSON.stringify(before.body)).toBe(200);
-    expectSampleAccounts(before.body);
+    expectSampleProducts(before.body);
     expect(before.body.caller.clientId).toBe(credential.consumerKey);
     expect(before.body.caller.appName).toBe(name);
 
@@ -108,7 +108,7 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await confirm.getByRole("button", { name: "Cancel" }).click();
     await expect(confirm).toHaveCount(0);
     await expect(revokeButton).toBeFocused();
-    expect((await callAccounts(accessToken)).status, "still valid after Cancel").toBe(200);
+    expect((await callProducts(accessToken)).status, "still valid after Cancel").toBe(200);
 
     // ... "Yes, revoke the credential" revokes it.
     await revokeButton.click();
@@ -118,7 +118,7 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await expect(revokeButton).toHaveCount(0);
 
     // The very same access token is refused by the gateway on the next call ...
-    expectInvalidToken(await callAccounts(accessToken));
+    expectInvalidToken(await callProducts(accessToken));
     // ... and the token endpoint refuses the credential.
     const refused = await clientCredentialsToken(credential);
     expect(refused.status, JSON.stringify(refused.body)).toBe(401);
@@ -252,7 +252,7 @@ test("the dashboard charts traffic, tokens issued per client and refusals, over 
   const issued: HttpResult[] = [];
   for (let i = 0; i < 3; i++) issued.push(await clientCredentialsToken(credential));
   expect(issued.map((r) => r.status)).toEqual([200, 200, 200]);
-  for (let i = 0; i < 2; i++) expect((await callAccounts(issued[0]!.body.access_token)).status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await callProducts(issued[0]!.body.access_token)).status).toBe(200);
   const failed = await clientCredentialsToken({ ...credential, consumerSecret: `${credential.consumerSecret}-wrong` });
   expect(failed.status).toBe(401);
   expect(failed.body.error).toBe("invalid_client");
@@ -310,7 +310,7 @@ test("the dashboard charts traffic, tokens issued per client and refusals, over 
     `/admin/tokens?clientId=${encodeURIComponent(credential.consumerKey)}`,
   );
   const perApi = await readTable(page.getByRole("table", { name: "Gateway calls per API" }));
-  expect(Number(perApi.find((r) => r.API === "accounts")?.Calls)).toBeGreaterThanOrEqual(2);
+  expect(Number(perApi.find((r) => r.API === "products")?.Calls)).toBeGreaterThanOrEqual(2);
 
   // The failed client authentication among the refusals, by client and reason.
   const failures = await readTable(page.getByRole("table", { name: "Refused requests by client, type, API and reason" }));

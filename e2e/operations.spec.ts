@@ -11,12 +11,12 @@ import { expectAccessible } from "./support/accessibility.js";
 import {
   ADMIN,
   AISP_PRODUCT,
-  callAccounts,
+  callProducts,
   clientCredentialsToken,
   consoleNav,
   createAppInConsole,
   expectInvalidToken,
-  expectSampleAccounts,
+  expectSampleProducts,
   openConsolePage,
   panel,
   readTable,
@@ -60,9 +60,9 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   const issued = await clientCredentialsToken(client);
   expect(issued.status, JSON.stringify(issued.body)).toBe(200);
   const accessToken: string = issued.body.access_token;
-  const call = await callAccounts(accessToken);
+  const call = await callProducts(accessToken);
   expect(call.status, JSON.stringify(call.body)).toBe(200);
-  expectSampleAccounts(call.body);
+  expectSampleProducts(call.body);
 
   // The console's search finds the app by its consumer key.
   await searchConsole(page, client.consumerKey);
@@ -124,7 +124,7 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   await expectAccessible(page);
 
   // The client's next call with the token is refused at the gateway.
-  expectInvalidToken(await callAccounts(accessToken));
+  expectInvalidToken(await callProducts(accessToken));
   const refusal = await waitForAuditEvent(page, { clientId: client.consumerKey, type: GATEWAY_REFUSED, reason: "invalid_token" });
   expect(JSON.parse(refusal.details).token_id_prefix).toBe(prefix);
 
@@ -157,10 +157,10 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   const failure = failures.getByRole("row").filter({ hasText: client.consumerKey }).filter({ hasText: "invalid_token" });
   await expect(failure).toHaveCount(1);
   const failureRow = (await readTable(failures)).find((r) => r.Client === client.consumerKey && r.Reason === "invalid_token");
-  expect(failureRow).toMatchObject({ API: "accounts", Count: "1" });
+  expect(failureRow).toMatchObject({ API: "products", Count: "1" });
   expect(failureRow!.Type).toContain(GATEWAY_REFUSED);
   await expectAccessible(page);
-  await failure.getByRole("link", { name: `Audit events of ${GATEWAY_REFUSED} invalid_token by ${client.consumerKey} at accounts` }).click();
+  await failure.getByRole("link", { name: `Audit events of ${GATEWAY_REFUSED} invalid_token by ${client.consumerKey} at products` }).click();
 
   // The audit page, filtered on the client, type, reason and the range, shows the refusal with its reason.
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Audit log");
@@ -193,7 +193,7 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   await expect(page.getByText("Gateway traffic, tokens issued and refused requests over the last 30 days.")).toBeVisible();
   await expect(page.getByText(/in buckets of 1 day\. Times in .+; the days are UTC days\./)).toBeVisible();
   const monthly = (await readTable(failures)).find((r) => r.Client === client.consumerKey && r.Reason === "invalid_token");
-  expect(monthly).toMatchObject({ API: "accounts", Count: "1" });
+  expect(monthly).toMatchObject({ API: "products", Count: "1" });
   await expect(panel(page, "Tokens issued").getByRole("application", { name: "Tokens issued over time, per client" })).toBeVisible();
   await expectAccessible(page);
 });

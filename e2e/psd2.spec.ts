@@ -12,6 +12,9 @@
  * 5. the Berlin Group route: the TPP creates a consent (POST /psd2/v1/consents), alice
  *    authorizes it with scope=AIS:<consentId> on the same consent page.
  *
+ * And the payee line: a payee's name in right-to-left letters stays in its own `<bdi>`, with
+ * the payee's IBAN on a line of its own.
+ *
  * The TPP is the demo app "Acme Budgeting (RFC 6749)" (PKCE, client_secret_basic), played by
  * the test's Node side; the browser's visit to the demo callback URL (where no server
  * listens) is answered by the test, which reads the code from it. The browser's language is
@@ -212,7 +215,8 @@ test("a single payment through PAR: the consent page says it in words, alice pic
   const details = await expectDetailsConsentPage(page, `${APP.name} asks you to approve a payment`);
   const item = details.getByRole("listitem");
   await expect(item).toHaveCount(1);
-  await expect(item).toContainText(`Pay €1,250.00 to ${ACME.name} (${ACME.printed})`);
+  await expect(item).toContainText(`Pay €1,250.00 to ${ACME.name}`);
+  await expect(item.getByText(`IBAN ${ACME.printed}`, { exact: true })).toBeVisible();
   await expect(item).toContainText("Reference: Invoice 4711");
   const payFrom = await expectPayFrom(page, details);
   // Each account is told apart by its IBAN and currency.
@@ -234,9 +238,33 @@ test("a single payment through PAR: the consent page says it in words, alice pic
   // The exact payment is made ...
   const made = await pay(accessToken, paymentBody("1250.00"));
   expect(made.status, JSON.stringify(made.body)).toBe(201);
-  expect(made.body.payment).toEqual(paymentBody("1250.00"));
+  // The upstream executes the approved payment: the reference and the account the body left out are the approved ones.
+  expect(made.body.payment).toEqual({ ...paymentBody("1250.00"), remittanceInformationUnstructured: "Invoice 4711", debtorAccount: { iban: MAIN.iban } });
   // ... once.
   expectRefused(await pay(accessToken, paymentBody("1250.00")), "consent_invalid");
+});
+
+test("a payee's name is the TPP's text: isolated in its own <bdi>, the IBAN on a line of its own, so right-to-left letters cannot make the name read as an IBAN", async ({ page }) => {
+  // Hebrew "company ltd.", then digits: a right-to-left name that could pose as an account.
+  const payee = { name: "\u05d7\u05d1\u05e8\u05d4 \u05d1\u05e2\u05f4\u05de 1420 0410", iban: ACME.iban };
+  const requestUri = await push(codeFlowParams(pkce().challenge, randomState(), { authorization_details: JSON.stringify([payment("10.00", payee, "\u0641\u0627\u062a\u0648\u0631\u0629 42")]) }));
+  await authorizeAsAlice(page, { request_uri: requestUri });
+  const details = await expectDetailsConsentPage(page, `${APP.name} asks you to approve a payment`);
+  const item = details.getByRole("listitem");
+  const names = item.locator("bdi");
+  await expect(names).toHaveText([payee.name, "\u0641\u0627\u062a\u0648\u0631\u0629 42"]);
+  const iban = item.getByText(`IBAN ${ACME.printed}`, { exact: true });
+  await expect(iban).toBeVisible();
+  // The IBAN's line is below the payee's, never beside the name.
+  const nameBox = (await names.first().boundingBox())!;
+  const ibanBox = (await iban.boundingBox())!;
+  expect(ibanBox.y).toBeGreaterThanOrEqual(nameBox.y + nameBox.height);
+  await expect(item.locator('[dir="ltr"]')).toHaveText(ACME.printed);
+  await expectAccessible(page);
+  // alice declines: the TPP is told so.
+  await page.getByRole("button", { name: "Deny" }).click();
+  await page.waitForURL((url) => url.href.startsWith(`${DEMO.callbackUrl}?`));
+  expect(new URL(page.url()).searchParams.get("error")).toBe("access_denied");
 });
 
 test("a batch of two payments through PAR: the consent page shows both payees and the total, and the bulk payment is made", async ({ page }) => {
@@ -251,9 +279,11 @@ test("a batch of two payments through PAR: the consent page shows both payees an
   await expect(summary).toContainText("2 payments, €1,500.00 in total");
   const each = summary.getByRole("list").getByRole("listitem");
   await expect(each).toHaveCount(2);
-  await expect(each.nth(0)).toContainText(`Pay €1,000.00 to ${ACME.name} (${ACME.printed})`);
+  await expect(each.nth(0)).toContainText(`Pay €1,000.00 to ${ACME.name}`);
+  await expect(each.nth(0).getByText(`IBAN ${ACME.printed}`, { exact: true })).toBeVisible();
   await expect(each.nth(0)).toContainText("Reference: Invoice 4711");
-  await expect(each.nth(1)).toContainText(`Pay €500.00 to ${BETA.name} (${BETA.printed})`);
+  await expect(each.nth(1)).toContainText(`Pay €500.00 to ${BETA.name}`);
+  await expect(each.nth(1).getByText(`IBAN ${BETA.printed}`, { exact: true })).toBeVisible();
   await expect(each.nth(1)).toContainText("Reference: Order 815");
   const payFrom = await expectPayFrom(page, details);
   await expect(payFrom.getByText("Choose the account the payments are made from.")).toBeVisible();
@@ -268,7 +298,14 @@ test("a batch of two payments through PAR: the consent page shows both payees an
   const bulk = { payments: [paymentBody("1000.00", ACME), paymentBody("500.00", BETA)] };
   const made = await pay(tokens.access_token, bulk);
   expect(made.status, JSON.stringify(made.body)).toBe(201);
-  expect(made.body.payment).toEqual(bulk);
+  // The approved references go into each payment, the account the PSU chose beside them (the Berlin Group bulk).
+  expect(made.body.payment).toEqual({
+    payments: [
+      { ...bulk.payments[0], remittanceInformationUnstructured: "Invoice 4711" },
+      { ...bulk.payments[1], remittanceInformationUnstructured: "Order 815" },
+    ],
+    debtorAccount: { iban: SAVINGS.iban },
+  });
 });
 
 test("account access without accounts: alice shares only Savings, and the token reads Savings' balances and nothing of the other account", async ({ page }) => {

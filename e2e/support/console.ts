@@ -186,14 +186,29 @@ export function clientCredentialsToken(client: IssuedCredential): Promise<HttpRe
   return tokenRequest(client, { grant_type: "client_credentials" });
 }
 
-/** GET /accounts/ through the gateway with a bearer access token. */
-export async function callAccounts(accessToken: string): Promise<HttpResult> {
+/** GET `path` through the gateway with a bearer access token. */
+async function callGateway(path: string, accessToken: string): Promise<HttpResult> {
   return result(
-    await fetch(`${TOLLGATE_URL}/accounts/`, {
+    await fetch(`${TOLLGATE_URL}${path}`, {
       headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
       redirect: "manual",
     }),
   );
+}
+
+/** GET /accounts/ through the gateway with a bearer access token: account data, which needs the PSU. */
+export function callAccounts(accessToken: string): Promise<HttpResult> {
+  return callGateway("/accounts/", accessToken);
+}
+
+/** GET /products/ through the gateway with a bearer access token: the demo's open data, which a client credentials token may read. */
+export function callProducts(accessToken: string): Promise<HttpResult> {
+  return callGateway("/products/", accessToken);
+}
+
+/** The demo bank's products, as the gateway returns them. */
+export function expectSampleProducts(body: Json): void {
+  expect(body.products.map((p: Json) => p.productId)).toEqual(["girokonto", "tagesgeld"]);
 }
 
 /** The demo upstream's sample accounts, as the gateway returns them. */

@@ -39,7 +39,7 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1).default("file:./data/tollgate.db"),
   /** pino log level: fatal, error, warn, info, debug, trace or silent. Default info. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Seed the demo organization, apps, API products and user into an empty database. Default true. */
+  /** Seed the demo organization, apps, API products and user into an empty database, run the demo upstreams, and on every start point the demo's APIs at them. Default true. */
   SEED_DEMO: bool.default(true),
   /** Port of the built-in demo upstream (sample accounts API). Default PORT + 1; 0 picks a free port. */
   DEMO_UPSTREAM_PORT: port.optional(),
@@ -63,6 +63,15 @@ const schema = z.object({
   SCA_IDLE_SECONDS: z.coerce.number().int().min(1).max(300).default(300),
   /** Days after the last strong customer authentication that a refresh token of a grant needing SCA keeps working (PSD2 RTS Art. 10a: 180); 0 turns the rule off (e.g. the UK variant, where consent expiry takes over). Default 180. */
   SCA_REAUTHENTICATION_DAYS: z.coerce.number().int().min(0).max(3650).default(180),
+  /**
+   * How long after the PSU's approval a payment consent's payment may be made, seconds (60 to
+   * 86400). Default 3600: a TPP makes the payment right after the authorization, and an hour
+   * leaves room for a retry after an upstream that could not be reached, while an approval
+   * never becomes a standing mandate to pay later (the refresh token lives 90 days).
+   */
+  PAYMENT_CONSENT_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  /** How long the gateway waits for an upstream's answer to start, and then between two pieces of it, milliseconds. Default 30000. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Browser origins allowed to call the token, revocation, introspection and metadata endpoints (CORS), comma-separated. Default none. */
   CORS_ORIGINS: z.string().default(""),
   /** Token/revocation/introspection requests per client id per minute before 429; 0 turns the limit off. Default 600. */
@@ -190,6 +199,10 @@ export interface Config {
   signIn: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
   /** PSD2 strong customer authentication: inactivity limit after authenticating (seconds), and the re-authentication interval of refresh tokens (days; 0 = off). */
   sca: { idleSeconds: number; reauthenticationDays: number };
+  /** Seconds an approved payment consent's payment may be made in (PAYMENT_CONSENT_LIFETIME_SECONDS). */
+  paymentConsentLifetimeSeconds: number;
+  /** Milliseconds an upstream may take to start its answer, and between two pieces of it (UPSTREAM_TIMEOUT_MS). */
+  upstreamTimeoutMs: number;
   corsOrigins: string[];
   /** Requests per minute; 0 = off. */
   tokenRateLimit: { perClient: number; perIp: number };
@@ -290,6 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
     },
     sca: { idleSeconds: e.SCA_IDLE_SECONDS, reauthenticationDays: e.SCA_REAUTHENTICATION_DAYS },
+    paymentConsentLifetimeSeconds: e.PAYMENT_CONSENT_LIFETIME_SECONDS,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,

@@ -27,6 +27,7 @@ import { Metrics } from "./kernel/metrics.js";
 import { startMetricsListener } from "./http/metrics.js";
 import { RefusalAudit } from "./http/refusal-audit.js";
 import { TrafficRecorder } from "./http/traffic.js";
+import { TLS_LISTENER_PROTOCOL } from "./http/tls-listener.js";
 import { startTracing } from "./observability/tracing.js";
 import { CrlFiles, type CrlReloadReport } from "./certificates/crl-files.js";
 import { DEFAULT_ROLE_PRODUCTS, parseRoleProductMapping } from "./certificates/roles.js";
@@ -183,10 +184,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);
-  // RFC 8705: the same endpoints and gateway over TLS, a client certificate requested, not required (its checks are client authentication's).
+  // RFC 8705: the same endpoints and gateway over TLS, a client certificate requested, not required (its checks are client authentication's);
+  // TLS 1.2 only with RFC 9325's recommended suites (http/tls-listener.ts).
   const tlsServer = config.tls
     ? createTlsServer(
         {
+          ...TLS_LISTENER_PROTOCOL,
           cert: readFileSync(config.tls.certFile),
           key: readFileSync(config.tls.keyFile),
           ...(config.clientCertificates.caFile ? { ca: readFileSync(config.clientCertificates.caFile) } : {}),

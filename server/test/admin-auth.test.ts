@@ -286,7 +286,7 @@ describe("a bearer token that is not valid is refused with HTTP 401", () => {
   it("an expired admin token", async () => {
     const token = await clientCredentialsToken(server.url, DEMO.adminApp);
     const client = withBearer(server.url, token);
-    expect((await client.data("{ apis { name } }")).apis).toEqual([expect.objectContaining({ name: "accounts" }), expect.objectContaining({ name: "payments" })]);
+    expect((await client.data("{ apis { name } }")).apis).toEqual([expect.objectContaining({ name: "accounts" }), expect.objectContaining({ name: "payments" }), expect.objectContaining({ name: "products" })]);
     await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expectRefused(await client.post("{ apis { name } }"), 401, "UNAUTHENTICATED");
     expectRefused(await client.post(MUTATION), 401, "UNAUTHENTICATED");

@@ -17,6 +17,7 @@ import { DpopKey, assertionFields, clientAssertion, dpopCall, fapiTokens } from 
 import { basic, callApi, clientCredentialsToken, FORM, send, TOKEN_ENDPOINT, tokenRequest, type Answer, type DemoClient, type Json } from "./support/flow.js";
 import { adminBearer, withAuthorization, withBearer, type GraphQLClient } from "./support/graphql.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import type { TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -33,6 +34,8 @@ beforeAll(async () => {
   // shows that the write emptied the cache, not that the entry aged out.
   ({ server } = await startIssuerServer({ CATALOG_CACHE_TTL_MS: "60000" }));
   admin = await adminBearer(server.url);
+  // Where a client credentials token may call (account data needs the PSU).
+  await addOpenDataApi(server);
 });
 afterAll(() => server?.close());
 
@@ -153,8 +156,8 @@ describe("setAppSettings securityProfile", () => {
     const bound = await assertionToken(client.consumerKey, key, { DPoP: await dpop.proof("POST", `${server.url}${TOKEN_ENDPOINT}`) });
     expect(bound.status, bound.text).toBe(200);
     expect(bound.body.token_type).toBe("DPoP");
-    expect((await dpopCall(server.url, bound.body.access_token, dpop)).status).toBe(200);
-    expect((await callApi(server.url, bound.body.access_token)).status).toBe(401);
+    expect((await dpopCall(server.url, bound.body.access_token, dpop, OPEN_DATA)).status).toBe(200);
+    expect((await callApi(server.url, bound.body.access_token, OPEN_DATA)).status).toBe(401);
   });
 
   it("keys and the switch in one request: setAppKeys then setAppSettings", async () => {
@@ -301,7 +304,7 @@ describe("setAppKeys", () => {
     expect(after.status, after.text).toBe(200);
 
     // Rotating keys revokes nothing: the token issued with the old key still calls the API.
-    expect((await callApi(server.url, before.body.access_token)).status).toBe(200);
+    expect((await callApi(server.url, before.body.access_token, OPEN_DATA)).status).toBe(200);
     // A set of two keys (the overlap of a rotation) accepts both.
     await setKeys(appId, { jwks: jwksOf(newKey.publicJwk, oldKey.publicJwk) });
     expect((await assertionToken(client.consumerKey, oldKey)).status).toBe(200);

@@ -37,6 +37,7 @@ import {
   withSession,
   type GraphQLClient,
 } from "./support/graphql.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { enrolPasskey, startTestServer, type TestServer } from "./support/server.js";
 
 
@@ -85,7 +86,7 @@ const token = (client: DemoClient, scope?: string) => clientCredentialsToken(ser
 const tokenAnswer = (client: DemoClient) => tokenRequest(server.url, TOKEN_ENDPOINT, client, { grant_type: "client_credentials" });
 
 /** The gateway's status for a GET with this bearer token. */
-const gateway = async (accessToken: string, apiPath = "/accounts/") => (await callApi(server.url, accessToken, apiPath)).status;
+const gateway = async (accessToken: string, apiPath = OPEN_DATA) => (await callApi(server.url, accessToken, apiPath)).status;
 
 /** A user's token response from the real authorization code flow (with PKCE), as `client`. */
 async function tokensOf(user: { username: string; password: string }, client: DemoClient = DEMO.app): Promise<Json> {
@@ -160,6 +161,8 @@ beforeAll(async () => {
   aliceId = (await alice.data("{ me { id } }")).me.id;
   const { apiProducts } = await admin.data("{ apiProducts { id name } }");
   for (const p of apiProducts) productIds[p.name] = p.id;
+  // Where a client credentials token may call: account data needs the PSU.
+  await addOpenDataApi(server);
   const { developers } = await admin.data("{ developers { nodes { id email organization { id } } } }");
   const demo = developers.nodes.find((d: Json) => d.email === DEMO.developerEmail);
   developerId = demo.id;
@@ -713,7 +716,7 @@ describe("apps and credentials", () => {
     expect(Number(body.expires_in)).toBeLessThanOrEqual(300);
   });
 
-  it("setCredentialProductStatus: revoking PSD2-AISP-v1 makes the gateway answer 403 for /accounts; approving it again restores access", async () => {
+  it("setCredentialProductStatus: revoking PSD2-AISP-v1 makes the gateway answer 403 for its APIs; approving it again restores access", async () => {
     const a = await createApp("Product Status App");
     const bearer = await token(a);
     expect(await gateway(bearer)).toBe(200);
@@ -721,7 +724,7 @@ describe("apps and credentials", () => {
 
     const revoked = await admin.data(SET, { c: a.credentialId, p: productIds["PSD2-AISP-v1"], s: "revoked" });
     expect(revoked.setCredentialProductStatus).toEqual({ id: a.credentialId, status: "approved", products: [{ status: "revoked", product: { name: "PSD2-AISP-v1" } }] });
-    const res = await callApi(server.url, bearer);
+    const res = await callApi(server.url, bearer, OPEN_DATA);
     expect(res.status).toBe(403);
     expect(res.headers.get("www-authenticate")).toMatch(/insufficient_scope/);
     const fresh = await tokenAnswer(a);

@@ -179,12 +179,12 @@ describe("Api.requiredAcr and Api.maxAgeSeconds (RFC 9470 step-up)", () => {
     const refused = await call();
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toBe(
-      'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="this access token carries no user authentication; this API requires a password sign-in", acr_values="urn:tollgate:pwd"',
+      'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="this access token carries no user authentication; this API requires a password sign-in", acr_values="urn:tollgate:pwd", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"',
     );
     await admin.data(UPDATE_API, { id: api.id, input: { requiredAcr: null, maxAgeSeconds: 3600 } });
     const old = await call();
     expect(old.status).toBe(401);
-    expect(old.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication", .*, max_age="3600"$/);
+    expect(old.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication", .*, max_age="3600", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"$/);
     expect(old.headers.get("www-authenticate")).not.toContain("acr_values");
     await admin.data(UPDATE_API, { id: api.id, input: { maxAgeSeconds: null } });
     expect((await call()).status).toBe(200);

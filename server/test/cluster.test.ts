@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { Browser, callApi, clientCredentialsToken, expectOAuthError, obtainCode, pkcePair, REVOCATION_ENDPOINT, tokenRequest } from "./support/flow.js";
 import { adminBearer, sessionLogin } from "./support/graphql.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
@@ -49,8 +50,8 @@ class RoundRobinBrowser extends Browser {
 /** The instance after `i`, round-robin. */
 const url = (i: number) => instances[i % instances.length]!.url;
 
-/** GET /accounts/ through the gateway of instance `instance`. */
-const callAccounts = (instance: number, token: string) => callApi(url(instance), token);
+/** A GET through the gateway of instance `instance`, on an API a client credentials token may call (account data needs the PSU). */
+const callGateway = (instance: number, token: string) => callApi(url(instance), token, OPEN_DATA);
 
 beforeAll(async () => {
   await admin(`CREATE DATABASE ${name}`);
@@ -65,8 +66,11 @@ beforeAll(async () => {
     CATALOG_CACHE_TTL_MS: "60000",
     TOKEN_CACHE_MAX_AGE_MS: "60000",
   };
-  // Started one after the other: the first migrates and seeds; the others find both done.
-  for (let i = 0; i < 3; i++) instances.push(await startTestServer(env));
+  // Started one after the other: the first migrates and seeds (and gets the API the calls go to); the others find both done.
+  for (let i = 0; i < 3; i++) {
+    instances.push(await startTestServer(env));
+    if (i === 0) await addOpenDataApi(instances[0]!);
+  }
   expect(new Set(instances.map((s) => s.url)).size).toBe(3);
 });
 
@@ -79,9 +83,9 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   it("client credentials: a token from one instance works at the gateway of every instance", async () => {
     const token = await clientCredentialsToken(url(0), DEMO.app);
     for (const i of [1, 2, 0]) {
-      const res = await callAccounts(i, token);
+      const res = await callGateway(i, token);
       expect(res.status, `instance ${i}`).toBe(200);
-      expect(res.body.accounts).toHaveLength(2);
+      expect(res.body.caller.clientId).toBe(DEMO.app.consumerKey);
     }
   });
 
@@ -101,7 +105,7 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     });
     expect(exchange.status).toBe(200);
     expect(exchange.body.refresh_token).toEqual(expect.any(String));
-    expect((await callAccounts(2, exchange.body.access_token as string)).status).toBe(200);
+    expect((await callGateway(2, exchange.body.access_token as string)).status).toBe(200);
 
     const refreshed = await tokenRequest(url(0), "/token", DEMO.strictApp, { grant_type: "refresh_token", refresh_token: exchange.body.refresh_token as string });
     expect(refreshed.status).toBe(200);
@@ -128,12 +132,12 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   it.each(revocations)(`a token revoked %s is refused by the other instances within ${REVOCATION_BOUND_MS} ms`, async (_how, revoke) => {
     const token = await clientCredentialsToken(url(0), DEMO.app);
     // Instances 1 and 2 now hold its row in their token caches.
-    for (const i of [1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
+    for (const i of [1, 2]) expect((await callGateway(i, token)).status, `instance ${i}`).toBe(200);
     await revoke(token);
     const revokedAt = Date.now();
     for (const i of [1, 2]) {
       let status = 0;
-      while ((status = (await callAccounts(i, token)).status) === 200 && Date.now() - revokedAt < REVOCATION_BOUND_MS) {
+      while ((status = (await callGateway(i, token)).status) === 200 && Date.now() - revokedAt < REVOCATION_BOUND_MS) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(status, `instance ${i}`).toBe(401);
@@ -146,13 +150,13 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
     await database.connect();
     try {
       const token = await clientCredentialsToken(url(0), DEMO.app);
-      expect((await callAccounts(1, token)).status).toBe(200);
+      expect((await callGateway(1, token)).status).toBe(200);
       await database.query(`UPDATE "AccessToken" SET "status" = 'revoked' WHERE "id" = (SELECT max("id") FROM "AccessToken")`);
-      expect((await callAccounts(1, token)).status).toBe(200);
+      expect((await callGateway(1, token)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 600));
-      expect((await callAccounts(1, token)).status, "after longer than the default age bound: this suite's is 60 s").toBe(200);
+      expect((await callGateway(1, token)).status, "after longer than the default age bound: this suite's is 60 s").toBe(200);
       // Instance 2 never read it: the database says revoked.
-      expect((await callAccounts(2, token)).status).toBe(401);
+      expect((await callGateway(2, token)).status).toBe(401);
     } finally {
       await database.end();
     }
@@ -161,13 +165,13 @@ describe("a cluster of three instances over PostgreSQL and Redis", () => {
   it(`a product revoked on a credential through one instance is honoured by the others within ${REVOCATION_BOUND_MS} ms (catalog caches emptied over Redis)`, async () => {
     const token = await clientCredentialsToken(url(0), DEMO.app);
     // Every instance now holds the credential and the API in its catalog cache.
-    for (const i of [0, 1, 2]) expect((await callAccounts(i, token)).status, `instance ${i}`).toBe(200);
+    for (const i of [0, 1, 2]) expect((await callGateway(i, token)).status, `instance ${i}`).toBe(200);
     const where = { credential: { consumerKey: DEMO.app.consumerKey }, apiProduct: { name: "PSD2-AISP-v1" } };
     const setStatus = (status: string) => instances[0]!.prisma.credentialProduct.updateMany({ where, data: { status } });
     const until = async (i: number, expected: number) => {
       const since = Date.now();
       let status = 0;
-      while ((status = (await callAccounts(i, token)).status) !== expected && Date.now() - since < REVOCATION_BOUND_MS) {
+      while ((status = (await callGateway(i, token)).status) !== expected && Date.now() - since < REVOCATION_BOUND_MS) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return { status, ms: Date.now() - since };

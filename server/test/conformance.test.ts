@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { expectNoStore, type Json } from "./support/flow.js";
 import { clientFor, clientOptions, prepareAuthorization, runBrowserStep, startIssuerServer, type StrictClient } from "./support/oauth4webapi.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import type { TestServer } from "./support/server.js";
 
 /** decisions.md: default access token lifetime 3600 s, refresh token 90 days. */
@@ -37,6 +38,7 @@ const strictPost: StrictClient = clientFor(DEMO.strictApp, "client_secret_post")
 
 beforeAll(async () => {
   ({ server, issuer } = await startIssuerServer());
+  await addOpenDataApi(server);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...clientOptions }));
 });
 
@@ -109,9 +111,10 @@ interface GatewayAnswer {
   challenge?: oauth.WWWAuthenticateChallenge;
 }
 
-async function gateway(accessToken: string): Promise<GatewayAnswer> {
+/** @param path - default the accounts API, for a PSU's token; OPEN_DATA for a client credentials token (account data needs the PSU). */
+async function gateway(accessToken: string, path = "/accounts/"): Promise<GatewayAnswer> {
   try {
-    const res = await oauth.protectedResourceRequest(accessToken, "GET", new URL("/accounts/", server.url), undefined, null, clientOptions);
+    const res = await oauth.protectedResourceRequest(accessToken, "GET", new URL(path, server.url), undefined, null, clientOptions);
     return { status: res.status, body: await res.json() };
   } catch (err) {
     if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw err;
@@ -226,9 +229,9 @@ describe("RFC 6749 §4.4 client credentials with client_secret_basic", () => {
     expect(token.scope?.split(" ").sort()).toEqual([...PSD2_SCOPES].sort());
     expect(token.client_id).toBe(DEMO.strictApp.consumerKey);
 
-    const answer = await gateway(token.access_token);
+    const answer = await gateway(token.access_token, OPEN_DATA);
     expect(answer.status).toBe(200);
-    expect(answer.body.accounts).toHaveLength(2);
+    expect(answer.body.caller.clientId).toBe(DEMO.strictApp.consumerKey);
   });
 
   it("grants exactly a requested scope, and refuses one outside the app's products with invalid_scope", async () => {
@@ -263,7 +266,7 @@ describe("RFC 6749 §4.4 client credentials with client_secret_basic", () => {
     expect(err).toBeInstanceOf(oauth.UnsupportedOperationError);
     expect((err as Error).message).toBe("unsupported `token_type` value");
     // The token itself is valid: the refusal is only about the response format.
-    expect((await gateway(raw.access_token as string)).status).toBe(200);
+    expect((await gateway(raw.access_token as string, OPEN_DATA)).status).toBe(200);
   });
 
   it("pins down the conflict: only token_type blocks oauth4webapi; it parses the string expires_in once the type is recognised", async () => {
@@ -453,7 +456,7 @@ describe("RFC 6749 §2.3.1 client_secret_post (oauth4webapi ClientSecretPost)", 
     const token = await oauth.processClientCredentialsResponse(as, strictPost.client, response);
     expect(token.token_type).toBe("bearer");
     expect(token.client_id).toBe(DEMO.strictApp.consumerKey);
-    expect((await gateway(token.access_token)).status).toBe(200);
+    expect((await gateway(token.access_token, OPEN_DATA)).status).toBe(200);
   });
 
   it("authorization code with PKCE, refresh, introspection and revocation all authenticate with ClientSecretPost", async () => {
@@ -521,7 +524,7 @@ describe("issued_at of the rfc6749 profile is consumable as epoch seconds (as Ap
 describe("RFC 7009 token revocation", () => {
   it("revokes an access token: the gateway refuses it with invalid_token and it introspects inactive", async () => {
     const { token } = await clientCredentialsToken();
-    expect((await gateway(token.access_token)).status).toBe(200);
+    expect((await gateway(token.access_token, OPEN_DATA)).status).toBe(200);
     await expect(revoke(token.access_token, strict, "access_token")).resolves.toBeUndefined();
     expectInvalidToken(await gateway(token.access_token));
     expect(await introspect(token.access_token)).toEqual({ active: false });
@@ -561,7 +564,7 @@ describe("RFC 7009 token revocation", () => {
     const err = await rejection(revoke(token.access_token, legacy));
     expect(err).toBeInstanceOf(oauth.ResponseBodyError);
     expect((err as oauth.ResponseBodyError).status).toBe(400);
-    expect((await gateway(token.access_token)).status).toBe(200);
+    expect((await gateway(token.access_token, OPEN_DATA)).status).toBe(200);
     expect((await introspect(token.access_token)).active).toBe(true);
   });
 });

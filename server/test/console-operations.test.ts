@@ -61,7 +61,8 @@ describe("dashboard(range)", () => {
     const OK = 3;
     const WRONG_SECRET = 2;
     await clientCredentialsToken(server.url, DEMO.paymentsApp);
-    const token = await clientCredentialsToken(server.url, DEMO.app);
+    // The PSU's token (account data needs the PSU), of DEMO.app.
+    const token = (await userTokens(server.url, { scope: "aisp" })).tokens.access_token as string;
     for (let i = 0; i < OK; i++) expect((await callApi(server.url, token, "/accounts/")).status).toBe(200);
     expect((await callApi(server.url, "not-a-token", "/accounts/")).status).toBe(401);
     for (let i = 0; i < WRONG_SECRET; i++) {

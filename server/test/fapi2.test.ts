@@ -30,6 +30,7 @@ import {
 } from "./support/fapi.js";
 import { Browser, INTROSPECTION_ENDPOINT, REVOCATION_ENDPOINT, TOKEN_ENDPOINT, basic, callApi, expectOAuthError, pkcePair, request, send } from "./support/flow.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import type { TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -38,6 +39,8 @@ let base: string;
 beforeAll(async () => {
   ({ server } = await startIssuerServer({ CORS_ORIGINS: "https://spa.example" }));
   base = server.url;
+  // Where a client credentials token may call (account data needs the PSU).
+  await addOpenDataApi(server);
 });
 afterAll(() => server?.close());
 
@@ -82,8 +85,9 @@ describe("FAPI 2.0 §5.3.2.1 authorization server: general requirements", () => 
     await expectOAuthError(answer, 401, "invalid_client");
   });
 
-  it("§5.3.2.1-4 issues only sender-constrained access tokens: a token request without a DPoP proof is refused", async () => {
-    await expectOAuthError(await clientCredentials(undefined), 400, "invalid_dpop_proof");
+  it("§5.3.2.1-4 issues only sender-constrained access tokens: a token request without a DPoP proof (or a certificate) is refused as invalid_request", async () => {
+    // A missing sender constraint, not a bad proof: the OIDF FAPI 2.0 plan expects invalid_request (or invalid_grant, invalid_client).
+    await expectOAuthError(await clientCredentials(undefined), 400, "invalid_request");
   });
 
   it("§5.3.2.1-5 constrains tokens with DPoP: token_type DPoP, cnf.jkt on introspection, RFC 6749 response members only", async () => {
@@ -105,12 +109,10 @@ describe("FAPI 2.0 §5.3.2.1 authorization server: general requirements", () => 
     expect(body.error_description).toBe("this client may not authenticate with client_secret_basic");
   });
 
-  it("§5.3.2.1-8 accepts its issuer identifier as the assertion's aud, as a string or a one-element array, and the token endpoint URL", async () => {
-    for (const aud of [base, [base], `${base}${TOKEN_ENDPOINT}`]) {
-      const answer = await clientCredentials(await DpopKey.generate(), assertionFields(base, { claims: { aud } }));
-      expect(answer.status, `${JSON.stringify(aud)}: ${answer.text}`).toBe(200);
-    }
-    for (const aud of [[base, "https://other.example"], "https://other.example", `${base}/`]) {
+  it("§5.3.2.1-8 accepts its issuer identifier as the assertion's aud, as a string only: no array, no endpoint URL (draft-ietf-oauth-rfc7523bis)", async () => {
+    const answer = await clientCredentials(await DpopKey.generate(), assertionFields(base, { claims: { aud: base } }));
+    expect(answer.status, answer.text).toBe(200);
+    for (const aud of [[base], `${base}${TOKEN_ENDPOINT}`, [base, "https://other.example"], "https://other.example", `${base}/`]) {
       await expectOAuthError(await clientCredentials(await DpopKey.generate(), assertionFields(base, { claims: { aud } })), 401, "invalid_client");
     }
   });
@@ -128,7 +130,8 @@ describe("FAPI 2.0 §5.3.2.1 authorization server: general requirements", () => 
     }
     expect((await introspect(tokens.refresh_token)).active).toBe(true);
     await expectOAuthError(await refresh(base, tokens.refresh_token, await DpopKey.generate()), 400, "invalid_grant");
-    await expectOAuthError(await refresh(base, tokens.refresh_token, undefined), 400, "invalid_dpop_proof");
+    // No proof at all is a missing sender constraint, not a bad proof.
+    await expectOAuthError(await refresh(base, tokens.refresh_token, undefined), 400, "invalid_request");
   });
 
   it("§5.3.2.1-11 issues authorization codes that live at most 60 seconds", async () => {
@@ -214,24 +217,25 @@ describe("FAPI 2.0 §5.3.2.2 authorization server: authorization code flow", () 
     expect(callback.iss).toBe(base);
   });
 
-  it("§5.3.2.2-7 issues request_uri values that expire in less than 600 seconds (60), used once, by their own client", async () => {
+  it("§5.3.2.2-7 issues request_uri values that expire in less than 600 seconds (60), used until a code is issued, by their own client", async () => {
     const pushed = await pushRequest(base, pushedParams(pkcePair().challenge));
     expect(pushed.status).toBe(201);
     expect(pushed.body.expires_in).toBe(60);
     expect(pushed.body.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
     expect(pushed.headers.get("cache-control")).toBe("no-store");
-    // Another client presenting it gets an error page, and the request_uri is used up.
+    // Another client presenting it gets an error page, and uses nothing up (note 3: usable until the authorization completes).
     const foreign = await request(`${base}/authorize?client_id=${DEMO.strictApp.consumerKey}&request_uri=${encodeURIComponent(pushed.body.request_uri)}`);
     expect(foreign.status).toBe(400);
-    const reuse = await request(`${base}/authorize?client_id=${FAPI_CLIENT_ID}&request_uri=${encodeURIComponent(pushed.body.request_uri)}`);
-    expect(reuse.status).toBe(400);
+    const own = await request(`${base}/authorize?client_id=${FAPI_CLIENT_ID}&request_uri=${encodeURIComponent(pushed.body.request_uri)}`);
+    expect(own.status).toBe(302);
+    expect(own.headers.get("location")).toMatch(/^\/login\?interaction=/);
 
     const fresh = await pushRequest(base, pushedParams(pkcePair().challenge));
     expect((await authorizePushed(base, fresh.body.request_uri)).code).toBeTruthy();
     expect((await request(`${base}/authorize?client_id=${FAPI_CLIENT_ID}&request_uri=${encodeURIComponent(fresh.body.request_uri)}`)).status).toBe(400);
   });
 
-  it("§5.3.2.2-7 with a request_uri, /authorize accepts only client_id and request_uri", async () => {
+  it("§5.3.2.2-7 with a request_uri, /authorize refuses a parameter beside it that differs from the pushed one", async () => {
     const pushed = await pushRequest(base, pushedParams(pkcePair().challenge));
     const res = await request(`${base}/authorize?client_id=${FAPI_CLIENT_ID}&request_uri=${encodeURIComponent(pushed.body.request_uri)}&scope=pisp`);
     expect(res.status).toBe(400);
@@ -332,8 +336,8 @@ describe("FAPI 2.0 §5.3.4 resource server: the gateway", () => {
     it("no ath", async () => challenge(await dpopCall(base, token, key, "/accounts/", { claims: { ath: undefined } }), "invalid_dpop_proof"));
     it("a bearer token sent as DPoP", async () => {
       const strict = await postForm(base, TOKEN_ENDPOINT, { grant_type: "client_credentials" }, { Authorization: basic(DEMO.strictApp.consumerKey, DEMO.strictApp.consumerSecret) });
-      challenge(await dpopCall(base, strict.body.access_token, key), "invalid_token");
-      expect((await callApi(base, strict.body.access_token)).status).toBe(200);
+      challenge(await dpopCall(base, strict.body.access_token, key, OPEN_DATA), "invalid_token");
+      expect((await callApi(base, strict.body.access_token, OPEN_DATA)).status).toBe(200);
     });
     it("the query is not part of htu", async () => {
       expect((await dpopCall(base, token, key, "/accounts/?page=2")).status).toBe(200);
@@ -362,6 +366,7 @@ describe("DPoP server nonces (RFC 9449 §8), valid across instances", () => {
   const secret = "a-shared-dpop-nonce-secret-of-32-characters";
   beforeAll(async () => {
     [a, b] = await Promise.all([startIssuerServer({ DPOP_NONCES: "true", DPOP_NONCE_SECRET: secret }), startIssuerServer({ DPOP_NONCES: "true", DPOP_NONCE_SECRET: secret })].map((p) => p.then((s) => s.server)));
+    await addOpenDataApi(a);
   });
   afterAll(async () => {
     await a?.close();
@@ -388,10 +393,10 @@ describe("DPoP server nonces (RFC 9449 §8), valid across instances", () => {
     const nonce = first.headers.get("dpop-nonce")!;
     const issued = await postForm(a.url, TOKEN_ENDPOINT, { grant_type: "client_credentials", scope: "aisp", ...(await assertionFields(a.url)) }, { DPoP: await key.proof("POST", `${a.url}${TOKEN_ENDPOINT}`, undefined, { claims: { nonce } }) });
     expect(issued.status, issued.text).toBe(200);
-    const without = await dpopCall(a.url, issued.body.access_token, key);
+    const without = await dpopCall(a.url, issued.body.access_token, key, OPEN_DATA);
     expect(without.status).toBe(401);
     expect(without.headers.get("www-authenticate")).toMatch(/error="use_dpop_nonce"/);
-    const again = await dpopCall(a.url, issued.body.access_token, key, "/accounts/", { claims: { nonce: without.headers.get("dpop-nonce")! } });
+    const again = await dpopCall(a.url, issued.body.access_token, key, OPEN_DATA, { claims: { nonce: without.headers.get("dpop-nonce")! } });
     expect(again.status, again.text).toBe(200);
   });
 });
@@ -400,7 +405,10 @@ describe("private_key_jwt on the other endpoints", () => {
   it("authenticates the fapi2 app at the revocation endpoint, and a standard app's client secret still works there", async () => {
     const key = await DpopKey.generate();
     const { refresh_token } = await fapiTokens(base, key);
-    const revoked = await postForm(base, REVOCATION_ENDPOINT, { token: refresh_token, ...(await assertionFields(base, { claims: { aud: `${base}${REVOCATION_ENDPOINT}` } })) });
+    // aud is the issuer identifier at every endpoint (FAPI 2.0 §5.3.2.1), never the endpoint's URL.
+    const atEndpoint = await postForm(base, REVOCATION_ENDPOINT, { token: refresh_token, ...(await assertionFields(base, { claims: { aud: `${base}${REVOCATION_ENDPOINT}` } })) });
+    await expectOAuthError(atEndpoint, 401, "invalid_client");
+    const revoked = await postForm(base, REVOCATION_ENDPOINT, { token: refresh_token, ...(await assertionFields(base)) });
     expect(revoked.status, revoked.text).toBe(200);
     await expectOAuthError(await refresh(base, refresh_token, key), 400, "invalid_grant");
   });

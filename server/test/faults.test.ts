@@ -27,6 +27,7 @@ import { basic, clientCredentialsToken, formBody, FORM, REVOCATION_ENDPOINT, TOK
 import { startLoad, timedRequest, type LoadRequest, type Sample } from "./support/load.js";
 import { startPgCluster, type PgCluster } from "./support/pg-cluster.js";
 import { startRedisProcess, type RedisProcess } from "./support/redis-process.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { createPasswordOnlyApp, startTestServer, type TestServer } from "./support/server.js";
 
 /** The issue's bounds: /readyz reports a change, and the service recovers, within this. */
@@ -43,10 +44,10 @@ const tokenCall = (baseUrl: string, client: DemoClient): LoadRequest => ({
   init: { method: "POST", headers: { Authorization: basic(client.consumerKey, client.consumerSecret), "Content-Type": FORM }, body: formBody({ grant_type: "client_credentials" }) },
 });
 
-/** GET /accounts/ through the gateway of `baseUrl` with `token`. */
+/** A GET through the gateway of `baseUrl` with `token`, on an API a client credentials token may call (account data needs the PSU). */
 const gatewayCall = (baseUrl: string, token: string): LoadRequest => ({
   kind: "gateway",
-  url: new URL("/accounts/", baseUrl),
+  url: new URL(OPEN_DATA, baseUrl),
   init: { headers: { Authorization: `Bearer ${token}` } },
 });
 
@@ -85,6 +86,7 @@ describe("PostgreSQL stopped for 10 s under load", () => {
       TOKEN_RATE_LIMIT_PER_CLIENT: "0",
       TOKEN_RATE_LIMIT_PER_IP: "0",
     });
+    await addOpenDataApi(server);
   }, 60_000);
 
   afterAll(async () => {
@@ -196,8 +198,11 @@ describe("Redis killed under load, two instances", () => {
       CATALOG_CACHE_TTL_MS: "60000",
       TOKEN_CACHE_MAX_AGE_MS: "60000",
     };
-    // One after the other: the first migrates and seeds.
-    for (let i = 0; i < 2; i++) instances.push(await startTestServer(env));
+    // One after the other: the first migrates and seeds (and gets the API the calls go to, before the other starts).
+    for (let i = 0; i < 2; i++) {
+      instances.push(await startTestServer(env));
+      if (i === 0) await addOpenDataApi(instances[0]!);
+    }
   }, 60_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
-import { basic, clientCredentialsToken, expectNoStore, expectOAuthError, refuse5xx, request, TOKEN_ENDPOINT, tokenRequest, type Json, type RequestOptions } from "./support/flow.js";
+import { basic, clientCredentialsToken, expectNoStore, expectOAuthError, pkcePair, refuse5xx, request, TOKEN_ENDPOINT, tokenRequest, userTokens, type Json, type RequestOptions } from "./support/flow.js";
 import { GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -92,6 +92,8 @@ function bearerChallenge(header: string | null): Record<string, string> {
 }
 
 let appToken: string;
+/** The demo PSU's token (SCA, scope aisp) of DEMO.app: account data needs the PSU (gateway/access.ts). */
+let psuToken: string;
 
 /** The cookies the echo upstream sets on /cookie. */
 const UPSTREAM_COOKIES = ["upstream-session=s3cr3t; Path=/; HttpOnly", "upstream-theme=dark; Path=/"];
@@ -170,6 +172,7 @@ beforeAll(async () => {
   await server.prisma.api.create({ data: { name: "orphan", upstreamUrl: echoUrl, requiredScopes: "" } });
 
   appToken = await token(DEMO.app);
+  psuToken = (await userTokens(server.url, { scope: "aisp" })).tokens.access_token;
 });
 
 afterAll(async () => {
@@ -184,7 +187,7 @@ afterAll(async () => {
 
 describe("demo accounts API", () => {
   it("answers GET /accounts/ with the demo upstream's JSON and the caller identity", async () => {
-    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${appToken}`, Accept: "application/json" } });
+    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${psuToken}`, Accept: "application/json" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
     const body = (await res.json()) as Json;
@@ -196,12 +199,12 @@ describe("demo accounts API", () => {
 
     expect(body.caller.clientId).toBe(DEMO.app.consumerKey);
     expect(body.caller.appName).toBe(DEMO.app.name);
-    expect(body.caller.scopes.split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
-    expect(body.caller.userId).toBeUndefined();
+    expect(body.caller.scopes).toBe("aisp");
+    expect(body.caller.userId).toBe((await server.db.users.byUsername(DEMO.user.username))!.id);
   });
 
   it("answers GET /accounts/acc-001/balances with that account's balances", async () => {
-    const res = await gw("/accounts/acc-001/balances", { headers: { Authorization: `Bearer ${appToken}` } });
+    const res = await gw("/accounts/acc-001/balances", { headers: { Authorization: `Bearer ${psuToken}` } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Json;
     const direct = (await (await request(`${server.demoUpstreamUrl}/acc-001/balances`)).json()) as Json;
@@ -212,42 +215,43 @@ describe("demo accounts API", () => {
   });
 
   it("serves /accounts without a trailing slash like /accounts/", async () => {
-    const res = await gw("/accounts", { headers: { Authorization: `Bearer ${appToken}` } });
+    const res = await gw("/accounts", { headers: { Authorization: `Bearer ${psuToken}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as Json).accounts).toHaveLength(2);
   });
 
   it("passes the upstream's own status through (404 for an unknown account)", async () => {
-    const res = await gw("/accounts/acc-999", { headers: { Authorization: `Bearer ${appToken}` } });
+    const res = await gw("/accounts/acc-999", { headers: { Authorization: `Bearer ${psuToken}` } });
     expect(res.status).toBe(404);
     expect(((await res.json()) as Json).error).toBe("not_found");
   });
 
   it("accepts the token of the rfc6749 profile app and a lowercase bearer scheme", async () => {
-    const strict = await token(DEMO.strictApp);
+    const strict = (await userTokens(server.url, { client: DEMO.strictApp, scope: "aisp", pkce: pkcePair() })).tokens.access_token;
     const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${strict}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.strictApp.consumerKey);
-    const lower = await gw("/accounts/", { headers: { Authorization: `bearer ${appToken}` } });
+    const lower = await gw("/accounts/", { headers: { Authorization: `bearer ${psuToken}` } });
     expect(lower.status).toBe(200);
   });
 
   it("accepts the BearerToken scheme (the apigee profile's token_type) in any case, like Bearer, also at the admin API", async () => {
     const issued = await tokenResponse(DEMO.app);
     expect(issued.token_type).toBe("BearerToken");
+    // A client credentials token: on an API without a consent check (account data needs the PSU).
     for (const scheme of [issued.token_type as string, "bearertoken", "BEARERTOKEN", "bEARERtOKEN"]) {
-      const res = await gw("/accounts/", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
+      const res = await gw("/echo/scheme", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
       expect(res.status, scheme).toBe(200);
-      expect(((await res.json()) as Json).caller.clientId).toBe(DEMO.app.consumerKey);
+      expect(((await res.json()) as Json).headers["x-client-id"]).toBe(DEMO.app.consumerKey);
     }
     // The scheme says nothing of the token: a bad one is invalid_token, another app's product insufficient_scope.
     await expectOAuthError(await gw("/accounts/", { headers: { Authorization: "BearerToken not-a-real-token" } }), 401, "invalid_token");
     await expectOAuthError(await gw("/accounts/", { headers: { Authorization: `BearerToken ${await token(DEMO.paymentsApp)}` } }), 403, "insufficient_scope");
-    // Look-alike schemes stay refused, with the bare challenge of a missing token.
+    // Look-alike schemes stay refused, with the bare challenges of a missing token.
     for (const scheme of ["BearerTokens", "Bearer-Token", "Bearer_Token", "Token"]) {
       const res = await gw("/accounts/", { headers: { Authorization: `${scheme} ${issued.access_token}` } });
       await expectOAuthError(res, 401, "invalid_request");
-      expect(res.headers.get("www-authenticate"), scheme).toBe('Bearer realm="tollgate"');
+      expect(res.headers.get("www-authenticate"), scheme).toBe('Bearer realm="tollgate", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"');
     }
     const admin = await tokenResponse(DEMO.adminApp);
     const graphql = new GraphQLClient(server.url, { kind: "authorization", header: `${admin.token_type} ${admin.access_token}` });
@@ -256,7 +260,7 @@ describe("demo accounts API", () => {
 
   it("lets one token make many calls until it expires", async () => {
     for (let i = 0; i < 5; i++) {
-      expect((await gw("/accounts/acc-002", { headers: { Authorization: `Bearer ${appToken}` } })).status).toBe(200);
+      expect((await gw("/accounts/acc-002", { headers: { Authorization: `Bearer ${psuToken}` } })).status).toBe(200);
     }
   });
 });
@@ -529,7 +533,7 @@ describe("the upstream's answer", () => {
 
   it("carries X-Content-Type-Options: nosniff, in place of the upstream's own value, on 2xx and 4xx answers of the upstream", async () => {
     for (const path of ["/echo/sniff", "/echo/plain", "/accounts/acc-001", "/accounts/acc-999"]) {
-      const res = await gw(path, { headers: { Authorization: `Bearer ${appToken}` } });
+      const res = await gw(path, { headers: { Authorization: `Bearer ${path.startsWith("/accounts/") ? psuToken : appToken}` } });
       expect(res.status, path).toBe(path.endsWith("999") ? 404 : 200);
       expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
     }
@@ -537,12 +541,12 @@ describe("the upstream's answer", () => {
 });
 
 describe("access errors (RFC 6750 §3)", () => {
-  it("answers a call without Authorization with 401 and a Bearer challenge without error attribute", async () => {
+  it("answers a call without Authorization with 401, a Bearer challenge without error attribute and the DPoP one with its algs (RFC 9449 §7.1)", async () => {
     const before = hits.length;
     for (const path of ["/echo/a", "/accounts/"]) {
       const res = await gw(path);
       await expectOAuthError(res, 401, "invalid_request");
-      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"');
     }
     expect(hits.length).toBe(before);
   });
@@ -567,7 +571,7 @@ describe("access errors (RFC 6750 §3)", () => {
       await gw("/echo/a", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `access_token=${valid}` }),
     ]) {
       await expectOAuthError(res, 401, "invalid_request");
-      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate"');
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tollgate", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"');
     }
     expect(hits.length).toBe(before);
   });
@@ -597,9 +601,9 @@ describe("access errors (RFC 6750 §3)", () => {
 
   it("answers a revoked token with 401 invalid_token", async () => {
     const t = await token(DEMO.app);
-    expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
+    expect((await gw("/echo/revoked", { headers: { Authorization: `Bearer ${t}` } })).status).toBe(200);
     await server.prisma.accessToken.updateMany({ where: { tokenHash: hashSecret(t) }, data: { status: "revoked", revokedAt: new Date() } });
-    const res = await gw("/accounts/", { headers: { Authorization: `Bearer ${t}` } });
+    const res = await gw("/echo/revoked", { headers: { Authorization: `Bearer ${t}` } });
     await expectOAuthError(res, 401, "invalid_token");
     expect(bearerChallenge(res.headers.get("www-authenticate")).error).toBe("invalid_token");
   });
@@ -630,8 +634,8 @@ describe("access errors (RFC 6750 §3)", () => {
       }
     }
     expect(hits.length).toBe(before);
-    // The same app with aisp gets through.
-    expect((await gw("/accounts/", { headers: { Authorization: `Bearer ${await token(DEMO.app, "aisp")}` } })).status).toBe(200);
+    // The same app with aisp gets through (where no PSU is needed: account data needs the PSU).
+    expect((await gw("/echo/a", { headers: { Authorization: `Bearer ${await token(DEMO.app, "aisp")}` } })).status).toBe(200);
   });
 
   it("answers an API that no product grants with 403 insufficient_scope", async () => {

@@ -345,7 +345,8 @@ describe("the default server", () => {
     });
 
     it("the gateway's proxied API responses do not carry Tollgate's CSP (they are the upstream's)", async () => {
-      const token = await clientCredentialsToken(s.url, DEMO.app);
+      // The PSU's token: account data needs the PSU.
+      const token = (await userTokens(s.url, { scope: "aisp" })).tokens.access_token as string;
       const a = await callApi(s.url, token);
       expect(a.status, a.text).toBe(200);
       expect(a.body.accounts).toHaveLength(2);

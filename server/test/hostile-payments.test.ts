@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from "./support/server.js";
 
 const CREDITOR = "FR1420041010050500013M02606";
 const OTHER = "GB82WEST12345698765432";
+/** The account the PSU pays from, chosen at consent. */
+const DEBTOR = DEMO_ACCOUNTS[0]!.iban;
 const payment = (amount = "10.00") => ({ type: "payment_initiation", instructedAmount: { currency: "EUR", amount }, creditorName: "ACME GmbH", creditorAccount: { iban: CREDITOR } });
 /** The gateway body of the approved payment. */
 const approvedBody = (amount = "10.00") => ({ instructedAmount: { currency: "EUR", amount }, creditorName: "ACME GmbH", creditorAccount: { iban: CREDITOR } });
@@ -64,15 +66,24 @@ describe("payments: one document, a closed shape", () => {
     expect(upstream.payments).toBe(1);
   });
 
-  it("forwards exactly the document it compared: the approved payee's name added where the body had none", async () => {
+  it("forwards exactly the document it compared: the approved payee's name and debtor account added where the body had none", async () => {
     const token = await consentToken();
     const { creditorName: _name, ...unnamed } = approvedBody();
     const paid = await pay(token, ` ${JSON.stringify(unnamed)}\n`);
     expect(paid.status, paid.text).toBe(201);
     expect(upstream.received).toHaveLength(1);
     const received = upstream.received[0]!;
-    expect(JSON.parse(received.body.toString("utf8"))).toEqual(approvedBody());
+    expect(JSON.parse(received.body.toString("utf8"))).toEqual({ ...approvedBody(), debtorAccount: { iban: DEBTOR } });
     expect(received.headers["content-length"]).toBe(String(received.body.length));
+  });
+
+  it("forwards the TPP's own bytes when they name everything the PSU approved (a signed body stays verifiable)", async () => {
+    const token = await consentToken();
+    const text = `{ "creditorAccount" : {"iban":"${CREDITOR}"},\n  "instructedAmount": {"amount":"10.0","currency":"EUR"}, "creditorName":"ACME\\u0020GmbH", "debtorAccount":{"iban":"${DEBTOR}"} }\n`;
+    const paid = await pay(token, text);
+    expect(paid.status, paid.text).toBe(201);
+    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received[0]!.body.toString("utf8")).toBe(text);
   });
 
   it.each([
@@ -83,6 +94,12 @@ describe("payments: one document, a closed shape", () => {
     ["another payee's name", JSON.stringify({ ...approvedBody(), creditorName: "Mallory Ltd" }), 403],
     ["a payee name hidden behind a right-to-left override", JSON.stringify({ ...approvedBody(), creditorName: "ACME GmbH\u202e" }), 403],
     ["an amount the authorization server would refuse", JSON.stringify({ ...approvedBody(), instructedAmount: { currency: "EUR", amount: "10.000" } }), 403],
+    ["a payee name with a tab for its space", JSON.stringify({ ...approvedBody(), creditorName: "ACME\tGmbH" }), 403],
+    ["a payee name with a byte order mark for its space", JSON.stringify({ ...approvedBody(), creditorName: "ACME\ufeffGmbH" }), 403],
+    ["remittance information the PSU never saw", JSON.stringify({ ...approvedBody(), remittanceInformationUnstructured: "Invoice 4711 of customer 0815" }), 403],
+    ["a debtor account with a second identifier", JSON.stringify({ ...approvedBody(), debtorAccount: { iban: DEBTOR, bban: "9999" } }), 403],
+    ["a requested execution date that is no date", JSON.stringify({ ...approvedBody(), requestedExecutionDate: "2099-02-30" }), 403],
+    ["a body after a byte order mark", `\ufeff${JSON.stringify(approvedBody())}`, 400],
     ["a body that is not UTF-8", Buffer.from([0x7b, 0xff, 0x7d]).toString("latin1"), 400],
   ])("refuses %s, and nothing reaches the upstream", async (_what, text, status) => {
     const token = await consentToken();
@@ -102,6 +119,16 @@ describe("payments: one document, a closed shape", () => {
     expect((await pay(token, JSON.stringify(approvedBody()), { type: "application/json; charset=UTF-8" })).status).toBe(201);
   });
 
+  it("refuses a content-coded body: the upstream would decode what the gateway never read (415)", async () => {
+    const token = await consentToken();
+    for (const coding of ["gzip", "br", "identity"]) {
+      const refused = await pay(token, JSON.stringify(approvedBody()), { headers: { "Content-Encoding": coding } });
+      expect(refused.status, `${coding}: ${refused.text}`).toBe(415);
+    }
+    expect(upstream.received).toEqual([]);
+    expect(upstream.payments).toBe(0);
+  });
+
   it("binds the Berlin Group path to the approved shape: one payment never goes to bulk-payments, and no periodic payment at all", async () => {
     const token = await consentToken();
     for (const path of ["/bulk-payments/sepa-credit-transfers", "/Bulk-Payments/sepa-credit-transfers", "/%62ulk-payments/x", "/bulk-payments;v=1/x", "/periodic-payments/sepa-credit-transfers"]) {
@@ -115,6 +142,26 @@ describe("payments: one document, a closed shape", () => {
     expect((await pay(bulk, JSON.stringify({ payments: [approvedBody("1.00"), approvedBody("2.00")] }), { path: "/payments/sepa-credit-transfers" })).status).toBe(403);
     expect((await pay(bulk, JSON.stringify({ payments: [approvedBody("1.00"), approvedBody("2.00")] }), { path: "/bulk-payments/sepa-credit-transfers" })).status).toBe(201);
     expect(upstream.payments).toBe(2);
+  });
+
+  it("holds a bulk to the bulk the PSU approved: not one of its payments, nothing beside them, no duplicate names; the account chosen goes beside them", async () => {
+    const token = await consentToken([payment("1.00"), payment("2.00")]);
+    const path = "/bulk-payments/sepa-credit-transfers";
+    for (const [text, status] of [
+      [JSON.stringify(approvedBody("1.00")), 403],
+      [JSON.stringify({ payments: [approvedBody("2.00"), approvedBody("1.00")] }), 403],
+      [JSON.stringify({ payments: [approvedBody("1.00"), approvedBody("2.00")], instructedAmount: { currency: "EUR", amount: "9999.00" } }), 403],
+      [JSON.stringify({ payments: [approvedBody("1.00"), { ...approvedBody("2.00"), payments: [] }] }), 403],
+      [`{"payments":[${JSON.stringify(approvedBody("1.00"))},${JSON.stringify(approvedBody("2.00"))}],"payments":[]}`, 400],
+    ] as const) {
+      const refused = await pay(token, text, { path });
+      expect(refused.status, `${text}: ${refused.text}`).toBe(status);
+    }
+    expect(upstream.received).toEqual([]);
+    const paid = await pay(token, JSON.stringify({ payments: [approvedBody("1.00"), approvedBody("2.00")] }), { path });
+    expect(paid.status, paid.text).toBe(201);
+    expect(JSON.parse(upstream.received[0]!.body.toString("utf8"))).toEqual({ payments: [approvedBody("1.00"), approvedBody("2.00")], debtorAccount: { iban: DEBTOR } });
+    expect(upstream.payments).toBe(1);
   });
 
   it("12 identical payments raced on one consent make exactly one payment", async () => {
@@ -140,6 +187,9 @@ describe("payments: method overrides and caller-sent certificate fields", () => 
       "SSL-Client-Cert": "x",
       "X-Forwarded-Client-Cert": "Hash=abc",
       "Client-Cert": ":YWJj:",
+      "X-ARR-ClientCert": "MIIB",
+      "X-Amzn-Mtls-Clientcert": "-----BEGIN%20CERTIFICATE-----",
+      "X-Amzn-Mtls-Clientcert-Leaf": "-----BEGIN%20CERTIFICATE-----",
     };
     const paid = await pay(token, JSON.stringify(approvedBody()), { headers: spoofed });
     expect(paid.status, paid.text).toBe(201);
@@ -152,8 +202,15 @@ describe("payments: method overrides and caller-sent certificate fields", () => 
     expect(raw.status, raw.text).toBe(201);
     for (const received of upstream.received) {
       const names = Object.keys(received.headers);
-      expect(names.filter((n) => /method|ssl|client-cert|client_cert/i.test(n)), names.join(", ")).toEqual([]);
+      expect(names.filter((n) => /method|ssl|client-?cert|client_cert/i.test(n)), names.join(", ")).toEqual([]);
     }
+  });
+
+  it("names itself in Via after the intermediaries the caller lists (RFC 9110 §7.6.3)", async () => {
+    const token = await clientCredentialsToken(server.url, DEMO.paymentsApp, "pisp");
+    expect((await callApi(server.url, token, "/payments/pay-1")).status).toBe(200);
+    expect((await callApi(server.url, token, "/payments/pay-1", { headers: { Via: "1.1 edge-proxy" } })).status).toBe(200);
+    expect(upstream.received.map((r) => r.headers.via)).toEqual(["1.1 tollgate", "1.1 edge-proxy, 1.1 tollgate"]);
   });
 
   it("refuses a _method query parameter, in any spelling", async () => {

@@ -93,8 +93,10 @@ const started = Date.now();
 
 /** Secrets and browsers made during setup. */
 const real = {
-  /** client_credentials, DEMO.app, scope aisp: may call /accounts. */
+  /** alice's access token of DEMO.app, scope aisp, after SCA: may call /accounts (account data needs the PSU). */
   aisp: "",
+  /** alice's user id, which the upstream gets with that token. */
+  aliceId: "",
   /** DEMO.app with scope pisp only: its products cover /accounts but not the scope. */
   pispOnly: "",
   payments: "",
@@ -278,14 +280,38 @@ function formText(params: H.Param[], dup: number | undefined, sep: string): stri
 }
 
 /**
+ * True when the percent-escapes of form text decode to UTF-8: the WHATWG percent-decode of its
+ * UTF-8 bytes (a `%` that starts no escape stays itself) read by a fatal UTF-8 decoder.
+ */
+function escapesDecodeToUtf8(text: string): boolean {
+  const bytes = Buffer.from(text, "utf8");
+  const out: number[] = [];
+  const hex = (b: number | undefined) => b !== undefined && /^[0-9A-Fa-f]$/.test(String.fromCharCode(b));
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x25 && hex(bytes[i + 1]) && hex(bytes[i + 2])) {
+      out.push(parseInt(String.fromCharCode(bytes[i + 1]!, bytes[i + 2]!), 16));
+      i += 2;
+    } else out.push(bytes[i]!);
+  }
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(out));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * What the server reads from a framed form body: a form is readable when its content type
- * and charset are, and no parameter name or value is malformed text (NUL or a lone
- * surrogate, which readForm refuses with invalid_request before authenticating the client).
+ * and charset are, its percent-escapes decode to UTF-8, and no parameter name or value is
+ * malformed text (NUL or a lone surrogate): readForm refuses the rest with invalid_request
+ * before authenticating the client.
  */
 function readable(body: H.FormBody) {
-  const parsed = H.parsedParams(body.plain.toString(body.charset ?? "utf8"));
+  const text = body.plain.toString(body.charset ?? "utf8");
+  const parsed = H.parsedParams(text);
   const clean = (t: string) => t.isWellFormed() && !t.includes("\0");
-  const formOk = body.charset !== undefined && [...parsed.all].every(([k, values]) => clean(k) && values.every(clean));
+  const formOk = body.charset !== undefined && escapesDecodeToUtf8(text) && [...parsed.all].every(([k, values]) => clean(k) && values.every(clean));
   return { formOk, tooBig: body.plain.length > FORM_LIMIT, parsed };
 }
 
@@ -462,7 +488,6 @@ beforeAll(async () => {
   watch = await H.DbWatch.create(server.prisma);
   issuer = (await json(await request(`${server.url}/.well-known/oauth-authorization-server`))).issuer as string;
 
-  real.aisp = await clientCredentialsToken(server.url, DEMO.app, "aisp");
   real.pispOnly = await clientCredentialsToken(server.url, DEMO.app, "pisp");
   real.payments = await clientCredentialsToken(server.url, DEMO.paymentsApp);
   real.admin = await clientCredentialsToken(server.url, DEMO.adminApp);
@@ -473,6 +498,8 @@ beforeAll(async () => {
   const first = await userTokens(server.url, { scope: "aisp" });
   B = first.browser;
   real.refresh = first.tokens.refresh_token as string;
+  real.aisp = first.tokens.access_token as string;
+  real.aliceId = (await server.db.users.byUsername(DEMO.user.username))!.id;
 
   IB = await consentStageOfB();
   IDONE = await consentStageOfB();
@@ -1108,6 +1135,11 @@ function checkClientRequest(req: H.RawRequest, res: H.RawResponse, body: H.FormB
     expectInvalidClient(req, res);
     return false;
   }
+  const clientId = formValue(parsed, "client_id");
+  if (clientId !== undefined && clientId !== auth.client.consumerKey) {
+    H.check(res.status === 400 && H.oauthError(req, res).error === "invalid_request", "a body client_id other than the authenticated client's must answer 400 invalid_request", req, res);
+    return false;
+  }
   return true;
 }
 
@@ -1529,6 +1561,18 @@ function gatewayPath(target: string): { bad: boolean; name: string } {
   return { bad, name: segments[1] ?? "" };
 }
 
+/**
+ * The account API's allow-list (gateway/account-path.ts), for a target `gatewayPath` finds
+ * good: after the API name, the segments percent-decoded, without `;` parameters, empty ones
+ * dropped, are none (the list), an account, or an account and `balances`, `transactions` (in
+ * any case) or `transactions/<id>`.
+ */
+function onAccountAllowList(target: string): boolean {
+  const segments = target.split("?")[0]!.split("/").slice(2).map((s) => decodeURIComponent(s).split(";")[0]!).filter((s) => s !== "");
+  const data = segments[1]?.toLowerCase();
+  return segments.length <= 1 || (segments.length === 2 && (data === "balances" || data === "transactions")) || (segments.length === 3 && data === "transactions");
+}
+
 /** Every gateway answer: nosniff, and no upstream cookie (the accounts API does not pass cookies; its upstream sets some under /echo/). */
 function checkGatewayAnswer(req: H.RawRequest, res: H.RawResponse, passCookies = false): void {
   if (!res.byApp) return;
@@ -1583,15 +1627,17 @@ describe("gateway (/accounts/...)", () => {
           } else if (!GATEWAY_METHODS.includes(c.method)) {
             H.check(res.status === 405 && H.header(res, "allow") === GATEWAY_METHODS.join(", "), "another method must answer 405 with Allow", req, res);
           } else if (c.auth.kind === "none") {
-            H.check(res.status === 401 && challenge === `Bearer realm="${REALM}"`, "no bearer token: 401 with a bare Bearer challenge (RFC 6750 §3.1)", req, res);
+            H.check(res.status === 401 && challenge === `Bearer realm="${REALM}", DPoP realm="${REALM}", algs="PS256 ES256 EdDSA"`, "no bearer token: 401 with a bare Bearer challenge (RFC 6750 §3.1) and the DPoP one (RFC 9449 §7.1)", req, res);
           } else if (c.auth.kind === "invalid") {
             H.check(res.status === 401 && challenge.startsWith(`Bearer realm="${REALM}"`) && challenge.includes('error="invalid_token"'), "a bad token: 401 invalid_token with a Bearer challenge", req, res);
           } else if (c.auth.kind === "insufficient") {
             H.check(res.status === 403 && challenge.startsWith(`Bearer realm="${REALM}"`) && challenge.includes('error="insufficient_scope"'), "a token without the API: 403 insufficient_scope with a Bearer challenge", req, res);
+          } else if (!onAccountAllowList(target)) {
+            H.check(res.status === 404 && H.oauthError(req, res).error === "not_found", "a path off the account API's allow-list must answer 404 from the gateway", req, res);
           } else {
             H.check(res.status === 200 || res.status === 404, "a valid call is answered by the upstream", req, res);
             const echoed = JSON.parse(res.text) as { caller?: { clientId?: string; userId?: string; scopes?: string } };
-            H.check(echoed.caller?.clientId === DEMO.app.consumerKey && echoed.caller.userId === undefined && echoed.caller.scopes === "aisp", "the upstream must see the token's identity, not the caller's headers", req, res);
+            H.check(echoed.caller?.clientId === DEMO.app.consumerKey && echoed.caller.userId === real.aliceId && echoed.caller.scopes === "aisp", "the upstream must see the token's identity, not the caller's headers", req, res);
           }
           if (res.status === 401 || res.status === 403) {
             H.check(challenge.startsWith("Bearer "), "gateway 401/403 must carry WWW-Authenticate: Bearer", req, res);
@@ -1601,7 +1647,7 @@ describe("gateway (/accounts/...)", () => {
           checkGatewayAnswer(req, res);
           // A call the gateway itself refused (not an upstream's answer, nor one Express served for a path of ours) is audited once.
           const byGateway = res.byApp && !isTollgatePath(target.split("?")[0]!) && !H.refusedBySize(req, res, new URL(server.url).host);
-          const upstreamAnswered = !bad && name === "accounts" && GATEWAY_METHODS.includes(c.method) && c.auth.kind === "valid";
+          const upstreamAnswered = !bad && name === "accounts" && GATEWAY_METHODS.includes(c.method) && c.auth.kind === "valid" && onAccountAllowList(target);
           const refused = byGateway && !upstreamAnswered && res.status >= 400 && res.status < 500;
           await expectWrites(before, req, res, { audit: refused ? 1 : 0, auditTypes: ["gateway.refused"] });
         },

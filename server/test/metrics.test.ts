@@ -92,7 +92,8 @@ describe("domain counters", () => {
   });
 
   it("gateway calls count by API and status, with the upstream's latency; introspections by active", async () => {
-    const token = await clientCredentialsToken(server.url, DEMO.app);
+    // The PSU's token: account data needs the PSU.
+    const token = (await userTokens(server.url, { scope: "aisp" })).tokens.access_token as string;
     const before = await metrics();
     const ok = await request(`${server.url}/accounts/`, { headers: { Authorization: `Bearer ${token}` } });
     expect(ok.status).toBe(200);

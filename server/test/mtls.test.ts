@@ -17,6 +17,7 @@ import { DEMO } from "../src/demo/seed.js";
 import { issueCertificate, privateKeyPem, TEST_TPP, testPki, type TestCertificate, type TestPki } from "./support/pki.js";
 import { FORM, type Json } from "./support/flow.js";
 import { adminBearer, firstError, type GraphQLClient } from "./support/graphql.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const PROXY_HEADER = "x-ssl-client-cert";
@@ -130,6 +131,8 @@ beforeAll(async () => {
     TLS_CLIENT_CERT_PROXIES: PROXY_ADDRESS,
   });
   admin = await adminBearer(server.url);
+  // Where the TPP's client credentials tokens may call (account data needs the PSU).
+  await addOpenDataApi(server);
   // The TPP's app has both PSD2 products; its certificate's roles allow account information only.
   tpp = await createApp("Example AISP (mTLS)", ["PSD2-AISP-v1", "PSD2-PISP-v1"]);
   await admin.data(SET_SETTINGS, {
@@ -177,7 +180,7 @@ describe("tls_client_auth with an eIDAS certificate over the TLS listener", () =
   it("the bound token works at the gateway only with the same certificate (RFC 8705 §3)", async () => {
     const client = await tlsClient(pki.aisp);
     const token = (await mtlsToken(client, server.tlsUrl!, tpp.clientId)).body.access_token;
-    const call = (dispatcher: Dispatcher, base: string) => send(dispatcher, `${base}/accounts/`, { headers: { authorization: `Bearer ${token}` } });
+    const call = (dispatcher: Dispatcher, base: string) => send(dispatcher, `${base}${OPEN_DATA}`, { headers: { authorization: `Bearer ${token}` } });
     expect((await call(client, server.tlsUrl!)).status).toBe(200);
     for (const [what, answer] of [
       ["plain HTTP, no certificate", await call(httpClient("127.0.0.1"), server.url)],
@@ -247,7 +250,7 @@ describe("behind a TLS-terminating proxy", () => {
     expect(viaProxy.status, JSON.stringify(viaProxy.body)).toBe(200);
     expect((await introspect(viaProxy.body.access_token)).cnf).toEqual({ "x5t#S256": await thumbprint(pki.aisp) });
     // The gateway takes it the same way.
-    const call = await send(httpClient(PROXY_ADDRESS), `${server.url}/accounts/`, { headers: { authorization: `Bearer ${viaProxy.body.access_token}`, ...header() } });
+    const call = await send(httpClient(PROXY_ADDRESS), `${server.url}${OPEN_DATA}`, { headers: { authorization: `Bearer ${viaProxy.body.access_token}`, ...header() } });
     expect(call.status).toBe(200);
   });
 

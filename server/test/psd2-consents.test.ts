@@ -204,7 +204,8 @@ describe("a payment: consent page, token, introspection, dynamic linking at the 
     const { tokens } = await consentTokens([payment()], { debtorAccount: MAIN });
     const approved = [{ ...payment(), debtorAccount: { iban: MAIN } }];
     expect(tokens.authorization_details).toEqual(approved);
-    expect(tokens.scope).toBe("");
+    // No scope was granted: the rfc6749 profile leaves scope out (RFC 6749 §3.3 has no empty scope).
+    expect(tokens).not.toHaveProperty("scope");
     const raw = await introspect(tokens.access_token);
     expect(raw.body.active).toBe(true);
     expect(JSON.stringify(raw.body.authorization_details)).toBe(JSON.stringify(tokens.authorization_details));
@@ -224,7 +225,8 @@ describe("a payment: consent page, token, introspection, dynamic linking at the 
 
     const made = await pay(tokens.access_token, paymentBody("1250.0"));
     expect(made.status, made.text).toBe(201);
-    expect(made.body.payment).toEqual(paymentBody("1250.0"));
+    // The upstream executes the approved payment: the reference and the account the body left out are the approved ones.
+    expect(made.body.payment).toEqual({ ...paymentBody("1250.0"), remittanceInformationUnstructured: "Invoice 4711", debtorAccount: { iban: MAIN } });
     const again = await pay(tokens.access_token, paymentBody());
     expect(again.status).toBe(403);
     expect(again.headers.get("www-authenticate")).toContain('error="consent_invalid"');

@@ -81,7 +81,8 @@ describe("registration (RFC 7591)", () => {
     expect(token.body.token_type).toBe("DPoP");
     // PSP_AI and PSP_PI: the account information and payment products.
     expect(token.body.scope.split(" ").sort()).toEqual(["aisp", "extended_transaction_history", "pisp"]);
-    expect((await dpopCall(server.url, token.body.access_token, key)).status).toBe(200);
+    // Open data: account data would need the PSU, which a client credentials token has not.
+    expect((await dpopCall(server.url, token.body.access_token, key, "/products/")).status).toBe(200);
 
     // Audited, and visible in the admin API with the TPP's identity.
     const events = (await admin.data('query($c: String) { auditEvents(clientId: $c, type: "registration.created") { nodes { details } } }', { c: body.client_id })).auditEvents.nodes;

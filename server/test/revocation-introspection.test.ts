@@ -26,6 +26,7 @@ import {
   type DemoClient,
   type Json,
 } from "./support/flow.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const AUTH_URL = "http://auth.tollgate.test:4000";
@@ -40,6 +41,7 @@ beforeAll(async () => {
   // AUTH_URL and BASE_URL differ from the listening address (reverse proxy set-up), so the
   // metadata must name the configured public addresses, not the socket's.
   server = await startTestServer({ AUTH_URL, BASE_URL });
+  await addOpenDataApi(server);
   aliceId = (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id;
 });
 
@@ -62,8 +64,8 @@ async function aliceTokens(): Promise<{ access: string; refresh: string; body: J
 
 const refresh = (refreshToken: string, client: DemoClient = DEMO.app) => tokenRequest(server.url, TOKEN_ENDPOINT, client, { grant_type: "refresh_token", refresh_token: refreshToken });
 
-/** Status of `GET /accounts/` at the gateway with `token`. */
-const gateway = async (token: string) => (await callApi(server.url, token)).status;
+/** Status of a GET at the gateway with `token`, on an API of PSD2-AISP-v1 where client credentials tokens may call too (account data needs the PSU). */
+const gateway = async (token: string) => (await callApi(server.url, token, OPEN_DATA)).status;
 
 /** A fresh app (own credential, PSD2-AISP-v1 approved) created straight in the database. */
 async function extraClient(label: string): Promise<{ client: DemoClient; appId: string; credentialId: string }> {
@@ -442,7 +444,7 @@ describe("token introspection (RFC 7662)", () => {
       where: { credentialId_apiProductId: { credentialId: extra.credentialId, apiProductId: aisp.id } },
       data: { status: "revoked" },
     });
-    // The gateway refuses the accounts API (PSD2-AISP-v1) at once...
+    // The gateway refuses the APIs of PSD2-AISP-v1 at once...
     expect(await gateway(token)).toBe(403);
     // ...so introspection must not report PSD2-AISP-v1 any more.
     const b = (await introspect(token)).body;
@@ -487,5 +489,30 @@ describe("client_secret_post and one method per request on revocation and intros
       expect(a.headers.get("www-authenticate")).toBeNull();
     }
     expect(await gateway(token)).toBe(200);
+  });
+});
+
+describe("a body client_id other than the authenticated client (as the token endpoint answers it)", () => {
+  it("revocation answers 400 invalid_request to HTTP Basic with another client_id in the body, and revokes nothing", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    const answer = await tokenRequest(server.url, REVOCATION_ENDPOINT, DEMO.strictApp, { token, client_id: DEMO.app.consumerKey });
+    const body = await expectOAuthError(answer, 400, "invalid_request");
+    expect(body.error_description).toMatch(/client_id/);
+    expect(await gateway(token)).toBe(200);
+  });
+
+  it("introspection answers 400 invalid_request to HTTP Basic with another client_id in the body", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    const answer = await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, { token, client_id: DEMO.app.consumerKey });
+    const body = await expectOAuthError(answer, 400, "invalid_request");
+    expect(body.error_description).toMatch(/client_id/);
+  });
+
+  it("the client's own client_id beside HTTP Basic is accepted on both", async () => {
+    const token = await ccToken(DEMO.strictApp);
+    const own = { token, client_id: DEMO.strictApp.consumerKey };
+    expect((await tokenRequest(server.url, INTROSPECTION_ENDPOINT, DEMO.strictApp, own)).body.active).toBe(true);
+    expect((await tokenRequest(server.url, REVOCATION_ENDPOINT, DEMO.strictApp, own)).status).toBe(200);
+    expect(await gateway(token)).toBe(401);
   });
 });

@@ -29,7 +29,7 @@ const apiIds: Record<string, string> = {};
 
 /** The challenge of a password-only token at an API requiring SCA (RFC 9470 §3, Figure 2). */
 const SCA_CHALLENGE =
-  'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user\'s authentication is not strong enough; this API requires strong customer authentication", acr_values="urn:tollgate:sca"';
+  'Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user\'s authentication is not strong enough; this API requires strong customer authentication", acr_values="urn:tollgate:sca", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"';
 
 const UPDATE_API = "mutation($id: ID!, $input: UpdateApiInput!) { updateApi(id: $id, input: $input) { id requiredAcr maxAgeSeconds } }";
 
@@ -113,7 +113,7 @@ describe("requiredAcr urn:tollgate:sca", () => {
   it("a client credentials token (no user authentication) is refused with the same acr_values", async () => {
     const answer = await call("stepup-sca", (await tokenRequest(server.url, TOKEN_ENDPOINT, app, { grant_type: "client_credentials" })).body.access_token);
     await expectOAuthError(answer, 401, "insufficient_user_authentication");
-    expect(answer.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication", error_description="this access token carries no user authentication; [^"]*", acr_values="urn:tollgate:sca"$/);
+    expect(answer.headers.get("www-authenticate")).toMatch(/error="insufficient_user_authentication", error_description="this access token carries no user authentication; [^"]*", acr_values="urn:tollgate:sca", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"$/);
   });
 });
 
@@ -134,7 +134,7 @@ describe("maxAgeSeconds", () => {
     const body = await expectOAuthError(answer, 401, "insufficient_user_authentication");
     expect(body.error_description).toBe("the user's authentication is too old; this API requires a sign-in within the last 1 second");
     expect(answer.headers.get("www-authenticate")).toBe(
-      `Bearer realm="tollgate", error="insufficient_user_authentication", error_description="${body.error_description}", max_age="1"`,
+      `Bearer realm="tollgate", error="insufficient_user_authentication", error_description="${body.error_description}", max_age="1", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"`,
     );
     // A longer max age takes the same token again at once.
     await admin.data(UPDATE_API, { id: apiIds["stepup-fresh"], input: { maxAgeSeconds: 3600 } });
@@ -148,7 +148,7 @@ describe("maxAgeSeconds", () => {
     const answer = await call("stepup-sca-fresh", token);
     await expectOAuthError(answer, 401, "insufficient_user_authentication");
     expect(answer.headers.get("www-authenticate")).toMatch(
-      /^Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user's authentication is too old; [^"]*", acr_values="urn:tollgate:sca", max_age="1"$/,
+      /^Bearer realm="tollgate", error="insufficient_user_authentication", error_description="the user's authentication is too old; [^"]*", acr_values="urn:tollgate:sca", max_age="1", DPoP realm="tollgate", algs="PS256 ES256 EdDSA"$/,
     );
   });
 });

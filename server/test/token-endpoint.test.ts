@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import { basic, callApi, expectNoStore, expectOAuthError, expectTokenResponseHeaders, FORM, formBody, formEncode, request, TOKEN_ENDPOINT, TOKEN_PATHS, type Json } from "./support/flow.js";
+import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 import { CLIENT_CREDENTIALS_KEYS } from "./support/token-response.js";
 
@@ -120,6 +121,8 @@ function sortedScopes(scope: string): string[] {
 
 beforeAll(async () => {
   server = await startTestServer();
+  // Where a client credentials token may call (account data needs the PSU).
+  await addOpenDataApi(server);
 });
 
 afterAll(async () => {
@@ -705,13 +708,12 @@ describe("a revoked credential's tokens at the gateway", () => {
     expect(res.status).toBe(200);
     const { access_token: token } = (await res.json()) as Json;
 
-    const ok = await callApi(server.url, token);
+    const ok = await callApi(server.url, token, OPEN_DATA);
     expect(ok.status).toBe(200);
-    expect(Array.isArray(ok.body.accounts)).toBe(true);
     expect(ok.body.caller.clientId).toBe(client.consumerKey);
 
     await server.prisma.credential.update({ where: { id: client.credentialId }, data: { status: "revoked" } });
-    const refused = await callApi(server.url, token);
+    const refused = await callApi(server.url, token, OPEN_DATA);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer realm="tollgate".*error="invalid_token"/);
     expect(refused.body.error).toBe("invalid_token");
@@ -721,9 +723,9 @@ describe("a revoked credential's tokens at the gateway", () => {
     const client = await createClient();
     const res = await call("/token", { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
-    expect((await callApi(server.url, token)).status).toBe(200);
+    expect((await callApi(server.url, token, OPEN_DATA)).status).toBe(200);
     await server.prisma.app.update({ where: { id: client.appId }, data: { status: "revoked" } });
-    const refused = await callApi(server.url, token);
+    const refused = await callApi(server.url, token, OPEN_DATA);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
   });
@@ -732,9 +734,9 @@ describe("a revoked credential's tokens at the gateway", () => {
     const client = await createClient({ credentialExpiresAt: new Date(Date.now() + 3_600_000) });
     const res = await call(TOKEN_ENDPOINT, { authorization: basic(client.consumerKey, client.consumerSecret) });
     const { access_token: token } = (await res.json()) as Json;
-    expect((await callApi(server.url, token)).status).toBe(200);
+    expect((await callApi(server.url, token, OPEN_DATA)).status).toBe(200);
     await server.prisma.credential.update({ where: { id: client.credentialId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    const refused = await callApi(server.url, token);
+    const refused = await callApi(server.url, token, OPEN_DATA);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
   });

@@ -331,8 +331,25 @@ describe("parseAuthorizationDetails: texts", () => {
     ["a first-strong isolate", "ACME \u2068GmbH\u2069", "authorization_details[0].creditorName must be text without control or invisible characters (such as bidirectional overrides)"],
     ["a zero-width space", "AC\u200bME", "authorization_details[0].creditorName must be text without control or invisible characters (such as bidirectional overrides)"],
     ["an Arabic letter mark", "ACME\u061c", "authorization_details[0].creditorName must be text without control or invisible characters (such as bidirectional overrides)"],
+    ["a line separator", "ACME\u2028FR14 2004", "authorization_details[0].creditorName must be text without control or invisible characters (such as bidirectional overrides)"],
+    ["a paragraph separator", "ACME\u2029FR14 2004", "authorization_details[0].creditorName must be text without control or invisible characters (such as bidirectional overrides)"],
   ])("refuses a creditor name that is %s", (_what, value, description) => {
     expect(refusal(() => name(value))).toBe(description);
+  });
+
+  it("accepts a creditor name and remittance information in right-to-left letters: the pages isolate them (<bdi>)", () => {
+    expect(name("\u05d7\u05d1\u05e8\u05d4 \u05d1\u05e2\u05f4\u05de")).toHaveLength(1);
+    expect(remittance("\u0641\u0627\u062a\u0648\u0631\u0629 42")).toHaveLength(1);
+  });
+
+  it.each([
+    ["a right-to-left override", "Invoice \u202e42"],
+    ["a left-to-right isolate", "\u2066Invoice 42\u2069"],
+    ["a zero-width joiner", "Invoice\u200d42"],
+    ["a soft hyphen", "In\u00advoice 42"],
+    ["a line separator", "Invoice 42\u2028IBAN FR14 2004"],
+  ])("refuses remittance information with %s", (_what, value) => {
+    expect(refusal(() => remittance(value))).toBe("authorization_details[0].remittanceInformationUnstructured must be text without control or invisible characters (such as bidirectional overrides)");
   });
 
   it("refuses 141 characters of remittance information", () => {

@@ -101,7 +101,7 @@ function optionalBoolean(value: unknown, at: string): boolean | undefined {
   return value;
 }
 
-/** 1..`max` characters (code points) of well-formed text without control or invisible (format) characters (kernel/text.ts `isDisplayText`): it is shown to the PSU. @throws InvalidAuthorizationDetails */
+/** 1..`max` characters (code points) of well-formed text without control, invisible (format, `\p{Cf}`) or line-separator characters (kernel/text.ts `isDisplayText`): it is shown to the PSU, and none may restyle the payee line. @throws InvalidAuthorizationDetails */
 function text(value: unknown, at: string, max: number): string {
   if (typeof value !== "string") fail(at, "must be a string");
   if (!isDisplayText(value)) fail(at, "must be text without control or invisible characters (such as bidirectional overrides)");

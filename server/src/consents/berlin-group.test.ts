@@ -143,6 +143,9 @@ describe("fromConsentRequest (POST /v1/consents)", () => {
   });
 });
 
+/** The refusal of TPP text with a control or invisible character (kernel/text.ts isDisplayText). */
+const NOT_DISPLAY_TEXT = "must be text without control or invisible characters (such as bidirectional overrides)";
+
 describe("fromPaymentRequest (POST /v1/payments/sepa-credit-transfers)", () => {
   const body = {
     instructedAmount: { currency: "EUR", amount: "123.50" },
@@ -169,6 +172,12 @@ describe("fromPaymentRequest (POST /v1/payments/sepa-credit-transfers)", () => {
     ["an amount as a number", { ...body, instructedAmount: { currency: "EUR", amount: 123.5 } }, "body.instructedAmount.amount must be a decimal string such as '12.50' (at most 15 integer digits)"],
     ["an IBAN with spaces", { ...body, creditorAccount: { iban: "DE89 3704 0044 0532 0130 00" } }, "body.creditorAccount.iban is not a valid IBAN (electronic format: upper case, no spaces)"],
     ["no creditor name", { ...body, creditorName: undefined }, "body.creditorName is missing"],
+    ["a creditor name with a right-to-left override (shown to the PSU)", { ...body, creditorName: "Merchant \u202e20 4002 41RF" }, `body.creditorName ${NOT_DISPLAY_TEXT}`],
+    ["a creditor name with a right-to-left isolate", { ...body, creditorName: "\u2067Merchant123\u2069" }, `body.creditorName ${NOT_DISPLAY_TEXT}`],
+    ["a creditor name with a zero-width space", { ...body, creditorName: "Merch\u200bant123" }, `body.creditorName ${NOT_DISPLAY_TEXT}`],
+    ["remittance information with an Arabic letter mark", { ...body, remittanceInformationUnstructured: "Ref\u061c 42" }, `body.remittanceInformationUnstructured ${NOT_DISPLAY_TEXT}`],
+    ["remittance information with a soft hyphen", { ...body, remittanceInformationUnstructured: "Ref\u00ad42" }, `body.remittanceInformationUnstructured ${NOT_DISPLAY_TEXT}`],
+    ["remittance information with a line separator", { ...body, remittanceInformationUnstructured: "Ref\u2028IBAN DE00" }, `body.remittanceInformationUnstructured ${NOT_DISPLAY_TEXT}`],
   ])("refuses %s", (_what, value, description) => {
     expect(refusal(() => fromPaymentRequest(JSON.parse(JSON.stringify(value)) as unknown))).toBe(description);
   });

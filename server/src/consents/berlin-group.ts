@@ -114,7 +114,9 @@ export function fromConsentRequest(body: unknown, now: Date): AccountInformation
  * debtorAccount?: {iban}, remittanceInformationUnstructured?}`, checked by the rules of an
  * RFC 9396 request (checkPaymentInitiation). Strict: any other member (endToEndIdentification,
  * requestedExecutionDate, creditorAgent, ...) is refused, so nothing the PSU does not see
- * reaches the bank.
+ * reaches the bank; the text the PSU is shown (creditorName, remittanceInformationUnstructured)
+ * has no control, format (`\p{Cf}`: bidirectional overrides, zero-width characters) or
+ * line-separator character (kernel/text.ts `isDisplayText`). A consent body has no free text.
  * @throws InvalidAuthorizationDetails (400) naming the member at fault, e.g. "body.instructedAmount.amount must be greater than zero".
  */
 export function fromPaymentRequest(body: unknown): PaymentInitiation {

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AccountInformation, PaymentInitiation } from "./authorization-details.js";
-import { accountAccess, paymentMismatch } from "./dynamic-linking.js";
+import { accessLimits, accountAccess, completedPayment, paymentMismatch } from "./dynamic-linking.js";
 
 const DE1 = "DE89370400440532013000";
 const DE2 = "DE02120300000000202051";
@@ -42,7 +42,7 @@ describe("paymentMismatch: one payment", () => {
   });
 
   it("compares the creditor name as the PSU read it (NFC, white space folded), and lets the body leave it out", () => {
-    expect(paymentMismatch(body(approved, { creditorName: "  Merchant \t GmbH " }), [approved])).toBeUndefined();
+    expect(paymentMismatch(body(approved, { creditorName: "  Merchant \u00a0 GmbH\u3000" }), [approved])).toBeUndefined();
     const composed: PaymentInitiation = { ...approved, creditorName: "Café Müller" };
     expect(paymentMismatch(body(composed, { creditorName: "Cafe\u0301 Mu\u0308ller" }), [composed])).toBeUndefined();
     expect(paymentMismatch(body(approved, { creditorName: undefined }), [approved])).toBeUndefined();
@@ -111,6 +111,73 @@ describe("paymentMismatch: one payment", () => {
   it("refuses any body when no payment was authorized, and one payment for a batch", () => {
     expect(paymentMismatch(body(approved), [])).toBe("no payment was authorized");
     expect(paymentMismatch(body(approved), [approved, second])).toBe("the body is one payment but 2 were authorized");
+  });
+});
+
+describe("paymentMismatch: the payee's name, the remittance information and the debtor account as the PSU approved them", () => {
+  it.each([
+    ["a creditor name with a tab for its space", { creditorName: "Merchant\tGmbH" }, "creditorName"],
+    ["a creditor name with a byte order mark for its space", { creditorName: "Merchant\ufeffGmbH" }, "creditorName"],
+    ["a creditor name with a line break", { creditorName: "Merchant\nGmbH" }, "creditorName"],
+    ["a creditor name that is no string", { creditorName: ["Merchant GmbH"] }, "creditorName"],
+  ])("refuses %s: it is text shown to the PSU, checked before it is compared", (_what, change, name) => {
+    expect(paymentMismatch(body(approved, change), [approved])).toBe(`the payment ${name} must be text of 1 to 140 characters without control or invisible characters`);
+  });
+
+  it("compares the remittance information as the PSU read it, and refuses one the PSU never saw", () => {
+    expect(paymentMismatch(body(approved, { remittanceInformationUnstructured: " Invoice  42 " }), [approved])).toBeUndefined();
+    expect(paymentMismatch(body(approved, { remittanceInformationUnstructured: undefined }), [approved])).toBeUndefined();
+    expect(paymentMismatch(body(approved, { remittanceInformationUnstructured: "Invoice 43" }), [approved])).toBe("the remittance information Invoice 43 differs from the authorized Invoice 42");
+    const { remittanceInformationUnstructured: _r, ...unreferenced } = approved;
+    expect(paymentMismatch(body(approved), [unreferenced])).toBe("the remittance information Invoice 42 was not authorized: the PSU approved none");
+  });
+
+  it.each([
+    ["a second identifier", { iban: DE2, bban: "9999" }],
+    ["a currency", { iban: DE2, currency: "USD" }],
+    ["a masked PAN", { iban: DE2, maskedPan: "123456xxxxxx1234" }],
+  ])("refuses a debtor account with %s beside the approved IBAN (a closed shape)", (_what, debtorAccount) => {
+    expect(paymentMismatch(body(approved, { debtorAccount }), [approved])).toBe(`the debtor account ${DE2} differs from the authorized ${DE2}`);
+    expect(paymentMismatch({ debtorAccount, payments: [body(approved, { debtorAccount: undefined }), body(second, { debtorAccount: undefined })] }, [approved, second])).toBe(`payment 1: the debtor account ${DE2} differs from the authorized ${DE2}`);
+  });
+
+  it("takes a requested execution date only as a calendar date", () => {
+    for (const requestedExecutionDate of ["2030-02-30", "tomorrow", "2030-01-01T00:00:00Z", "20300101"]) {
+      expect(paymentMismatch(body(approved, { requestedExecutionDate }), [approved])).toBe("the payment requestedExecutionDate must be a date YYYY-MM-DD");
+    }
+    expect(paymentMismatch({ requestedExecutionDate: "soon", payments: [body(approved), body(second)] }, [approved, second])).toBe("the bulk requestedExecutionDate must be a date YYYY-MM-DD");
+  });
+});
+
+describe("completedPayment: the document forwarded", () => {
+  const { debtorAccount: _d, remittanceInformationUnstructured: _r, creditorName: _n, ...bare } = body(approved);
+
+  it("is the body itself (undefined) when it names everything the PSU approved", () => {
+    expect(completedPayment(body(approved), [approved])).toBeUndefined();
+    expect(completedPayment({ debtorAccount: { iban: DE2 }, payments: [body(approved, { debtorAccount: undefined }), body(second, { debtorAccount: undefined })] }, [approved, second])).toBeUndefined();
+    expect(completedPayment({ payments: [body(approved), body(second)] }, [approved, second])).toBeUndefined();
+  });
+
+  it("fills in the approved creditor name, remittance information and debtor account a payment left out, and leaves the body unchanged", () => {
+    const given = { ...bare };
+    expect(completedPayment(given, [approved])).toEqual({ ...bare, creditorName: "Merchant GmbH", remittanceInformationUnstructured: "Invoice 42", debtorAccount: { iban: DE2 } });
+    expect(given).toEqual(bare);
+    const { remittanceInformationUnstructured: _none, debtorAccount: _noDebtor, ...plain } = approved;
+    expect(completedPayment(bare, [plain])).toEqual({ ...bare, creditorName: "Merchant GmbH" });
+  });
+
+  it("puts a bulk's shared debtor account beside its payments (the Berlin Group bulk), and each payment's own into it when they differ", () => {
+    expect(completedPayment({ payments: [bare, bare] }, [approved, { ...approved }])).toEqual({
+      payments: [
+        { ...bare, creditorName: "Merchant GmbH", remittanceInformationUnstructured: "Invoice 42" },
+        { ...bare, creditorName: "Merchant GmbH", remittanceInformationUnstructured: "Invoice 42" },
+      ],
+      debtorAccount: { iban: DE2 },
+    });
+    const other: PaymentInitiation = { ...approved, debtorAccount: { iban: GB } };
+    const completed = completedPayment({ payments: [bare, body(approved)] }, [other, approved]);
+    expect(completed?.debtorAccount).toBeUndefined();
+    expect((completed?.payments as Record<string, unknown>[]).map((p) => p.debtorAccount)).toEqual([{ iban: GB }, { iban: DE2 }]);
   });
 });
 
@@ -196,5 +263,25 @@ describe("accountAccess (RTS Art. 36(1))", () => {
     const more: AccountInformation = { ...details[0]!, access: { accounts: [{ iban: DE1 }], transactions: true } };
     expect(accountAccess(DE1, [...details, more])).toEqual({ balances: true, transactions: true });
     expect(accountAccess(GB, [...details, more])).toEqual({ balances: true, transactions: false });
+  });
+});
+
+describe("accessLimits (RTS Art. 36(5)(b); Berlin Group frequencyPerDay, recurringIndicator)", () => {
+  const entry = (frequencyPerDay: number, recurringIndicator: boolean): AccountInformation => ({
+    type: "account_information",
+    access: { accounts: [{ iban: DE1 }], balances: true },
+    validUntil: "2030-01-01",
+    frequencyPerDay,
+    recurringIndicator,
+  });
+
+  it("takes one entry's frequencyPerDay, one-off when it is not recurring", () => {
+    expect(accessLimits([entry(4, true)])).toEqual({ frequencyPerDay: 4, oneOff: false });
+    expect(accessLimits([entry(1, false)])).toEqual({ frequencyPerDay: 1, oneOff: true });
+  });
+
+  it("holds several entries to the strictest: the lowest frequency, one-off if any is", () => {
+    expect(accessLimits([entry(4, true), entry(2, true)])).toEqual({ frequencyPerDay: 2, oneOff: false });
+    expect(accessLimits([entry(3, true), entry(4, false)])).toEqual({ frequencyPerDay: 3, oneOff: true });
   });
 });

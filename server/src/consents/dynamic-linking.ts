@@ -4,7 +4,7 @@
  * and data the PSU authorized. Pure functions over the approved authorization details.
  */
 import { decimalEquals, parseDecimal } from "../kernel/decimal.js";
-import { isAmountOf, isJsonObject, isPaymentText, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
+import { isAmountOf, isCalendarDate, isJsonObject, isPaymentText, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
 
 /** An IBAN as callers write it in a body or path: ASCII letters, digits and spaces (no other characters, so none case-folds into another). */
 const LOOSE_IBAN = /^[A-Za-z0-9 ]{1,64}$/;
@@ -19,13 +19,17 @@ function referencedIban(value: unknown): string | undefined {
   return isJsonObject(value) ? electronicIban(member(value, "iban")) : undefined;
 }
 
-/** The debtor account of a body, when it names one that differs from the authorized one. */
+/** The first difference between an account reference of a body and the authorized IBAN: exactly `{iban}`, that IBAN (spaces and letter case ignored). */
+function accountMismatch(role: "creditor" | "debtor", given: unknown, authorized: string): string | undefined {
+  if (isJsonObject(given) && Object.keys(given).length === 1 && referencedIban(given) === authorized) return undefined;
+  const iban = isJsonObject(given) ? member(given, "iban") : undefined;
+  return `the ${role} account ${typeof iban === "string" ? shown(iban) : "given"} differs from the authorized ${authorized}`;
+}
+
+/** The debtor account of a body, when it names one other than the authorized one. */
 function debtorMismatch(body: Record<string, unknown>, authorized: AccountReference | undefined): string | undefined {
   if (!authorized || !Object.hasOwn(body, "debtorAccount")) return undefined;
-  const given = member(body, "debtorAccount");
-  if (referencedIban(given) === authorized.iban) return undefined;
-  const iban = isJsonObject(given) ? member(given, "iban") : undefined;
-  return `the debtor account ${typeof iban === "string" ? shown(iban) : "given"} differs from the authorized ${authorized.iban}`;
+  return accountMismatch("debtor", member(body, "debtorAccount"), authorized.iban);
 }
 
 /**
@@ -42,16 +46,16 @@ const ADDRESS_MEMBERS = new Set(["streetName", "buildingNumber", "townName", "po
 /** Most characters of a free-text member of a payment (ISO 20022 Max140Text). */
 const PAYMENT_TEXT_MAX_LENGTH = 140;
 
-/** A payee's name as the PSU read it: NFC, runs of white space as one space, none at the ends (Verification of Payee compares names, not their spelling in code points). */
-export function foldedName(name: string): string {
-  return name.normalize("NFC").replace(/\s+/gu, " ").trim();
+/** Text as the PSU read it: NFC, runs of white space as one space, none at the ends (Verification of Payee compares names, not their spelling in code points). */
+function foldedText(text: string): string {
+  return text.normalize("NFC").replace(/\s+/gu, " ").trim();
 }
 
-/** The first member of `value` outside `allowed`, or the first text member that is not 1..140 characters of clean text; undefined when none. */
-function shapeProblem(value: Record<string, unknown>, allowed: ReadonlySet<string>, checked: ReadonlySet<string>): string | undefined {
+/** The first member of `value` outside `allowed`, or the first member not of its kind (text: 1..140 characters of clean text; a date; a boolean; an address); undefined when none. */
+function shapeProblem(value: Record<string, unknown>, allowed: ReadonlySet<string>, compared: ReadonlySet<string>): string | undefined {
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) return `has an unknown member '${shown(key)}'`;
-    if (checked.has(key)) continue;
+    if (compared.has(key)) continue;
     const v = member(value, key);
     if (key === "creditorAddress") {
       if (!isJsonObject(v)) return "creditorAddress must be a JSON object";
@@ -59,6 +63,8 @@ function shapeProblem(value: Record<string, unknown>, allowed: ReadonlySet<strin
       if (problem) return `creditorAddress ${problem}`;
     } else if (key === "batchBookingPreferred") {
       if (typeof v !== "boolean") return "batchBookingPreferred must be true or false";
+    } else if (key === "requestedExecutionDate") {
+      if (typeof v !== "string" || !isCalendarDate(v)) return "requestedExecutionDate must be a date YYYY-MM-DD";
     } else if (typeof v !== "string" || !isPaymentText(v)) {
       return `${key} must be text of 1 to ${PAYMENT_TEXT_MAX_LENGTH} characters without control or invisible characters`;
     }
@@ -66,8 +72,21 @@ function shapeProblem(value: Record<string, unknown>, allowed: ReadonlySet<strin
   return undefined;
 }
 
-/** Members compared with the approval rather than checked as text. */
-const COMPARED = new Set(["instructedAmount", "creditorAccount", "creditorName", "debtorAccount", "payments"]);
+/** Members compared with the approval as a whole rather than checked by their kind first. */
+const COMPARED = new Set(["instructedAmount", "creditorAccount", "debtorAccount", "payments"]);
+
+/**
+ * The first difference between a text member of a payment and the text the PSU approved for
+ * it, after {@link foldedText}: none when the body leaves it out (the approved text is then
+ * forwarded, {@link completedPayment}); a difference when the PSU approved none. The
+ * member, when present, is text already ({@link shapeProblem}).
+ */
+function textMismatch(payment: Record<string, unknown>, name: "creditorName" | "remittanceInformationUnstructured", label: string, authorized: string | undefined): string | undefined {
+  if (!Object.hasOwn(payment, name)) return undefined;
+  const given = member(payment, name) as string;
+  if (authorized === undefined) return `the ${label} ${shown(given)} was not authorized: the PSU approved none`;
+  return foldedText(given) === foldedText(authorized) ? undefined : `the ${label} ${shown(given)} differs from the authorized ${shown(authorized)}`;
+}
 
 /** The first difference between one payment object of a body and the authorized payment. */
 function singleMismatch(body: unknown, authorized: PaymentInitiation): string | undefined {
@@ -86,16 +105,12 @@ function singleMismatch(body: unknown, authorized: PaymentInitiation): string | 
   if (currency !== authorized.instructedAmount.currency || !expected || !decimalEquals(given, expected)) {
     return `the amount ${shown(amount)} ${shown(currency)} differs from the authorized ${authorized.instructedAmount.amount} ${authorized.instructedAmount.currency}`;
   }
-  const creditor = member(body, "creditorAccount");
-  if (referencedIban(creditor) !== authorized.creditorAccount.iban || Object.keys(creditor as object).length !== 1) {
-    const iban = isJsonObject(creditor) ? member(creditor, "iban") : undefined;
-    return `the creditor account ${typeof iban === "string" ? shown(iban) : "given"} differs from the authorized ${authorized.creditorAccount.iban}`;
-  }
-  const name = member(body, "creditorName");
-  if (name !== undefined && (typeof name !== "string" || foldedName(name) !== foldedName(authorized.creditorName))) {
-    return `the creditor name ${typeof name === "string" ? shown(name) : "given"} differs from the authorized ${shown(authorized.creditorName)}`;
-  }
-  return debtorMismatch(body, authorized.debtorAccount);
+  return (
+    accountMismatch("creditor", member(body, "creditorAccount"), authorized.creditorAccount.iban) ??
+    textMismatch(body, "creditorName", "creditor name", authorized.creditorName) ??
+    textMismatch(body, "remittanceInformationUnstructured", "remittance information", authorized.remittanceInformationUnstructured) ??
+    debtorMismatch(body, authorized.debtorAccount)
+  );
 }
 
 /**
@@ -103,17 +118,21 @@ function singleMismatch(body: unknown, authorized: PaymentInitiation): string | 
  * (RTS Art. 5(1)(b) and 5(3)(b): the transaction is bound to its amount and payee, a batch
  * to its payments). The shape is the approval's: one approved payment is a single payment,
  * `{instructedAmount: {currency, amount}, creditorAccount: {iban}, creditorName?,
- * debtorAccount?: {iban}, …}`, and a `payments` member is then refused; several are a bulk,
- * `{payments: [...], debtorAccount?, batchBookingPreferred?, …}`, matching entry by entry, in
- * order. Both shapes are closed: a member outside the Berlin Group payment members is refused
- * (so nothing the gateway did not compare reaches the upstream), and their text members are
- * 1..140 characters without control or invisible (`\p{Cf}`) characters.
+ * remittanceInformationUnstructured?, debtorAccount?: {iban}, …}`, and a `payments` member is
+ * then refused; several are a bulk, `{payments: [...], debtorAccount?, batchBookingPreferred?,
+ * …}`, matching entry by entry, in order. Both shapes are closed: a member outside the Berlin
+ * Group payment members is refused (so nothing the gateway did not check reaches the
+ * upstream), account references are `{iban}` alone, `requestedExecutionDate` is a calendar
+ * date, and text members are 1..140 characters without control or invisible (`\p{Cf}`)
+ * characters.
  * Compared: the amount, a decimal string the authorization server would accept (within the
  * currency's minor units: "3.000" EUR is refused), numerically ("1250.0" = "1250.00"; a JSON
  * number is refused); the currency, exactly; the creditor IBAN (spaces and letter case in the
- * body ignored); the creditor name, when given, after NFC normalization and white-space
- * folding ({@link foldedName}; Regulation (EU) 2024/886, Verification of Payee); and, when the
- * approved entry has a debtorAccount and the body gives one, the debtor IBAN.
+ * body ignored); the creditor name and the remittance information, when given, after NFC
+ * normalization and white-space folding, case-sensitively ({@link foldedText}; Regulation (EU)
+ * 2024/886, Verification of Payee: the name the PSU confirmed; a remittance information the
+ * PSU did not approve is refused); and, when the approved entry has a debtorAccount and the
+ * body gives one, the debtor IBAN.
  * @param approved - the approved payment_initiation entries, in order.
  * @returns a description of the first difference, e.g. "the amount 1250.01 EUR differs from
  *   the authorized 1250.00 EUR" (it may echo the body: sanitize before a response), or
@@ -139,17 +158,47 @@ export function paymentMismatch(body: unknown, approved: readonly PaymentInitiat
   return undefined;
 }
 
+/** The approved members `payment` leaves out: the creditor name, the remittance information, and with `debtor` the debtor account. */
+function missingMembers(payment: Record<string, unknown>, authorized: PaymentInitiation, debtor: boolean): Record<string, unknown> {
+  const missing: Record<string, unknown> = {};
+  if (!Object.hasOwn(payment, "creditorName")) missing.creditorName = authorized.creditorName;
+  const remittance = authorized.remittanceInformationUnstructured;
+  if (remittance !== undefined && !Object.hasOwn(payment, "remittanceInformationUnstructured")) missing.remittanceInformationUnstructured = remittance;
+  if (debtor && authorized.debtorAccount && !Object.hasOwn(payment, "debtorAccount")) missing.debtorAccount = { iban: authorized.debtorAccount.iban };
+  return missing;
+}
+
 /**
- * The payment document forwarded for a body that matched (`paymentMismatch` found nothing):
- * the body, with the approved creditor name given to each payment that had none, so the bank
- * executes a payment to the payee the PSU approved by name.
- * @returns a new object; `body` is not changed.
+ * The payment document to forward for a body that matched (`paymentMismatch` found nothing)
+ * but left out something the PSU approved: the approved creditor name, remittance
+ * information and debtor account filled in, so the bank executes the payment the PSU
+ * approved rather than one its own defaults complete. In a bulk the debtor account goes
+ * beside the payments when every approved payment has the same one (the Berlin Group bulk
+ * shape), else into each payment.
+ * @returns a new object with the added members last, or undefined when the body names all
+ *   of them already (the body's bytes are then the document); `body` is not changed.
  */
-export function withApprovedNames(body: Record<string, unknown>, approved: readonly PaymentInitiation[]): Record<string, unknown> {
-  const named = (payment: Record<string, unknown>, authorized: PaymentInitiation) =>
-    Object.hasOwn(payment, "creditorName") ? payment : { ...payment, creditorName: authorized.creditorName };
-  if (approved.length === 1) return named(body, approved[0]!);
-  return { ...body, payments: (body.payments as Record<string, unknown>[]).map((p, i) => named(p, approved[i]!)) };
+export function completedPayment(body: Record<string, unknown>, approved: readonly PaymentInitiation[]): Record<string, unknown> | undefined {
+  if (approved.length === 1) {
+    const missing = missingMembers(body, approved[0]!, true);
+    return Object.keys(missing).length === 0 ? undefined : { ...body, ...missing };
+  }
+  const payments = body.payments as Record<string, unknown>[];
+  const completed: Record<string, unknown> = { ...body };
+  let changed = false;
+  const debtors = new Set(approved.map((a) => a.debtorAccount?.iban));
+  const [shared] = debtors;
+  if (debtors.size === 1 && shared !== undefined && !Object.hasOwn(body, "debtorAccount") && !payments.every((p) => Object.hasOwn(p, "debtorAccount"))) {
+    completed.debtorAccount = { iban: shared };
+    changed = true;
+  }
+  completed.payments = payments.map((payment, i) => {
+    const missing = missingMembers(payment, approved[i]!, !Object.hasOwn(completed, "debtorAccount"));
+    if (Object.keys(missing).length === 0) return payment;
+    changed = true;
+    return { ...payment, ...missing };
+  });
+  return changed ? completed : undefined;
 }
 
 /**
@@ -171,4 +220,18 @@ export function accountAccess(accountIban: string, approved: readonly AccountInf
     };
   }
   return access;
+}
+
+/**
+ * How often the approved account_information entries let a TPP read account data: at most
+ * `frequencyPerDay` calls a day without the PSU (RTS Art. 36(5)(b), 1..4), and, for a one-off
+ * consent (Berlin Group `recurringIndicator: false`), on one day only. Several entries are
+ * held to the strictest: the lowest frequency, one-off when any entry is.
+ * @param approved - at least one entry.
+ */
+export function accessLimits(approved: readonly AccountInformation[]): { frequencyPerDay: number; oneOff: boolean } {
+  return {
+    frequencyPerDay: Math.min(...approved.map((d) => d.frequencyPerDay)),
+    oneOff: approved.some((d) => !d.recurringIndicator),
+  };
 }

@@ -5,11 +5,17 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { CatalogSeed } from "../stores/seed.js";
 
 /**
- * Loads `seed` when the database has no organization yet; does nothing otherwise.
+ * Loads `seed` when the database has no organization yet. Otherwise points the seed's APIs
+ * that are still there at the seed's upstream URLs: the demo upstreams take new ports at each
+ * start (the payments API always, the accounts API with DEMO_UPSTREAM_PORT=0), and an API left
+ * on the previous start's port would answer every call 502.
  * @returns true when it was loaded now.
  */
 export async function loadSeed(prisma: PrismaClient, seed: CatalogSeed): Promise<boolean> {
-  if ((await prisma.organization.count()) > 0) return false;
+  if ((await prisma.organization.count()) > 0) {
+    for (const { name, upstreamUrl } of seed.apis) await prisma.api.updateMany({ where: { name, upstreamUrl: { not: upstreamUrl } }, data: { upstreamUrl } });
+    return false;
+  }
   await prisma.$transaction(async (tx) => {
     await tx.scope.createMany({ data: Object.entries(seed.scopes).map(([name, description]) => ({ name, description })) });
     const apis = new Map<string, string>();

@@ -23,7 +23,7 @@ const PRODUCTS = [
     name: "PSD2-AISP-v1",
     displayName: "PSD2 Account Information",
     scopes: "aisp extended_transaction_history",
-    apis: ["accounts"],
+    apis: ["accounts", "products"],
     requiresSca: true,
     authorizationDetailsTypes: "account_information",
   },
@@ -95,6 +95,8 @@ export async function demoSeed(upstream: { url: string; paymentsUrl: string }): 
     scopes: SCOPES,
     apis: [
       { name: "accounts", upstreamUrl: upstream.url, requiredScopes: "aisp", consentCheck: "accounts" },
+      // Open data (the bank's products, no PSU's data): what a client credentials token may read.
+      { name: "products", upstreamUrl: `${upstream.url}/products`, requiredScopes: "aisp" },
       { name: "payments", upstreamUrl: upstream.paymentsUrl, requiredScopes: "pisp", consentCheck: "payments" },
     ],
     products: PRODUCTS,

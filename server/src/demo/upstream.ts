@@ -1,6 +1,7 @@
 /**
  * DEMO UPSTREAM, not part of the product: a tiny sample "accounts" API (account list,
- * balances and transactions, fixed data) that the seeded `accounts` API forwards to, and a
+ * balances and transactions, fixed data) that the seeded `accounts` API forwards to, the
+ * bank's products as open data under `/products` (the seeded `products` API), and a
  * "payments" API under `/payments` that the seeded `payments` API forwards to, so a fresh clone can
  * call a protected API end to end. It runs in the same process on its own local port and
  * echoes the caller identity headers the gateway adds. Under `/echo/` it answers with the
@@ -28,6 +29,12 @@ const TRANSACTIONS: Record<string, { bookingDate: string; transactionAmount: { c
   "acc-001": [{ bookingDate: "2026-11-20", transactionAmount: { currency: "EUR", amount: "-42.10" }, remittanceInformationUnstructured: "Groceries" }],
   "acc-002": [{ bookingDate: "2026-11-01", transactionAmount: { currency: "EUR", amount: "250.00" }, remittanceInformationUnstructured: "Monthly saving" }],
 };
+
+/** The demo bank's products, the open data under `/products/` (no PSU's data: any client of the product may read it). */
+export const DEMO_PRODUCTS = [
+  { productId: "girokonto", name: "Girokonto", type: "current account", monthlyFee: { currency: "EUR", amount: "4.90" } },
+  { productId: "tagesgeld", name: "Tagesgeld", type: "savings account", interestRate: "2.25" },
+];
 
 /** Cookies set by `/echo/`. */
 export const DEMO_UPSTREAM_COOKIES = ["demo-upstream=1; Path=/; HttpOnly", "demo-upstream-theme=dark; Path=/"];
@@ -140,6 +147,7 @@ export async function startDemoUpstream(port: number): Promise<DemoUpstream> {
       return undefined;
     }
     req.resume();
+    if (path === "/products" || path.startsWith("/products/")) return Promise.resolve({ status: 200, body: { products: DEMO_PRODUCTS } });
     return Promise.resolve(accounts(path, consentedIbans(req)));
   });
   const payments = await listenJson(0, paymentsApi);

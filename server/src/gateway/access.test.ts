@@ -3,6 +3,7 @@ import { ACR_PASSWORD, ACR_SCA } from "../kernel/acr.js";
 import { BearerError, type DpopChallenge } from "../kernel/errors.js";
 import type { ApiRoute } from "../stores/catalog.js";
 import type { PresentedToken } from "../oauth/tokens.js";
+import type { AccountInformation } from "../consents/authorization-details.js";
 import { checkAccess } from "./access.js";
 
 /** The BearerError checkAccess throws at `now`. @throws when it throws nothing or something else. */
@@ -207,5 +208,92 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
     expect(denial(token({ active: false }), api).error).toBe("invalid_token");
     expect(denial(token({ scopes: [] }), api).error).toBe("insufficient_scope");
     expect(denial(token({ apiProducts: [] }), api).status).toBe(403);
+  });
+});
+
+describe("checkAccess on an account API (PSD2 Art. 67, RTS Arts. 10 and 36: account data only with the PSU)", () => {
+  const NOW = new Date("2026-11-26T10:00:00.000Z");
+  const ACCOUNTS: ApiRoute = {
+    name: "accounts",
+    upstream: { origin: "http://upstream.example", basePath: "" },
+    requiredScopes: ["aisp"],
+    productNames: ["PSD2-AISP-v1"],
+    passCookies: false,
+    requiredAcr: null,
+    maxAgeSeconds: null,
+    consentCheck: "accounts",
+  };
+  const ACCESS: AccountInformation = {
+    type: "account_information",
+    access: { accounts: [{ iban: "DE89370400440532013000" }], balances: true },
+    validUntil: "2026-12-31",
+    frequencyPerDay: 4,
+    recurringIndicator: true,
+  };
+  const sca = { acr: ACR_SCA, amr: ["pwd", "otp", "mfa"], authTime: new Date(NOW.getTime() - 10_000) };
+  const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+    x5t: null,
+    consent: null,
+    authorizationDetails: null,
+    active: true,
+    scopes: ["aisp"],
+    apiProducts: ["PSD2-AISP-v1"],
+    clientId: "ck",
+    appName: "Demo",
+    jkt: null,
+    authentication: null,
+    userId: null,
+    ...over,
+  });
+  /** A token carrying `details` of consent `consentId` (null: self-asserted at the client credentials grant). */
+  const withDetails = (consentId: string | null, over: Partial<PresentedToken> = {}) =>
+    token({ consent: { consentId, authorizationDetails: JSON.stringify([ACCESS]) }, authorizationDetails: [ACCESS], ...over });
+  const check = (t: PresentedToken, api: ApiRoute = ACCOUNTS) => () => checkAccess(t, api, "tollgate", NOW);
+
+  it("refuses a client credentials token with the API's scope: 403 insufficient_scope, no PSU behind it", () => {
+    const err = denialOf(token(), ACCOUNTS, NOW);
+    expect(err.status).toBe(403);
+    expect(err.error).toBe("insufficient_scope");
+    expect(err.message).toBe("account data needs the PSU: a token of a consent the PSU approved, or of the PSU's strong customer authentication");
+    expect(err.headers["WWW-Authenticate"]).toMatch(/^Bearer realm="tollgate", error="insufficient_scope", error_description="account data needs the PSU[^"]*", scope="aisp"$/);
+  });
+
+  it("refuses self-asserted details (client credentials, no consent) as much as no details: they never stand in for the PSU", () => {
+    expect(denialOf(withDetails(null), ACCOUNTS, NOW).error).toBe("insufficient_scope");
+    expect(denialOf(withDetails(null, { scopes: [] }), ACCOUNTS, NOW).error).toBe("insufficient_scope");
+  });
+
+  it("self-asserted details never replace a scope, on any consent-checked API", () => {
+    expect(denialOf(withDetails(null, { scopes: [] }), ACCOUNTS, NOW).message).toBe("the API 'accounts' requires scope aisp");
+    const payment = { type: "payment_initiation", instructedAmount: { currency: "EUR", amount: "1.00" }, creditorName: "X", creditorAccount: { iban: "DE02120300000000202051" } } as const;
+    const asserted = token({ scopes: [], consent: { consentId: null, authorizationDetails: JSON.stringify([payment]) }, authorizationDetails: [payment] });
+    const payments: ApiRoute = { ...ACCOUNTS, name: "payments", requiredScopes: ["pisp"], consentCheck: "payments" };
+    expect(denialOf(asserted, payments, NOW).message).toBe("the API 'payments' requires scope pisp");
+  });
+
+  it("lets through a token of a consent the PSU approved, without the scope (the consent's details grant less)", () => {
+    expect(check(withDetails("consent-1", { scopes: [], userId: "u1", authentication: sca }))).not.toThrow();
+  });
+
+  it("lets through a PSU's token whose authentication met SCA", () => {
+    expect(check(token({ userId: "u1", authentication: sca }))).not.toThrow();
+  });
+
+  it("refuses a PSU's password-only token: 401 insufficient_user_authentication asking for SCA (RFC 9470 §3)", () => {
+    const err = denialOf(token({ userId: "u1", authentication: { acr: ACR_PASSWORD, amr: ["pwd"], authTime: NOW } }), ACCOUNTS, NOW);
+    expect(err.status).toBe(401);
+    expect(err.error).toBe("insufficient_user_authentication");
+    expect(err.headers["WWW-Authenticate"]).toMatch(/, acr_values="urn:tollgate:sca"$/);
+  });
+
+  it("refuses a PSU's consent that grants payments only as account access: its token is held to SCA like any PSU token", () => {
+    const payment = { type: "payment_initiation", instructedAmount: { currency: "EUR", amount: "1.00" }, creditorName: "X", creditorAccount: { iban: "DE02120300000000202051" } } as const;
+    const t = token({ userId: "u1", authentication: { acr: ACR_PASSWORD, amr: ["pwd"], authTime: NOW }, consent: { consentId: "c", authorizationDetails: JSON.stringify([payment]) }, authorizationDetails: [payment] });
+    expect(denialOf(t, ACCOUNTS, NOW).error).toBe("insufficient_user_authentication");
+  });
+
+  it("leaves client credentials alone on an API without an account consent check", () => {
+    expect(check(token(), { ...ACCOUNTS, consentCheck: "none" })).not.toThrow();
+    expect(check(token({ scopes: ["pisp"] }), { ...ACCOUNTS, requiredScopes: ["pisp"], consentCheck: "payments" })).not.toThrow();
   });
 });

@@ -26,10 +26,13 @@ const CONSENT_TYPE: Record<ApiRoute["consentCheck"], string | undefined> = { non
  * @throws BearerError 401 `invalid_token` when the token is unknown, revoked, expired, or
  *   its app or credential is no longer approved; 403 `insufficient_scope` when none of its
  *   API products grants this API or a scope the API requires is missing (on an API with a
- *   `consentCheck`, a token carrying details of its type needs none: gateway/consent-check.ts
- *   holds it to them); 401
+ *   `consentCheck`, a token of a consent the PSU approved with details of its type needs
+ *   none: gateway/consent-check.ts holds it to them; details a client asserted itself at the
+ *   client credentials grant never stand in for a scope), or when account data would be read
+ *   without the PSU ({@link checkPsuBehindAccountData}); 401
  *   `insufficient_user_authentication` when the user's authentication does not meet the
- *   API's step-up requirement ({@link checkUserAuthentication}).
+ *   API's step-up requirement ({@link checkUserAuthentication}), or the PSU's does not meet
+ *   SCA on an account API.
  */
 export function checkAccess(
   token: PresentedToken | undefined,
@@ -45,13 +48,47 @@ export function checkAccess(
   if (!token.apiProducts.some((p) => api.productNames.includes(p))) {
     throw new BearerError(realm, 403, "insufficient_scope", `no API product of this token grants the API "${api.name}"`, requiredScope, dpop);
   }
-  // On an API that checks consents, the consent's details stand for its scope: they grant less than it.
-  const consented = token.authorizationDetails?.some((d) => d.type === CONSENT_TYPE[api.consentCheck]) === true;
+  // On an API that checks consents, the PSU's consent's details stand for its scope: they grant less than it.
+  const consented = approvesConsentType(token, api);
   const missing = consented ? [] : api.requiredScopes.filter((s) => !token.scopes.includes(s));
   if (missing.length > 0) {
     throw new BearerError(realm, 403, "insufficient_scope", `the API "${api.name}" requires scope ${missing.join(" ")}`, requiredScope, dpop);
   }
+  if (api.consentCheck === "accounts" && !consented) checkPsuBehindAccountData(token, requiredScope, realm, dpop);
   checkUserAuthentication(token, api, realm, now, dpop);
+}
+
+/**
+ * True when the token carries a PSD2 consent the PSU approved (a consent id) whose details
+ * include the type `api` checks. Details without a consent (client credentials, RFC 9396
+ * §6.1: asserted by the client, approved by nobody) never count.
+ */
+function approvesConsentType(token: PresentedToken, api: ApiRoute): boolean {
+  const type = CONSENT_TYPE[api.consentCheck];
+  return type !== undefined && !!token.consent?.consentId && token.authorizationDetails?.some((d) => d.type === type) === true;
+}
+
+/**
+ * Account data (the account list, anything under an account) is read only with the PSU
+ * (PSD2 Art. 67(2)(a) and RTS Art. 10: the PSU's explicit consent, behind strong customer
+ * authentication): by a token of an account_information consent the PSU approved (checked
+ * by the caller), or by a PSU's own token whose authentication met SCA (`acr`
+ * urn:tollgate:sca, kernel/acr.ts). A token with no PSU (client credentials, also with
+ * details it asserted itself) has not the privilege the resource needs: RFC 6750 §3.1
+ * `insufficient_scope`; `consent_invalid` would say that a consent the token names is over,
+ * and this token names none.
+ * @throws BearerError 403 `insufficient_scope` without a PSU; 401
+ *   `insufficient_user_authentication` with `acr_values` urn:tollgate:sca (RFC 9470 §3) for a
+ *   PSU's authentication below SCA, so that the client asks for a new authorization with SCA.
+ */
+function checkPsuBehindAccountData(token: PresentedToken, requiredScope: string, realm: string, dpop: DpopChallenge | undefined): void {
+  if (token.userId === null) {
+    const description = "account data needs the PSU: a token of a consent the PSU approved, or of the PSU's strong customer authentication";
+    throw new BearerError(realm, 403, "insufficient_scope", description, requiredScope, dpop);
+  }
+  if (satisfiesAcr(token.authentication?.acr, ACR_SCA)) return;
+  const description = "account data needs the PSU's strong customer authentication, which this token's authentication did not meet";
+  throw new BearerError(realm, 401, "insufficient_user_authentication", description, undefined, dpop, { acrValues: ACR_SCA });
 }
 
 /**

@@ -28,7 +28,7 @@ import type { Psd2ConsentKind, Psd2ConsentRecord } from "../stores/psd2-consents
 import type { AccountInformation, AuthorizationDetail, PaymentInitiation } from "../consents/authorization-details.js";
 import { InvalidAuthorizationDetails } from "../consents/authorization-details.js";
 import { fromConsentRequest, fromPaymentRequest } from "../consents/berlin-group.js";
-import { endConsent, statusAt } from "../consents/lifecycle.js";
+import { endConsent, statusAt, type Psd2ConsentState } from "../consents/lifecycle.js";
 import { accessEndOf, detailsTypesOf } from "../consents/requests.js";
 
 /** Settings of the router. */
@@ -53,16 +53,35 @@ class TppError extends Error {
   }
 }
 
-/** Berlin Group transaction status of a payment's consent (ISO 20022 codes). */
-const TRANSACTION_STATUS: Record<string, string> = {
+/**
+ * Berlin Group transaction status of a payment's consent (ISO 20022 codes) while the upstream
+ * has not answered: received before the PSU's authorization, authorized (ACTC), pending while
+ * forwarded or when its outcome is unknown (PDNG), rejected by the PSU, cancelled when the
+ * consent ended unused. A payment the upstream answered reads as the upstream said
+ * ({@link transactionStatusOf}).
+ */
+const TRANSACTION_STATUS: Record<Exclude<Psd2ConsentState, "consumed" | "paymentRejected">, string> = {
   received: "RCVD",
   valid: "ACTC",
-  consumed: "ACSC",
+  paymentPending: "PDNG",
+  outcomeUnknown: "PDNG",
   rejected: "RJCT",
   revokedByPsu: "CANC",
   terminatedByTpp: "CANC",
   expired: "CANC",
 };
+
+/**
+ * The transaction status of a payment's consent at `now`: the upstream's own answer once it
+ * answered (a 2xx whose status could not be read: RCVD, received by the bank; a rejection:
+ * RJCT), never one the gateway made up; else {@link TRANSACTION_STATUS}.
+ */
+function transactionStatusOf(consent: Psd2ConsentRecord, now: Date): string {
+  const state = statusAt(consent, now);
+  if (state === "consumed") return consent.transactionStatus ?? "RCVD";
+  if (state === "paymentRejected") return consent.transactionStatus ?? "RJCT";
+  return TRANSACTION_STATUS[state];
+}
 
 const PATHS = { account_information: "consents", payment_initiation: "payments/sepa-credit-transfers" } as const;
 
@@ -159,11 +178,11 @@ export function berlinGroupRouter(stores: Pick<Stores, "tokens" | "clients" | "p
   router.get("/payments/sepa-credit-transfers/:id", async (req: Request<{ id: string }>, res: Response) => {
     const consent = await own(await tpp(req), "payment_initiation", req.params.id);
     const [detail] = JSON.parse(consent.approvedDetails ?? consent.requestedDetails) as PaymentInitiation[];
-    res.json({ ...paymentBody(detail!), transactionStatus: TRANSACTION_STATUS[statusAt(consent, new Date())] });
+    res.json({ ...paymentBody(detail!), transactionStatus: transactionStatusOf(consent, new Date()) });
   });
   router.get("/payments/sepa-credit-transfers/:id/status", async (req: Request<{ id: string }>, res: Response) => {
     const consent = await own(await tpp(req), "payment_initiation", req.params.id);
-    res.json({ transactionStatus: TRANSACTION_STATUS[statusAt(consent, new Date())] });
+    res.json({ transactionStatus: transactionStatusOf(consent, new Date()) });
   });
   router.use(() => {
     throw new TppError(404, "RESOURCE_UNKNOWN", "no such resource");

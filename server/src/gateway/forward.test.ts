@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addForwardingFields, answerFields, endToEndHeaders } from "./forward.js";
+import { addForwardingFields, addVia, answerFields, endToEndHeaders, isDroppedCallerField } from "./forward.js";
 
 describe("endToEndHeaders (RFC 9110 §7.6.1)", () => {
   it("drops the connection's own fields and keeps the message's", () => {
@@ -150,5 +150,34 @@ describe("addForwardingFields: more of RFC 7239", () => {
     const out: Record<string, string | string[]> = {};
     addForwardingFields(out, ["192.0.2.1"], host, proto);
     expect(out["x-forwarded-port"]).toBe(port);
+  });
+});
+
+describe("isDroppedCallerField: what only the gateway may tell the upstream", () => {
+  it.each([
+    "authorization", "cookie", "forwarded", "x-forwarded-for", "x_forwarded_host", "x-real-ip",
+    // Method overrides (Rails, Laravel, Express's method-override, ASP.NET, Spring's filter).
+    "x-http-method-override", "x_http_method_override", "x-http-method", "x-method-override",
+    // A client certificate as TLS-terminating proxies forward it: RFC 9440, Envoy, nginx, Apache, Traefik, IIS ARR, AWS ALB.
+    "client-cert", "client-cert-chain", "x-forwarded-client-cert", "x-ssl-client-cert", "x_ssl_client_cert", "x-ssl-client-verify",
+    "ssl-client-cert", "ssl_client_s_dn", "x-tls-client-cert", "x-client-cert", "x-client-verify", "x-forwarded-tls-client-cert",
+    "x-arr-clientcert", "x-amzn-mtls-clientcert", "x-amzn-mtls-clientcert-leaf", "x-amzn-mtls-clientcert-serial-number",
+  ])("drops %s", (name) => {
+    expect(isDroppedCallerField(name)).toBe(true);
+  });
+
+  it.each(["accept", "content-type", "x-request-id", "psu-ip-address", "tpp-redirect-uri", "digest", "signature", "tpp-signature-certificate", "x-client-name"])("keeps %s", (name) => {
+    expect(isDroppedCallerField(name)).toBe(false);
+  });
+});
+
+describe("addVia (RFC 9110 §7.6.3)", () => {
+  it("names the gateway by the protocol version it received and its pseudonym, after the intermediaries the caller lists", () => {
+    const out: Record<string, string | string[]> = {};
+    addVia(out, "1.1");
+    expect(out.via).toBe("1.1 tollgate");
+    const behind: Record<string, string | string[]> = { via: "1.0 fred, 1.1 p.example.net" };
+    addVia(behind, "1.0");
+    expect(behind.via).toBe("1.0 fred, 1.1 p.example.net, 1.0 tollgate");
   });
 });

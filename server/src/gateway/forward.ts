@@ -1,12 +1,14 @@
 /**
  * Forwarding of a checked gateway call to its API's upstream, as an HTTP intermediary
  * (RFC 9110 §7.6): hop-by-hop fields are dropped both ways (§7.6.1), so are the caller's
- * credentials for the gateway (`Authorization`, `Cookie`); the gateway's own fields are set,
- * any copy the caller sent dropped: the caller's identity, and where the request came from
- * (`Forwarded`, RFC 7239, with `X-Forwarded-*` and `X-Real-IP`), the FAPI interaction id the
- * gateway answered with, and with tracing on the upstream call's W3C Trace Context. The answer is streamed
- * back with the upstream's status, without its `Set-Cookie` unless the API passes cookies,
- * and with `X-Content-Type-Options: nosniff`.
+ * credentials for the gateway (`Authorization`, `Cookie`), its method overrides and any
+ * client certificate fields (only the gateway could vouch for one); the gateway's own fields
+ * are set, any copy the caller sent dropped: the caller's identity, where the request came
+ * from (`Forwarded`, RFC 7239, with `X-Forwarded-*` and `X-Real-IP`), the FAPI interaction id
+ * the gateway answered with, and with tracing on the upstream call's W3C Trace Context; the
+ * gateway adds itself to `Via` (§7.6.3). The answer is streamed back with the upstream's
+ * status, without its `Set-Cookie` unless the API passes cookies, and with
+ * `X-Content-Type-Options: nosniff`.
  *
  * The HTTP client is undici (the Node.js project's, under Node's own fetch): a keep-alive
  * connection pool per upstream origin, the answer written straight into the caller's
@@ -14,6 +16,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { isIPv6 } from "node:net";
+import { Writable } from "node:stream";
 import proxyaddr from "proxy-addr";
 import { errors } from "undici";
 import { guardedAgent } from "../kernel/outbound.js";
@@ -22,6 +25,7 @@ import { sendJson } from "../kernel/json.js";
 import { contextOf, INTERACTION_ID_HEADER } from "../kernel/request-context.js";
 import type { ApiRoute } from "../stores/catalog.js";
 import type { Metrics } from "../kernel/metrics.js";
+import type { UpstreamOutcome } from "../consents/lifecycle.js";
 
 /** The gateway's own error answers are not cached, like every error the error handler answers. */
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -94,10 +98,21 @@ const CALLER_FIELDS_DROPPED = new Set([
 /**
  * The other fields a TLS-terminating proxy writes about the client's certificate (nginx's
  * `X-SSL-Client-Cert`, `X-SSL-Client-Verify`, `X-SSL-Client-S-DN`, Apache's `SSL_CLIENT_*`,
- * `X-Client-Cert`, `X-Client-Verify`…): a caller's copy would read to the upstream as a
- * certificate the gateway checked.
+ * `X-Client-Cert`, `X-Client-Verify`, Traefik's `X-Forwarded-Tls-Client-Cert`, IIS ARR's
+ * `X-ARR-ClientCert`, the AWS load balancer's `X-Amzn-Mtls-Clientcert-*`…): a caller's copy
+ * would read to the upstream as a certificate the gateway checked.
  */
-const CLIENT_CERTIFICATE_FIELD = /^(x-)?(ssl-|tls-)|^x-client-(cert|verify|dn|s-dn|i-dn)|-client-cert/;
+const CLIENT_CERTIFICATE_FIELD = /^(x-)?(ssl|tls)-|^x-client-(verify|dn|s-dn|i-dn)|client-?cert/;
+
+/**
+ * True for a field of the caller that the upstream never gets from it: one of
+ * {@link CALLER_FIELDS_DROPPED} or {@link CLIENT_CERTIFICATE_FIELD}.
+ * @param name - in lower case (as node:http gives it); `_` is read as `-`, as CGI-style upstreams do.
+ */
+export function isDroppedCallerField(name: string): boolean {
+  const field = name.replaceAll("_", "-");
+  return CALLER_FIELDS_DROPPED.has(field) || CLIENT_CERTIFICATE_FIELD.test(field);
+}
 
 /**
  * `headers` without the hop-by-hop fields, including those the `Connection` field names
@@ -173,6 +188,21 @@ export function addForwardingFields(
   out["x-real-ip"] = client;
 }
 
+/** How the gateway names itself in `Via`: a pseudonym, not its host name (RFC 9110 §7.6.3). */
+const VIA_PSEUDONYM = "tollgate";
+
+/**
+ * Adds the gateway to `Via` (RFC 9110 §7.6.3: a gateway sends it in each request it forwards
+ * inbound), after the intermediaries the caller's field lists: `<version> tollgate`.
+ * @param out - the fields of the forwarded request (lowercase names), changed in place.
+ * @param httpVersion - the version of the request as received, e.g. "1.1" (node:http `req.httpVersion`).
+ */
+export function addVia(out: Record<string, string | string[]>, httpVersion: string): void {
+  const own = `${httpVersion} ${VIA_PSEUDONYM}`;
+  const sent = out.via;
+  out.via = sent === undefined ? own : [...[sent].flat(), own].join(", ");
+}
+
 /** The W3C Trace Context fields (W3C Trace Context §3.2, §3.3). */
 const TRACE_FIELDS = new Set(["traceparent", "tracestate"]);
 
@@ -216,6 +246,29 @@ export function answerFields(headers: Record<string, string | string[] | undefin
   return out;
 }
 
+/** The most bytes of an upstream's answer held back while its outcome is recorded (a payment's answer is a small JSON document). */
+export const HELD_ANSWER_LIMIT_BYTES = 64 * 1024;
+
+/** Collects an upstream's answer body up to {@link HELD_ANSWER_LIMIT_BYTES}, failing past it. */
+class HeldAnswer extends Writable {
+  readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error) => void): void {
+    this.size += chunk.length;
+    if (this.size > HELD_ANSWER_LIMIT_BYTES) return done(new Error(`the upstream's answer is larger than ${HELD_ANSWER_LIMIT_BYTES} bytes`));
+    this.chunks.push(chunk);
+    done();
+  }
+}
+
+/** An upstream's status line and fields as the caller gets them, and its body when held. */
+interface ReceivedAnswer {
+  status: number;
+  fields: Record<string, string | string[]>;
+  held?: HeldAnswer;
+}
+
 /**
  * Builds the forwarder of the gateway (gateway/router.ts).
  * @param timeoutMs - how long the upstream may take to send its headers, and then between
@@ -226,22 +279,30 @@ export function answerFields(headers: Record<string, string | string[] | undefin
  *   `X-Forwarded-For` entries they appended from the client's on, and the scheme the first
  *   value of `X-Forwarded-Proto` names (https or else http). The host is always the Host
  *   field, which a proxy in front must pass on (README, Deployment).
- * @returns `forward(req, res, api, path, set, read?)`: sends `req` (method, end-to-end headers,
+ * @returns `forward(req, res, api, path, set, read?, observe?)`: sends `req` (method, end-to-end headers,
  *   body streamed, or `read` when the gateway read the body to check it) to `api`'s upstream origin at its base path followed by `path` (which
  *   starts with "/" and may carry a query), with the forwarding fields of
- *   {@link addForwardingFields}, those of {@link addRequestFields} and the fields of `set`
+ *   {@link addForwardingFields}, {@link addVia}, those of {@link addRequestFields} and the fields of `set`
  *   (lowercase names; undefined: none), and answers `res` with what comes back
  *   ({@link answerFields}). A caller's field named in `set`, dropped by the gateway
- *   ({@link CALLER_FIELDS_DROPPED}, {@link CLIENT_CERTIFICATE_FIELD}) or set by {@link addRequestFields}, also spelt with `_`
+ *   ({@link isDroppedCallerField}) or set by {@link addRequestFields}, also spelt with `_`
  *   for `-`, is not forwarded; its `traceparent` and `tracestate` are, unchanged, when
  *   tracing is off. It never throws: an upstream that cannot be reached or does
  *   not answer in time gets 502 `bad_gateway` (JSON) if nothing was sent yet, and a cut
- *   connection otherwise.
+ *   connection otherwise. With `observe` (a payment), the answer is held (up to
+ *   {@link HELD_ANSWER_LIMIT_BYTES}) until `observe` has recorded what became of the request
+ *   (consents/lifecycle.ts `UpstreamOutcome`: not sent when the connection failed, before any
+ *   byte was written; sent with no status line; or answered, with the body that arrived), and
+ *   only then answered: the upstream's answer, or 502 when it was cut or too large.
  * @param metrics - observes each upstream's latency (forwarding to its response headers, seconds) by API; undefined: nothing observed.
  */
 export function createForwarder(timeoutMs: number, trustedHops: number, metrics?: Metrics) {
   // Connected only where an upstream may be: internal addresses, never link-local or metadata ones, checked after DNS.
   const dispatcher = guardedAgent("internal", { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  // undici fails the requests waiting for a connection with the very error it then emits as a connectionError:
+  // such a request was never written to a socket.
+  const unsent = new WeakSet<object>();
+  dispatcher.on("connectionError", (_origin, _targets, err) => unsent.add(err));
   const trusted = (_address: string, hop: number) => hop < trustedHops;
 
   /** The client's address first, then the trusted proxies', the connection's peer last; "unknown" once the connection is closed. */
@@ -259,20 +320,59 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
     return (comma < 0 ? sent : sent.slice(0, comma)).trim().toLowerCase() === "https" ? "https" : "http";
   };
 
-  return (req: IncomingMessage, res: ServerResponse, api: ApiRoute, path: string, set: Record<string, string | undefined>, read?: Buffer): void => {
+  /** The 502 of an upstream that failed; `description` says what is known of the request's fate. */
+  const badGateway = (res: ServerResponse, description: string) =>
+    sendJson(res, 502, { error: "bad_gateway", error_description: description }, NO_STORE);
+
+  /** Has `observe` record what became of the request, then answers the caller (see createForwarder's `observe`). */
+  async function answerObserved(
+    res: ServerResponse,
+    err: Error | null,
+    answer: ReceivedAnswer | undefined,
+    observe: (outcome: UpstreamOutcome) => Promise<void>,
+  ): Promise<void> {
+    const notSent = err !== null && (unsent.has(err) || err instanceof errors.InvalidArgumentError);
+    const body = answer?.held ? Buffer.concat(answer.held.chunks) : Buffer.alloc(0);
+    // A failure to record leaves the consent pending: refusing, never paying twice; the caller still gets the answer.
+    await observe(answer ? { sent: true, status: answer.status, body } : notSent ? { sent: false } : { sent: true }).catch(() => undefined);
+    if (answer && !err) return void res.writeHead(answer.status, { ...answer.fields, "content-length": String(body.length) }).end(body);
+    if (err instanceof errors.InvalidArgumentError) {
+      return sendJson(res, 400, { error: "invalid_request", error_description: "the request cannot be forwarded as sent" }, NO_STORE);
+    }
+    badGateway(
+      res,
+      answer
+        ? `the upstream API's answer (${answer.status}) was cut off or too large`
+        : notSent
+          ? "the upstream API could not be reached: the request was not sent"
+          : "the upstream API did not answer: the request may have reached it",
+    );
+  }
+
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    api: ApiRoute,
+    path: string,
+    set: Record<string, string | undefined>,
+    read?: Buffer,
+    observe?: (outcome: UpstreamOutcome) => Promise<void>,
+  ): void => {
     const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
     if (!hasBody) req.resume();
     const traced = tracing();
     const headers = endToEndHeaders(req.headers, (name) => {
-      const field = name.includes("_") ? name.replaceAll("_", "-") : name;
-      return CALLER_FIELDS_DROPPED.has(field) || CLIENT_CERTIFICATE_FIELD.test(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
+      const field = name.replaceAll("_", "-");
+      return isDroppedCallerField(field) || field in set || field === INTERACTION_ID_HEADER || (traced && TRACE_FIELDS.has(field));
     });
     // The document the gateway checked, which may differ from the caller's bytes (gateway/consent-check.ts).
     if (read) headers["content-length"] = String(read.length);
     addForwardingFields(headers, chainOf(req), req.headers.host, protoOf(req));
+    addVia(headers, req.httpVersion);
     addRequestFields(headers, contextOf(req)?.interactionId, traced);
     for (const name in set) if (set[name] !== undefined) headers[name] = set[name];
     const sent = metrics ? performance.now() : 0;
+    let answer: ReceivedAnswer | undefined;
     dispatcher.stream(
       {
         origin: api.upstream.origin,
@@ -283,18 +383,22 @@ export function createForwarder(timeoutMs: number, trustedHops: number, metrics?
       },
       ({ statusCode, headers }) => {
         metrics?.upstreamLatency(api.name, (performance.now() - sent) / 1000);
-        res.writeHead(statusCode, answerFields(headers, api.passCookies));
+        answer = { status: statusCode, fields: answerFields(headers, api.passCookies) };
+        if (observe) return (answer.held = new HeldAnswer());
+        res.writeHead(statusCode, answer.fields);
         return res;
       },
       (err) => {
+        if (observe) return void answerObserved(res, err, answer, observe);
         if (!err) return;
         if (res.headersSent) return void res.destroy();
         if (err instanceof errors.InvalidArgumentError) {
           sendJson(res, 400, { error: "invalid_request", error_description: "the request cannot be forwarded as sent" }, NO_STORE);
         } else {
-          sendJson(res, 502, { error: "bad_gateway", error_description: "the upstream API did not answer" }, NO_STORE);
+          badGateway(res, "the upstream API did not answer");
         }
       },
     );
   };
+
 }

@@ -4,12 +4,14 @@
  * `<upstream_url>/<rest>`, without the caller's `Authorization`, `DPoP` and cookies, with
  * the caller's identity in `X-Client-Id`, `X-App-Name`, `X-Scopes` and, for user tokens,
  * `X-User-Id`, a DPoP-bound call's key thumbprint in `X-DPoP-JKT`, a PSD2 consent's approved
- * authorization details in `X-Authorization-Details` (base64url JSON), and where the call
- * came from in `Forwarded` and `X-Forwarded-*` (gateway/forward.ts). Calls with a PSD2
- * consent's token are held to it (gateway/consent-check.ts).
+ * authorization details in `X-Authorization-Details` (base64url JSON; only details the PSU
+ * approved in a consent, never those a client asserted itself), and where the call
+ * came from in `Forwarded` and `X-Forwarded-*`, and the gateway in `Via` (gateway/forward.ts).
+ * Calls with a PSD2 consent's token are held to it (gateway/consent-check.ts). A 401 offers
+ * both schemes the gateway takes: `WWW-Authenticate: Bearer …, DPoP realm="…", algs="…"`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { InvalidRequest, MethodNotAllowed, UnknownPath } from "../kernel/errors.js";
+import { BearerError, InvalidRequest, MethodNotAllowed, UnknownPath } from "../kernel/errors.js";
 import { presentedAccessToken } from "../oauth/bearer.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { findPresentedToken } from "../oauth/tokens.js";
@@ -27,9 +29,6 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** A `_method` query parameter, which Rails, Laravel and Symfony upstreams execute as the method (percent-encoded spellings too). */
 const METHOD_OVERRIDE_PARAMETER = /[?&](_|%5f)(m|%6d)(e|%65)(t|%74)(h|%68)(o|%6f)(d|%64)(=|&|$)/i;
-
-/** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds. */
-const UPSTREAM_TIMEOUT_MS = 30_000;
 
 /**
  * Splits the request target `/<api>/<rest>?q` into the API name and the path to forward.
@@ -74,12 +73,14 @@ export interface GatewayOptions {
   dpop: DpopSettings;
   /** Upstream latency per API; undefined: nothing counted. */
   metrics?: Metrics;
+  /** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds (UPSTREAM_TIMEOUT_MS). */
+  upstreamTimeoutMs: number;
 }
 
 /** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
-export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | "psd2Consents" | "audit">, options: GatewayOptions) {
+export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | "psd2Consents" | "consentAccess" | "audit">, options: GatewayOptions) {
   const { realm, baseUrl, dpop } = options;
-  const forward = createForwarder(UPSTREAM_TIMEOUT_MS, options.trustedHops, options.metrics);
+  const forward = createForwarder(options.upstreamTimeoutMs, options.trustedHops, options.metrics);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // On the gateway's own answers (its errors) too; forward.ts sets it on the upstream's.
@@ -93,7 +94,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | 
     if (request) request.api = api.name;
     if (!METHODS.includes(req.method ?? "")) throw new MethodNotAllowed(METHODS);
     if (request) request.route = `/${api.name}/{path}`;
-    const { token, read } = await inSpan("gateway access check", async () => {
+    const { token, checked } = await inSpan("gateway access check", async () => {
       const presented = presentedAccessToken(req.headers.authorization, realm);
       const now = new Date();
       const found = await findPresentedToken(stores, presented.token, now);
@@ -106,9 +107,12 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | 
           ? DPOP_CHALLENGE
           : undefined;
       checkAccess(found, api, realm, now, challenge);
-      const read = api.consentCheck === "none" ? undefined : await checkConsent(req, api, rest, found, { consents: stores.psd2Consents, audit: stores.audit, realm, now, dpop: challenge });
-      return { token: found, read };
-    }, { "tollgate.api": api.name });
+      const checked = api.consentCheck === "none" ? {} : await checkConsent(req, api, rest, found, { consents: stores.psd2Consents, consentAccess: stores.consentAccess, audit: stores.audit, realm, now, dpop: challenge });
+      return { token: found, checked };
+    }, { "tollgate.api": api.name }).catch((error: unknown) => {
+      // The gateway takes Bearer and DPoP tokens: a 401 names both schemes (RFC 9449 §7.1).
+      throw error instanceof BearerError ? error.withDpopOffered(DPOP_CHALLENGE) : error;
+    });
 
     // The caller's identity; any copy the caller sent, also of X-User-Id, is dropped so it cannot be spoofed.
     const identity = {
@@ -118,11 +122,13 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | 
       "x-scopes": token.scopes.join(" "),
       "x-user-id": token.userId ?? undefined,
       "x-dpop-jkt": token.jkt ?? undefined,
-      // The PSD2 consent's approved details, so that the upstream shows only what the PSU authorized.
-      "x-authorization-details": token.consent ? Buffer.from(token.consent.authorizationDetails).toString("base64url") : undefined,
+      // Only a PSD2 consent's details, as the PSU approved them, so that the upstream shows only what the PSU authorized;
+      // details a client asserted itself (client credentials: no consent, no PSU) are never forwarded as if approved.
+      "x-authorization-details": token.consent?.consentId ? Buffer.from(token.consent.authorizationDetails).toString("base64url") : undefined,
       // The proof is the gateway's to check, not the upstream's.
       dpop: undefined,
     };
-    inUpstreamSpan(req, res, api, rest, () => forward(req, res, api, rest, identity, read));
+    // A payment's answer waits until what became of it is recorded (checked.settle, gateway/consent-check.ts).
+    inUpstreamSpan(req, res, api, rest, () => forward(req, res, api, rest, identity, checked.body, checked.settle));
   };
 }

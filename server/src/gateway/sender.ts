@@ -10,6 +10,7 @@ import { BearerError, InvalidDpopProof, UseDpopNonce, type DpopChallenge } from 
 import type { PresentedAccessToken } from "../oauth/bearer.js";
 import { verifyDpopProof } from "../oauth/dpop.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
+import { listenerUrl } from "../oauth/listener-url.js";
 import { SIGNING_ALGORITHMS } from "../oauth/signing.js";
 import type { PresentedToken } from "../oauth/tokens.js";
 import { presentedCertificate } from "../certificates/presented.js";
@@ -19,8 +20,9 @@ export const DPOP_CHALLENGE: DpopChallenge = { algs: SIGNING_ALGORITHMS };
 
 /**
  * Checks how an active `token` was presented.
- * @param baseUrl - the public base URL: with the call's path (the query is not part of
- *   `htu`), the URL a proof must name.
+ * @param baseUrl - the public base URL under BASE_URL: with the call's path (the query is
+ *   not part of `htu`), the URL a proof must name on the plain listener; on the mutual-TLS
+ *   listener the same path under TLS_BASE_URL (oauth/listener-url.ts, RFC 9449 §4.3).
  * @returns the DPoP challenge for any later error about this token (scopes), or undefined
  *   for a bearer token.
  * @throws BearerError 401 `invalid_token` for a certificate-bound token presented over another
@@ -49,7 +51,7 @@ export async function checkSender(
   if (presented.scheme !== "DPoP") {
     throw new BearerError(realm, 401, "invalid_token", "this access token is DPoP-bound: send Authorization: DPoP with a DPoP proof", undefined, DPOP_CHALLENGE);
   }
-  const url = baseUrl + (req.url ?? "/").split("?", 1)[0];
+  const url = listenerUrl(req, baseUrl + (req.url ?? "/").split("?", 1)[0], settings.listeners);
   let jkt: string;
   try {
     ({ jkt } = await verifyDpopProof(req.headers.dpop, { method: req.method ?? "", url, accessToken: presented.token }, { replays: settings.replays, now, nonces: settings.nonces }));

@@ -61,8 +61,12 @@ export async function createRequestListener(
   registration: RegistrationEndpointSettings | undefined,
 ) {
   const { metrics, refusals, traffic } = observers;
-  const dpop: DpopSettings = { replays: db.replays, nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret) };
-  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics });
+  const dpop: DpopSettings = {
+    replays: db.replays,
+    nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret),
+    listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
+  };
+  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs });
   const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
@@ -91,7 +95,6 @@ export async function createRequestListener(
     realm: config.realm,
     issuer: config.authUrl,
     url: `${config.baseUrl}${path}`,
-    audiences: [...new Set([config.authUrl, `${config.baseUrl}${TOKEN_PATH}`, `${config.baseUrl}${path}`, ...(config.tls ? [`${config.tls.baseUrl}${path}`] : [])])],
     mtls,
     tppAddresses: config.tppAddresses,
   });

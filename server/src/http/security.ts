@@ -8,6 +8,7 @@ import cors from "cors";
 import helmet from "helmet";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
+import { CLIENT_ASSERTION_TYPE, unverifiedAssertionIssuer } from "../oauth/client-assertion.js";
 import { parseBasicCredentials } from "../oauth/client-auth.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
@@ -86,18 +87,29 @@ function limitBy(limiter: RateLimiterAbstract, key: (req: NodeRequest) => string
   };
 }
 
-/** The `client_id` of a form body already read as text (client_secret_post), or undefined. */
+/**
+ * The client a form body already read as text names: its `client_id` (client_secret_post,
+ * or beside a client assertion), else the `iss` of its client assertion (private_key_jwt may
+ * leave `client_id` out, RFC 7523 §3), read without verifying anything and not at all past
+ * the JWT length limit (oauth/client-assertion.ts). Undefined when it names none.
+ */
 function bodyClientId(req: NodeRequest): string | undefined {
   const { body } = req as NodeRequest & { body?: unknown };
-  return (typeof body === "string" && new URLSearchParams(body).get("client_id")) || undefined;
+  if (typeof body !== "string") return undefined;
+  const form = new URLSearchParams(body);
+  const clientId = form.get("client_id");
+  if (clientId) return clientId;
+  const assertion = form.get("client_assertion");
+  return assertion && form.get("client_assertion_type") === CLIENT_ASSERTION_TYPE ? unverifiedAssertionIssuer(assertion) : undefined;
 }
 
 /**
  * Rate limits of the token, revocation and introspection endpoints, each in requests per
  * minute (0: off): per client id, counted whether or not it authenticates, and per client IP.
  * @returns the steps to run before the form body is read (per client id of HTTP Basic
- *   credentials, per IP) and after it (per `client_id` of the body, client_secret_post, when
- *   no Basic credentials named one), so that each request counts once against each limit.
+ *   credentials, per IP) and after it (per `client_id` of the body, or the `iss` of a client
+ *   assertion without one, when no Basic credentials named a client), so that each request
+ *   counts once against each limit.
  * @param metrics - counts refusals per limiter (`oauth-client`, `oauth-ip`); undefined: not counted.
  */
 export function oauthRateLimits(

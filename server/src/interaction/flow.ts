@@ -10,7 +10,7 @@ import type { InteractionRecord } from "../stores/interactions.js";
 import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
 import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
-import { errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
+import { claimPushedRequest, errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
 import { ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
@@ -21,9 +21,13 @@ import type { AccountDirectory, PsuAccount } from "../consents/accounts.js";
 import { approve, type PsuChoice } from "../consents/approval.js";
 import type { AuthorizationDetail } from "../consents/authorization-details.js";
 import { accessEndOf, kindOf, type ConsentRequest } from "../consents/requests.js";
+import { paymentConsentEnd } from "../consents/lifecycle.js";
 
 /** Why a request that needs SCA is refused to a user without a second factor (sent back as `access_denied`). */
 const NO_SECOND_FACTOR = "strong customer authentication is required: the user has no second factor (an authenticator app or a passkey) set up";
+
+/** Why a sign-in started from a pushed request gets no code (sent back as `invalid_request`): another one got it. */
+const PUSHED_REQUEST_ANSWERED = "a code was already issued for this request_uri (RFC 9126 section 4): push the authorization request again";
 
 /** Interaction ids are cuids; anything else is unknown without a lookup. */
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
@@ -43,6 +47,8 @@ export interface FlowContext {
   idleSeconds: number;
   /** The PSUs' payment accounts, for the consent page of a PSD2 consent. */
   accounts: AccountDirectory;
+  /** How long an approved payment consent's payment may be made, seconds (consents/lifecycle.ts `paymentConsentEnd`). */
+  paymentConsentLifetimeSeconds: number;
   /** The HTTP request being served (its ids go into the audit events); set per request by the router. */
   request?: RequestIds;
 }
@@ -131,12 +137,14 @@ export async function startFlow(
     if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to this request", ctx.issuer) };
   }
   if (user && reused && consented && request.prompt !== "consent") {
+    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
     return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.issuer, now) };
   }
   const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
     ...grant,
     consentId: request.consent ? await consentToAuthorize(ctx, request.client.appId, request.consent) : undefined,
+    requestUriHash: request.requestUriHash ?? undefined,
     prompt: request.prompt,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
@@ -233,6 +241,7 @@ export async function completeAuthentication(
   if (refused || (consented && interaction.prompt !== "consent")) {
     if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
     const grant = codeGrant(interaction);
+    if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
     return {
       redirectTo: refused
         ? errorRedirect(grant, "access_denied", refused, ctx.issuer)
@@ -288,6 +297,8 @@ export async function completeConsent(
   // Before the interaction moves on: a choice that is not the PSU's to make is answered 400 and can be made again.
   const psd2 = answer.approve && user && consentId !== null ? await psd2Approval(ctx, consentId, user, answer) : undefined;
   if (!(await ctx.db.interactions.advance(interaction.id, "consent", "done"))) throw notAt("consent");
+  // Before the consent is answered: a sign-in whose pushed request already got its code changes nothing.
+  if (answer.approve && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
   const deny = async (description: string) => {
     if (consentId !== null && user) await ctx.db.psd2Consents.answer(consentId, { userId: user.id, rejected: true }, now);
     return { redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) };
@@ -298,7 +309,8 @@ export async function completeConsent(
   if (refused) return deny(refused);
   const approved = psd2 && "approved" in psd2 ? psd2.approved : undefined;
   const consent = approved ? { consentId: consentId!, authorizationDetails: JSON.stringify(approved) } : undefined;
-  if (consent && !(await ctx.db.psd2Consents.answer(consent.consentId, { userId: user.id, approvedDetails: consent.authorizationDetails }, now))) {
+  const validUntil = approved?.some((d) => d.type === "payment_initiation") ? paymentConsentEnd(now, ctx.paymentConsentLifetimeSeconds) : undefined;
+  if (consent && !(await ctx.db.psd2Consents.answer(consent.consentId, { userId: user.id, approvedDetails: consent.authorizationDetails, validUntil }, now))) {
     return deny("the consent is no longer awaiting authorization");
   }
   if (scopes.length > 0) await ctx.db.consents.remember(user.id, interaction.appId, scopes);
@@ -328,6 +340,14 @@ async function psd2Approval(ctx: FlowContext, consentId: string, user: UserRecor
 /** An authentication with its `acr`, as codes and tokens carry it. */
 function withAcr(a: { amr: string[]; authTime: Date }): Authentication {
   return { acr: acrOf(a.amr), amr: a.amr, authTime: a.authTime };
+}
+
+/**
+ * Whether a code may be issued for the pushed request `requestUriHash` answers, using it up
+ * (oauth/authorize.ts claimPushedRequest): true when the request was not pushed.
+ */
+async function pushedRequestOpen(ctx: FlowContext, requestUriHash: string | null, now: Date): Promise<boolean> {
+  return requestUriHash === null || claimPushedRequest(ctx.db, requestUriHash, ctx.interactionTtlSeconds, now);
 }
 
 /** Whether more than the inactivity limit passed since `authTime`. */

@@ -36,7 +36,7 @@ export function interactionRouter(
   accounts: AccountDirectory,
   metrics?: Metrics,
 ): Router {
-  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts };
+  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds };
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),

@@ -253,6 +253,22 @@ describe("BearerError (RFC 6750 §3 WWW-Authenticate: Bearer)", () => {
   });
 });
 
+describe("BearerError.withDpopOffered (RFC 9449 §7.1, §7.2: a resource taking Bearer and DPoP)", () => {
+  const dpop = { algs: ["PS256", "ES256"] };
+
+  it("adds the DPoP challenge with algs beside a 401's Bearer challenge, with or without an error", () => {
+    expect(new BearerError("tollgate", 401, undefined, "no token").withDpopOffered(dpop).headers["WWW-Authenticate"]).toBe('Bearer realm="tollgate", DPoP realm="tollgate", algs="PS256 ES256"');
+    expect(new BearerError("tollgate", 401, "invalid_token", "expired").withDpopOffered(dpop).headers["WWW-Authenticate"]).toBe(
+      'Bearer realm="tollgate", error="invalid_token", error_description="expired", DPoP realm="tollgate", algs="PS256 ES256"',
+    );
+  });
+
+  it("leaves a DPoP challenge and a 403 as they are", () => {
+    expect(new BearerError("r", 401, "invalid_dpop_proof", "d", undefined, dpop).withDpopOffered(dpop).headers["WWW-Authenticate"]).toBe('DPoP realm="r", error="invalid_dpop_proof", error_description="d", algs="PS256 ES256"');
+    expect(new BearerError("r", 403, "insufficient_scope", "d").withDpopOffered(dpop).headers["WWW-Authenticate"]).toBe('Bearer realm="r", error="insufficient_scope", error_description="d"');
+  });
+});
+
 describe("AuthorizationErrorRedirect (RFC 6749 §4.1.2.1)", () => {
   it("carries the redirect location and is not an OAuthError (so it is never rendered as a JSON error)", () => {
     const err = new AuthorizationErrorRedirect("https://client.example/cb?error=access_denied&state=xyz");

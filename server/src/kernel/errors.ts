@@ -159,6 +159,11 @@ export interface StepUpChallenge {
   maxAge?: number;
 }
 
+/** The `algs` auth-param of a DPoP challenge (RFC 9449 §7.1): the accepted algorithms, space-separated. */
+function algsParam(dpop: DpopChallenge): string {
+  return `algs=${quoted(dpop.algs.join(" "))}`;
+}
+
 /**
  * RFC 6750 §3 error on a protected resource, with a `WWW-Authenticate: Bearer` challenge,
  * or a `WWW-Authenticate: DPoP` one with `algs` (RFC 9449 §7.1) when `dpop` is given: for a
@@ -170,6 +175,9 @@ export interface StepUpChallenge {
 export class BearerError extends OAuthError {
   /** The challenge's error code; undefined when the request carried no token (RFC 6750 §3.1). */
   readonly code: ResourceErrorCode | undefined;
+  /** The scheme of the challenge. */
+  readonly scheme: "Bearer" | "DPoP";
+  private readonly realm: string;
 
   constructor(
     realm: string,
@@ -186,11 +194,27 @@ export class BearerError extends OAuthError {
     if (stepUp?.acrValues) params.push(`acr_values=${quoted(stepUp.acrValues)}`);
     // Unquoted, so only a non-negative integer may reach the header.
     if (stepUp?.maxAge !== undefined && Number.isSafeInteger(stepUp.maxAge) && stepUp.maxAge >= 0) params.push(`max_age=${quoted(String(stepUp.maxAge))}`);
-    if (dpop) params.push(`algs=${quoted(dpop.algs.join(" "))}`);
-    const headers: Record<string, string> = { "WWW-Authenticate": `${dpop ? "DPoP" : "Bearer"} ${params.join(", ")}` };
+    if (dpop) params.push(algsParam(dpop));
+    const scheme = dpop ? "DPoP" : "Bearer";
+    const headers: Record<string, string> = { "WWW-Authenticate": `${scheme} ${params.join(", ")}` };
     if (dpop?.nonce) headers["DPoP-Nonce"] = dpop.nonce;
     super(code ?? "invalid_request", description, status, headers);
     this.code = code;
+    this.scheme = scheme;
+    this.realm = realm;
+  }
+
+  /**
+   * Offers the DPoP scheme beside a 401's Bearer challenge, on a resource that takes both
+   * (RFC 9449 §7.1, the DPoP challenge and its `algs`; §7.2, Bearer and DPoP on one resource):
+   * `Bearer realm="…"[, error=…], DPoP realm="…", algs="…"`, so that the client learns it may
+   * present a DPoP-bound token, and with which algorithms. A DPoP challenge, and a 403, are
+   * left as they are.
+   * @returns this error, its `WWW-Authenticate` changed in place.
+   */
+  withDpopOffered(dpop: DpopChallenge): this {
+    if (this.status === 401 && this.scheme === "Bearer") this.headers["WWW-Authenticate"] += `, DPoP realm=${quoted(this.realm)}, ${algsParam(dpop)}`;
+    return this;
   }
 }
 

@@ -6,6 +6,7 @@
 import type { AuthorizationCodeStore } from "../stores/codes.js";
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
 import type { PushedRequestStore } from "../stores/pushed-requests.js";
+import type { ReplayStore } from "../stores/replays.js";
 import type { Authentication, GrantConsent } from "../stores/tokens.js";
 import type { Psd2ConsentStore } from "../stores/psd2-consents.js";
 import { consentRequestOf, productsForDetails, type ConsentRequest } from "../consents/requests.js";
@@ -53,6 +54,8 @@ export interface AuthorizationRequest {
   scaRequired: boolean;
   /** The PSD2 consent asked for (RFC 9396 `authorization_details`, or a Berlin Group consent scope); null when none. */
   consent: ConsentRequest | null;
+  /** The SHA-256 hex of the `request_uri` the request was pushed under (RFC 9126), used up when its code is issued; null when not pushed. */
+  requestUriHash: string | null;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -79,6 +82,7 @@ const SINGLE = [
   "acr_values",
   "request_uri",
   "authorization_details",
+  "response_mode",
 ];
 
 /** `max_age`: a non-negative integer of at most 9 digits (seconds). */
@@ -154,7 +158,7 @@ async function checkParameters(
   values: Values,
   pushed: boolean,
   now: Date,
-): Promise<Omit<AuthorizationRequest, "client" | "redirectUri">> {
+): Promise<Omit<AuthorizationRequest, "client" | "redirectUri" | "requestUriHash">> {
   const repeated = SINGLE.find((n) => values(n).length > 1);
   if (repeated) throw new InvalidRequest(`parameter "${repeated}" is repeated`);
   if (client.securityProfile === "fapi2" && !pushed) {
@@ -163,6 +167,9 @@ async function checkParameters(
   const responseType = given(values, "response_type");
   if (!responseType) throw new InvalidRequest("response_type is required");
   if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
+  // OAuth 2.0 Multiple Response Type Encoding Practices §2.1: the answer comes in the query; jwt (JARM), fragment and form_post are not served.
+  const responseMode = given(values, "response_mode");
+  if (responseMode !== undefined && responseMode !== "query") throw new InvalidRequest("response_mode must be query (the only one supported), or left out");
   const state = given(values, "state");
   const codeChallenge = given(values, "code_challenge") ?? null;
   const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749" || client.securityProfile === "fapi2";
@@ -214,20 +221,41 @@ async function checkParameters(
   };
 }
 
+/** Every non-empty value of a front-channel parameter (RFC 6749 §3.1: one sent without a value is omitted). */
+function sent(params: URLSearchParams, name: string): string[] {
+  return params.getAll(name).filter((v) => v !== "");
+}
+
 /**
- * The pushed parameters a `request_uri` refers to, used up by this call (single use,
- * RFC 9126 §4).
- * @throws InvalidAuthorizationRequest when the front channel carries more than `client_id`
- *   and `request_uri`, or the `request_uri` is unknown, expired, used, or another client's.
+ * The pushed parameters a `request_uri` refers to, read without using them up: the page may
+ * be loaded again until a code is issued for them (FAPI 2.0 §5.3.2.2 note 3; {@link claimPushedRequest}).
+ * Parameters sent beside `client_id` and `request_uri` are ignored when they repeat the pushed
+ * values (RFC 9101 §5: the pushed request is what is used; openid-client 5 repeats `scope`,
+ * `response_type` and `redirect_uri`), and refused when they differ or were not pushed.
+ * @returns the pushed values and the `request_uri`'s hash.
+ * @throws InvalidAuthorizationRequest when the `request_uri` is unknown, expired, used or
+ *   another client's (one answer for all four, so another client learns nothing and uses
+ *   nothing up), or a parameter beside it differs from the pushed request.
  */
-async function pushedParameters(pushedRequests: PushedRequestStore, client: ClientRecord, params: URLSearchParams, now: Date): Promise<Values> {
-  const extra = [...params.keys()].find((name) => name !== "client_id" && name !== "request_uri");
-  if (extra !== undefined) throw new InvalidAuthorizationRequest("invalid_request", "with request_uri, send only client_id and request_uri (RFC 9126 section 4)");
+async function pushedParameters(pushedRequests: PushedRequestStore, client: ClientRecord, params: URLSearchParams, now: Date): Promise<{ values: Values; requestUriHash: string }> {
   const requestUri = one((n) => params.getAll(n), "request_uri");
-  const pushed = requestUri?.startsWith(REQUEST_URI_PREFIX) ? await pushedRequests.use(hashSecret(requestUri), now) : undefined;
-  if (!pushed) throw new InvalidAuthorizationRequest("invalid_request", "request_uri is unknown, expired or already used");
-  if (pushed.appId !== client.appId) throw new InvalidAuthorizationRequest("invalid_request", "request_uri was pushed by another client");
-  return (name) => (name in pushed.parameters ? [pushed.parameters[name]!] : []);
+  const requestUriHash = requestUri?.startsWith(REQUEST_URI_PREFIX) ? hashSecret(requestUri) : undefined;
+  const pushed = requestUriHash === undefined ? undefined : await pushedRequests.find(requestUriHash, now);
+  if (!pushed || pushed.appId !== client.appId) throw new InvalidAuthorizationRequest("invalid_request", "request_uri is unknown, expired or already used");
+  const values: Values = (name) => (name in pushed.parameters ? [pushed.parameters[name]!] : []);
+  const differs = (name: string) => {
+    const front = sent(params, name);
+    return front.length > 0 && (front.length > 1 || front[0] !== values(name)[0]);
+  };
+  const differing = [...new Set(params.keys())].filter((name) => name !== "client_id" && name !== "request_uri" && differs(name));
+  if (differing.length > 0) {
+    const named = differing.filter((name) => PUSHABLE.includes(name));
+    throw new InvalidAuthorizationRequest(
+      "invalid_request",
+      `parameters beside request_uri must equal the pushed ones, which are used (RFC 9126 section 4): ${named.length > 0 ? `${named.join(", ")} ${named.length > 1 ? "differ" : "differs"}` : "one was not pushed"}`,
+    );
+  }
+  return { values, requestUriHash: requestUriHash! };
 }
 
 /**
@@ -252,15 +280,16 @@ export async function validateAuthorizationRequest(
 ): Promise<AuthorizationRequest> {
   const params = new URLSearchParams(query);
   const record = await namedClient(stores.clients, (n) => params.getAll(n));
-  const pushed = params.has("request_uri");
-  const values = pushed ? await pushedParameters(stores.pushedRequests, record, params, now) : (n: string) => params.getAll(n);
+  const pushed = params.has("request_uri") ? await pushedParameters(stores.pushedRequests, record, params, now) : undefined;
+  const values = pushed?.values ?? ((n: string) => params.getAll(n));
   const redirectUri = registeredRedirectUri(record, values);
   if (record.appStatus !== "approved" || record.credentialStatus !== "approved") {
     throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
   }
   const { consumerSecretHash: _, ...client } = record;
   try {
-    return { client, redirectUri, ...(await checkParameters(stores.psd2Consents, client, values, pushed, now)) };
+    const checked = await checkParameters(stores.psd2Consents, client, values, pushed !== undefined, now);
+    return { client, redirectUri, ...checked, requestUriHash: pushed?.requestUriHash ?? null };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     throw new AuthorizationErrorRedirect(errorRedirect({ redirectUri, state: one(values, "state") ?? null }, err.error, err.message, issuer));
@@ -274,8 +303,9 @@ export async function validateAuthorizationRequest(
  * @param dpopJkt - the key of the request's DPoP proof, if any (RFC 9449 §10.1): it must
  *   equal a `dpop_jkt` sent too, and binds the code when none is.
  * @returns the `request_uri` and its lifetime in seconds, for the 201 answer (§2.2).
- * @throws OAuthError 400 with the RFC's code for an invalid request, and `invalid_request`
- *   for a `request_uri` in the body (§2.1) or a `client_id` that is not the client's.
+ * @throws OAuthError 400 with the RFC's code for an invalid request, `request_not_supported`
+ *   for a request object (`request`, RFC 9101: JAR is not built; OpenID Connect Core §6.1),
+ *   and `invalid_request` for a `request_uri` in the body (§2.1).
  */
 export async function pushAuthorizationRequest(
   stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
@@ -284,8 +314,8 @@ export async function pushAuthorizationRequest(
   dpopJkt: string | undefined,
   now: Date,
 ): Promise<{ requestUri: string; expiresIn: number }> {
+  if (params.request !== undefined) throw new OAuthError("request_not_supported", "request objects (the request parameter, RFC 9101) are not supported: push the authorization parameters as form parameters");
   if (params.request_uri !== undefined) throw new InvalidRequest("request_uri may not be pushed (RFC 9126 section 2.1)");
-  if (params.client_id !== undefined && params.client_id !== client.clientId) throw new InvalidRequest("client_id does not match the authenticated client");
   if (dpopJkt !== undefined && params.dpop_jkt !== undefined && params.dpop_jkt !== dpopJkt) {
     throw new InvalidDpopProof("dpop_jkt does not match the key of the DPoP proof (RFC 9449 section 10.1)");
   }
@@ -309,6 +339,28 @@ export async function pushAuthorizationRequest(
     expiresAt: new Date(now.getTime() + REQUEST_URI_LIFETIME_SECONDS * 1000),
   });
   return { requestUri, expiresIn: REQUEST_URI_LIFETIME_SECONDS };
+}
+
+/**
+ * Uses up the pushed request a code is about to be issued for: once a code is issued, no
+ * other sign-in started from the same `request_uri` (a reload, another tab) gets one, and
+ * the `request_uri` cannot be loaded again (RFC 9126 §4, FAPI 2.0 §5.3.2.2 note 3). The claim
+ * is a used-once record (stores/replays.ts), kept `keepSeconds` from `now`, so it holds even
+ * after the pushed request itself expired and was purged while the user signed in.
+ * @param requestUriHash - the SHA-256 hex of the `request_uri` ({@link AuthorizationRequest.requestUriHash}).
+ * @param keepSeconds - how long any sign-in started from it may still be answered: the interaction lifetime, seconds.
+ * @returns false when a code was already issued for it.
+ */
+export async function claimPushedRequest(
+  stores: { pushedRequests: PushedRequestStore; replays: ReplayStore },
+  requestUriHash: string,
+  keepSeconds: number,
+  now: Date,
+): Promise<boolean> {
+  if (!(await stores.replays.firstUse(hashSecret(`pushed-request:${requestUriHash}`), new Date(now.getTime() + keepSeconds * 1000), now))) return false;
+  // No further load at /authorize; one past its lifetime could not be loaded anyway.
+  await stores.pushedRequests.use(requestUriHash, now);
+  return true;
 }
 
 /** What an authorization code is bound to. */

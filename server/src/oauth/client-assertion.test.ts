@@ -21,6 +21,7 @@ const NOW_SECONDS = NOW.getTime() / 1000;
 const CLIENT_ID = "client-1";
 const ISSUER = "https://as.example.com";
 const TOKEN_ENDPOINT = "https://as.example.com/token";
+const PAR_ENDPOINT = "https://as.example.com/oauth2/v1/par";
 const REALM = "tollgate";
 
 interface Signer {
@@ -60,7 +61,7 @@ function assertion(key: Signer, claims: Record<string, unknown> = {}, header: Re
 }
 
 function context(overrides: Partial<AssertionContext> = {}): AssertionContext {
-  return { clientId: CLIENT_ID, keys: registered(), audiences: [ISSUER, TOKEN_ENDPOINT], replays: memoryReplays(), now: NOW, realm: REALM, ...overrides };
+  return { clientId: CLIENT_ID, keys: registered(), issuer: ISSUER, replays: memoryReplays(), now: NOW, realm: REALM, ...overrides };
 }
 
 /** Expects `promise` to reject with InvalidClient (401, with the realm) whose description matches `pattern`. */
@@ -143,25 +144,25 @@ describe("verifyClientAssertion: iss, sub and aud (RFC 7523 §3, FAPI 2.0 §5.3.
     await refused(verifyClientAssertion(await assertion(es256, { [claim]: undefined }), context()), new RegExp(`${claim} must be the client_id`));
   });
 
-  it("accepts the token endpoint's URL as aud", async () => {
-    await expect(verifyClientAssertion(await assertion(es256, { aud: TOKEN_ENDPOINT }), context())).resolves.toBeUndefined();
+  it("accepts aud that is the issuer identifier, as a JSON string", async () => {
+    await expect(verifyClientAssertion(await assertion(es256, { aud: ISSUER }), context())).resolves.toBeUndefined();
   });
 
-  it("accepts an array of exactly the issuer", async () => {
-    await expect(verifyClientAssertion(await assertion(es256, { aud: [ISSUER] }), context())).resolves.toBeUndefined();
-  });
-
+  // FAPI 2.0 Security Profile §5.3.2.1 and draft-ietf-oauth-rfc7523bis: the issuer identifier
+  // alone, as a string, so an assertion made for one endpoint or server is never good at another.
   it.each([
+    ["the token endpoint's URL", TOKEN_ENDPOINT],
+    ["the PAR endpoint's URL", PAR_ENDPOINT],
+    ["an array of exactly the issuer", [ISSUER]],
+    ["the issuer with a trailing slash", `${ISSUER}/`],
     ["another server", "https://other.example.com"],
     ["an array of another server", ["https://other.example.com"]],
     ["missing", undefined],
     ["an empty array", []],
+    ["an array of several audiences, even holding the issuer", [ISSUER, "https://other.example.com"]],
+    ["a number", 42],
   ])("refuses aud that is %s", async (_what, aud) => {
-    await refused(verifyClientAssertion(await assertion(es256, { aud }), context()), /aud must be this server's issuer identifier, https:\/\/as\.example\.com/);
-  });
-
-  it("refuses an array of several audiences, even when it holds the issuer", async () => {
-    await refused(verifyClientAssertion(await assertion(es256, { aud: [ISSUER, "https://other.example.com"] }), context()), /single value, not an array/);
+    await refused(verifyClientAssertion(await assertion(es256, { aud }), context()), /aud must be this server's issuer identifier as a string, https:\/\/as\.example\.com/);
   });
 });
 

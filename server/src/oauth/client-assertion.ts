@@ -37,8 +37,8 @@ export interface AssertionContext {
   /** The client the assertion must be from: its `iss` and `sub`. */
   clientId: string;
   keys: AssertionKeys;
-  /** The `aud` values accepted: the issuer identifier first, then the endpoint URLs also accepted. */
-  audiences: readonly string[];
+  /** The issuer identifier (RFC 8414 `issuer`): the one `aud` accepted, as a JSON string. */
+  issuer: string;
   /** Where used assertions are remembered until they expire. */
   replays: ReplayStore;
   /** The time of the request: `exp`, `iat` and `nbf` are compared with it. */
@@ -128,10 +128,9 @@ function checkClaims(payload: JWTPayload, ctx: AssertionContext): { jti: string;
   const { iss, sub, aud, exp, iat, jti } = payload;
   if (iss !== ctx.clientId) throw refuse("the client assertion's iss must be the client_id");
   if (sub !== ctx.clientId) throw refuse("the client assertion's sub must be the client_id");
-  // FAPI 2.0 §5.3.2.1 and RFC 7523bis: one audience, never an array naming other servers too.
-  if (Array.isArray(aud) && aud.length > 1) throw refuse("the client assertion's aud must be a single value, not an array of several");
-  const audience = Array.isArray(aud) ? aud[0] : aud;
-  if (audience === undefined || !ctx.audiences.includes(audience)) throw refuse(`the client assertion's aud must be this server's issuer identifier, ${ctx.audiences[0] ?? ""}`);
+  // FAPI 2.0 §5.3.2.1 and draft-ietf-oauth-rfc7523bis: the issuer alone, as a string; never an
+  // endpoint URL or an array, so an assertion made for another server or endpoint is no good here.
+  if (aud !== ctx.issuer) throw refuse(`the client assertion's aud must be this server's issuer identifier as a string, ${ctx.issuer}`);
   const nowSeconds = Math.floor(ctx.now.getTime() / 1000);
   if (typeof exp !== "number") throw refuse("the client assertion needs an exp claim");
   if (exp <= nowSeconds) throw refuse("the client assertion has expired (exp)");
@@ -145,8 +144,8 @@ function checkClaims(payload: JWTPayload, ctx: AssertionContext): { jti: string;
  * Authenticates a client by its JWT assertion (RFC 7523 §3, OIDC Core §9 `private_key_jwt`,
  * FAPI 2.0 §5.3.2.1): at most {@link MAX_JWT_LENGTH} characters; `alg` one of
  * {@link SIGNING_ALGORITHMS}; signed by a key of `ctx.keys` (the `jwks` when registered,
- * else the set at `jwksUri`); `iss` and `sub` the client id; `aud` one of `ctx.audiences`,
- * as a string or an array of exactly one; `exp` (seconds since the epoch) after now and at
+ * else the set at `jwksUri`); `iss` and `sub` the client id; `aud` exactly `ctx.issuer`, a
+ * JSON string (no array, no endpoint URL); `exp` (seconds since the epoch) after now and at
  * most {@link MAX_ASSERTION_LIFETIME_SECONDS} away; `iat` and `nbf`, when present, at most
  * {@link MAX_CLOCK_SKEW_SECONDS} in the future; `jti` of 1 to 256 characters, used once
  * (remembered until `exp`).

@@ -36,8 +36,8 @@ export interface ClientAuthContext {
   replays: ReplayStore;
   /** Realm of the `WWW-Authenticate: Basic` challenge of a 401. */
   realm: string;
-  /** The `aud` values a client assertion may carry: the issuer first, then endpoint URLs. */
-  audiences: readonly string[];
+  /** The issuer identifier: the one `aud` a client assertion may carry (FAPI 2.0 §5.3.2.1). */
+  issuer: string;
   /** Current time, for a rotated credential's expiry and the assertion's claims. */
   now: Date;
   /** The TLS client certificate the request presented (RFC 8705); undefined when none. */
@@ -166,7 +166,7 @@ async function provenClient(ctx: ClientAuthContext, credentials: Credentials): P
     await verifyClientAssertion(credentials.assertion, {
       clientId: record.clientId,
       keys: { jwks: record.jwks, jwksUri: record.jwksUri, addresses: ctx.tppAddresses },
-      audiences: ctx.audiences,
+      issuer: ctx.issuer,
       replays: ctx.replays,
       now: ctx.now,
       realm: ctx.realm,

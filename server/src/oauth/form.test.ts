@@ -97,3 +97,29 @@ describe("readForm: text a database cannot hold", () => {
     }
   });
 });
+
+describe("readForm: percent-escapes that are not UTF-8 (RFC 6749 Appendix B: values are UTF-8)", () => {
+  it.each([
+    ["a lone continuation byte", "code=%80"],
+    ["a byte never in UTF-8", "code=%FF"],
+    ["a truncated two-byte sequence", "state=a%C3"],
+    ["a truncated sequence before another escape", "state=%E2%82%41"],
+    ["an overlong encoding of /", "redirect_uri=%C0%AF"],
+    ["an encoded surrogate", "code=%ED%A0%80"],
+    ["a code point above U+10FFFF", "code=%F4%90%80%80"],
+    ["an invalid name", "sc%FFope=a"],
+  ])("refuses %s (%j) with 400 invalid_request instead of reading U+FFFD", (_what, body) => {
+    const err = refusal(body);
+    expect(err.status).toBe(400);
+    expect(err.error).toBe("invalid_request");
+    expect(err.message).toMatch(/UTF-8/);
+  });
+
+  it("still reads valid multi-byte escapes, and a % that starts no escape as itself", () => {
+    expect(readForm(req("state=%F0%9F%98%80%E2%82%AC&nonce=100%&x=%zz"))).toEqual({ state: "\u{1F600}\u20ac", nonce: "100%", x: "%zz" });
+  });
+
+  it("reads a literal U+FFFD sent as its escape", () => {
+    expect(readForm(req("state=%EF%BF%BD"))).toEqual({ state: "\ufffd" });
+  });
+});

@@ -8,6 +8,37 @@ import { isCleanText } from "../kernel/text.js";
 /** Form parameters, each present at most once; empty values are treated as omitted. */
 export type FormParams = Record<string, string>;
 
+/** A `%` that starts no escape (not followed by two hex digits): the form decoder keeps it as itself. */
+const LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+
+/**
+ * One name or value of `application/x-www-form-urlencoded` text, decoded as the WHATWG URL
+ * standard's form decoder does (`+` is a space, a `%` that starts no escape stays), except
+ * that escapes which do not form UTF-8 are refused rather than read as U+FFFD: OAuth values
+ * are UTF-8 (RFC 6749 Appendix B), and a replacement character would stand for bytes the
+ * client never meant. Linear in the text.
+ * @throws InvalidRequest when the escapes are not well-formed UTF-8 (RFC 3629: no overlong
+ *   forms, no surrogates, nothing above U+10FFFF).
+ */
+function formDecode(text: string): string {
+  const spaced = text.replaceAll("+", " ");
+  if (!spaced.includes("%")) return spaced;
+  try {
+    return decodeURIComponent(spaced.replace(LONE_PERCENT, "%25"));
+  } catch {
+    throw new InvalidRequest("parameters must be well-formed UTF-8: a percent-escape does not decode to UTF-8");
+  }
+}
+
+/** The name and value pairs of form text, in order (`&`-separated, the first `=` splits; empty pairs skipped). */
+function* formPairs(body: string): Generator<[string, string]> {
+  for (const pair of body.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    yield eq === -1 ? [formDecode(pair), ""] : [formDecode(pair.slice(0, eq)), formDecode(pair.slice(eq + 1))];
+  }
+}
+
 /**
  * Parses the form body text that body-parser's `text` parser, set to the
  * `application/x-www-form-urlencoded` type (http/dispatch.ts), left on `req.body`. That
@@ -15,14 +46,14 @@ export type FormParams = Record<string, string>;
  * another content type, or no body at all.
  * RFC 6749 §3.1/§3.2: parameters without a value are treated as omitted, and a parameter
  * may not appear more than once.
- * @throws InvalidRequest when there is no form-urlencoded body, a parameter repeats, or a
- *   name or value is not clean text ({@link isCleanText}).
+ * @throws InvalidRequest when there is no form-urlencoded body, a parameter repeats, a
+ *   percent-escape does not decode to UTF-8, or a name or value is not clean text ({@link isCleanText}).
  */
 export function readForm(req: IncomingMessage & { body?: unknown }): FormParams {
   if (typeof req.body !== "string") throw new InvalidRequest("Content-Type must be application/x-www-form-urlencoded");
   const params: FormParams = Object.create(null);
   const seen = new Set<string>();
-  for (const [key, value] of new URLSearchParams(req.body)) {
+  for (const [key, value] of formPairs(req.body)) {
     if (seen.has(key)) throw new InvalidRequest(`parameter ${key} is repeated`);
     if (!isCleanText(key) || !isCleanText(value)) throw new InvalidRequest("parameters must be well-formed UTF-8 without NUL");
     seen.add(key);

@@ -38,9 +38,6 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
-    if (params.client_id !== undefined && params.client_id !== client.clientId) {
-      throw new InvalidRequest("client_id does not match the authenticated client");
-    }
     const grantType = params.grant_type;
     if (grantType === undefined) throw new InvalidRequest("grant_type is required");
     const grant = grants.get(grantType);

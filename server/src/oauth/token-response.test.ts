@@ -175,3 +175,19 @@ describe("formatTokenResponse, rfc6749 profile (RFC 6749 §5.1, decisions.md 'St
     expect(body).not.toHaveProperty("refresh_token_issued_at");
   });
 });
+
+describe("formatTokenResponse: no empty scope member where RFC 6749 §5.1 applies", () => {
+  // RFC 6749 §3.3: scope = scope-token *( SP scope-token ), scope-token = 1*NQCHAR: "" is no scope value.
+  it.each([
+    ["rfc6749", { securityProfile: "standard" as const }],
+    ["fapi2", { securityProfile: "fapi2" as const }],
+  ])("the %s profile leaves scope out when the token has no scope (a consent of authorization details only)", (_what, over) => {
+    const body = formatTokenResponse({ ...client("rfc6749"), ...over }, acToken({ scopes: [], authorizationDetails: "[]" }), NOW);
+    expect(body).not.toHaveProperty("scope");
+    expect(body.authorization_details).toEqual([]);
+  });
+
+  it("the apigee profile keeps its scope member, \"\" when there is none (its fixed format)", () => {
+    expect(formatTokenResponse(client("apigee"), ccToken({ scopes: [] }), NOW).scope).toBe("");
+  });
+});

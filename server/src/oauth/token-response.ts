@@ -23,6 +23,9 @@ function secondsUntil(until: Date, now: Date): number {
  * `issued_at` (AppAuth) and RFC 7662's `iat` count, so `issued_at + expires_in` is the expiry.
  * A `fapi2` app gets the RFC 6749 §5.1 members only: `access_token`, `token_type`, a
  * numeric `expires_in`, `refresh_token` when one is issued, and `scope`.
+ * In the `rfc6749` and `fapi2` profiles `scope` is left out when the token has none (a
+ * consent of authorization details only): RFC 6749 §3.3's scope is one or more scope tokens,
+ * so `""` is not a value a strict client accepts. The `apigee` profile keeps its `""`.
  * A DPoP-bound token's `token_type` is "DPoP" (RFC 9449 §5), in every profile, and a token
  * with RFC 9396 authorization details carries them as `authorization_details` (§7).
  */
@@ -34,7 +37,7 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
       token_type: t.jkt ? "DPoP" : "Bearer",
       expires_in: expiresIn,
       ...(t.refresh ? { refresh_token: t.refresh.token } : {}),
-      scope: joinList(t.scopes),
+      ...scopeOf(t),
       ...authorizationDetailsOf(t),
     };
   }
@@ -54,7 +57,7 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
   body.refresh_token_expires_in = t.refresh ? String(secondsUntil(t.refresh.expiresAt, now)) : "0";
   body.refresh_count = String(t.refreshCount);
   body.status = "approved";
-  body.scope = joinList(t.scopes);
+  if (!strict || t.scopes.length > 0) body.scope = joinList(t.scopes);
   body.api_product_list = `[${t.apiProducts.join(", ")}]`;
   body.api_product_list_json = t.apiProducts;
   body.client_id = client.clientId;
@@ -62,6 +65,11 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
   body.organization_name = client.organizationName;
   body["developer.email"] = client.developerEmail;
   return { ...body, ...authorizationDetailsOf(t) };
+}
+
+/** RFC 6749 §5.1 `scope`: the granted scopes, left out when there are none (§3.3: one or more scope tokens). */
+function scopeOf(t: IssuedToken): { scope?: string } {
+  return t.scopes.length === 0 ? {} : { scope: joinList(t.scopes) };
 }
 
 /** RFC 9396 §7: the authorization details the token carries, as approved, in every profile; nothing when none. */

@@ -127,6 +127,23 @@ describe("parseClientMetadata refuses", () => {
     await expectRefused({ client_name: "x".repeat(101) }, /at most 100 characters/);
   });
 
+  it.each([
+    ["a right-to-left override", "Budget \u202eBuddy"],
+    ["a first-strong isolate", "\u2068Budget Buddy\u2069"],
+    ["an Arabic letter mark", "Budget Buddy\u061c"],
+    ["a zero-width space", "Your B\u200bank"],
+    ["a left-to-right mark", "Budget Buddy\u200e"],
+    ["a soft hyphen", "Budget\u00adBuddy"],
+    ["a line feed", "Budget\nBuddy"],
+    ["a line separator", "Budget\u2028Buddy"],
+  ])("a client_name with %s: the PSU is shown it (kernel/text.ts isDisplayText)", async (_what, name) => {
+    await expectRefused({ client_name: name }, /client_name must be text without control or invisible characters/);
+  });
+
+  it("a client_name in right-to-left letters is no such character: it is accepted", async () => {
+    await expect(parseClientMetadata({ client_name: "\u05ea\u05e7\u05e6\u05d9\u05d1 Budget" })).resolves.toMatchObject({ clientName: "\u05ea\u05e7\u05e6\u05d9\u05d1 Budget" });
+  });
+
   it("a scope that is not RFC 6749 scope tokens", async () => {
     await expectRefused({ scope: ["aisp"] }, /scope must be a string/);
     await expectRefused({ scope: "aisp  pisp" }, /scope tokens separated by single spaces/);

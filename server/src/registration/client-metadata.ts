@@ -20,7 +20,7 @@ import { invalidClientMetadata, invalidRedirectUri, invalidSoftwareStatement } f
 import { clientKeysOf } from "./keys.js";
 import { MAX_IDENTIFIER_LENGTH, MAX_REDIRECT_URIS } from "./software-statement.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, isJsonObject, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
+import { absent, isJsonObject, optionalDisplayText, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
 
 /**
  * The `token_endpoint_auth_method` values a registration may choose (RFC 7591 §2, RFC 8705 §2.1 and
@@ -54,6 +54,7 @@ export interface RequestedMetadata {
   grantTypes?: GrantType[];
   /** `response_types`, each once. */
   responseTypes?: ResponseType[];
+  /** `client_name`: shown to the PSU, so without control or invisible characters (values.ts `optionalDisplayText`). */
   clientName?: string;
   /** `scope`: RFC 6749 §3.3 tokens, each once, joined by single spaces. */
   scope?: string;
@@ -138,7 +139,8 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *
  * @param body - the parsed JSON body (any JSON value).
  * @throws RegistrationError `invalid_client_metadata`: not a JSON object, more than
- *   {@link MAX_REQUEST_MEMBERS} members, a member of the wrong type or size, an unsupported
+ *   {@link MAX_REQUEST_MEMBERS} members, a member of the wrong type or size, a `client_name` with a
+ *   control or invisible character (values.ts `optionalDisplayText`: the PSU is shown it), an unsupported
  *   `token_endpoint_auth_method`, grant or response type, an invalid `scope`, `jwks` (not public
  *   signing keys of PS256/ES256/EdDSA) or `jwks_uri`, both `jwks` and `jwks_uri`, none or several
  *   well-formed `tls_client_auth_*` members when any is present.
@@ -158,7 +160,7 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     tokenEndpointAuthMethod: authMethodOf(ownMember(body, "token_endpoint_auth_method")),
     grantTypes,
     responseTypes: optionalEnumList(ownMember(body, "response_types"), "response_types", RESPONSE_TYPES),
-    clientName: optionalText(ownMember(body, "client_name"), "client_name", NAME_MAX_LENGTH, invalidClientMetadata),
+    clientName: optionalDisplayText(ownMember(body, "client_name"), "client_name", NAME_MAX_LENGTH, invalidClientMetadata),
     scope: scopeOf(ownMember(body, "scope")),
     ...(await clientKeysOf(ownMember(body, "jwks"), ownMember(body, "jwks_uri"), invalidClientMetadata)),
     tlsClientAuth: tlsClientAuthOf(body),

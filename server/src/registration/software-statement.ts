@@ -29,7 +29,7 @@ import { isSigningAlgorithm, SIGNING_ALGORITHMS } from "../oauth/signing.js";
 import { invalidSoftwareStatement, unapprovedSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, optionalStringList, optionalText, optionalVersion } from "./values.js";
+import { absent, optionalDisplayText, optionalStringList, optionalText, optionalVersion } from "./values.js";
 
 /**
  * Longest software statement accepted, in characters: a longer one is refused before it is
@@ -207,9 +207,10 @@ function redirectUrisOf(value: unknown): string[] | undefined {
 
 /** The claims of a verified payload, normalized; `iat` is known to be a number. Members without a value are undefined. */
 async function claimsOf(payload: JWTPayload & { iat: number }): Promise<SoftwareStatement> {
-  const softwareId = optionalText(payload.software_id, "software_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
+  // The PSU is shown the names, and the identifiers where a name is left out (registration/clients.ts).
+  const softwareId = optionalDisplayText(payload.software_id, "software_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
   if (softwareId === undefined) throw refuse("needs a software_id claim");
-  const organizationId = optionalText(payload.org_id, "org_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
+  const organizationId = optionalDisplayText(payload.org_id, "org_id", MAX_IDENTIFIER_LENGTH, refuseClaim);
   if (organizationId === undefined) throw refuse("needs an org_id claim: the TPP's organization at the directory");
   const statementId = optionalText(payload.jti, "jti", MAX_IDENTIFIER_LENGTH, refuseClaim);
   if (statementId === undefined) throw refuse("needs a jti claim: each statement registers one client");
@@ -217,12 +218,12 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
     issuer: payload.iss!,
     softwareId,
     softwareVersion: optionalVersion(payload.software_version, refuseClaim),
-    clientName: optionalText(eitherClaim(payload, "client_name", "software_client_name"), "software_client_name", NAME_MAX_LENGTH, refuseClaim),
+    clientName: optionalDisplayText(eitherClaim(payload, "client_name", "software_client_name"), "software_client_name", NAME_MAX_LENGTH, refuseClaim),
     redirectUris: redirectUrisOf(eitherClaim(payload, "redirect_uris", "software_redirect_uris")),
     ...rolesOf(payload.software_roles),
     ...(await clientKeysOf(payload.jwks, eitherClaim(payload, "jwks_uri", "software_jwks_endpoint"), refuseClaim)),
     organizationId,
-    organizationName: optionalText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
+    organizationName: optionalDisplayText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
     issuedAt: payload.iat,
     expiresAt: payload.exp,
     statementId,

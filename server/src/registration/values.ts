@@ -3,7 +3,7 @@
  * claims and the registration request's members): each checks a type and a size before anything
  * else and throws the error its caller names, so every input costs time linear in its size.
  */
-import { isCleanText } from "../kernel/text.js";
+import { isCleanText, isDisplayText } from "../kernel/text.js";
 import type { RegistrationError } from "./errors.js";
 
 /** Makes the error of a refused value; the description names the member and what is wrong. */
@@ -35,6 +35,22 @@ export function optionalText(value: unknown, name: string, max: number, refuse: 
   if (value.length > max) throw refuse(`${name} must be at most ${max} characters`);
   if (value.trim() === "" || !isCleanText(value)) throw refuse(`${name} must be non-empty, well-formed text without NUL`);
   return value;
+}
+
+/**
+ * A text value the PSU is shown as the TPP wrote it (the app's name on the consent and sign-in
+ * pages, the organization's name, and the identifiers standing in for them when they are left
+ * out): an {@link optionalText} without control, format or line-breaking characters
+ * (kernel/text.ts `isDisplayText`: no bidirectional override or isolate, no zero-width
+ * character), so it cannot restyle the line it is shown in; undefined when absent.
+ * @throws the error of `refuse` naming `name`.
+ */
+export function optionalDisplayText(value: unknown, name: string, max: number, refuse: Refuse): string | undefined {
+  const text = optionalText(value, name, max, refuse);
+  if (text !== undefined && !isDisplayText(text)) {
+    throw refuse(`${name} must be text without control or invisible characters (such as bidirectional overrides): the PSU is shown it`);
+  }
+  return text;
 }
 
 /**

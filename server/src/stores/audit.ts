@@ -31,6 +31,9 @@ export type AuditEventType =
   | "psd2_consent.revoked"
   | "psd2_consent.terminated"
   | "psd2_consent.consumed"
+  | "psd2_consent.payment_rejected"
+  | "psd2_consent.payment_outcome_unknown"
+  | "psd2_consent.payment_not_sent"
   // Dynamic client registration (registration/clients.ts, RFC 7591, RFC 7592).
   | "registration.created"
   | "registration.updated"

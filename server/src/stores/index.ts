@@ -10,6 +10,7 @@ import type { CatalogStore } from "./catalog.js";
 import type { ClientStore } from "./clients.js";
 import type { AuthorizationCodeStore } from "./codes.js";
 import type { ConsentStore } from "./consents.js";
+import type { ConsentAccessStore } from "./consent-access.js";
 import type { FactorStore } from "./factors.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
@@ -31,6 +32,7 @@ export interface Stores {
   interactions: InteractionStore;
   consents: ConsentStore;
   psd2Consents: Psd2ConsentStore;
+  consentAccess: ConsentAccessStore;
   users: UserStore;
   factors: FactorStore;
   audit: AuditStore;

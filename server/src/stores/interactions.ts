@@ -21,6 +21,8 @@ export interface InteractionRecord {
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */
   consentId: string | null;
+  /** The SHA-256 hex of the `request_uri` of the pushed request this interaction answers (RFC 9126), used up when its code is issued; null when not pushed. */
+  requestUriHash: string | null;
   stage: InteractionStage;
   userId: string | null;
   /** The authentication done for this interaction (or the session's, when reused); null before it. */
@@ -28,8 +30,8 @@ export interface InteractionRecord {
   expiresAt: Date;
 }
 
-/** A new interaction: everything but the id. */
-export type NewInteraction = Omit<InteractionRecord, "id" | "consentId"> & { consentId?: string };
+/** A new interaction: everything but the id; no consent or pushed request when left out. */
+export type NewInteraction = Omit<InteractionRecord, "id" | "consentId" | "requestUriHash"> & { consentId?: string; requestUriHash?: string };
 
 export interface InteractionStore {
   create(interaction: NewInteraction): Promise<InteractionRecord>;

@@ -5,14 +5,18 @@
  *
  * Lifecycle: `received` (asked for) → `valid` (the PSU approved) or `rejected` (denied); a
  * valid consent then ends as `revokedByPsu` (Account page, or the bank's console on the PSU's
- * behalf), `terminatedByTpp` (the TPP deleted it), `consumed` (its single payment was made) or
- * `expired` (account information past its `validUntil`: derived on read, never written).
+ * behalf), `terminatedByTpp` (the TPP deleted it), `expired` (past its `validUntil`: derived on
+ * read, never written) or, for a payment, by what became of the payment at the upstream:
+ * `paymentPending`, `consumed`, `paymentRejected` or `outcomeUnknown` (consents/lifecycle.ts).
  */
 
 export type Psd2ConsentKind = "account_information" | "payment_initiation";
 export type Psd2ConsentOrigin = "rar" | "berlin_group";
 /** Stored statuses; `expired` is derived (consents/lifecycle.ts). */
-export type Psd2ConsentStatus = "received" | "valid" | "rejected" | "revokedByPsu" | "terminatedByTpp" | "consumed";
+export type Psd2ConsentStatus = "received" | "valid" | "rejected" | "revokedByPsu" | "terminatedByTpp" | "consumed" | PaymentStatus;
+
+/** The stored statuses of a payment consent while and after its payment is forwarded (consents/lifecycle.ts). */
+export type PaymentStatus = "paymentPending" | "paymentRejected" | "outcomeUnknown";
 
 export interface Psd2ConsentRecord {
   id: string;
@@ -26,11 +30,42 @@ export interface Psd2ConsentRecord {
   requestedDetails: string;
   /** As approved, with the accounts the PSU chose: JSON text of an array; null until valid. */
   approvedDetails: string | null;
-  /** Account information: the end of the access (end of the `validUntil` day, UTC); null for payments. */
+  /**
+   * Account information: the end of the access (end of the `validUntil` day, UTC); a payment:
+   * the end of the time to make it (set at the approval); null for a payment not yet approved.
+   */
   validUntil: Date | null;
   statusChangedAt: Date;
   createdAt: Date;
+  /** The X-Request-ID the payment was forwarded with; null when none, or nothing was forwarded. */
+  paymentRequestId: string | null;
+  /** SHA-256 hex of the payment body as the TPP sent it; null when nothing was forwarded. */
+  paymentBodyHash: string | null;
+  /** How often the payment was forwarded (a retry of an unknown outcome counts). */
+  paymentAttempts: number;
+  /** The ISO 20022 transaction status the upstream answered (e.g. `ACCP`, `RJCT`); null when none was read. */
+  transactionStatus: string | null;
+  /** Why the upstream rejected the payment, in its words; null otherwise. */
+  statusReason: string | null;
 }
+
+/** A payment about to be forwarded: what identifies its retry. */
+export interface PaymentAttempt {
+  /** The X-Request-ID it is sent with; null when none (then an unknown outcome cannot be retried). */
+  requestId: string | null;
+  /** SHA-256 hex of the body as the TPP sent it. */
+  bodyHash: string;
+}
+
+/**
+ * What became of a pending payment (consents/lifecycle.ts): `valid` again when nothing was
+ * sent (the payment fields cleared); `outcomeUnknown` with the attempts that count; `consumed`
+ * or `paymentRejected` with the upstream's transaction status and reason.
+ */
+export type PaymentSettlement =
+  | { status: "valid" }
+  | { status: "outcomeUnknown"; attempts: number }
+  | { status: "consumed" | "paymentRejected"; transactionStatus: string | null; reason: string | null };
 
 /** A consent as the admin API and the Account page list it: with its app and PSU named. */
 export interface Psd2ConsentSummary extends Psd2ConsentRecord {
@@ -45,15 +80,30 @@ export interface Psd2ConsentStore {
   /** @returns undefined when unknown. */
   find(id: string): Promise<Psd2ConsentRecord | undefined>;
   /**
-   * The PSU's answer to a `received` consent: `valid` with the approved details, or `rejected`.
+   * The PSU's answer to a `received` consent: `valid` with the approved details (and, when
+   * given, a new `validUntil`: a payment's end), or `rejected`.
    * @returns false when the consent is no longer `received` (answered already, or ended).
    */
-  answer(id: string, answer: { userId: string; approvedDetails: string } | { userId: string; rejected: true }, now: Date): Promise<boolean>;
+  answer(id: string, answer: { userId: string; approvedDetails: string; validUntil?: Date } | { userId: string; rejected: true }, now: Date): Promise<boolean>;
   /**
    * Moves the consent from one of `from` to `to` (e.g. valid → consumed), atomically.
    * @returns false when its status was none of `from`.
    */
   transition(id: string, from: readonly Psd2ConsentStatus[], to: Psd2ConsentStatus, now: Date): Promise<boolean>;
+  /**
+   * Reserves the consent's payment, atomically (one conditional update, so that of payments
+   * raced on one consent one alone is forwarded): a `valid` consent whose `validUntil` is after
+   * `now` becomes `paymentPending` with `attempt` and 1 attempt; or an `outcomeUnknown` one
+   * with that same request id (not null) and body hash, fewer than `maxAttempts` attempts and
+   * `validUntil` after `now` becomes `paymentPending` with one attempt more.
+   * @returns the attempt's number (1 for the first), or undefined when the consent was in neither case.
+   */
+  reservePayment(id: string, attempt: PaymentAttempt, maxAttempts: number, now: Date): Promise<number | undefined>;
+  /**
+   * Settles the consent's pending payment attempt number `attempt` as `to`, atomically.
+   * @returns false when the consent is no longer `paymentPending` at that attempt.
+   */
+  settlePayment(id: string, attempt: number, to: PaymentSettlement, now: Date): Promise<boolean>;
   /** Consents, newest first, optionally of one PSU, one app (by client id) and/or with one stored status. */
   list(filter: { userId?: string | null; clientId?: string | null; status?: Psd2ConsentStatus | null }): Promise<Psd2ConsentSummary[]>;
   /** @returns the consent with its app and PSU named, or undefined. */

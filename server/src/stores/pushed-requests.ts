@@ -1,6 +1,7 @@
 /**
- * Pushed authorization requests (RFC 9126): the parameters a client pushed, referenced once
- * from the authorization endpoint by their `request_uri`, of which only the SHA-256 is stored.
+ * Pushed authorization requests (RFC 9126): the parameters a client pushed, referenced from
+ * the authorization endpoint by their `request_uri` until a code is issued for them, of which
+ * only the SHA-256 is stored.
  */
 
 /** A pushed request as stored. */
@@ -17,8 +18,14 @@ export type NewPushedRequest = PushedRequestRecord & { requestUriHash: string };
 export interface PushedRequestStore {
   insert(request: NewPushedRequest): Promise<void>;
   /**
+   * The request with this `request_uri` hash, read without using it: it may be loaded again
+   * (a reload of the authorization page) until its code is issued (FAPI 2.0 §5.3.2.2 note 3).
+   * @returns the request, or undefined when unknown, expired or already used.
+   */
+  find(requestUriHash: string, now: Date): Promise<PushedRequestRecord | undefined>;
+  /**
    * Marks the request with this `request_uri` hash used at `now`, only if it was unused and
-   * unexpired: the single-use guard (RFC 9126 §4).
+   * unexpired: {@link find} answers nothing for it any more (RFC 9126 §4).
    * @returns the request, or undefined when unknown, expired or already used.
    */
   use(requestUriHash: string, now: Date): Promise<PushedRequestRecord | undefined>;

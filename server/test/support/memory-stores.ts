@@ -185,6 +185,8 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     create: unsupported("create"),
     answer: unsupported("answer"),
     transition: unsupported("transition"),
+    reservePayment: unsupported("reservePayment"),
+    settlePayment: unsupported("settlePayment"),
     list: unsupported("list"),
     summary: unsupported("summary"),
     deleteUnanswered: unsupported("deleteUnanswered"),

@@ -757,16 +757,21 @@ export interface Psd2Consent {
   origin: "rar" | "berlin_group";
   /** JSON text of the authorization_details array: as approved once valid, as requested before (lib/authorization-details.ts readAuthorizationDetails). */
   authorizationDetails: string;
-  /** YYYY-MM-DD, account information only. */
+  /** YYYY-MM-DD: the last day of account access, or of a payment's time to be made. */
   validUntil: string | null;
   createdAt: string;
   statusChangedAt: string;
+  /** The ISO 20022 transaction status the bank's upstream answered for the payment; null when none was read. */
+  transactionStatus: string | null;
+  /** Why the bank's upstream rejected the payment, in its words; null otherwise. */
+  statusReason: string | null;
 }
 
 /** A PSD2 consent of the signed-in user (the end user's selection: no admin data). */
-export type MyPsd2Consent = Omit<Psd2Consent, "clientId" | "username">;
+export type MyPsd2Consent = Omit<Psd2Consent, "clientId" | "username" | "transactionStatus" | "statusReason">;
 
-const PSD2_CONSENT_FIELDS = "id clientId appName organizationName username kind status origin authorizationDetails validUntil createdAt statusChangedAt";
+const PSD2_CONSENT_FIELDS =
+  "id clientId appName organizationName username kind status origin authorizationDetails validUntil createdAt statusChangedAt transactionStatus statusReason";
 const MY_PSD2_CONSENT_FIELDS = "id appName organizationName kind status origin authorizationDetails validUntil createdAt statusChangedAt";
 
 export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string }>(`

@@ -13,12 +13,26 @@ import {
 } from "../lib/authorization-details";
 import { Badge } from "./Format";
 
-/** One payment's sentence, and its reference on a line of its own. */
+/**
+ * One payment: "Pay <amount> to <payee>", then the payee's IBAN, the account paid from and the
+ * reference, each on a line of its own. The payee's name and the reference are the TPP's text,
+ * each isolated (`<bdi>`): right-to-left letters in them cannot reorder the rest of the line,
+ * and no IBAN shares the payee's line, where a name could pass for one. The IBAN (ISO 13616
+ * print format) is always left to right.
+ */
 function Payment({ description }: { description: PaymentDescription }) {
   return (
     <>
-      {description.text}
-      {description.reference && <span className="block muted">{description.reference}</span>}
+      Pay {description.amount} to <bdi>{description.creditorName}</bdi>
+      <span className="block">
+        IBAN <span dir="ltr">{description.creditorIban}</span>
+      </span>
+      {description.debtorAccount && <span className="block">From {description.debtorAccount}</span>}
+      {description.reference && (
+        <span className="block muted">
+          Reference: <bdi>{description.reference}</bdi>
+        </span>
+      )}
     </>
   );
 }

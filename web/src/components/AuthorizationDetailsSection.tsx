@@ -27,6 +27,7 @@ function AccountHint({ id, account }: { id: string; account: PsuAccount }) {
  * accounts to share when an account access names none (checkboxes, at least one), the account
  * to pay from when payments name none (radio buttons) — and that consent can be withdrawn.
  * The consent form holds the choices and sends them with the decision (choiceDecision).
+ * The app's name is the TPP's text: isolated (`<bdi>`) wherever it is named.
  */
 export function AuthorizationDetailsSection({
   clientName,
@@ -49,14 +50,20 @@ export function AuthorizationDetailsSection({
   return (
     <section className="details-section" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`} className="details-heading">
-        {clientName} asks to:
+        <bdi>{clientName}</bdi> asks to:
       </h2>
       <AuthorizationDetailsList details={details} accounts={accounts} today={localToday()} />
       {accountsToChoose(details) && (
         <fieldset className="fieldset" aria-describedby={`${id}-accounts-hint`}>
           <legend>Accounts to share</legend>
           <p id={`${id}-accounts-hint`} className="hint">
-            {accounts.length > 0 ? `Choose at least one account ${clientName} may read.` : "You have no accounts to share."}
+            {accounts.length > 0 ? (
+              <>
+                Choose at least one account <bdi>{clientName}</bdi> may read.
+              </>
+            ) : (
+              "You have no accounts to share."
+            )}
           </p>
           {accounts.map((account, i) => (
             <div key={account.iban} className="check">

@@ -17,6 +17,7 @@ import {
   parseAuthorizationDetails,
   parsePsuAccounts,
   readAuthorizationDetails,
+  statusTone,
   sumAmounts,
   type AccountInformation,
   type PaymentInitiation,
@@ -131,9 +132,12 @@ describe("accessDays and describeAccessPeriod", () => {
 });
 
 describe("describePayment", () => {
-  it("says what is paid to whom", () => {
+  it("says what is paid to whom, the payee's name and IBAN apart", () => {
     expect(describePayment(payment("1250"), ACCOUNTS, "en-GB")).toEqual({
-      text: "Pay €1,250.00 to ACME GmbH (DE75 5121 0800 1245 1261 99)",
+      amount: "€1,250.00",
+      creditorName: "ACME GmbH",
+      creditorIban: "DE75 5121 0800 1245 1261 99",
+      debtorAccount: null,
       reference: null,
     });
   });
@@ -141,15 +145,23 @@ describe("describePayment", () => {
   it("adds the reference and the debtor account, named when it is the PSU's", () => {
     const described = describePayment(payment("1250", { remittanceInformationUnstructured: "Invoice 42", debtorAccount: { iban: MAIN } }), ACCOUNTS, "de-DE");
     expect(described).toEqual({
-      text: `Pay 1.250,00${NBSP}€ to ACME GmbH (DE75 5121 0800 1245 1261 99) from Main current account (DE89 3704 0044 0532 0130 00)`,
-      reference: "Reference: Invoice 42",
+      amount: `1.250,00${NBSP}€`,
+      creditorName: "ACME GmbH",
+      creditorIban: "DE75 5121 0800 1245 1261 99",
+      debtorAccount: "Main current account (DE89 3704 0044 0532 0130 00)",
+      reference: "Invoice 42",
     });
   });
 
   it("names an unknown debtor account by its IBAN", () => {
-    expect(describePayment(payment("10", { debtorAccount: { iban: MAIN } }), [], "en-GB").text).toBe(
-      "Pay €10.00 to ACME GmbH (DE75 5121 0800 1245 1261 99) from DE89 3704 0044 0532 0130 00",
-    );
+    expect(describePayment(payment("10", { debtorAccount: { iban: MAIN } }), [], "en-GB").debtorAccount).toBe("DE89 3704 0044 0532 0130 00");
+  });
+
+  it("keeps a payee's name in right-to-left letters as it is, apart from the IBAN, which no name can pass for", () => {
+    const hebrew = "\u05d7\u05d1\u05e8\u05d4 \u05d1\u05e2\u05f4\u05de";
+    const described = describePayment(payment("10", { creditorName: hebrew }), [], "en-GB");
+    expect(described.creditorName).toBe(hebrew);
+    expect(described.creditorIban).toBe("DE75 5121 0800 1245 1261 99");
   });
 });
 
@@ -157,10 +169,10 @@ describe("describeBatch", () => {
   it("counts the payments and totals them", () => {
     const batch = describeBatch([payment("1000"), payment("250.5"), payment("249.50")], ACCOUNTS, "en-GB");
     expect(batch.text).toBe("3 payments, €1,500.00 in total");
-    expect(batch.payments.map((p) => p.text)).toEqual([
-      "Pay €1,000.00 to ACME GmbH (DE75 5121 0800 1245 1261 99)",
-      "Pay €250.50 to ACME GmbH (DE75 5121 0800 1245 1261 99)",
-      "Pay €249.50 to ACME GmbH (DE75 5121 0800 1245 1261 99)",
+    expect(batch.payments.map((p) => `${p.amount} to ${p.creditorName}, ${p.creditorIban}`)).toEqual([
+      "€1,000.00 to ACME GmbH, DE75 5121 0800 1245 1261 99",
+      "€250.50 to ACME GmbH, DE75 5121 0800 1245 1261 99",
+      "€249.50 to ACME GmbH, DE75 5121 0800 1245 1261 99",
     ]);
   });
 
@@ -268,6 +280,14 @@ describe("describeStatus", () => {
     expect(describeStatus("consumed", "psu")).toBe("Used");
     expect(describeStatus("received", "psu")).toBe("Awaiting your approval");
     expect(describeStatus("somethingNew", "psu")).toBe("somethingNew");
+  });
+
+  it("says what became of a payment: used only when made, else rejected by the bank, pending or not yet known", () => {
+    expect(describeStatus("paymentRejected", "psu")).toBe("Rejected by the bank");
+    expect(describeStatus("paymentPending", "psu")).toBe("Payment in progress");
+    expect(describeStatus("outcomeUnknown", "psu")).toBe("Outcome pending: the bank has not confirmed the payment yet");
+    expect(describeStatus("outcomeUnknown", "admin")).toBe("Outcome unknown");
+    expect([statusTone("paymentRejected"), statusTone("paymentPending"), statusTone("outcomeUnknown"), statusTone("consumed")]).toEqual(["bad", "warn", "warn", "neutral"]);
   });
 });
 

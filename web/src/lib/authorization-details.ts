@@ -11,8 +11,22 @@ import type { PsuAccount } from "../../../server/src/consents/accounts";
 // The shapes are the server's (types only: nothing of the server is bundled).
 export type { AccountInformation, AccountReference, Amount, AuthorizationDetail, PaymentInitiation, PsuAccount };
 
-/** The status of a PSD2 consent (Berlin Group NextGenPSD2 consent status, plus "consumed" for a payment made). */
-export type Psd2ConsentStatus = "received" | "valid" | "rejected" | "revokedByPsu" | "terminatedByTpp" | "expired" | "consumed";
+/**
+ * The status of a PSD2 consent (Berlin Group NextGenPSD2 consent status), and for a payment's
+ * what became of it at the bank (server/src/consents/lifecycle.ts): "consumed" (made),
+ * "paymentPending", "paymentRejected", "outcomeUnknown".
+ */
+export type Psd2ConsentStatus =
+  | "received"
+  | "valid"
+  | "rejected"
+  | "revokedByPsu"
+  | "terminatedByTpp"
+  | "expired"
+  | "consumed"
+  | "paymentPending"
+  | "paymentRejected"
+  | "outcomeUnknown";
 
 /* Reading the wire shape */
 
@@ -266,24 +280,39 @@ export function describeAccount(iban: string, accounts: readonly PsuAccount[]): 
   return name ? `${name} (${formatIban(iban)})` : formatIban(iban);
 }
 
-/** A payment in words: what is paid, to whom, from which account, and the reference given to the creditor. */
+/**
+ * A payment in words, in parts: the page prints "Pay <amount> to <payee>", the payee's IBAN on
+ * a line of its own, then where it is paid from and the reference. The payee's name and the
+ * reference are the TPP's text: the page isolates each (`<bdi>`), so right-to-left letters in
+ * them cannot reorder the amount or the IBAN, and never puts an IBAN on the payee's line,
+ * where such a name could pass for one (the server refuses bidirectional controls in them too).
+ */
 export interface PaymentDescription {
-  /** "Pay €1,250.00 to ACME GmbH (DE89 3704 0044 0532 0130 00) from Main current account (DE89 …)" */
-  text: string;
-  /** "Reference: Invoice 42", or null when the payment has none. */
+  /** The amount in the locale's currency format: "€1,250.00". */
+  amount: string;
+  /** The payee's name, as the TPP sent it: "ACME GmbH". */
+  creditorName: string;
+  /** The payee's IBAN in print format: "DE75 5121 0800 1245 1261 99". */
+  creditorIban: string;
+  /** The account paid from (named when it is one of the PSU's): "Main current account (DE89 …)"; null when the PSU picks it. */
+  debtorAccount: string | null;
+  /** The remittance information, as the TPP sent it: "Invoice 42"; null when the payment has none. */
   reference: string | null;
 }
 
 /**
- * A payment in plain words: "Pay €1,250.00 to ACME GmbH (DE89 3704 0044 0532 0130 00)", then
- * " from Main current account (DE89 …)" when the debtor account is known (named when it is one
- * of `accounts`), and the remittance information as "Reference: …".
+ * A payment in plain words ({@link PaymentDescription}): the amount in the locale's format, the
+ * payee's name and IBAN, the debtor account when known (named when it is one of `accounts`,
+ * see {@link describeAccount}), and the remittance information.
  */
 export function describePayment(payment: PaymentInitiation, accounts: readonly PsuAccount[], locale: string): PaymentDescription {
-  const to = `Pay ${formatAmount(payment.instructedAmount, locale)} to ${payment.creditorName} (${formatIban(payment.creditorAccount.iban)})`;
-  const from = payment.debtorAccount ? ` from ${describeAccount(payment.debtorAccount.iban, accounts)}` : "";
-  const reference = payment.remittanceInformationUnstructured;
-  return { text: to + from, reference: reference ? `Reference: ${reference}` : null };
+  return {
+    amount: formatAmount(payment.instructedAmount, locale),
+    creditorName: payment.creditorName,
+    creditorIban: formatIban(payment.creditorAccount.iban),
+    debtorAccount: payment.debtorAccount ? describeAccount(payment.debtorAccount.iban, accounts) : null,
+    reference: payment.remittanceInformationUnstructured ?? null,
+  };
 }
 
 /** A batch of payments in words: the count and totals, and each payment. */
@@ -345,6 +374,9 @@ const STATUS_FOR_PSU: Record<Psd2ConsentStatus, string> = {
   terminatedByTpp: "Ended by the provider",
   expired: "Expired",
   consumed: "Used",
+  paymentPending: "Payment in progress",
+  paymentRejected: "Rejected by the bank",
+  outcomeUnknown: "Outcome pending: the bank has not confirmed the payment yet",
 };
 
 /** A PSD2 consent's status in an administrator's words (the PSU is "the user"). */
@@ -352,6 +384,7 @@ const STATUS_FOR_ADMIN: Record<Psd2ConsentStatus, string> = {
   ...STATUS_FOR_PSU,
   received: "Awaiting approval",
   revokedByPsu: "Withdrawn by the user",
+  outcomeUnknown: "Outcome unknown",
 };
 
 const isStatus = (status: string): status is Psd2ConsentStatus => Object.hasOwn(STATUS_FOR_PSU, status);
@@ -365,10 +398,10 @@ export function describeStatus(status: string, reader: "psu" | "admin"): string 
   return (reader === "psu" ? STATUS_FOR_PSU : STATUS_FOR_ADMIN)[status];
 }
 
-/** The badge tone of a PSD2 consent status: ok while usable, warn while awaiting approval, neutral once over. */
+/** The badge tone of a PSD2 consent status: ok while usable, warn while awaiting approval or the bank, neutral once over. */
 export function statusTone(status: string): "ok" | "warn" | "bad" | "neutral" {
   if (status === "valid") return "ok";
-  if (status === "received") return "warn";
-  if (status === "rejected" || status === "revokedByPsu" || status === "terminatedByTpp") return "bad";
+  if (status === "received" || status === "paymentPending" || status === "outcomeUnknown") return "warn";
+  if (status === "rejected" || status === "revokedByPsu" || status === "terminatedByTpp" || status === "paymentRejected") return "bad";
   return "neutral";
 }

@@ -15,6 +15,7 @@ const TITLE = "Allow access";
 /**
  * /consent?interaction=<id>: the user grants (some of) the requested scopes and approves the
  * requested authorization details (choosing accounts where the request names none), or denies.
+ * The app's and organization's names are the TPP's text: isolated (`<bdi>`) wherever they appear.
  */
 export function ConsentPage() {
   const [params] = useSearchParams();
@@ -110,11 +111,14 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
   return (
     <Page title={TITLE}>
       <Heading focus>
-        {payments === 0
-          ? `${client.name} wants access to your accounts`
-          : `${client.name} asks you to approve ${payments === 1 ? "a payment" : `${payments} payments`}`}
+        <bdi>{client.name}</bdi>{" "}
+        {payments === 0 ? "wants access to your accounts" : `asks you to approve ${payments === 1 ? "a payment" : `${payments} payments`}`}
       </Heading>
-      {client.organization && <p className="muted">Operated by {client.organization}</p>}
+      {client.organization && (
+        <p className="muted">
+          Operated by <bdi>{client.organization}</bdi>
+        </p>
+      )}
       {user && (
         <p className="muted">
           <span>
@@ -144,7 +148,9 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         )}
         {scopes.length > 0 ? (
           <fieldset className="scopes" aria-describedby={noneChecked ? "consent-none" : undefined}>
-            <legend>{client.name} will be able to:</legend>
+            <legend>
+              <bdi>{client.name}</bdi> will be able to:
+            </legend>
             <ul>
               {scopes.map((scope, i) => (
                 <li key={`${i}:${scope.name}`} className="scope">
@@ -163,7 +169,11 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             </ul>
           </fieldset>
         ) : (
-          !details && <p>{client.name} did not ask for any permissions, so there is nothing to allow.</p>
+          !details && (
+            <p>
+              <bdi>{client.name}</bdi> did not ask for any permissions, so there is nothing to allow.
+            </p>
+          )
         )}
         {noneChecked && (
           <p id="consent-none" className="hint">
@@ -175,7 +185,9 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             Access lasts {describeAccessUntil(interaction.accessUntil, navigator.language)}. You can withdraw it at any time on your Account page.
           </p>
         )}
-        <p className="muted small">Only allow access if you trust {client.name}.</p>
+        <p className="muted small">
+          Only allow access if you trust <bdi>{client.name}</bdi>.
+        </p>
         <div className="actions">
           <button ref={allowRef} type="submit" className="button primary" disabled={busy || cannotAllow} aria-busy={pending === "allow" || undefined}>
             Allow

@@ -102,8 +102,15 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
 
   return (
     <Page title={TITLE}>
-      <Heading>Sign in to continue to {interaction.client.name}</Heading>
-      {interaction.client.organization && <p className="muted">Operated by {interaction.client.organization}</p>}
+      {/* The app's and organization's names are the TPP's text: isolated. */}
+      <Heading>
+        Sign in to continue to <bdi>{interaction.client.name}</bdi>
+      </Heading>
+      {interaction.client.organization && (
+        <p className="muted">
+          Operated by <bdi>{interaction.client.organization}</bdi>
+        </p>
+      )}
       {notice && (
         <p role="status" className="notice">
           {notice}

@@ -9,7 +9,17 @@ import { statusAt } from "../../consents/lifecycle.js";
 import type { Psd2ConsentStatus } from "../../stores/psd2-consents.js";
 import { adminEvent } from "./audit.js";
 
-const STORED: ReadonlySet<string> = new Set<Psd2ConsentStatus>(["received", "valid", "rejected", "revokedByPsu", "terminatedByTpp", "consumed"]);
+const STORED: ReadonlySet<string> = new Set<Psd2ConsentStatus>([
+  "received",
+  "valid",
+  "rejected",
+  "revokedByPsu",
+  "terminatedByTpp",
+  "consumed",
+  "paymentPending",
+  "paymentRejected",
+  "outcomeUnknown",
+]);
 
 /** The derived fields of a consent, the same for an admin (Psd2Consent) and its PSU (MyPsd2Consent). */
 const consentFields: Psd2ConsentResolvers & MyPsd2ConsentResolvers = {

@@ -9,6 +9,7 @@ import { catalogStore } from "./catalog.js";
 import { clientStore } from "./clients.js";
 import { codeStore } from "./codes.js";
 import { consentStore } from "./consents.js";
+import { consentAccessStore } from "./consent-access.js";
 import type { Executor } from "./executor.js";
 import { factorStore } from "./factors.js";
 import { interactionStore } from "./interactions.js";
@@ -32,6 +33,7 @@ export function buildStores(x: Executor): Stores {
     interactions: interactionStore(x),
     consents: consentStore(x),
     psd2Consents: psd2ConsentStore(x),
+    consentAccess: consentAccessStore(x),
     users: userStore(x),
     factors: factorStore(x),
     audit: auditStore(x),

@@ -2,7 +2,7 @@
  * The PSD2 consent store (stores/psd2-consents.ts), on Prisma: consents are written a few
  * times in their life (created, answered, ended), never on a token's hot path.
  */
-import type { Psd2ConsentKind, Psd2ConsentOrigin, Psd2ConsentRecord, Psd2ConsentStatus, Psd2ConsentStore, Psd2ConsentSummary } from "../../stores/psd2-consents.js";
+import type { PaymentSettlement, Psd2ConsentKind, Psd2ConsentOrigin, Psd2ConsentRecord, Psd2ConsentStatus, Psd2ConsentStore, Psd2ConsentSummary } from "../../stores/psd2-consents.js";
 import type { Executor } from "./executor.js";
 
 type Row = Omit<Psd2ConsentRecord, "kind" | "origin" | "status"> & { kind: string; origin: string; status: string };
@@ -33,6 +33,18 @@ function summarize(row: NamedRow): Psd2ConsentSummary {
   };
 }
 
+/** The columns a settlement writes (the status and its time are the caller's). */
+function settlementData(to: PaymentSettlement) {
+  switch (to.status) {
+    case "valid":
+      return { paymentRequestId: null, paymentBodyHash: null, paymentAttempts: 0 };
+    case "outcomeUnknown":
+      return { paymentAttempts: to.attempts };
+    default:
+      return { transactionStatus: to.transactionStatus, statusReason: to.reason };
+  }
+}
+
 /** The PSD2 consent store over `x`. */
 export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
   const { prisma } = x;
@@ -48,11 +60,32 @@ export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
       const data =
         "rejected" in answer
           ? { status: "rejected", userId: answer.userId, statusChangedAt: now }
-          : { status: "valid", userId: answer.userId, approvedDetails: answer.approvedDetails, statusChangedAt: now };
+          : { status: "valid", userId: answer.userId, approvedDetails: answer.approvedDetails, statusChangedAt: now, ...(answer.validUntil ? { validUntil: answer.validUntil } : {}) };
       return (await prisma.psd2Consent.updateMany({ where: { id, status: "received" }, data })).count === 1;
     },
     async transition(id, from, to, now) {
       return (await prisma.psd2Consent.updateMany({ where: { id, status: { in: [...from] } }, data: { status: to, statusChangedAt: now } })).count === 1;
+    },
+    async reservePayment(id, attempt, maxAttempts, now) {
+      const first = await prisma.psd2Consent.updateMany({
+        where: { id, status: "valid", validUntil: { gt: now } },
+        data: { status: "paymentPending", statusChangedAt: now, paymentRequestId: attempt.requestId, paymentBodyHash: attempt.bodyHash, paymentAttempts: 1 },
+      });
+      if (first.count === 1) return 1;
+      if (attempt.requestId === null) return undefined;
+      const retry = { id, status: "outcomeUnknown", validUntil: { gt: now }, paymentRequestId: attempt.requestId, paymentBodyHash: attempt.bodyHash, paymentAttempts: { lt: maxAttempts } };
+      // Read first, then moved only from exactly what was read: the attempt's number is the one this update made.
+      const unknown = await prisma.psd2Consent.findFirst({ where: retry, select: { paymentAttempts: true } });
+      if (!unknown) return undefined;
+      const moved = await prisma.psd2Consent.updateMany({
+        where: { ...retry, paymentAttempts: unknown.paymentAttempts },
+        data: { status: "paymentPending", statusChangedAt: now, paymentAttempts: unknown.paymentAttempts + 1 },
+      });
+      return moved.count === 1 ? unknown.paymentAttempts + 1 : undefined;
+    },
+    async settlePayment(id, attempt, to, now) {
+      const data = { status: to.status, statusChangedAt: now, ...settlementData(to) };
+      return (await prisma.psd2Consent.updateMany({ where: { id, status: "paymentPending", paymentAttempts: attempt }, data })).count === 1;
     },
     async list(f) {
       const rows = await prisma.psd2Consent.findMany({

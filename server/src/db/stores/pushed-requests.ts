@@ -11,6 +11,11 @@ export function pushedRequestStore(x: Executor): PushedRequestStore {
     async insert({ parameters, ...rest }) {
       await prisma.pushedAuthorizationRequest.create({ data: { ...rest, parameters: JSON.stringify(parameters) } });
     },
+    async find(requestUriHash, now) {
+      const row = await prisma.pushedAuthorizationRequest.findUnique({ where: { requestUriHash } });
+      if (!row || row.usedAt !== null || row.expiresAt <= now) return undefined;
+      return { appId: row.appId, parameters: JSON.parse(row.parameters) as Record<string, string>, expiresAt: row.expiresAt };
+    },
     async use(requestUriHash, now) {
       const row = await prisma.pushedAuthorizationRequest.findUnique({ where: { requestUriHash } });
       if (!row || row.usedAt !== null || row.expiresAt <= now) return undefined;

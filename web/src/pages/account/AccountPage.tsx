@@ -81,9 +81,11 @@ function ConnectedApps() {
             {consents.map((consent) => (
               <li key={consent.id} className="connected-app">
                 <div className="connected-app-info">
-                  <h3>{consent.appName}</h3>
+                  <h3>
+                    <bdi>{consent.appName}</bdi>
+                  </h3>
                   <p className="muted small">
-                    Operated by {consent.organizationName} · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
+                    Operated by <bdi>{consent.organizationName}</bdi> · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
                     {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
                   </p>
                   {consent.accessUntil && <p className="small">Access lasts {describeAccessUntil(consent.accessUntil, navigator.language)}.</p>}

@@ -43,9 +43,11 @@ export function Psd2Consents() {
             {consents.map((consent) => (
               <li key={consent.id} className="connected-app">
                 <div className="connected-app-info">
-                  <h3>{consent.appName}</h3>
+                  <h3>
+                    <bdi>{consent.appName}</bdi>
+                  </h3>
                   <p className="muted small">
-                    Operated by {consent.organizationName} · asked <DateTime value={consent.createdAt} zone />
+                    Operated by <bdi>{consent.organizationName}</bdi> · asked <DateTime value={consent.createdAt} zone />
                   </p>
                   <p className="small">
                     <Psd2Status status={consent.status} reader="psu" /> since <DateTime value={consent.statusChangedAt} zone />

@@ -14,7 +14,18 @@ import { describeStatus, formatDate, type Psd2ConsentStatus } from "../../lib/au
 import { useAction, useQuery } from "../../lib/useGraphQL";
 
 /** The statuses to filter by, in the order of a consent's life. */
-const STATUSES: readonly Psd2ConsentStatus[] = ["received", "valid", "consumed", "expired", "revokedByPsu", "terminatedByTpp", "rejected"];
+const STATUSES: readonly Psd2ConsentStatus[] = [
+  "received",
+  "valid",
+  "paymentPending",
+  "consumed",
+  "paymentRejected",
+  "outcomeUnknown",
+  "expired",
+  "revokedByPsu",
+  "terminatedByTpp",
+  "rejected",
+];
 
 const KINDS: Record<Psd2Consent["kind"], string> = { account_information: "Account access", payment_initiation: "Payment" };
 const ORIGINS: Record<Psd2Consent["origin"], string> = { rar: "OAuth (RFC 9396)", berlin_group: "the Berlin Group API" };
@@ -93,6 +104,12 @@ export function Psd2ConsentsPage() {
       cell: (c) => (
         <>
           <Psd2Status status={c.status} reader="admin" />
+          {c.transactionStatus && (
+            <span className="block small">
+              {c.transactionStatus}
+              {c.statusReason && <bdi>: {c.statusReason}</bdi>}
+            </span>
+          )}
           <span className="block small muted">
             since <DateTime value={c.statusChangedAt} zone />
           </span>
