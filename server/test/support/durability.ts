@@ -3,7 +3,7 @@
  * `bench/durability.ts` (long): the built server (dist/server/src/main.js, a child process)
  * issues client-credentials tokens to concurrent clients on a SQLite file, is killed with
  * SIGKILL mid-run, and is restarted on the same file. Every token a client got a 200 with a
- * complete JSON body for must still validate at the gateway (`GET /accounts/`), the file
+ * complete JSON body for must still validate at the gateway (`GET /products/`, the demo's open data), the file
  * must pass `PRAGMA integrity_check`, and "AccessToken" must hold at least as many rows as
  * tokens were recorded.
  *
@@ -161,7 +161,7 @@ async function issueUntilKilled(instance: Instance, concurrency: number, killAft
 }
 
 /**
- * Calls `GET {url}/accounts/` with each token, `concurrency` at a time. A call that errors
+ * Calls `GET {url}/products/` (open data, which a client credentials token may read) with each token, `concurrency` at a time. A call that errors
  * (no HTTP answer) is tried up to 3 times.
  * @returns how many did not answer 200, by answer (status code or "error").
  */
@@ -172,7 +172,7 @@ async function verifyTokens(url: string, tokens: readonly string[], concurrency:
   const check = async (token: string): Promise<string> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await fetch(`${url}/accounts/`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(`${url}/products/`, { headers: { authorization: `Bearer ${token}` } });
         await res.arrayBuffer();
         return String(res.status);
       } catch {
