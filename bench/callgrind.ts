@@ -5,7 +5,7 @@
  * requests/s are too noisy to tell (±15 % on this machine from one minute to the next;
  * these counts repeat to about ±1 % with 8,000 counted requests on a quiet machine, ±7 %
  * with 3,000; the gateway's moved by up to ±7 % between runs of 8,000 too, so compare two
- * builds by alternating runs of each and averaging, as README "Metrics" does for
+ * builds by alternating runs of each and averaging, as docs/operations.md "Metrics" does for
  * METRICS_PORT unset and set). Counts only the server's user-space instructions
  * (JavaScript, V8, libuv, SQLite), not the kernel's work for its syscalls; valgrind slows
  * the server about fifty times, so it is driven over 10 connections (instrumented, on this

@@ -141,7 +141,7 @@ for (const scenario of SCENARIOS) {
     `${scenario}: PostgreSQL vs SQLite, 1 instance ×${ratio(one, `SQLite, 1 instance: ${scenario}`)}; 2 vs 1 PostgreSQL instances ×${ratio(`PostgreSQL, 2 instances: ${scenario}`, one)}`,
   );
 }
-console.log("\nPer request on PostgreSQL with 1 instance (the figures of README, Performance: N instances):");
+console.log("\nPer request on PostgreSQL with 1 instance (the figures of docs/performance.md: N instances):");
 for (const scenario of SCENARIOS) {
   const row = rows[`PostgreSQL, 1 instance: ${scenario}`]!;
   const [t, p] = [row["Tollgate CPU µs/req"], row["PostgreSQL CPU µs/req"]];

@@ -256,7 +256,7 @@ test("the dashboard charts traffic, tokens issued per client and refusals, over 
   const failed = await clientCredentialsToken({ ...credential, consumerSecret: `${credential.consumerSecret}-wrong` });
   expect(failed.status).toBe(401);
   expect(failed.body.error).toBe("invalid_client");
-  // Refusals and gateway traffic are recorded on the next flush (README "Audit of refusals").
+  // Refusals and gateway traffic are recorded on the next flush (docs/behaviour.md "Audit of refusals").
   await expect
     .poll(async () => {
       const { clientTokens, calls, failures } = await dashboardFigures(page, credential.consumerKey);

@@ -225,7 +225,7 @@ export function expectInvalidToken(res: HttpResult): void {
 }
 
 /**
- * Waits for the refusal audit's flush (README "Audit of refusals": every
+ * Waits for the refusal audit's flush (docs/behaviour.md "Audit of refusals": every
  * AUDIT_REFUSAL_FLUSH_SECONDS) to write an event of `type` by or about `clientId` (and with
  * `reason`, when given) that `match` accepts, reading the admin API with the page's admin
  * session. @returns the event (id at type actor subject details count).

@@ -107,7 +107,7 @@ const schema = z.object({
   /**
    * Stores called inside a transaction they are not part of throw (db/database.ts). On by
    * default, off when NODE_ENV=production: its AsyncLocalStorage costs Node 20 about a
-   * fifth more CPU per request (README, Performance).
+   * fifth more CPU per request (docs/performance.md).
    */
   TRANSACTION_GUARD: bool.optional(),
   /** Require server-issued nonces in DPoP proofs (RFC 9449 §8, §9): a proof without a current one gets `use_dpop_nonce` and the nonce to use. Default false. */

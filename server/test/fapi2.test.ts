@@ -424,7 +424,7 @@ describe("private_key_jwt on the other endpoints", () => {
   it("a refused assertion is audited as a failed client authentication", async () => {
     const forged = await clientCredentials(await DpopKey.generate(), assertionFields(base, { key: (await DpopKey.generate()).privateKey }));
     await expectOAuthError(forged, 401, "invalid_client");
-    // Refusals are aggregated in memory and written on flush (README "Audit of refusals").
+    // Refusals are aggregated in memory and written on flush (docs/behaviour.md "Audit of refusals").
     await server.flushCounts();
     const events = await server.prisma.auditEvent.findMany({ where: { type: "client.authentication_failed", actor: FAPI_CLIENT_ID } });
     expect(events.length).toBeGreaterThan(0);

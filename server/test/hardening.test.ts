@@ -534,7 +534,7 @@ describe("the default server", () => {
       // revocation
       expect((await tokenRequest(s.url, REVOKE, DEMO.paymentsApp, formBody({ token: refreshed.body.refresh_token }))).status).toBe(200);
 
-      // Refusals are aggregated and written on flush (README "Audit of refusals").
+      // Refusals are aggregated and written on flush (docs/behaviour.md "Audit of refusals").
       await s.flushCounts();
       const events = (await s.prisma.auditEvent.findMany({ orderBy: { at: "asc" } })).filter((e) => !earlier.has(e.id));
       const of = (type: string) => events.filter((e) => e.type === type);

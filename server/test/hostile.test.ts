@@ -163,7 +163,7 @@ async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.Raw
   if (rules.answersSignIn) H.check(before.tables.UsedJti !== after.tables.UsedJti, "the verdict must record the sign-in as answered", req, res);
   const newInteractions = after.interactions - before.interactions;
   H.check(newInteractions >= 0 && newInteractions <= (rules.interactions ?? 0), `the request added ${newInteractions} interaction(s)`, req, res);
-  // Refusals are audited aggregated (README "Audit of refusals"): a request adds one occurrence, as a
+  // Refusals are audited aggregated (docs/behaviour.md "Audit of refusals"): a request adds one occurrence, as a
   // new row or as one more in the count of its (type, client, reason, minute) row, never more rows than that.
   const occurrences = after.auditOccurrences - before.auditOccurrences;
   H.check(occurrences === (rules.audit ?? 0), `expected ${rules.audit ?? 0} audit event(s), the request wrote ${occurrences}`, req, res);
@@ -175,7 +175,7 @@ async function expectWrites(before: H.Fingerprint, req: H.RawRequest, res: H.Raw
 
 /**
  * A fingerprint of the database once the refusal audit has written what it holds: refusals are
- * aggregated in memory and written on flush, not per request (README "Audit of refusals"), so
+ * aggregated in memory and written on flush, not per request (docs/behaviour.md "Audit of refusals"), so
  * each request's aggregate is written before the next fingerprint.
  */
 async function fingerprint(): Promise<H.Fingerprint> {

@@ -1,5 +1,5 @@
 /**
- * HTTP suite for the Prometheus metrics (README "Metrics"): served only on the separate
+ * HTTP suite for the Prometheus metrics (docs/operations.md "Metrics"): served only on the separate
  * listener of METRICS_PORT, never on the public port, off by default; per-server counters
  * that move by exactly what was done; route labels that are templates, whatever the path.
  */

@@ -508,7 +508,7 @@ describe.each(TOKEN_PATHS)("POST %s, client credentials", (path) => {
 /**
  * Audit events of failed client authentications with this actor, after the refusal audit's
  * pending aggregates are written (they are aggregated per client, reason and minute, and
- * written on flush: README "Audit of refusals").
+ * written on flush: docs/behaviour.md "Audit of refusals").
  */
 async function authFailures(actor: string) {
   await server.flushCounts();

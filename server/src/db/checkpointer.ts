@@ -5,7 +5,7 @@
  * second connection in its own thread runs `PRAGMA wal_checkpoint(PASSIVE)` every
  * `intervalMs`, which waits for no reader or writer, and the main connection turns its
  * automatic checkpoints off (db/database.ts). Measured on issuance: p99 32 → 25 ms,
- * throughput +18 % (README, Performance).
+ * throughput +18 % (docs/performance.md).
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";

@@ -33,7 +33,7 @@ const TOKEN_CACHE_ENTRIES = 10_000;
  * SQLite page cache of the connection, KiB (better-sqlite3 builds SQLite with 16,000). What
  * the hot paths touch is small: the right-hand edges of the time-ordered indexes, where new
  * rows go, and the rows of recent tokens; the OS file cache holds the rest. 16 MB cost the
- * process 18 MB of resident memory under load and bought no throughput (README, Performance).
+ * process 18 MB of resident memory under load and bought no throughput (docs/performance.md).
  */
 const SQLITE_PAGE_CACHE_KIB = 4000;
 
@@ -64,7 +64,7 @@ export interface DbOptions {
    * Make the stores of the database throw when they are called inside one of its
    * transactions (see {@link OuterStoreInTransaction}). Default true. It needs an
    * AsyncLocalStorage, which on Node 20 costs every request about a fifth more CPU
-   * (README, Performance), so production (NODE_ENV=production) runs without it.
+   * (docs/performance.md), so production (NODE_ENV=production) runs without it.
    */
   transactionGuard?: boolean;
 }

@@ -12,7 +12,7 @@
  *
  * The HTTP client is undici (the Node.js project's, under Node's own fetch): a keep-alive
  * connection pool per upstream origin, the answer written straight into the caller's
- * response. http-proxy-3 over node:http cost half of the gateway's throughput (README, Performance).
+ * response. http-proxy-3 over node:http cost half of the gateway's throughput (docs/performance.md).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { isIPv6 } from "node:net";
@@ -278,7 +278,7 @@ interface ReceivedAnswer {
  *   With none, the upstream learns the peer's address and `http`; with some, the
  *   `X-Forwarded-For` entries they appended from the client's on, and the scheme the first
  *   value of `X-Forwarded-Proto` names (https or else http). The host is always the Host
- *   field, which a proxy in front must pass on (README, Deployment).
+ *   field, which a proxy in front must pass on (docs/operations.md, Deployment).
  * @returns `forward(req, res, api, path, set, read?, observe?)`: sends `req` (method, end-to-end headers,
  *   body streamed, or `read` when the gateway read the body to check it) to `api`'s upstream origin at its base path followed by `path` (which
  *   starts with "/" and may carry a query), with the forwarding fields of

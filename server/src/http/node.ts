@@ -2,7 +2,7 @@
  * Plain node:http plumbing for the machine-to-machine endpoints (http/dispatch.ts): chains
  * of connect-style middleware (helmet, cors, body-parser and our request log all are), the
  * client's address and the request path (JSON answers: kernel/json.ts). No Express here: its routing and response helpers
- * cost more CPU than a whole token issuance (see README, Performance).
+ * cost more CPU than a whole token issuance (see docs/performance.md).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";

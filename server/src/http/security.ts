@@ -53,7 +53,7 @@ export function securityHeaders(config: Config): Middleware {
  * clients, not rendered, so helmet's document-only headers (cross-origin isolation, DNS
  * prefetch, download options, Flash policies, the XSS auditor, referrer policy) have
  * nothing to act on there, and writing those eight headers cost about a seventh of an
- * introspection's instructions (README, Performance).
+ * introspection's instructions (docs/performance.md).
  */
 export function apiSecurityHeaders(): Middleware {
   return helmet({

@@ -40,7 +40,7 @@ type Labels = Record<string, string>;
  * One label set of a counter, counted in a plain number on the hot path and added to its
  * prom-client Counter when the registry is read (the counter's `collect`). prom-client's own
  * `inc` validates and hashes the labels on every call: with three such calls per gateway call,
- * the metrics cost the gateway about a tenth of its instructions per request (README, Metrics).
+ * the metrics cost the gateway about a tenth of its instructions per request (docs/operations.md, Metrics).
  */
 class CounterSeries {
   pending = 0;

@@ -6,7 +6,7 @@
  *
  * Carried on the request, not in an AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use
  * turns on a hook on every promise of the process, about a fifth more instructions per token
- * issuance and gateway call (README, Performance).
+ * issuance and gateway call (docs/performance.md).
  *
  * It lives in the kernel because every layer reads it: the audit store (db/) adds the ids to
  * its events, client authentication (oauth/) and the gateway set the client id, http/ attaches it.
