@@ -7,10 +7,8 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO } from "../src/demo/seed.js";
 import { PAYMENT_BODY_LIMIT_BYTES } from "../src/gateway/consent-check.js";
-import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
-import { pkcePair, userTokens } from "./support/flow.js";
+import { psd2ConsentTokens } from "./support/flow.js";
 import { send, type RawRequest } from "./support/hostile.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -26,15 +24,8 @@ const payment = {
 
 beforeAll(async () => {
   server = await startTestServer();
-  const flow = await userTokens(server.url, {
-    client: DEMO.strictApp,
-    scope: "",
-    approve: [],
-    pkce: pkcePair(),
-    choice: { debtorAccount: DEMO_ACCOUNTS[0]!.iban },
-    extra: { authorization_details: JSON.stringify([payment]) },
-  });
-  paymentToken = flow.tokens.access_token as string;
+  const flow = await psd2ConsentTokens(server.url, [payment]);
+  paymentToken = flow.access_token as string;
 });
 afterAll(() => server?.close());
 

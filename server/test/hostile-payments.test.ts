@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
 import { startEchoUpstream, type EchoUpstream } from "./support/echo-upstream.js";
-import { callApi, clientCredentialsToken, pkcePair, userTokens } from "./support/flow.js";
+import { callApi, clientCredentialsToken, psd2ConsentTokens } from "./support/flow.js";
 import { send } from "./support/hostile.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -36,15 +36,8 @@ beforeEach(() => upstream.reset());
 
 /** A PSU's access token for the approved `details`. */
 async function consentToken(details: unknown[] = [payment()]): Promise<string> {
-  const flow = await userTokens(server.url, {
-    client: DEMO.strictApp,
-    scope: "",
-    approve: [],
-    pkce: pkcePair(),
-    choice: { debtorAccount: DEMO_ACCOUNTS[0]!.iban },
-    extra: { authorization_details: JSON.stringify(details) },
-  });
-  return flow.tokens.access_token as string;
+  const flow = await psd2ConsentTokens(server.url, details);
+  return flow.access_token as string;
 }
 
 /** POSTs `text` as the payment body to `path` of the payments API. */

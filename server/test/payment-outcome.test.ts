@@ -14,9 +14,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
 import { startEchoUpstream, type EchoUpstream } from "./support/echo-upstream.js";
-import { callApi, clientCredentialsToken, pkcePair, request, userTokens, type Json } from "./support/flow.js";
+import { callApi, clientCredentialsToken, psd2ConsentTokens, request, type Json } from "./support/flow.js";
 import { adminBearer, signIn, withSession, type GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
@@ -58,16 +57,9 @@ beforeEach(async () => {
 
 /** A PSU's access token for one approved payment, and the consent's id. */
 async function approvedPayment(): Promise<{ token: string; consentId: string }> {
-  const flow = await userTokens(server.url, {
-    client: DEMO.strictApp,
-    scope: "",
-    approve: [],
-    pkce: pkcePair(),
-    choice: { debtorAccount: DEMO_ACCOUNTS[0]!.iban },
-    extra: { authorization_details: JSON.stringify([payment]) },
-  });
+  const flow = await psd2ConsentTokens(server.url, [payment]);
   const [consent] = (await admin.data(`{ psd2Consents(clientId: "${DEMO.strictApp.consumerKey}") { id } }`)).psd2Consents as Json[];
-  return { token: flow.tokens.access_token as string, consentId: consent.id as string };
+  return { token: flow.access_token as string, consentId: consent.id as string };
 }
 
 /** POSTs `body` as the payment, with `requestId` as its X-Request-ID when given; `expect5xx`: the 5xx this payment expects. */

@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
+import { DEMO_ACCOUNTS } from "../../src/demo/upstream.js";
 import type { SoftwarePasskey } from "./passkey.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -448,4 +449,21 @@ export async function userTokens(baseUrl: string, o: UserTokenOptions = {}): Pro
   });
   expect(answer.status, answer.text).toBe(200);
   return { ...flow, tokens: answer.body };
+}
+
+/**
+ * The demo PSU's tokens for the PSD2 authorization `details` (RFC 9396), by the strict demo
+ * app's authorization code flow with PKCE: her SCA, then the consent page, paying from her
+ * main account. @returns the token response.
+ */
+export async function psd2ConsentTokens(baseUrl: string, details: unknown[]): Promise<Json> {
+  const flow = await userTokens(baseUrl, {
+    client: DEMO.strictApp,
+    scope: "",
+    approve: [],
+    pkce: pkcePair(),
+    choice: { debtorAccount: DEMO_ACCOUNTS[0]!.iban },
+    extra: { authorization_details: JSON.stringify(details) },
+  });
+  return flow.tokens;
 }
