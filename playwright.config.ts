@@ -7,7 +7,10 @@
  */
 import { defineConfig } from "@playwright/test";
 import { AUDIT_REFUSAL_FLUSH_SECONDS, DATABASE_URL, DB_DIR, POSTGRES_ADMIN_URL, POSTGRES_DB, SCA_IDLE_SECONDS, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
+import { assertSupportedRuntime } from "./server/test/support/runtime.js";
 import { SERVER_ENTRY, serverNodeFlags } from "./server/test/support/start-command.js";
+
+assertSupportedRuntime();
 
 export const BASE_URL = TOLLGATE_URL;
 

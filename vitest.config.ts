@@ -1,5 +1,8 @@
 import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
+import { assertSupportedRuntime } from "./server/test/support/runtime.js";
+
+assertSupportedRuntime();
 
 export default defineConfig({
   // One copy of graphql: @apollo/server, loaded by Node, gets the CommonJS build; without this

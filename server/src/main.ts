@@ -11,7 +11,7 @@ import { startServer } from "./server.js";
 const config = loadConfig();
 const running = await startServer(config);
 
-const lines = [``, `Tollgate is listening on ${running.url}  (base_url ${config.baseUrl}, auth_url ${config.authUrl})`];
+const lines = [``, `Tollgate is listening on ${running.url}  (base_url ${config.baseUrl}, auth_url ${config.authUrl}; Node ${process.version})`];
 if (config.seedDemo) {
   const basic = Buffer.from(`${DEMO.app.consumerKey}:${DEMO.app.consumerSecret}`).toString("base64");
   lines.push(

@@ -1,6 +1,7 @@
 import { generate } from "otplib";
 import { describe, expect, it } from "vitest";
-import { confirmTotp, newTotpEnrolment, relyingParty, totpUri } from "./factors.js";
+import type { FactorStore } from "../stores/factors.js";
+import { confirmTotp, newTotpEnrolment, registrationOptions, relyingParty, totpUri } from "./factors.js";
 
 const SECRET = "TOLLGATEDEMOALICEPUBLICKEYABCDEF";
 const T = new Date("2026-11-24T12:00:10Z");
@@ -31,5 +32,12 @@ describe("factors", () => {
     expect(a.otpauthUri).toBe(`otpauth://totp/Tollgate:alice?secret=${a.secret}&issuer=Tollgate`);
     expect(totpUri("alice", a.secret, "Example Bank")).toBe(`otpauth://totp/Example%20Bank:alice?secret=${a.secret}&issuer=Example%20Bank`);
     expect(Buffer.from(a.qrCode.replace("data:image/svg+xml;base64,", ""), "base64").toString()).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
+  });
+
+  it("a passkey is registered with ES256, EdDSA or RS256 on every runtime, never the library's runtime-dependent default", async () => {
+    const noPasskeys = { webAuthnCredentials: async () => [] } as unknown as FactorStore;
+    const options = await registrationOptions(noPasskeys, relyingParty("https://login.bank.example", "Example Bank"), { id: "user-1", username: "alice" });
+    // COSE ids (RFC 9053): ES256 -7, EdDSA -8, RS256 -257; not ML-DSA-44 (-48), which Node 24's WebCrypto offers.
+    expect(options.pubKeyCredParams).toEqual([-7, -8, -257].map((alg) => ({ alg, type: "public-key" })));
   });
 });

@@ -13,7 +13,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
+import { COSEALG, isoBase64URL } from "@simplewebauthn/server/helpers";
 import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
 import QRCode from "qrcode";
 import type { FactorStore, NewFactor } from "../stores/factors.js";
@@ -155,6 +155,15 @@ export function authenticationOptions(rp: RelyingParty): Promise<PublicKeyCreden
 }
 
 /**
+ * The public-key algorithms a passkey may use (COSE ids, most preferred first): ES256, EdDSA
+ * and RS256, which every passkey provider offers. Fixed here rather than the library's
+ * default, which follows the runtime: on Node 24 it puts ML-DSA-44 first, whose 2,420-byte
+ * signatures an authenticator that offers it would send, beyond the bounds of the sign-in body
+ * (interaction/bodies.ts); the algorithms accepted must not change with the Node version.
+ */
+const PASSKEY_ALGORITHMS = [COSEALG.ES256, COSEALG.EdDSA, COSEALG.RS256];
+
+/**
  * Options to register a passkey for a user: a discoverable credential (resident key) with
  * user verification, no attestation, the user's existing credentials excluded.
  */
@@ -172,6 +181,7 @@ export async function registrationOptions(
     attestationType: "none",
     excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports as never })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     timeout: WEBAUTHN_TIMEOUT_MS,
   });
 }
@@ -193,6 +203,7 @@ export async function verifyRegistration(
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   }).catch(() => undefined);
   if (!verification?.verified) return undefined;
   const { credential, credentialDeviceType } = verification.registrationInfo;
