@@ -1,7 +1,8 @@
 /**
  * Tollgate configuration: every setting comes from one environment variable, parsed and
- * validated here with zod. This is the only place defaults live; the README's
- * configuration table mirrors it.
+ * validated here with zod. This is the only place defaults and the settings' documentation
+ * live: the reference in docs/configuration.md is generated from {@link configSchema}
+ * (`npm run docs:config`, server/src/config-reference.ts).
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -26,155 +27,306 @@ const isHttpUrl = (v: string) => URL.canParse(v) && ["http:", "https:"].includes
 /** An image's address for the end-user pages: an http(s) URL, or an absolute path on this origin. */
 const imageUrl = z.string().refine((v) => isAbsolutePath(v) || isHttpUrl(v), "must be an http(s) URL or an absolute path such as /brand/logo.svg");
 
-const schema = z.object({
-  /** TCP port of the HTTP server. Default 3000; 0 picks a free port (tests). */
-  PORT: port.default(3000),
-  /** Interface to listen on. Default 127.0.0.1; set 0.0.0.0 inside a container. */
-  HOST: z.string().min(1).default("127.0.0.1"),
-  /** Public address of the gateway and token endpoint ({base_url}). Default http://localhost:PORT. */
-  BASE_URL: url.optional(),
-  /** Public address of the authorization server ({auth_url}); the OAuth issuer. Default BASE_URL. */
-  AUTH_URL: url.optional(),
-  /** Database. Default file:./data/tollgate.db (SQLite, relative to the working directory). */
-  DATABASE_URL: z.string().min(1).default("file:./data/tollgate.db"),
-  /** pino log level: fatal, error, warn, info, debug, trace or silent. Default info. */
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** Seed the demo organization, apps, API products and user into an empty database, run the demo upstreams, and on every start point the demo's APIs at them. Default true. */
-  SEED_DEMO: bool.default(true),
-  /** Port of the built-in demo upstream (sample accounts API). Default PORT + 1; 0 picks a free port. */
-  DEMO_UPSTREAM_PORT: port.optional(),
-  /** Realm named in WWW-Authenticate challenges (RFC 7617, RFC 6750). Default tollgate. */
-  REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((r) => !r.includes('"')).default("tollgate"),
-  /** Largest accepted form body on the OAuth endpoints, in bytes. Default 16384. */
-  FORM_BODY_LIMIT_BYTES: z.coerce.number().int().min(256).default(16384),
-  /** Secret signing the session cookie (32+ characters). Default: random per start (sessions end on restart; set it when running several instances). */
-  SESSION_SECRET: z.string().min(32).optional(),
-  /** Idle lifetime of a browser session, seconds. Default 1800. */
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(1800),
-  /** Time a user has to sign in and consent after /authorize, seconds. Default 600. */
-  INTERACTION_TTL_SECONDS: z.coerce.number().int().min(30).default(600),
-  /** Consecutive failed sign-in attempts (password or second factor, counted together) allowed per username before a temporary block (PSD2 RTS Art. 4(3)(b): at most 5). Default 5. */
-  SIGNIN_MAX_FAILURES_PER_USER: z.coerce.number().int().min(1).default(5),
-  /** Failed sign-ins allowed per client IP per window before 429. Default 20. */
-  SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20),
-  /** Sign-in throttling window, seconds: failures count within it, and a blocked username or IP waits out its rest. Default 900. */
-  SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
-  /** Seconds a user may stay inactive after authenticating before the consent needs a new authentication (PSD2 RTS Art. 4(3)(d): at most 300); also how long a sign-in counts as fresh for changing sign-in methods. Default 300. */
-  SCA_IDLE_SECONDS: z.coerce.number().int().min(1).max(300).default(300),
-  /** Days after the last strong customer authentication that a refresh token of a grant needing SCA keeps working (PSD2 RTS Art. 10a: 180); 0 turns the rule off (e.g. the UK variant, where consent expiry takes over). Default 180. */
-  SCA_REAUTHENTICATION_DAYS: z.coerce.number().int().min(0).max(3650).default(180),
-  /**
-   * How long after the PSU's approval a payment consent's payment may be made, seconds (60 to
-   * 86400). Default 3600: a TPP makes the payment right after the authorization, and an hour
-   * leaves room for a retry after an upstream that could not be reached, while an approval
-   * never becomes a standing mandate to pay later (the refresh token lives 90 days).
-   */
-  PAYMENT_CONSENT_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  /** How long the gateway waits for an upstream's answer to start, and then between two pieces of it, milliseconds. Default 30000. */
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** Browser origins allowed to call the token, revocation, introspection and metadata endpoints (CORS), comma-separated. Default none. */
-  CORS_ORIGINS: z.string().default(""),
-  /** Token/revocation/introspection requests per client id per minute before 429; 0 turns the limit off. Default 600. */
-  TOKEN_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(600),
-  /** Token/revocation/introspection requests per client IP per minute before 429; 0 turns the limit off. Default 1200. */
-  TOKEN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(1200),
-  /** Valid authorization requests (each writes an interaction or a code) per client IP per minute before 429; 0 turns the limit off. Default 300. */
-  AUTHORIZE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
-  /** Seconds between purges of expired codes, interactions, sessions, tokens and old audit events; 0 turns it off. Default 3600. */
-  PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
-  /** Days the audit log is kept. Default 365. */
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
-  /** How long a cached catalog lookup (client, credential, API) is used, milliseconds; an admin change on another instance shows here within this time (changes in this process at once). 0 turns the cache off. Default 1000. */
-  CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  /** PostgreSQL with Redis: how long a cached token row is used at most, milliseconds, should an eviction never arrive (db/token-cache.ts). 0 turns the cache off. Default 500. */
-  TOKEN_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
-  /** SQLite `PRAGMA synchronous`: NORMAL (commits survive a process crash; a power loss may drop the last ones) or FULL (they survive a power loss too, at an fsync per commit). Default NORMAL. */
-  SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL"),
-  /** PostgreSQL: longest wait for a new connection, or for a free one of the pool, milliseconds (pg's connectionTimeoutMillis); beyond it the request gets 503. Default 2000. */
-  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
-  /** PostgreSQL: longest wait for a query's answer, milliseconds (pg's query_timeout); beyond it the connection is dropped and the request gets 503. Default 5000. */
-  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
-  /** Redis shared by all instances for rate-limit and sign-in counters, e.g. redis://127.0.0.1:6379. Default none: counters per process (one instance). */
-  REDIS_URL: z.string().regex(/^rediss?:\/\//).optional(),
-  /** Prefix of Tollgate's keys in Redis. Default tollgate: */
-  REDIS_KEY_PREFIX: z.string().default("tollgate:"),
-  /** Longest wait for a Redis command's answer, milliseconds (ioredis commandTimeout); beyond it the counters of this process take over for that request. Default 500. */
-  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
-  /** Express "trust proxy" setting: hops of reverse proxies to trust for X-Forwarded-*. Default 0. */
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
-  /** Let the admin API set an API's upstream URL to a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200, metadata.google.internal). Default false: refused, so the gateway cannot be pointed at the instance's cloud credentials. */
-  ALLOW_LINK_LOCAL_UPSTREAMS: bool.default(false),
-  /**
-   * Stores called inside a transaction they are not part of throw (db/database.ts). On by
-   * default, off when NODE_ENV=production: its AsyncLocalStorage costs Node 20 about a
-   * fifth more CPU per request (docs/performance.md).
-   */
-  TRANSACTION_GUARD: bool.optional(),
-  /** Require server-issued nonces in DPoP proofs (RFC 9449 §8, §9): a proof without a current one gets `use_dpop_nonce` and the nonce to use. Default false. */
-  DPOP_NONCES: bool.default(false),
-  /** Secret the DPoP nonces are derived from, at least 32 characters. Instances that share it accept each other's nonces; required with DPOP_NONCES when REDIS_URL is set (several instances). Default: random per process. */
-  DPOP_NONCE_SECRET: z.string().min(32).optional(),
-  /** OpenTelemetry: base URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318; spans are posted (JSON) to `<url>/v1/traces`. Default none: tracing off, the SDK not loaded. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
-  /** OpenTelemetry: the `service.name` of the exported spans. Default tollgate. */
-  OTEL_SERVICE_NAME: z.string().min(1).default("tollgate"),
-  /** Port of the separate Prometheus listener serving GET /metrics (never on the public port). Default unset: off; 0 is off too. */
-  METRICS_PORT: port.default(0),
-  /** Interface of the metrics listener. Default 127.0.0.1: scrape it from the same host or a sidecar, or set the pod's address deliberately. */
-  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
-  /** Add a client_id label to the per-client metrics (tokens issued, refusals). Default false: one series per registered client multiplies the series count. */
-  METRICS_CLIENT_ID_LABEL: bool.default(false),
-  /** Seconds between flushes of the aggregated refusal audit rows (token and gateway refusals, failed client authentications) to the database; also flushed on shutdown. Default 5. */
-  AUDIT_REFUSAL_FLUSH_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
-  /** The bank's name on every end-user page (home, sign-in, consent, error, Account) and in their titles; the console keeps "Tollgate console". Default Tollgate. */
+/**
+ * Every setting: its environment variable, how it is parsed and validated, and its
+ * documentation, which docs/configuration.md shows (server/src/config-reference.ts). Each
+ * setting's `.meta()` gives its `description` (the meaning column, one markdown line) and,
+ * where zod has no literal default (an optional setting, or a default worked out in
+ * {@link loadConfig}), its `default` in words; a literal zod default is shown as it is.
+ */
+export const configSchema = z.object({
+  PORT: port.default(3000).meta({ description: "TCP port of the HTTP server (`0` picks a free one, as the tests do)" }),
+  HOST: z.string().min(1).default("127.0.0.1").meta({ description: "interface to listen on (set `0.0.0.0` inside a container)" }),
+  BASE_URL: url.optional().meta({
+    description: "public address of the gateway and token endpoint (`{base_url}`)",
+    default: "`http://localhost:$PORT`",
+  }),
+  AUTH_URL: url.optional().meta({
+    description: "public address of the authorization server (`{auth_url}`); the OAuth issuer (`iss`)",
+    default: "`BASE_URL`",
+  }),
+  DATABASE_URL: z.string().min(1).default("file:./data/tollgate.db").meta({
+    description: "`file:<path>` (SQLite, relative to the working directory) or `postgresql://…`; created/migrated on start",
+  }),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").meta({
+    description: "pino log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, or `silent`",
+  }),
+  SEED_DEMO: bool.default(true).meta({
+    description:
+      "seed the demo organization, apps, API products and user into an empty database and run the demo upstreams; on every " +
+      "start the demo's `accounts` and `payments` APIs are pointed at them",
+  }),
+  DEMO_UPSTREAM_PORT: port.optional().meta({
+    description:
+      "port of the built-in demo upstream behind the demo's `accounts` API (sample accounts); `0` picks a free one. " +
+      "The demo's payments upstream always takes a free port",
+    default: "`PORT + 1` (a free port when `PORT` is `0`)",
+  }),
+  REALM: z.string().regex(/^[\x20-\x7e]+$/).refine((r) => !r.includes('"')).default("tollgate").meta({
+    description: "realm named in `WWW-Authenticate` challenges (RFC 7617, RFC 6750)",
+  }),
+  FORM_BODY_LIMIT_BYTES: z.coerce.number().int().min(256).default(16384).meta({
+    description: "largest accepted form body on the OAuth endpoints, such as the token endpoint, in bytes (`413` beyond)",
+  }),
+  SESSION_SECRET: z.string().min(32).optional().meta({
+    description:
+      "secret signing the session cookie and the pre-sign-in flow cookie (32+ characters); without it sessions end on " +
+      "restart: set it to keep sessions across restarts, and when running several instances",
+    default: "random per start",
+  }),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(1800).meta({ description: "idle lifetime of a browser session, seconds" }),
+  INTERACTION_TTL_SECONDS: z.coerce.number().int().min(30).default(600).meta({
+    description: "time allowed between `/authorize` and the user's answer (signing in and consenting), seconds",
+  }),
+  SIGNIN_MAX_FAILURES_PER_USER: z.coerce.number().int().min(1).default(5).meta({
+    description:
+      "consecutive failed sign-in attempts per (case-folded) username, password and second factor counted together, before a " +
+      "temporary block (`429`; PSD2 RTS Art. 4(3)(b): at most 5)",
+  }),
+  SIGNIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(20).meta({
+    description: "failed sign-ins per client IP per window (`SIGNIN_WINDOW_SECONDS`) before `429`",
+  }),
+  SIGNIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900).meta({
+    description:
+      "sign-in throttling window, seconds: failures count within it, and a blocked username or IP waits out its rest (the " +
+      "message names the wait)",
+  }),
+  SCA_IDLE_SECONDS: z.coerce.number().int().min(1).max(300).default(300).meta({
+    description:
+      "seconds a user may stay inactive after authenticating before consent needs a new sign-in (PSD2 RTS Art. 4(3)(d): at " +
+      "most 300); also how long a sign-in counts as fresh for changing one's sign-in methods",
+  }),
+  SCA_REAUTHENTICATION_DAYS: z.coerce.number().int().min(0).max(3650).default(180).meta({
+    description:
+      "days after its last strong customer authentication (SCA) that a refresh token of a grant needing SCA keeps working " +
+      "(PSD2 RTS Art. 10a: 180); `0` turns the rule off (e.g. the UK variant, where consent expiry takes over)",
+  }),
+  PAYMENT_CONSENT_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600).meta({
+    description:
+      "how long after the PSU's approval a payment consent's payment may be made, seconds (60 to 86400); then the consent is " +
+      "`expired` and the payment refused. A TPP makes the payment right after the authorization: the default hour leaves room " +
+      "for a retry after an upstream that could not be reached, while an approval never becomes a standing mandate to pay " +
+      "later (the refresh token lives 90 days)",
+  }),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000).meta({
+    description:
+      "how long the gateway waits for an upstream's answer to start, and then between two pieces of it, milliseconds; a " +
+      "payment with no answer in time has an unknown outcome",
+  }),
+  CORS_ORIGINS: z.string().default("").meta({
+    description: "comma-separated browser origins allowed (CORS) on the token, revocation, introspection and metadata endpoints",
+  }),
+  TOKEN_RATE_LIMIT_PER_CLIENT: z.coerce.number().int().min(0).default(600).meta({
+    description: "requests per minute per client id on the token, revocation and introspection endpoints before `429` (`0`: off)",
+  }),
+  TOKEN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(1200).meta({
+    description: "requests per minute per client IP on the token, revocation and introspection endpoints before `429` (`0`: off)",
+  }),
+  AUTHORIZE_RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300).meta({
+    description: "valid authorization requests per minute per client IP, each of which writes an interaction or a code (`429` beyond; `0`: off)",
+  }),
+  PURGE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600).meta({
+    description: "seconds between purges of expired codes, interactions, sessions, tokens and old audit events (`0`: off)",
+  }),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365).meta({ description: "days audit events are kept" }),
+  CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000).meta({
+    description:
+      "how long a cached client, credential or API lookup is used, milliseconds; changes made through this instance apply at " +
+      "once, changes made on another instance within this time (`0`: no cache)",
+  }),
+  TOKEN_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(500).meta({
+    description:
+      "PostgreSQL with `REDIS_URL`: how long a cached token row is used at most, milliseconds, should the eviction of a " +
+      "change never arrive over Redis (a partition not yet noticed; `server/src/db/token-cache.ts`); evictions normally " +
+      "arrive at once. Keep it under the 1 s revocation bound (`0`: no token cache)",
+  }),
+  SQLITE_SYNCHRONOUS: z.enum(["NORMAL", "FULL"]).default("NORMAL").meta({
+    description:
+      "SQLite `PRAGMA synchronous`: `NORMAL` (commits survive a process crash; a power loss may drop the last ones) or `FULL` " +
+      "(they survive a power loss too, at an fsync per commit; see *Performance → Durability*)",
+  }),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000).meta({
+    description:
+      "PostgreSQL: longest wait for a new connection or a free pooled one, milliseconds (pg's `connectionTimeoutMillis`); " +
+      "beyond it the request gets `503`",
+  }),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000).meta({
+    description:
+      "PostgreSQL: longest wait for a query's answer, milliseconds (pg's `query_timeout`); beyond it the connection is " +
+      "dropped and the request gets `503`",
+  }),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//).optional().meta({
+    description: "Redis shared by all instances for rate-limit and sign-in counters, e.g. `redis://127.0.0.1:6379` (`rediss://` for TLS)",
+    default: "none: counters per process (one instance)",
+  }),
+  REDIS_KEY_PREFIX: z.string().default("tollgate:").meta({ description: "prefix of Tollgate's keys in Redis" }),
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(500).meta({
+    description:
+      "longest wait for a Redis command's answer, milliseconds (ioredis `commandTimeout`); beyond it the counters of this " +
+      "instance take over for that request (see *Health and readiness*)",
+  }),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0).meta({
+    description: "reverse proxies (hops) to trust for `X-Forwarded-*`, Express's `trust proxy` (the client IP for sign-in throttling)",
+  }),
+  ALLOW_LINK_LOCAL_UPSTREAMS: bool.default(false).meta({
+    description:
+      "let the admin API set an API's upstream URL to a link-local or cloud metadata address (169.254.0.0/16, fe80::/10, " +
+      "fd00:ec2::254, 100.100.100.200, `metadata.google.internal`); refused by default, so the gateway cannot be pointed at " +
+      "the instance's cloud credentials",
+  }),
+  TRANSACTION_GUARD: bool.optional().meta({
+    description:
+      "a store of the database called inside one of its transactions throws `OuterStoreInTransaction` instead of waiting for " +
+      "that very transaction (`server/src/db/database.ts`); its AsyncLocalStorage costs Node 20 about a fifth more CPU per " +
+      "request (see *Performance*). `npm start` sets `TRANSACTION_GUARD=false`",
+    default: "on; off with `NODE_ENV=production`",
+  }),
+  DPOP_NONCES: bool.default(false).meta({
+    description:
+      "require server-issued nonces in DPoP proofs (RFC 9449 §8, §9): a proof without a current one gets `use_dpop_nonce` and " +
+      "the nonce to use in `DPoP-Nonce`",
+  }),
+  DPOP_NONCE_SECRET: z.string().min(32).optional().meta({
+    description:
+      "secret the DPoP nonces are derived from (32+ characters); instances that share it accept each other's nonces; required " +
+      "with `DPOP_NONCES` when `REDIS_URL` is set (several instances)",
+    default: "random per process",
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional().meta({
+    description:
+      "base URL of an OpenTelemetry collector's OTLP/HTTP receiver, e.g. `http://127.0.0.1:4318`; spans are posted as JSON to " +
+      "`<url>/v1/traces` (see *Behaviour and decisions → Tracing*). Unset, the trace SDK is not even loaded",
+    default: "none: tracing off",
+  }),
+  OTEL_SERVICE_NAME: z.string().min(1).default("tollgate").meta({ description: "OpenTelemetry: `service.name` of the exported spans" }),
+  METRICS_PORT: port.default(0).meta({
+    description:
+      "port of the separate listener serving Prometheus metrics at `GET /metrics` (see *Metrics*), never served on `PORT`; " +
+      "`0`, the default, turns metrics off",
+  }),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1").meta({
+    description:
+      "interface of the metrics listener; the default, loopback, is for a scraper on the same host or a sidecar: set the " +
+      "pod's address deliberately",
+  }),
+  METRICS_CLIENT_ID_LABEL: bool.default(false).meta({
+    description:
+      "add a `client_id` label to the per-client metrics (tokens issued, refusals); off by default, as one series per " +
+      "registered client multiplies the series count",
+  }),
+  AUDIT_REFUSAL_FLUSH_SECONDS: z.coerce.number().int().min(1).max(60).default(5).meta({
+    description:
+      "seconds between writes of the aggregated refusal audit rows (token and gateway refusals, failed client " +
+      "authentications; see *Behaviour and decisions → Audit of refusals*); also written on shutdown",
+  }),
   BRAND_NAME: z
     .string()
     .trim()
     .min(1)
     .max(100)
     .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters")
-    .default("Tollgate"),
-  /** The bank's logo on the end-user pages, shown instead of the name (which becomes its alt text): an http(s) URL, whose origin the pages' CSP img-src then allows, or an absolute path on Tollgate's origin such as /brand/logo.svg (served by the reverse proxy in front). Default none: the name as text. */
-  BRAND_LOGO_URL: imageUrl.optional(),
-  /** Port of the TLS listener for mutual-TLS clients (RFC 8705): the same endpoints and gateway as PORT, over HTTPS, a client certificate requested but not required. Default unset: off. Needs TLS_CERT and TLS_KEY. */
-  TLS_PORT: port.optional(),
-  /** The TLS listener's certificate chain (PEM file). */
-  TLS_CERT: z.string().min(1).optional(),
-  /** The TLS listener's private key (PEM file). */
-  TLS_KEY: z.string().min(1).optional(),
-  /** Public address of the TLS listener: the metadata's mtls_endpoint_aliases (RFC 8705 §5). Default https://localhost:TLS_PORT. */
-  TLS_BASE_URL: url.optional(),
-  /** The CA certificates client certificates must chain to (PEM file): the bank's list of QTSP CAs for eIDAS certificates (tls_client_auth). Default none: only self_signed_tls_client_auth and certificate binding work. */
-  TLS_CLIENT_CA: z.string().min(1).optional(),
-  /** CRL files (PEM or DER, comma-separated) of those CAs; a CA without a current CRL fails closed. Default none: revocation is not checked. */
-  TLS_CLIENT_CRLS: z.string().default(""),
-  /** Seconds between two readings of the TLS_CLIENT_CRLS files: a changed file's CRLs replace its previous ones; a file that cannot be read or parsed keeps its last good CRLs until their nextUpdate, and is logged. Default 3600. */
-  CRL_RELOAD_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
-  /** Behind a TLS-terminating proxy: the request header carrying the client certificate as URL-encoded PEM (nginx $ssl_client_escaped_cert), e.g. x-ssl-client-cert. Default none. */
+    .default("Tollgate")
+    .meta({
+      description:
+        "the bank's name on every end-user page (home, sign-in, consent, error, Account) and in their titles, as the passkey " +
+        "relying party's name and as the issuer authenticator apps show; the console keeps \"Tollgate console\"",
+    }),
+  BRAND_LOGO_URL: imageUrl.optional().meta({
+    description:
+      "the bank's logo on the end-user pages, instead of the name (which becomes its alt text): an `https://` (or `http://`) " +
+      "URL, whose origin is added to the pages' CSP `img-src`, or an absolute path on Tollgate's origin such as " +
+      "`/brand/logo.svg`, served by the reverse proxy in front; anything else (`data:`, `javascript:`, a relative path) stops " +
+      "the start with a configuration error",
+    default: "none: the name as text",
+  }),
+  TLS_PORT: port.optional().meta({
+    description:
+      "port of the TLS listener for mutual-TLS clients (RFC 8705): the same endpoints and gateway as `PORT`, over HTTPS, a " +
+      "client certificate requested but not required; needs `TLS_CERT` and `TLS_KEY`",
+    default: "none: off",
+  }),
+  TLS_CERT: z.string().min(1).optional().meta({
+    description: "the TLS listener's certificate chain (PEM file); required with `TLS_PORT`",
+    default: "none",
+  }),
+  TLS_KEY: z.string().min(1).optional().meta({ description: "the TLS listener's private key (PEM file); required with `TLS_PORT`", default: "none" }),
+  TLS_BASE_URL: url.optional().meta({
+    description: "public address of the TLS listener: the metadata's `mtls_endpoint_aliases` (RFC 8705 §5)",
+    default: "`https://localhost:$TLS_PORT`",
+  }),
+  TLS_CLIENT_CA: z.string().min(1).optional().meta({
+    description:
+      "the CA certificates (a PEM file) client certificates must chain to for `tls_client_auth`: the bank's list of QTSP CAs " +
+      "for eIDAS certificates",
+    default: "none: only `self_signed_tls_client_auth` and certificate binding work",
+  }),
+  TLS_CLIENT_CRLS: z.string().default("").meta({
+    description:
+      "comma-separated CRL files (PEM or DER) of those CAs; a CA without a current CRL fails closed. Without them revocation " +
+      "is not checked",
+  }),
+  CRL_RELOAD_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600).meta({
+    description:
+      "seconds between two readings of the `TLS_CLIENT_CRLS` files: a changed file's CRLs replace its previous ones; a file " +
+      "that cannot be read or parsed keeps its last good CRLs until their nextUpdate, and is logged",
+  }),
   TLS_CLIENT_CERT_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]+$/)
     .transform((h) => h.toLowerCase())
-    .optional(),
-  /** The proxies that may set TLS_CLIENT_CERT_HEADER: comma-separated IP addresses or CIDR ranges of the connection's peer. A request carrying the header from any other address is refused. */
-  TLS_CLIENT_CERT_PROXIES: z.string().default(""),
-  /** PSD2 roles (ETSI TS 119 495) to the API products a TPP certificate with them may be granted, as JSON, e.g. {"PSP_AI":["PSD2-AISP-v1"]}. Default PSP_AI → PSD2-AISP-v1, PSP_PI → PSD2-PISP-v1, PSP_IC → PSD2-PIISP-v1. */
-  TPP_ROLE_PRODUCTS: z.string().optional(),
-  /** Dynamic client registration (RFC 7591): the `iss` of the trusted directory's software statements. Default none: with SEED_DEMO the demo directory (server/src/demo/directory.ts), else registration is off. Needs REGISTRATION_DIRECTORY_JWKS. */
-  REGISTRATION_DIRECTORY_ISSUER: z.string().min(1).optional(),
-  /** The directory's public keys: a JWK Set file (JSON). */
-  REGISTRATION_DIRECTORY_JWKS: z.string().min(1).optional(),
-  /** The security profile every registration is held to: fapi2 (private_key_jwt or tls_client_auth, PAR, sender-constrained tokens) or standard. Default fapi2. */
-  REGISTRATION_PROFILE: z.enum(["fapi2", "standard"]).default("fapi2"),
-  /** A registered app waits for an admin's approval (status pending) before its client can get tokens. Default false. */
-  REGISTRATION_REQUIRES_APPROVAL: bool.default(false),
-  /** Let URLs a TPP names (a jwks_uri) connect to loopback and private addresses (never link-local or cloud metadata ones): for a test or demo directory on this machine. Default false: the Internet only. */
-  OUTBOUND_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
-  /** The oldest (by iat) a software statement without exp may be, seconds. Default 3600. */
-  REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600),
-  /** The latest a software statement's exp may be after its iat, seconds: a statement valid for longer is refused (invalid_software_statement). Default 2592000 (30 days). */
-  REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(2_592_000),
-  NODE_ENV: z.string().optional(),
+    .optional()
+    .meta({
+      description:
+        "behind a TLS-terminating proxy: the request header carrying the client certificate as URL-encoded PEM (nginx " +
+        "`$ssl_client_escaped_cert`), e.g. `x-ssl-client-cert`; needs `TLS_CLIENT_CERT_PROXIES`",
+      default: "none",
+    }),
+  TLS_CLIENT_CERT_PROXIES: z.string().default("").meta({
+    description:
+      "the proxies that may set `TLS_CLIENT_CERT_HEADER`: comma-separated IP addresses or CIDR ranges of the connection's " +
+      "peer; required with that header. A request carrying the header from any other address is refused",
+  }),
+  TPP_ROLE_PRODUCTS: z.string().optional().meta({
+    description:
+      "PSD2 roles (ETSI TS 119 495) to the API products a TPP certificate with them may be granted, as JSON, e.g. " +
+      '`{"PSP_AI":["PSD2-AISP-v1"]}`',
+    default: "PSP_AI → `PSD2-AISP-v1`, PSP_PI → `PSD2-PISP-v1`, PSP_IC → `PSD2-PIISP-v1`",
+  }),
+  REGISTRATION_DIRECTORY_ISSUER: z.string().min(1).optional().meta({
+    description:
+      "dynamic client registration (RFC 7591): the `iss` of the trusted directory's software statements; give it with " +
+      "`REGISTRATION_DIRECTORY_JWKS`",
+    default: "none: with `SEED_DEMO` the demo directory (`server/src/demo/directory.ts`), else registration is off",
+  }),
+  REGISTRATION_DIRECTORY_JWKS: z.string().min(1).optional().meta({
+    description: "the directory's public keys: a JWK Set file (JSON); give it with `REGISTRATION_DIRECTORY_ISSUER`",
+    default: "none",
+  }),
+  REGISTRATION_PROFILE: z.enum(["fapi2", "standard"]).default("fapi2").meta({
+    description:
+      "the security profile every registration is held to: `fapi2` (`private_key_jwt` or `tls_client_auth`, PAR, " +
+      "sender-constrained tokens) or `standard`",
+  }),
+  REGISTRATION_REQUIRES_APPROVAL: bool.default(false).meta({
+    description: "a registered app waits for an admin's approval (status `pending`) before its client can get tokens",
+  }),
+  OUTBOUND_ALLOW_PRIVATE_ADDRESSES: bool.default(false).meta({
+    description:
+      "let URLs a TPP names (a `jwks_uri`) connect to loopback and private addresses (never link-local or cloud metadata " +
+      "ones): for a test or demo directory on this machine. Off by default: the Internet only",
+  }),
+  REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600).meta({
+    description: "the oldest (by `iat`) a software statement without `exp` may be, seconds",
+  }),
+  REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(2_592_000).meta({
+    description:
+      "the latest a software statement's `exp` may be after its `iat`, seconds (the default is 30 days): a statement valid " +
+      "for longer is refused (`invalid_software_statement`)",
+  }),
+  NODE_ENV: z.string().optional().meta({
+    description: "Node's environment name: `production` turns `TRANSACTION_GUARD` off unless that is set",
+    default: "none",
+  }),
 });
 
 /** The parsed configuration with derived defaults filled in. */
@@ -186,7 +338,7 @@ export interface Config {
   /** {auth_url}, no trailing slash; also the OAuth issuer identifier (RFC 8414 §2). */
   authUrl: string;
   databaseUrl: string;
-  logLevel: z.infer<typeof schema>["LOG_LEVEL"];
+  logLevel: z.infer<typeof configSchema>["LOG_LEVEL"];
   seedDemo: boolean;
   demoUpstreamPort: number;
   realm: string;
@@ -264,7 +416,7 @@ export interface Config {
  * @throws Error listing every invalid variable, so a misconfigured start fails at once.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid configuration:\n  ${problems.join("\n  ")}`);
