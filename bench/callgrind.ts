@@ -31,11 +31,13 @@
  * default 15,000, and 3,000 for the one-use scenarios), INSTR_THREAD=main (count only the
  * main thread, where requests run: the totals of all threads include V8's helper threads and
  * the WAL checkpoint thread, whose share follows how long the run takes, and moved by ±10 %
- * between identical runs on a busy machine).
+ * between identical runs on a busy machine), INSTR_DUMP_DIR (keep each scenario's callgrind
+ * dumps in <dir>/<scenario>/, to read with `callgrind_annotate`: where the instructions go,
+ * by function of V8, Node, OpenSSL and SQLite; JIT-compiled JavaScript shows as `???`).
  * Needs valgrind (callgrind and callgrind_control) on the PATH: see {@link callgrindMissing}.
  */
 import { execFileSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 import { DEMO } from "../server/src/demo/seed.js";
@@ -262,6 +264,11 @@ export async function countInstructions(scenarios: readonly string[], log: (line
       const { answered, non2xx, errors, seconds } = await sendAll(countedRequests(name), true);
       for (const file of readdirSync(dumps)) rmSync(path.join(dumps, file));
       control(s, "-d");
+      const keep = process.env.INSTR_DUMP_DIR;
+      if (keep) {
+        mkdirSync(path.join(keep, name), { recursive: true });
+        for (const file of readdirSync(dumps)) copyFileSync(path.join(dumps, file), path.join(keep, name, file));
+      }
       const count = { scenario: name, instructionsPerRequest: dumpedInstructions(dumps, mainThreadOnly) / answered, counted: answered, non2xx, errors };
       counts.push(count);
       log(`${name}: ${Math.round(count.instructionsPerRequest / 1000).toLocaleString("en")} thousand instructions per request (${answered} requests in ${seconds.toFixed(0)} s, ${non2xx} non-2xx, ${errors} errors)`);

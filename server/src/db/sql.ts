@@ -65,6 +65,11 @@ export function dateOf(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
 }
 
+/** Reads a boolean column (SQLite: 0 or 1; PostgreSQL: a boolean). */
+export function booleanOf(value: unknown): boolean {
+  return value === true || value === 1;
+}
+
 /** Reads a nullable date column. */
 export function nullableDateOf(value: unknown): Date | null {
   return value === null || value === undefined ? null : dateOf(value);

@@ -82,7 +82,9 @@ export async function createRequestListener(
   };
   const ipOf = (req: NodeRequest) => (req as ClientRequest).ip;
   const limits = oauthRateLimits(config, limiters, ipOf, metrics);
-  const steps = [apiSecurityHeaders(), oauthCors(config), postOnly, identify, certificates, ...limits.beforeBody, formText, ...limits.afterBody];
+  // Closed CORS (no CORS_ORIGINS) writes no header: the cors step would only call next.
+  const cors = config.corsOrigins.length > 0 ? [oauthCors(config)] : [];
+  const steps = [apiSecurityHeaders(), ...cors, postOnly, identify, certificates, ...limits.beforeBody, formText, ...limits.afterBody];
   /** The chain of one endpoint: its route is its path (the metrics' http_route), its name the refusals' endpoint label. */
   const post = (route: string, name: RefusalEndpoint, handler: (req: ClientRequest, res: ServerResponse) => Promise<void>) =>
     chain([log, ...(metrics ? [routeMetrics(metrics, route)] : []), ...steps], (req, res) => {

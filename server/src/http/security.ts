@@ -6,6 +6,7 @@
  */
 import cors from "cors";
 import helmet from "helmet";
+import type { ServerResponse } from "node:http";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { CLIENT_ASSERTION_TYPE, unverifiedAssertionIssuer } from "../oauth/client-assertion.js";
@@ -53,21 +54,52 @@ export function securityHeaders(config: Config): Middleware {
  * clients, not rendered, so helmet's document-only headers (cross-origin isolation, DNS
  * prefetch, download options, Flash policies, the XSS auditor, referrer policy) have
  * nothing to act on there, and writing those eight headers cost about a seventh of an
- * introspection's instructions (docs/performance.md).
+ * introspection's instructions (docs/performance.md). helmet works the headers out once
+ * ({@link fixedHeaders}): they do not depend on the request.
  */
 export function apiSecurityHeaders(): Middleware {
-  return helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    frameguard: { action: "deny" },
-    crossOriginOpenerPolicy: false,
-    crossOriginResourcePolicy: false,
-    originAgentCluster: false,
-    referrerPolicy: false,
-    xDnsPrefetchControl: false,
-    xDownloadOptions: false,
-    xPermittedCrossDomainPolicies: false,
-    xXssProtection: false,
+  return fixedHeaders(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      frameguard: { action: "deny" },
+      crossOriginOpenerPolicy: false,
+      crossOriginResourcePolicy: false,
+      originAgentCluster: false,
+      referrerPolicy: false,
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
+    }),
+  );
+}
+
+/**
+ * The headers that `headers` (connect-style middleware that only sets and removes response
+ * headers, the same for every request, such as helmet without nonces) writes, worked out once
+ * by running it on a recording response; each request then gets them in one loop rather than
+ * through the middleware's chain of steps.
+ * @throws Error when `headers` reads the request, fails, or does not call `next` at once.
+ */
+export function fixedHeaders(headers: Middleware): Middleware {
+  const set: [string, string | number | readonly string[]][] = [];
+  const removed: string[] = [];
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => set.push([name, value]),
+    removeHeader: (name: string) => removed.push(name),
+  };
+  const noRequest = new Proxy({}, { get: (_target, key) => { throw new Error(`fixedHeaders: the middleware reads the request (${String(key)})`); } });
+  let done = false;
+  headers(noRequest as NodeRequest, recorder as unknown as ServerResponse, (err) => {
+    if (err) throw err instanceof Error ? err : new Error(String(err));
+    done = true;
   });
+  if (!done) throw new Error("fixedHeaders: the middleware did not call next at once");
+  return (_req, res, next) => {
+    for (const [name, value] of set) res.setHeader(name, value);
+    for (const name of removed) res.removeHeader(name);
+    next();
+  };
 }
 
 /** CORS for the OAuth endpoints: only the configured origins; none by default. */
