@@ -280,9 +280,51 @@ export async function countInstructions(scenarios: readonly string[], log: (line
   }
 }
 
-/** The counts as a console.table: instructions per request in thousands, requests counted, non-2xx, errors. */
+/**
+ * Instructions per request each hot path may cost on SQLite, counted as {@link countInstructions}
+ * counts with its defaults (docs/performance.md states them with today's figures).
+ */
+export const INSTRUCTION_BUDGETS: Readonly<Partial<Record<string, number>>> = {
+  issuance: 550_000,
+  gateway: 380_000,
+  introspection: 420_000,
+  "gateway-dpop": 900_000,
+};
+
+/** How far over its budget a count may be before it fails (`npm run bench:instructions`): counts repeat to a few per cent. */
+export const BUDGET_TOLERANCE = 0.05;
+
+/** The budget verdict of a count: undefined for a scenario without a budget. */
+export function budgetVerdict(count: InstructionCount): { budget: number; within: boolean } | undefined {
+  const budget = INSTRUCTION_BUDGETS[count.scenario];
+  return budget === undefined ? undefined : { budget, within: count.instructionsPerRequest <= budget * (1 + BUDGET_TOLERANCE) };
+}
+
+/**
+ * The counts as a console.table: instructions per request in thousands, the budget in
+ * thousands (0 when the scenario has none), requests counted, non-2xx, errors.
+ */
 export function instructionTable(counts: readonly InstructionCount[]): Record<string, Record<string, number>> {
   return Object.fromEntries(
-    counts.map((c) => [c.scenario, { "instructions/request (thousands)": Math.round(c.instructionsPerRequest / 1000), "requests counted": c.counted, "non-2xx": c.non2xx, errors: c.errors }]),
+    counts.map((c) => [
+      c.scenario,
+      {
+        "instructions/request (thousands)": Math.round(c.instructionsPerRequest / 1000),
+        "budget (thousands)": Math.round((INSTRUCTION_BUDGETS[c.scenario] ?? 0) / 1000),
+        "requests counted": c.counted,
+        "non-2xx": c.non2xx,
+        errors: c.errors,
+      },
+    ]),
   );
+}
+
+/** A line per budgeted count: within its budget, or over it by more than {@link BUDGET_TOLERANCE}. */
+export function budgetLines(counts: readonly InstructionCount[]): string[] {
+  return counts.flatMap((c) => {
+    const verdict = budgetVerdict(c);
+    if (!verdict) return [];
+    const figures = `${Math.round(c.instructionsPerRequest / 1000)}k of ${verdict.budget / 1000}k`;
+    return [`  ${c.scenario}: ${figures} — ${verdict.within ? "within budget" : `OVER BUDGET (more than ${BUDGET_TOLERANCE * 100} % over)`}`];
+  });
 }

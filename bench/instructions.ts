@@ -5,12 +5,15 @@
  * INSTR_THREAD), which `npm run bench` also runs at its end. The built server runs under
  * callgrind on a fresh SQLite file.
  * Prints a line per scenario as it is counted, then a table: scenario, instructions per
- * request (thousands), requests counted, non-2xx, errors. Asserts nothing.
+ * request (thousands), its budget (thousands), requests counted, non-2xx, errors; then a
+ * verdict per budgeted scenario. Exits 1 when a scenario costs more than its budget
+ * (INSTRUCTION_BUDGETS of bench/callgrind.ts) by more than 5 %. CI does not run it: it takes
+ * a quarter of an hour.
  * Env: BENCH_SCENARIOS (comma-separated, default all of issuance, gateway, introspection,
  * refresh, gateway-dpop, refresh-fapi), and those of bench/callgrind.ts.
  * Needs valgrind (callgrind and callgrind_control) on the PATH.
  */
-import { callgrindMissing, countInstructions, INSTRUCTION_SCENARIOS, instructionTable } from "./callgrind.js";
+import { budgetLines, budgetVerdict, callgrindMissing, countInstructions, INSTRUCTION_SCENARIOS, instructionTable } from "./callgrind.js";
 import { exitOnSignals } from "./support.js";
 
 exitOnSignals();
@@ -23,3 +26,6 @@ const scenarios = process.env.BENCH_SCENARIOS?.split(",").filter(Boolean) ?? [..
 const counts = await countInstructions(scenarios);
 console.log();
 console.table(instructionTable(counts));
+console.log("\nBudgets (instructions per request on SQLite):");
+for (const line of budgetLines(counts)) console.log(line);
+if (counts.some((c) => budgetVerdict(c)?.within === false)) process.exit(1);
