@@ -44,8 +44,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    // As npm start runs it, but with the transaction guard on (db/database.ts), like every
-    // other test.
+    // As npm start runs it.
     command: `${resetDb} && node ${[...serverNodeFlags(), SERVER_ENTRY].join(" ")}`,
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: false,

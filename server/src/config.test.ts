@@ -1,27 +1,9 @@
 /**
- * Settings with rules of their own: the transaction guard (db/database.ts
- * OuterStoreInTransaction), on unless NODE_ENV=production, and TRANSACTION_GUARD overrides
- * either way; the brand of the end-user pages, whose logo is an http(s) URL or a path on
- * this origin, never a script or data URL.
+ * Settings with rules of their own: the brand of the end-user pages, whose logo is an
+ * http(s) URL or a path on this origin, never a script or data URL.
  */
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
-
-describe("loadConfig: TRANSACTION_GUARD", () => {
-  it.each([
-    [{}, true],
-    [{ NODE_ENV: "test" }, true],
-    [{ NODE_ENV: "production" }, false],
-    [{ NODE_ENV: "production", TRANSACTION_GUARD: "true" }, true],
-    [{ TRANSACTION_GUARD: "false" }, false],
-  ])("%j: guard %s", (env, on) => {
-    expect(loadConfig(env).transactionGuard).toBe(on);
-  });
-
-  it("refuses a value that is not a boolean, naming the variable", () => {
-    expect(() => loadConfig({ TRANSACTION_GUARD: "sometimes" })).toThrow(/TRANSACTION_GUARD/);
-  });
-});
 
 describe("loadConfig: BRAND_NAME and BRAND_LOGO_URL", () => {
   it("defaults to Tollgate and no logo", () => {

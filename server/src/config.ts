@@ -174,13 +174,6 @@ export const configSchema = z.object({
       "fd00:ec2::254, 100.100.100.200, `metadata.google.internal`); refused by default, so the gateway cannot be pointed at " +
       "the instance's cloud credentials",
   }),
-  TRANSACTION_GUARD: bool.optional().meta({
-    description:
-      "a store of the database called inside one of its transactions throws `OuterStoreInTransaction` instead of waiting for " +
-      "that very transaction (`server/src/db/database.ts`); its AsyncLocalStorage costs Node 20 about a fifth more CPU per " +
-      "request (see *Performance*). `npm start` sets `TRANSACTION_GUARD=false`",
-    default: "on; off with `NODE_ENV=production`",
-  }),
   DPOP_NONCES: bool.default(false).meta({
     description:
       "require server-issued nonces in DPoP proofs (RFC 9449 §8, §9): a proof without a current one gets `use_dpop_nonce` and " +
@@ -323,10 +316,6 @@ export const configSchema = z.object({
       "the latest a software statement's `exp` may be after its `iat`, seconds (the default is 30 days): a statement valid " +
       "for longer is refused (`invalid_software_statement`)",
   }),
-  NODE_ENV: z.string().optional().meta({
-    description: "Node's environment name: `production` turns `TRANSACTION_GUARD` off unless that is set",
-    default: "none",
-  }),
 });
 
 /** The parsed configuration with derived defaults filled in. */
@@ -375,8 +364,6 @@ export interface Config {
   databaseTimeouts: { connectMs: number; queryMs: number };
   /** Upstream URLs may be link-local or cloud metadata addresses. */
   allowLinkLocalUpstreams: boolean;
-  /** Outer stores refuse calls inside a transaction (TRANSACTION_GUARD; default on unless NODE_ENV=production). */
-  transactionGuard: boolean;
   /** DPoP proofs must carry a server nonce derived from `secret` (DPOP_NONCES); undefined when off. */
   dpopNonces: { secret: string } | undefined;
   /** OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); undefined when off. */
@@ -470,7 +457,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     allowLinkLocalUpstreams: e.ALLOW_LINK_LOCAL_UPSTREAMS,
-    transactionGuard: e.TRANSACTION_GUARD ?? e.NODE_ENV !== "production",
     dpopNonces: e.DPOP_NONCES ? { secret: e.DPOP_NONCE_SECRET ?? randomBytes(32).toString("base64url") } : undefined,
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : undefined,
     metrics: e.METRICS_PORT > 0 ? { port: e.METRICS_PORT, host: e.METRICS_HOST, clientIdLabel: e.METRICS_CLIENT_ID_LABEL } : undefined,

@@ -149,7 +149,6 @@ export async function startServer(config: Config): Promise<RunningServer> {
     catalogTtlMs: config.catalogCacheTtlMs,
     tokenCacheMaxAgeMs: config.tokenCacheMaxAgeMs,
     sqliteSynchronous: config.sqliteSynchronous,
-    transactionGuard: config.transactionGuard,
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     queryTimeoutMs: config.databaseTimeouts.queryMs,
   });

@@ -60,13 +60,6 @@ export interface DbOptions {
    */
   tokenCacheMaxAgeMs?: number;
   sqliteSynchronous?: SqliteSynchronous;
-  /**
-   * Make the stores of the database throw when they are called inside one of its
-   * transactions (see {@link OuterStoreInTransaction}). Default true. It needs an
-   * AsyncLocalStorage, which on Node 20 costs every request about a fifth more CPU
-   * (docs/performance.md), so production (NODE_ENV=production) runs without it.
-   */
-  transactionGuard?: boolean;
 }
 
 /** An open database: its stores, and what the composition root and the tests need besides. */
@@ -122,7 +115,7 @@ export class OuterStoreInTransaction extends Error {
  * answers 503 rather than 500.
  */
 export async function openDatabase(databaseUrl: string, options: DbOptions = {}): Promise<OpenDatabase> {
-  const { poolSize = 10, catalogTtlMs = 1000, tokenCacheMaxAgeMs = 500, sqliteSynchronous = "NORMAL", transactionGuard = true } = options;
+  const { poolSize = 10, catalogTtlMs = 1000, tokenCacheMaxAgeMs = 500, sqliteSynchronous = "NORMAL" } = options;
   const timeouts: PoolTimeouts = { connectionTimeoutMillis: options.connectTimeoutMs ?? 2000, query_timeout: options.queryTimeoutMs ?? 5000 };
   const catalog = new CatalogCache(catalogTtlMs);
   const onCatalogWrite = () => catalog.invalidate();
@@ -136,7 +129,7 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
     const sql = postgresqlSql(databaseUrl, poolSize, timeouts);
     const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache };
-    return { ...open(x, prisma, (tx) => prismaTransactionSql(tx), transactionGuard), sharedTokens: tokenCache };
+    return { ...open(x, prisma, (tx) => prismaTransactionSql(tx)), sharedTokens: tokenCache };
   }
   // This process is the database's only writer, so the token cache sees every change.
   const tokenCache = new TokenCache<TokenRecord>(TOKEN_CACHE_ENTRIES);
@@ -163,7 +156,7 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
   const sql = sqliteSql(connection, gate);
   const x: Executor = { prisma, sql: { ...sql, close: () => checkpointer.stop() }, provider: "sqlite", catalog, tokenCache };
   // A Prisma interactive transaction holds the gate: direct statements join it on the connection.
-  return open(x, prisma, () => sql.joined, transactionGuard);
+  return open(x, prisma, () => sql.joined);
 }
 
 /** The better-sqlite3 connection inside Prisma's adapter (its public `client`, @prisma/adapter-better-sqlite3 6.19). */
@@ -173,7 +166,11 @@ function sqliteConnectionOf(adapter: SqlDriverAdapter): BetterSqlite3.Database {
   return client;
 }
 
-/** Set while a transaction's function runs (only with the transaction guard on). */
+/**
+ * Set while a transaction's function runs: the transaction guard. On Node 24 an
+ * AsyncLocalStorage runs on AsyncContextFrame, without a hook on every promise: callgrind
+ * counted the same instructions per request with and without it (docs/performance.md).
+ */
 const insideTransaction = new AsyncLocalStorage<true>();
 
 type Method = (...args: unknown[]) => unknown;
@@ -221,16 +218,16 @@ function classified(stores: Stores): Stores {
  * ServiceUnavailable on a connection-level failure ({@link classified}); a SQLite file
  * has no connection to lose, and its hot paths are spared the wrapper.
  */
-function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Prisma.TransactionClient) => Sql, guard: boolean): OpenDatabase {
+function open(x: Executor, prisma: PrismaClient, transactionSql: (tx: Prisma.TransactionClient) => Sql): OpenDatabase {
   const remote = x.provider === "postgresql";
   const storesOver = (ex: Executor) => (remote ? classified(buildStores(ex)) : buildStores(ex));
   const stores = storesOver(x);
   const database: Database = {
-    ...(guard ? guarded(stores) : stores),
+    ...guarded(stores),
     transaction: (fn) => {
       const run = prisma.$transaction((tx) => {
         const inner = storesOver({ ...x, prisma: tx, sql: transactionSql(tx) });
-        return guard ? insideTransaction.run(true, () => fn(inner)) : fn(inner);
+        return insideTransaction.run(true, () => fn(inner));
       });
       return remote ? run.catch(rethrowUnavailable) : run;
     },

@@ -4,9 +4,10 @@
  * (http/logger.ts) attaches it to every request object; the code that has the request reads it
  * with {@link contextOf} and hands the ids on ({@link RequestIds}) where an audit event is written.
  *
- * Carried on the request, not in an AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use
- * turns on a hook on every promise of the process, about a fifth more instructions per token
- * issuance and gateway call (docs/performance.md).
+ * Carried on the request, not in an AsyncLocalStorage. On Node 24 an AsyncLocalStorage would
+ * cost nothing measurable (it no longer hooks every promise, docs/performance.md), but every
+ * reader of the context already holds the request, and passing it keeps what reads the
+ * context visible in the signatures.
  *
  * It lives in the kernel because every layer reads it: the audit store (db/) adds the ids to
  * its events, client authentication (oauth/) and the gateway set the client id, http/ attaches it.

@@ -13,7 +13,7 @@ export function serverNodeFlags(): string[] {
   return startCommand()[2]!.split(" ").filter(Boolean);
 }
 
-/** The environment `npm start` sets for the server (`NAME=value` before `node`, e.g. TRANSACTION_GUARD=false). */
+/** The environment `npm start` sets for the server (`NAME=value` before `node`; none today). */
 export function serverEnv(): Record<string, string> {
   return Object.fromEntries(startCommand()[1]!.split(" ").filter(Boolean).map((a) => a.split("=", 2) as [string, string]));
 }
