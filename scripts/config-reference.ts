@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { withConfigReference } from "../server/src/config-reference.js";
+import { withConfigReference } from "./docs/config-reference.js";
 
 const DOCUMENT = "docs/configuration.md";
 const path = fileURLToPath(new URL(`../${DOCUMENT}`, import.meta.url));

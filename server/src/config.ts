@@ -2,7 +2,7 @@
  * Tollgate configuration: every setting comes from one environment variable, parsed and
  * validated here with zod. This is the only place defaults and the settings' documentation
  * live: the reference in docs/configuration.md is generated from {@link configSchema}
- * (`npm run docs:config`, server/src/config-reference.ts).
+ * (`npm run docs:config`, scripts/docs/config-reference.ts).
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -29,7 +29,7 @@ const imageUrl = z.string().refine((v) => isAbsolutePath(v) || isHttpUrl(v), "mu
 
 /**
  * Every setting: its environment variable, how it is parsed and validated, and its
- * documentation, which docs/configuration.md shows (server/src/config-reference.ts). Each
+ * documentation, which docs/configuration.md shows (scripts/docs/config-reference.ts). Each
  * setting's `.meta()` gives its `description` (the meaning column, one markdown line) and,
  * where zod has no literal default (an optional setting, or a default worked out in
  * {@link loadConfig}), its `default` in words; a literal zod default is shown as it is.

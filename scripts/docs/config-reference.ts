@@ -2,10 +2,10 @@
  * The configuration reference of docs/configuration.md, generated from the settings'
  * documentation in config.ts (each setting's `.meta({ description, default? })`), so that the
  * document cannot drift from the schema: `npm run docs:config` (scripts/config-reference.ts)
- * rewrites the generated part, and config-reference.test.ts fails when it is stale.
+ * rewrites the generated part, and server/test/config-reference.test.ts fails when it is stale.
  */
 import { z } from "zod";
-import { configSchema } from "./config.js";
+import { configSchema } from "../../server/src/config.js";
 
 /** One row of the reference: the environment variable, its default and its meaning, as markdown. */
 export interface SettingReference {

@@ -6,11 +6,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { configSchema } from "./config.js";
-import { configSettings, renderConfigReference, withConfigReference } from "./config-reference.js";
+import { configSchema } from "../src/config.js";
+import { configSettings, renderConfigReference, withConfigReference } from "../../scripts/docs/config-reference.js";
 
 const DOCUMENT = new URL("../../docs/configuration.md", import.meta.url);
-const CONFIG_SOURCE = new URL("./config.ts", import.meta.url);
+const CONFIG_SOURCE = new URL("../src/config.ts", import.meta.url);
 const START = "<!-- generated from server/src/config.ts by npm run docs:config: do not edit by hand -->";
 const END = "<!-- end of generated reference -->";
 
