@@ -1,4 +1,4 @@
-import { constants, generateKeyPairSync, randomUUID, sign } from "node:crypto";
+import { constants, generateKeyPairSync, randomUUID, sign, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidDpopProof, UseDpopNonce } from "../kernel/errors.js";
@@ -181,6 +181,44 @@ describe("verifyDpopProof: the JOSE header (RFC 9449 §4.3 items 4-7, FAPI 2.0 �
     await refused(verify(await proof({ ...es256, privateKey: (await signer("ES256")).privateKey })), /signature does not verify/);
   });
 
+  it.each(["ES256", "PS256", "EdDSA"])("refuses a %s proof signed by another key, after a good proof with the same header", async (alg) => {
+    const key = { ES256: es256, PS256: ps256, EdDSA: eddsa }[alg]!;
+    await verify(await proof(key));
+    await refused(verify(await proof({ ...key, privateKey: (await signer(alg)).privateKey })), /signature does not verify/);
+  });
+
+  it.each(["ES256", "PS256", "EdDSA"])("refuses a %s proof whose payload was changed after signing", async (alg) => {
+    const key = { ES256: es256, PS256: ps256, EdDSA: eddsa }[alg]!;
+    const [header, , signature] = (await proof(key, { htu: "https://elsewhere.example.com/token" })).split(".");
+    await refused(verify(`${header}.${b64(claimsNow())}.${signature}`), /signature does not verify/);
+  });
+
+  it("refuses a proof whose signature is cut short", async () => {
+    await refused(verify((await proof(es256)).slice(0, -2)), /signature does not verify/);
+  });
+
+  it("refuses a P-384 key with ES256, and a secp256k1 key presented as P-256", async () => {
+    const p384 = generateKeyPairSync("ec", { namedCurve: "P-384" });
+    const header = { alg: "ES256", typ: "dpop+jwt", jwk: p384.publicKey.export({ format: "jwk" }) };
+    const signWith = (key: KeyObject) => (input: Buffer) => sign("sha256", input, { key, dsaEncoding: "ieee-p1363" });
+    await refused(verify(handSigned(header, claimsNow(), signWith(p384.privateKey))), /crv P-256/);
+    const k1 = generateKeyPairSync("ec", { namedCurve: "secp256k1" });
+    const relabelled = { alg: "ES256", typ: "dpop+jwt", jwk: { ...k1.publicKey.export({ format: "jwk" }), crv: "P-256" } };
+    await refused(verify(handSigned(relabelled, claimsNow(), signWith(k1.privateKey))), /malformed or its jwk cannot be used/);
+  });
+
+  it("refuses a header with crit (no extension is understood)", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const header = { alg: "ES256", typ: "dpop+jwt", jwk: publicKey.export({ format: "jwk" }), crit: ["exp"], exp: NOW_SECONDS + 60 };
+    const signed = handSigned(header, claimsNow(), (input) => sign("sha256", input, { key: privateKey, dsaEncoding: "ieee-p1363" }));
+    await refused(verify(signed), /malformed or its jwk cannot be used/);
+  });
+
+  it("refuses a jwk whose key_ops lacks verify, and accepts one that has it", async () => {
+    await refused(verify(await proof(es256, {}, { jwk: { ...es256.jwk, key_ops: ["sign"] } })), /key_ops/);
+    await expect(verify(await proof(es256, {}, { jwk: { ...es256.jwk, key_ops: ["verify"] } }))).resolves.toBeDefined();
+  });
+
   it("refuses a jwk whose point is not on the curve, as InvalidDpopProof and not a crash", async () => {
     const x = Buffer.from(es256.jwk.x!, "base64url");
     x[31]! ^= 1;
@@ -260,6 +298,21 @@ describe("verifyDpopProof: the claims (RFC 9449 §4.3 items 8-12)", () => {
 
   it("refuses a string iat (jose's refusal becomes InvalidDpopProof)", async () => {
     await refused(verify(await proof(es256, { iat: String(NOW_SECONDS) })), /iat claim is invalid/);
+  });
+
+  it(`refuses an exp more than ${DPOP_PROOF_MAX_FUTURE_SECONDS} s past, and accepts one within`, async () => {
+    await refused(verify(await proof(es256, { exp: NOW_SECONDS - DPOP_PROOF_MAX_FUTURE_SECONDS })), /has expired \(exp\)/);
+    await expect(verify(await proof(es256, { exp: NOW_SECONDS - DPOP_PROOF_MAX_FUTURE_SECONDS + 1 }))).resolves.toBeDefined();
+  });
+
+  it(`refuses an nbf more than ${DPOP_PROOF_MAX_FUTURE_SECONDS} s ahead, and accepts one within`, async () => {
+    await refused(verify(await proof(es256, { nbf: NOW_SECONDS + DPOP_PROOF_MAX_FUTURE_SECONDS + 1 })), /nbf claim is invalid/);
+    await expect(verify(await proof(es256, { nbf: NOW_SECONDS + DPOP_PROOF_MAX_FUTURE_SECONDS }))).resolves.toBeDefined();
+  });
+
+  it("refuses exp and nbf that are not numbers", async () => {
+    await refused(verify(await proof(es256, { exp: String(NOW_SECONDS + 60) })), /exp claim is invalid/);
+    await refused(verify(await proof(es256, { nbf: String(NOW_SECONDS) })), /nbf claim is invalid/);
   });
 
   describe("ath (RFC 9449 §4.2, §7)", () => {
