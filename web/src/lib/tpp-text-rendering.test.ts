@@ -32,7 +32,7 @@ function render(details: PaymentInitiation[]): string {
 }
 
 beforeAll(() => {
-  // The list formats in the browser's language; Node 20 has no navigator.
+  // The list formats in the browser's language: a fixed one here (Node 24's navigator says the machine's).
   vi.stubGlobal("navigator", { language: "en-GB" });
 });
 
