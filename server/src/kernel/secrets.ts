@@ -3,7 +3,7 @@
  * their storage form. Only the SHA-256 of a secret is ever stored: these values carry 256
  * bits of entropy, so a fast hash is as strong as a slow one and keeps token checks cheap.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Random bytes drawn from the CSPRNG a pool at a time (one call per 128 secrets, not one each). */
 const POOL_BYTES = 4096;
@@ -22,9 +22,12 @@ export function newSecret(): string {
   return secret;
 }
 
-/** SHA-256 of `value` as 64 lowercase hex characters: the stored form of a secret. */
+/**
+ * SHA-256 of `value` (UTF-8) as 64 lowercase hex characters: the stored form of a secret.
+ * node:crypto's one-shot `hash`, without a Hash object: it runs on every token lookup.
+ */
 export function hashSecret(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
+  return hash("sha256", value, "hex");
 }
 
 /** A SHA-256 digest as {@link hashSecret} writes it: 64 lowercase hex characters. */
