@@ -6,16 +6,14 @@
  * and a PSD2 identity that holds together (ETSI TS 119 495 §5.2.1). Certificates come from the
  * test PKI (support/pki.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signDemoSoftwareStatement } from "../src/demo/directory.js";
 import { FORM, type Json } from "./support/flow.js";
 import { adminBearer, type GraphQLClient } from "./support/graphql.js";
-import { issueCrl, TEST_TPP, testPki, type TestCertificate, type TestPki } from "./support/pki.js";
+import { issueCrl, pemFolder, TEST_TPP, testPki, type PemFolder, type TestCertificate, type TestPki } from "./support/pki.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const PROXY_HEADER = "x-ssl-client-cert";
@@ -24,7 +22,7 @@ const PROXY_ADDRESS = "127.0.0.2";
 const DAY = 86_400_000;
 
 let pki: TestPki;
-let dir: string;
+let folder: PemFolder | undefined;
 let crlFile: string;
 let server: TestServer;
 let admin: GraphQLClient;
@@ -70,13 +68,9 @@ async function publishCrl(nextUpdate: Date, revoked: TestCertificate[] = []): Pr
 
 beforeAll(async () => {
   pki = await testPki();
-  dir = mkdtempSync(path.join(tmpdir(), "tollgate-certificates-"));
-  const file = (name: string, text: string) => {
-    const at = path.join(dir, name);
-    writeFileSync(at, text);
-    return at;
-  };
-  crlFile = path.join(dir, "intermediate.crl");
+  folder = pemFolder("tollgate-certificates-");
+  const { file } = folder;
+  crlFile = file("intermediate.crl", "");
   await publishCrl(new Date(Date.now() + 7 * DAY));
   server = await startTestServer({
     TLS_CLIENT_CA: file("qtsp-ca.pem", pki.root.pem + pki.intermediate.pem),
@@ -99,7 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  folder?.remove();
 });
 
 describe("the CRLs of TLS_CLIENT_CRLS, read again every CRL_RELOAD_SECONDS", () => {

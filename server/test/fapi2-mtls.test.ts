@@ -7,9 +7,6 @@
  * negotiates TLS 1.2 only with RFC 9325 §4.2's recommended cipher suites (FAPI 2.0 SP §5.2.1).
  * Real server, real TLS on 127.0.0.1, certificates from the test PKI (support/pki.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { Agent, request, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,11 +16,11 @@ import { expectOAuthError, FORM, INTROSPECTION_ENDPOINT, basic, pkcePair, type J
 import { freePort } from "./support/free-port.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
 import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
-import { issueCertificate, privateKeyPem, testPki, type TestCertificate, type TestPki } from "./support/pki.js";
+import { pemFolder, privateKeyPem, testPki, tlsListenerSettings, type PemFolder, type TestCertificate, type TestPki } from "./support/pki.js";
 import type { TestServer } from "./support/server.js";
 
 let pki: TestPki;
-let dir: string;
+let folder: PemFolder | undefined;
 let server: TestServer;
 /** BASE_URL (and the issuer): the plain listener. */
 let base: string;
@@ -70,28 +67,14 @@ async function introspect(token: string): Promise<Json> {
 
 beforeAll(async () => {
   pki = await testPki();
-  dir = mkdtempSync(path.join(tmpdir(), "tollgate-fapi2-mtls-"));
-  const file = (name: string, text: string) => {
-    const at = path.join(dir, name);
-    writeFileSync(at, text);
-    return at;
-  };
-  const listener = await issueCertificate({
-    subject: [{ CN: ["localhost"] }],
-    issuer: pki.intermediate,
-    notBefore: new Date(pki.now.getTime() - 86_400_000),
-    notAfter: new Date(pki.now.getTime() + 86_400_000),
-    sans: [{ type: "ip", value: "127.0.0.1" }],
-  });
+  folder = pemFolder("tollgate-fapi2-mtls-");
   serverCa = [pki.root.pem, pki.intermediate.pem];
   tlsPort = await freePort();
   tlsBase = `https://127.0.0.1:${tlsPort}`;
   ({ server } = await startIssuerServer({
     TLS_PORT: String(tlsPort),
     TLS_BASE_URL: tlsBase,
-    TLS_CERT: file("listener.pem", listener.pem + pki.intermediate.pem),
-    TLS_KEY: file("listener.key", await privateKeyPem(listener)),
-    TLS_CLIENT_CA: file("qtsp-ca.pem", pki.root.pem + pki.intermediate.pem),
+    ...(await tlsListenerSettings(pki, folder)),
   }));
   base = server.url;
   await addOpenDataApi(server);
@@ -100,7 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(agents.map((a) => a.close()));
   await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  folder?.remove();
 });
 
 describe("DPoP on the mutual-TLS listener: htu is the URL the request arrived on (RFC 9449 §4.3, RFC 8705 §5)", () => {

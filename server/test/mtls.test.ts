@@ -5,16 +5,13 @@
  * TLS-terminating proxy whose header is trusted only from the proxy's address (127.0.0.2,
  * the same loopback). The certificates come from the test PKI (support/pki.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect as netConnect } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { exportJWK } from "jose";
 import { Agent, request, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signDemoSoftwareStatement } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
-import { issueCertificate, privateKeyPem, TEST_TPP, testPki, type TestCertificate, type TestPki } from "./support/pki.js";
+import { pemFolder, privateKeyPem, TEST_TPP, testPki, tlsListenerSettings, type PemFolder, type TestCertificate, type TestPki } from "./support/pki.js";
 import { FORM, type Json } from "./support/flow.js";
 import { adminBearer, firstError, type GraphQLClient } from "./support/graphql.js";
 import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
@@ -25,7 +22,7 @@ const PROXY_HEADER = "x-ssl-client-cert";
 const PROXY_ADDRESS = "127.0.0.2";
 
 let pki: TestPki;
-let dir: string;
+let folder: PemFolder | undefined;
 let server: TestServer;
 let admin: GraphQLClient;
 /** The TLS listener's CA bundle, for the clients to trust it. */
@@ -103,29 +100,13 @@ let small: { id: string; clientId: string };
 
 beforeAll(async () => {
   pki = await testPki();
-  dir = mkdtempSync(path.join(tmpdir(), "tollgate-mtls-"));
-  const file = (name: string, text: string) => {
-    const at = path.join(dir, name);
-    writeFileSync(at, text);
-    return at;
-  };
-  const listener = await issueCertificate({
-    subject: [{ CN: ["localhost"] }],
-    issuer: pki.intermediate,
-    notBefore: new Date(pki.now.getTime() - 86_400_000),
-    notAfter: new Date(pki.now.getTime() + 86_400_000),
-    sans: [
-      { type: "ip", value: "127.0.0.1" },
-      { type: "dns", value: "localhost" },
-    ],
-  });
+  folder = pemFolder("tollgate-mtls-");
+  const { file } = folder;
   serverCa = [pki.root.pem, pki.intermediate.pem];
   server = await startTestServer({
     TLS_PORT: "0",
-    TLS_CERT: file("listener.pem", listener.pem + pki.intermediate.pem),
-    TLS_KEY: file("listener.key", await privateKeyPem(listener)),
-    // The QTSP's root (the trust anchor) and its issuing CA, for proxies that forward only the leaf.
-    TLS_CLIENT_CA: file("qtsp-ca.pem", pki.root.pem + pki.intermediate.pem),
+    // The client CAs: the QTSP's root (the trust anchor) and its issuing CA, for proxies that forward only the leaf.
+    ...(await tlsListenerSettings(pki, folder)),
     TLS_CLIENT_CRLS: [file("intermediate.crl", pki.crl.pem), file("root.crl", pki.rootCrl.pem)].join(","),
     TLS_CLIENT_CERT_HEADER: PROXY_HEADER,
     TLS_CLIENT_CERT_PROXIES: PROXY_ADDRESS,
@@ -148,7 +129,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(agents.map((a) => a.close()));
   await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  folder?.remove();
 });
 
 describe("metadata (RFC 8705 §3.3, §5)", () => {

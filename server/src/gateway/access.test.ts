@@ -17,6 +17,25 @@ function denialOf(t: PresentedToken | undefined, api: ApiRoute, now: Date, dpop?
   return expect.unreachable();
 }
 
+/** The time of every call. */
+const NOW = new Date("2026-11-26T10:00:00.000Z");
+
+/** An active client credentials token of the demo app for the AISP product, with `over` on top. */
+const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
+  x5t: null,
+  consent: null,
+  authorizationDetails: null,
+  active: true,
+  scopes: ["aisp"],
+  apiProducts: ["PSD2-AISP-v1"],
+  clientId: "ck",
+  appName: "Demo",
+  jkt: null,
+  authentication: null,
+  userId: null,
+  ...over,
+});
+
 describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
   const API: ApiRoute = {
     name: "accounts",
@@ -28,22 +47,6 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
     maxAgeSeconds: null,
     consentCheck: "none",
   };
-  /** The time of every call. */
-  const NOW = new Date("2026-11-26T10:00:00.000Z");
-  const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
-    x5t: null,
-    consent: null,
-    authorizationDetails: null,
-    active: true,
-    scopes: ["aisp"],
-    apiProducts: ["PSD2-AISP-v1"],
-    clientId: "ck",
-    appName: "Demo",
-    jkt: null,
-    authentication: null,
-    userId: null,
-    ...over,
-  });
 
   const denial = (t: PresentedToken | undefined, api: ApiRoute = API, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
@@ -101,7 +104,6 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
 });
 
 describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)", () => {
-  const NOW = new Date("2026-11-26T10:00:00.000Z");
   const API: ApiRoute = {
     name: "payments",
     upstream: { origin: "http://upstream.example", basePath: "" },
@@ -118,32 +120,21 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
     amr,
     authTime: new Date(NOW.getTime() - ageSeconds * 1000),
   });
-  const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
-    x5t: null,
-    consent: null,
-    authorizationDetails: null,
-    active: true,
-    scopes: ["pisp"],
-    apiProducts: ["PSD2-PISP-v1"],
-    clientId: "ck",
-    appName: "Demo",
-    jkt: null,
-    authentication: authentication(ACR_PASSWORD, 10),
-    userId: "u1",
-    ...over,
-  });
+  /** A user's payment token, signed in with a password 10 s before {@link NOW}. */
+  const pispToken = (over: Partial<PresentedToken> = {}) =>
+    token({ scopes: ["pisp"], apiProducts: ["PSD2-PISP-v1"], authentication: authentication(ACR_PASSWORD, 10), userId: "u1", ...over });
   const SCA_API: ApiRoute = { ...API, requiredAcr: ACR_SCA };
   const check = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => () => checkAccess(t, api, "tollgate", NOW, dpop);
   const denial = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
 
   it("an API without requirements takes any user authentication, and none (client credentials)", () => {
-    expect(check(token(), API)).not.toThrow();
-    expect(check(token({ authentication: null, userId: null }), API)).not.toThrow();
+    expect(check(pispToken(), API)).not.toThrow();
+    expect(check(pispToken({ authentication: null, userId: null }), API)).not.toThrow();
   });
 
   it("refuses a password-only token where the API requires SCA: 401 with acr_values and no max_age", () => {
-    const err = denial(token(), SCA_API);
+    const err = denial(pispToken(), SCA_API);
     expect(err.status).toBe(401);
     expect(err.error).toBe("insufficient_user_authentication");
     expect(err.message).toBe("the user's authentication is not strong enough; this API requires strong customer authentication");
@@ -154,26 +145,26 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
   });
 
   it("accepts an SCA token where the API requires SCA, and where it requires only a password (a stronger level meets a weaker one)", () => {
-    expect(check(token({ authentication: authentication(ACR_SCA, 10) }), SCA_API)).not.toThrow();
-    expect(check(token({ authentication: authentication(ACR_SCA, 10) }), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
-    expect(check(token(), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
+    expect(check(pispToken({ authentication: authentication(ACR_SCA, 10) }), SCA_API)).not.toThrow();
+    expect(check(pispToken({ authentication: authentication(ACR_SCA, 10) }), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
+    expect(check(pispToken(), { ...API, requiredAcr: ACR_PASSWORD })).not.toThrow();
   });
 
   it("refuses a token with no user authentication (client credentials) where the API requires an acr", () => {
-    const err = denial(token({ authentication: null, userId: null }), { ...API, requiredAcr: ACR_PASSWORD });
+    const err = denial(pispToken({ authentication: null, userId: null }), { ...API, requiredAcr: ACR_PASSWORD });
     expect(err.status).toBe(401);
     expect(err.message).toBe("this access token carries no user authentication; this API requires a password sign-in");
     expect(err.headers["WWW-Authenticate"]).toMatch(/, acr_values="urn:tollgate:pwd"$/);
   });
 
   it("refuses an unknown acr on the token: it meets no level", () => {
-    expect(denial(token({ authentication: authentication("urn:other:gold", 10) }), { ...API, requiredAcr: ACR_PASSWORD }).error).toBe("insufficient_user_authentication");
+    expect(denial(pispToken({ authentication: authentication("urn:other:gold", 10) }), { ...API, requiredAcr: ACR_PASSWORD }).error).toBe("insufficient_user_authentication");
   });
 
   it("max age: accepts an authentication exactly maxAgeSeconds old, refuses one a millisecond older with max_age and no acr_values", () => {
     const api = { ...API, maxAgeSeconds: 300 };
-    expect(check(token({ authentication: authentication(ACR_PASSWORD, 300) }), api)).not.toThrow();
-    const err = denial(token({ authentication: authentication(ACR_PASSWORD, 300.001) }), api);
+    expect(check(pispToken({ authentication: authentication(ACR_PASSWORD, 300) }), api)).not.toThrow();
+    const err = denial(pispToken({ authentication: authentication(ACR_PASSWORD, 300.001) }), api);
     expect(err.status).toBe(401);
     expect(err.error).toBe("insufficient_user_authentication");
     expect(err.headers["WWW-Authenticate"]).toBe(
@@ -182,15 +173,15 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
   });
 
   it("max age: refuses a token with no user authentication, naming max_age", () => {
-    const err = denial(token({ authentication: null }), { ...API, maxAgeSeconds: 60 });
+    const err = denial(pispToken({ authentication: null }), { ...API, maxAgeSeconds: 60 });
     expect(err.headers["WWW-Authenticate"]).toMatch(/error="insufficient_user_authentication", .*, max_age="60"$/);
     expect(err.headers["WWW-Authenticate"]).not.toContain("acr_values");
   });
 
   it("both: the challenge names acr_values and max_age, whichever of the two the token fails", () => {
     const api = { ...SCA_API, maxAgeSeconds: 60 };
-    expect(check(token({ authentication: authentication(ACR_SCA, 59) }), api)).not.toThrow();
-    for (const t of [token({ authentication: authentication(ACR_PASSWORD, 1) }), token({ authentication: authentication(ACR_SCA, 61) })]) {
+    expect(check(pispToken({ authentication: authentication(ACR_SCA, 59) }), api)).not.toThrow();
+    for (const t of [pispToken({ authentication: authentication(ACR_PASSWORD, 1) }), pispToken({ authentication: authentication(ACR_SCA, 61) })]) {
       const err = denial(t, api);
       expect(err.status).toBe(401);
       expect(err.headers["WWW-Authenticate"]).toMatch(/, acr_values="urn:tollgate:sca", max_age="60"$/);
@@ -199,20 +190,19 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
   });
 
   it("a DPoP-presented token gets the DPoP scheme with algs after the step-up parameters (RFC 9449 §7.1)", () => {
-    const err = denial(token({ jkt: "thumbprint" }), { ...SCA_API, maxAgeSeconds: 60 }, { algs: ["ES256", "PS256"] });
+    const err = denial(pispToken({ jkt: "thumbprint" }), { ...SCA_API, maxAgeSeconds: 60 }, { algs: ["ES256", "PS256"] });
     expect(err.headers["WWW-Authenticate"]).toMatch(/^DPoP realm="tollgate", error="insufficient_user_authentication", error_description="[^"]+", acr_values="urn:tollgate:sca", max_age="60", algs="ES256 PS256"$/);
   });
 
   it("is checked after validity and scopes: an inactive token is invalid_token, a token without the scope insufficient_scope", () => {
     const api = { ...SCA_API, maxAgeSeconds: 1 };
-    expect(denial(token({ active: false }), api).error).toBe("invalid_token");
-    expect(denial(token({ scopes: [] }), api).error).toBe("insufficient_scope");
-    expect(denial(token({ apiProducts: [] }), api).status).toBe(403);
+    expect(denial(pispToken({ active: false }), api).error).toBe("invalid_token");
+    expect(denial(pispToken({ scopes: [] }), api).error).toBe("insufficient_scope");
+    expect(denial(pispToken({ apiProducts: [] }), api).status).toBe(403);
   });
 });
 
 describe("checkAccess on an account API (PSD2 Art. 67, RTS Arts. 10 and 36: account data only with the PSU)", () => {
-  const NOW = new Date("2026-11-26T10:00:00.000Z");
   const ACCOUNTS: ApiRoute = {
     name: "accounts",
     upstream: { origin: "http://upstream.example", basePath: "" },
@@ -231,20 +221,6 @@ describe("checkAccess on an account API (PSD2 Art. 67, RTS Arts. 10 and 36: acco
     recurringIndicator: true,
   };
   const sca = { acr: ACR_SCA, amr: ["pwd", "otp", "mfa"], authTime: new Date(NOW.getTime() - 10_000) };
-  const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
-    x5t: null,
-    consent: null,
-    authorizationDetails: null,
-    active: true,
-    scopes: ["aisp"],
-    apiProducts: ["PSD2-AISP-v1"],
-    clientId: "ck",
-    appName: "Demo",
-    jkt: null,
-    authentication: null,
-    userId: null,
-    ...over,
-  });
   /** A token carrying `details` of consent `consentId` (null: self-asserted at the client credentials grant). */
   const withDetails = (consentId: string | null, over: Partial<PresentedToken> = {}) =>
     token({ consent: { consentId, authorizationDetails: JSON.stringify([ACCESS]) }, authorizationDetails: [ACCESS], ...over });

@@ -17,6 +17,9 @@ import { AsnConvert } from "@peculiar/asn1-schema";
 import { id_pe_qcStatements, QCStatement, QCStatements } from "@peculiar/asn1-x509-qualified";
 import { id_etsi_qcs_qcCompliance, id_etsi_qcs_qcType, id_etsi_qct_web, QcType } from "@peculiar/asn1-x509-qualified-etsi";
 import { webcrypto } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import fc from "fast-check";
 import { PSD2_QC_STATEMENT_OID, Psd2QcType, RoleOfPsp, RolesOfPsp } from "../../src/certificates/eidas.js";
 import { CertificateFormatError } from "../../src/certificates/errors.js";
@@ -398,4 +401,49 @@ export function mutatedCopies(der: Uint8Array, from = 0): fc.Arbitrary<Uint8Arra
     for (const { at, byte } of edits) mutated[at] = byte;
     return mutated;
   });
+}
+
+/** A temporary folder for the PEM files the server's TLS settings name. */
+export interface PemFolder {
+  /** Writes `text` to the file `name` in the folder. @returns its path. */
+  file(name: string, text: string): string;
+  /** Deletes the folder and its files. */
+  remove(): void;
+}
+
+/** A new {@link PemFolder} under the system's temporary folder, its name starting with `prefix`. */
+export function pemFolder(prefix: string): PemFolder {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return {
+    file(name, text) {
+      const at = path.join(dir, name);
+      writeFileSync(at, text);
+      return at;
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The settings of a mutual-TLS listener on 127.0.0.1 (TLS_CERT, TLS_KEY, TLS_CLIENT_CA), written
+ * to `folder`: a server certificate for 127.0.0.1 and localhost issued by the test QTSP's
+ * intermediate, valid a day either side of its `now`, with its chain; and the QTSP's root and
+ * intermediate as the client CAs.
+ */
+export async function tlsListenerSettings(pki: TestPki, folder: PemFolder): Promise<{ TLS_CERT: string; TLS_KEY: string; TLS_CLIENT_CA: string }> {
+  const listener = await issueCertificate({
+    subject: [{ CN: ["localhost"] }],
+    issuer: pki.intermediate,
+    notBefore: new Date(pki.now.getTime() - 86_400_000),
+    notAfter: new Date(pki.now.getTime() + 86_400_000),
+    sans: [
+      { type: "ip", value: "127.0.0.1" },
+      { type: "dns", value: "localhost" },
+    ],
+  });
+  return {
+    TLS_CERT: folder.file("listener.pem", listener.pem + pki.intermediate.pem),
+    TLS_KEY: folder.file("listener.key", await privateKeyPem(listener)),
+    TLS_CLIENT_CA: folder.file("qtsp-ca.pem", pki.root.pem + pki.intermediate.pem),
+  };
 }
