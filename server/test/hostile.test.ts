@@ -284,17 +284,8 @@ function formText(params: H.Param[], dup: number | undefined, sep: string): stri
  * UTF-8 bytes (a `%` that starts no escape stays itself) read by a fatal UTF-8 decoder.
  */
 function escapesDecodeToUtf8(text: string): boolean {
-  const bytes = Buffer.from(text, "utf8");
-  const out: number[] = [];
-  const hex = (b: number | undefined) => b !== undefined && /^[0-9A-Fa-f]$/.test(String.fromCharCode(b));
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0x25 && hex(bytes[i + 1]) && hex(bytes[i + 2])) {
-      out.push(parseInt(String.fromCharCode(bytes[i + 1]!, bytes[i + 2]!), 16));
-      i += 2;
-    } else out.push(bytes[i]!);
-  }
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(out));
+    new TextDecoder("utf-8", { fatal: true }).decode(H.percentDecodeBytes(text));
     return true;
   } catch {
     return false;

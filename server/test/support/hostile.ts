@@ -281,10 +281,40 @@ export function joinParams(params: readonly Param[], sep = "&"): string {
     .join(sep);
 }
 
-/** The parameters as the server sees them (WHATWG form parsing: what URLSearchParams does). */
+/** True for the byte of an ASCII hex digit. */
+const isHexByte = (b: number | undefined) => b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+
+/** The UTF-8 bytes of `text` with each `%XX` escape replaced by its byte; a `%` that starts no escape stays (WHATWG URL "percent-decode"). */
+export function percentDecodeBytes(text: string): Uint8Array {
+  const bytes = Buffer.from(text, "utf8");
+  const out: number[] = [];
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x25 && isHexByte(bytes[i + 1]) && isHexByte(bytes[i + 2])) {
+      out.push(parseInt(String.fromCharCode(bytes[i + 1]!, bytes[i + 2]!), 16));
+      i += 2;
+    } else out.push(bytes[i]!);
+  }
+  return Uint8Array.from(out);
+}
+
+/** WHATWG "UTF-8 decode without BOM" (malformed sequences read as U+FFFD). */
+const lossyUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * The parameters as the server sees them: WHATWG `application/x-www-form-urlencoded`
+ * parsing (split on `&`, then at the first `=`, `+` as a space, percent-decoded UTF-8),
+ * written out here because Node's URLSearchParams turns a character outside the BMP that
+ * a `%%` follows into two NULs (Node 20 and 24).
+ */
 export function parsedParams(wire: string): { all: Map<string, string[]>; repeated: string[] } {
   const all = new Map<string, string[]>();
-  for (const [k, v] of new URLSearchParams(wire)) all.set(k, [...(all.get(k) ?? []), v]);
+  const decode = (s: string) => lossyUtf8.decode(percentDecodeBytes(s.replaceAll("+", " ")));
+  for (const pair of wire.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const [k, v] = eq === -1 ? [decode(pair), ""] : [decode(pair.slice(0, eq)), decode(pair.slice(eq + 1))];
+    all.set(k, [...(all.get(k) ?? []), v]);
+  }
   return { all, repeated: [...all].filter(([, v]) => v.length > 1).map(([k]) => k) };
 }
 
