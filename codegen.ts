@@ -33,6 +33,8 @@ const config: CodegenConfig = {
           Psd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
           MyPsd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
           AuditEvent: record("audit", "AuditEventRow"),
+          SigningKey: record("signing-keys", "SigningKeyRecord"),
+          SigningKeyRotation: "../use-cases/signing-keys.js#SigningKeyRotationResult",
           Me: "../context.js#SignedInUser",
         },
         scalars: { DateTime: "Date" },

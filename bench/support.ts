@@ -203,7 +203,14 @@ export async function createDatabase(kind: DatabaseKind): Promise<BenchDatabase>
     kind,
     label,
     url,
-    env: { DATABASE_URL: url, REDIS_URL: BENCH_REDIS_URL, REDIS_KEY_PREFIX: prefix, SESSION_SECRET: randomBytes(32).toString("hex") },
+    env: {
+      DATABASE_URL: url,
+      // The tests' key-encryption key file: a throw-away database needs no key of its own.
+      KEY_ENCRYPTION_KEY_FILE: path.resolve(import.meta.dirname, "../server/test/fixtures/test.kek"),
+      REDIS_URL: BENCH_REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      SESSION_SECRET: randomBytes(32).toString("hex"),
+    },
     drop,
   };
 }

@@ -15,7 +15,8 @@ import type { Locator, Page } from "@playwright/test";
 import { generate, generateSecret } from "otplib";
 import { expectAccessible } from "./support/accessibility.js";
 import { readTable, signInAt } from "./support/console.js";
-import { SCA_IDLE_SECONDS, TOLLGATE_URL } from "./support/env.js";
+import { loadKeyEncryption } from "../server/src/kernel/key-encryption.js";
+import { KEK_FILE, SCA_IDLE_SECONDS, TOLLGATE_URL } from "./support/env.js";
 import { expect, RP_APPS, test, type TestUser } from "./support/fixtures.js";
 import {
   ALICE,
@@ -234,7 +235,9 @@ test("a passkey added on the Account page after confirming it's you signs its us
 test("five failed attempts give one message whichever element was wrong, and the sixth is blocked", async ({ page, rp, db, newUser }) => {
   const user = await newUser("blocked");
   const secret = generateSecret();
-  await db.userFactor.create({ data: { userId: user.id, type: "totp", name: "Phone", secret } });
+  // Stored as the server stores TOTP keys: sealed under its key-encryption key, for this user.
+  const sealed = loadKeyEncryption(KEK_FILE, false).encryption.seal(Buffer.from(secret), `totp:${user.id}`);
+  await db.userFactor.create({ data: { userId: user.id, type: "totp", name: "Phone", secret: sealed } });
   const right = await totp(secret);
   const wrong = await wrongCode(secret);
   const attempts = [

@@ -35,6 +35,9 @@ export const POSTGRES_ADMIN_URL = process.env.E2E_POSTGRES_URL ?? "postgresql://
 /** The e2e PostgreSQL database, dropped and created again before each server start. */
 export const POSTGRES_DB = `tollgate_e2e_${TOLLGATE_PORT}`;
 
+/** The e2e server's key-encryption key file (KEY_ENCRYPTION_KEY_FILE), which the fixtures seal TOTP keys with too: the tests' own. */
+export const KEK_FILE = path.resolve(import.meta.dirname, "../../server/test/fixtures/test.kek");
+
 /** DATABASE_URL given to the server and used by the fixtures. */
 export const DATABASE_URL =
   process.env.E2E_DATABASE === "postgresql"

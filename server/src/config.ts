@@ -316,6 +316,35 @@ export const configSchema = z.object({
       "the latest a software statement's `exp` may be after its `iat`, seconds (the default is 30 days): a statement valid " +
       "for longer is refused (`invalid_software_statement`)",
   }),
+  KEY_ENCRYPTION_KEY_FILE: z.string().min(1).optional().meta({
+    description:
+      "file of the key-encryption key that seals private signing keys and TOTP keys at rest (AES-256-GCM): one or more " +
+      "lines of 32 random bytes in base64 (`openssl rand -base64 32`), the first sealing, all opening " +
+      "([rotation](operations.md#key-encryption-key)); keep it outside the database and its backups. Required with PostgreSQL",
+    default: "SQLite: `<database file>.kek`, created on first start",
+  }),
+  KEY_ROTATION_DAYS: z.coerce.number().int().min(1).max(3650).default(90).meta({
+    description: "days a signing key signs before the next one replaces it (scheduled rotation; admins can rotate at any time)",
+  }),
+  PKCS11_MODULE: z.string().min(1).optional().meta({
+    description:
+      "path of a PKCS#11 library (an HSM's, or SoftHSM2's `/usr/lib/softhsm/libsofthsm2.so`): new signing keys are made in its " +
+      "token and never leave it. Needs `PKCS11_TOKEN_LABEL` and `PKCS11_PIN`",
+    default: "none: signing keys are sealed under the key-encryption key",
+  }),
+  PKCS11_TOKEN_LABEL: z.string().min(1).max(32).optional().meta({
+    description: "label of the PKCS#11 token that holds the signing keys (by label, as slot ids change when tokens are added)",
+    default: "none",
+  }),
+  PKCS11_PIN: z.string().min(1).optional().meta({
+    description: "user PIN of the PKCS#11 token; a PIN the token refuses is not tried again until restart, so the token does not lock it",
+    default: "none",
+  }),
+  JWKS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900).meta({
+    description:
+      "`Cache-Control: max-age` of the JWK Set (`/oauth2/v1/jwks`), seconds; a new signing key is published this long plus a " +
+      "minute before it signs, so a client's cached JWK Set always has it",
+  }),
 });
 
 /** The parsed configuration with derived defaults filled in. */
@@ -383,6 +412,18 @@ export interface Config {
   /** Where a URL a TPP names may connect (OUTBOUND_ALLOW_PRIVATE_ADDRESSES; kernel/addresses.ts). */
   tppAddresses: "public" | "internal";
   /**
+   * This server's signing keys: the key-encryption key file (undefined: on SQLite, the one
+   * beside the database), days between rotations, the JWK Set's cache lifetime in seconds,
+   * and the HSM.
+   */
+  keys: {
+    kekFile: string | undefined;
+    rotationDays: number;
+    jwksMaxAgeSeconds: number;
+    /** The PKCS#11 token new keys are made in (PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN); undefined: the envelope backend. */
+    pkcs11: { module: string; tokenLabel: string; pin: string } | undefined;
+  };
+  /**
    * Dynamic client registration: the trusted directory (its issuer and JWK Set file; undefined:
    * the demo's with SEED_DEMO, else registration off), the profile registrations are held to,
    * whether they await approval, the oldest a statement without exp may be and the longest a
@@ -415,6 +456,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.TLS_PORT !== undefined && (!e.TLS_CERT || !e.TLS_KEY)) throw new Error("Invalid configuration:\n  TLS_CERT, TLS_KEY: required with TLS_PORT");
   if ((e.REGISTRATION_DIRECTORY_ISSUER === undefined) !== (e.REGISTRATION_DIRECTORY_JWKS === undefined)) {
     throw new Error("Invalid configuration:\n  REGISTRATION_DIRECTORY_ISSUER, REGISTRATION_DIRECTORY_JWKS: give both, or neither");
+  }
+  if (!e.KEY_ENCRYPTION_KEY_FILE && !e.DATABASE_URL.startsWith("file:")) {
+    throw new Error("Invalid configuration:\n  KEY_ENCRYPTION_KEY_FILE: required with PostgreSQL, the same file on every instance (openssl rand -base64 32 > kek)");
+  }
+  if ((e.PKCS11_MODULE !== undefined || e.PKCS11_TOKEN_LABEL !== undefined || e.PKCS11_PIN !== undefined) && !(e.PKCS11_MODULE && e.PKCS11_TOKEN_LABEL && e.PKCS11_PIN)) {
+    throw new Error("Invalid configuration:\n  PKCS11_MODULE, PKCS11_TOKEN_LABEL, PKCS11_PIN: give all three, or none");
   }
   const proxies = list(e.TLS_CLIENT_CERT_PROXIES);
   if (e.TLS_CLIENT_CERT_HEADER && proxies.length === 0) {
@@ -469,6 +516,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientCertificates: { caFile: e.TLS_CLIENT_CA, crlFiles: list(e.TLS_CLIENT_CRLS), crlReloadSeconds: e.CRL_RELOAD_SECONDS, header: e.TLS_CLIENT_CERT_HEADER, proxies },
     tppRoleProducts: e.TPP_ROLE_PRODUCTS,
     tppAddresses: e.OUTBOUND_ALLOW_PRIVATE_ADDRESSES ? "internal" : "public",
+    keys: {
+      kekFile: e.KEY_ENCRYPTION_KEY_FILE,
+      rotationDays: e.KEY_ROTATION_DAYS,
+      jwksMaxAgeSeconds: e.JWKS_MAX_AGE_SECONDS,
+      pkcs11: e.PKCS11_MODULE ? { module: e.PKCS11_MODULE, tokenLabel: e.PKCS11_TOKEN_LABEL!, pin: e.PKCS11_PIN! } : undefined,
+    },
     registration: {
       directory: e.REGISTRATION_DIRECTORY_ISSUER && e.REGISTRATION_DIRECTORY_JWKS ? { issuer: e.REGISTRATION_DIRECTORY_ISSUER, jwksFile: e.REGISTRATION_DIRECTORY_JWKS } : undefined,
       profile: e.REGISTRATION_PROFILE,

@@ -13,12 +13,16 @@ import type { Config } from "./config.js";
 import { openDatabase, type OpenDatabase } from "./db/database.js";
 import type { Database } from "./stores/index.js";
 import { shareInvalidations } from "./db/cache-events.js";
-import { migrate, providerOf } from "./db/migrate.js";
+import { migrate, providerOf, sqliteFilePath } from "./db/migrate.js";
 import { demoSeed } from "./demo/seed.js";
 import { loadSeed } from "./db/seed.js";
 import { startDemoUpstream, type DemoUpstream } from "./demo/upstream.js";
 import { createRequestListener } from "./http/dispatch.js";
-import { Readiness, redisCheck, withReadiness } from "./http/readiness.js";
+import { CheckFailed, Readiness, redisCheck, withReadiness } from "./http/readiness.js";
+import { KeyBackendUnavailable } from "./keys/backend.js";
+import type { Keyring } from "./keys/keyring.js";
+import { openKeys } from "./keys/setup.js";
+import { loadKeyEncryption } from "./kernel/key-encryption.js";
 import { limiterFactory } from "./kernel/limiter.js";
 import { tracedStores } from "./kernel/spans.js";
 import { createLogger } from "./http/logger.js";
@@ -55,6 +59,8 @@ export interface RunningServer {
   demoUpstreamUrl?: string;
   /** True when this start loaded the demo into an empty database. */
   seeded: boolean;
+  /** This server's signing keys (keys/keyring.ts). */
+  keyring: Keyring;
   /** The Prometheus scrape URL of the metrics listener (METRICS_PORT), e.g. http://127.0.0.1:9464/metrics; undefined when off. */
   metricsUrl?: string;
   /** Writes the refusal audit's pending aggregates and the gateway traffic counts now (else every AUDIT_REFUSAL_FLUSH_SECONDS and on close): for tests and tools. */
@@ -145,7 +151,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const tracing = config.tracing ? await startTracing(config.tracing) : undefined;
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  // Secrets at rest are sealed under the key-encryption key: KEY_ENCRYPTION_KEY_FILE, or on SQLite a file beside the database, made on first start.
+  const kek = loadKeyEncryption(config.keys.kekFile ?? `${sqliteFilePath(config.databaseUrl)}.kek`, config.keys.kekFile === undefined);
+  if (kek.warning) logger.warn(kek.warning);
+  const encryption = kek.encryption;
   const opened = await openDatabase(config.databaseUrl, {
+    keyEncryption: encryption,
     catalogTtlMs: config.catalogCacheTtlMs,
     tokenCacheMaxAgeMs: config.tokenCacheMaxAgeMs,
     sqliteSynchronous: config.sqliteSynchronous,
@@ -161,6 +172,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     seeded = await loadSeed(opened.prisma, await demoSeed(upstream));
   }
 
+  const resealed = await db.factors.sealTotpKeys();
+  if (resealed > 0) logger.info({ totpKeys: resealed }, "TOTP keys sealed under the key-encryption key");
+  const keys = openKeys(config, encryption, db.signingKeys, logger);
+  /** The signing keys were read and their backend can sign; a backend's reason is safe to show (it never holds a secret). */
+  const signingKeys = async () => {
+    try {
+      await keys.keyring.ready();
+      await keys.backend.check();
+    } catch (error) {
+      throw error instanceof KeyBackendUnavailable ? new CheckFailed(error.message) : error;
+    }
+  };
+
   // A command waits at most redisCommandTimeoutMs, queued while reconnecting too: a Redis that is away or hangs slows
   // no request beyond that, and the limiters' in-process copies (kernel/limiter.ts) take over.
   const redisOptions = { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: config.redisCommandTimeoutMs };
@@ -170,7 +194,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // With tracing on, each store call made while serving a request is a database client span (kernel/spans.ts).
   const served = tracing ? tracedStores(db, providerOf(config.databaseUrl)) : db;
   // GET /readyz: the database, and Redis when configured, each within its time limit (http/readiness.ts).
-  const readiness = new Readiness([{ name: "database", check: () => opened.ping() }, ...(redis ? [redisCheck(redis)] : [])], { logger });
+  const readiness = new Readiness([{ name: "database", check: () => opened.ping() }, ...(redis ? [redisCheck(redis)] : []), { name: "signing keys", check: signingKeys }], {
+    logger,
+  });
   // Per server, never prom-client's global registry: each instance (and each test server) serves its own.
   const metrics = config.metrics ? new Metrics({ clientIdLabel: config.metrics.clientIdLabel }) : undefined;
   // The stores of the database, not the traced ones: the flush runs outside any request.
@@ -179,7 +205,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const { mtls, stopCrlReload } = mtlsSettings(config, logger);
   const listener = withReadiness(
     readiness,
-    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls)),
+    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), keys.keyring),
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);
@@ -210,6 +236,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logger,
     demoUpstreamUrl: upstream?.url,
     seeded,
+    keyring: keys.keyring,
     metricsUrl: metricsListener?.url,
     flushCounts: async () => {
       await Promise.all([refusals.flush(), traffic.flush()]);
@@ -224,7 +251,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // finish; a query cut off mid-transaction would otherwise keep the pool from closing.
       await sleep(50);
       // The refusals of the last requests, before the database closes.
-      await Promise.all([refusals.close(), traffic.close()]);
+      await Promise.all([refusals.close(), traffic.close(), keys.close()]);
       await Promise.race([opened.close(), sleep(DISCONNECT_TIMEOUT_MS)]);
       stopSharing();
       redis?.disconnect();

@@ -44,7 +44,13 @@ describe("GET /readyz with the database only", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
     expect(answer.headers.get("cache-control")).toBe("no-store");
-    expect(answer.body).toEqual({ status: "ready", checks: [{ name: "database", status: "up", durationMs: expect.any(Number) }] });
+    expect(answer.body).toEqual({
+      status: "ready",
+      checks: [
+        { name: "database", status: "up", durationMs: expect.any(Number) },
+        { name: "signing keys", status: "up", durationMs: expect.any(Number) },
+      ],
+    });
     expect(answer.body.checks[0].durationMs).toBeGreaterThanOrEqual(0);
     // Matched as Express matches a route: one trailing slash, any case.
     expect((await readyz(server, "/readyz/")).body.status).toBe("ready");
@@ -94,6 +100,7 @@ describe("GET /readyz with Redis (a redis-server of this suite)", () => {
       checks: [
         { name: "database", status: "up", durationMs: expect.any(Number) },
         { name: "redis", status: "up", durationMs: expect.any(Number) },
+        { name: "signing keys", status: "up", durationMs: expect.any(Number) },
       ],
     });
   });
@@ -109,6 +116,7 @@ describe("GET /readyz with Redis (a redis-server of this suite)", () => {
       expect(down.answer.body.checks).toEqual([
         { name: "database", status: "up", durationMs: expect.any(Number) },
         { name: "redis", status: "down", durationMs: expect.any(Number), error: expect.any(String) },
+        { name: "signing keys", status: "up", durationMs: expect.any(Number) },
       ]);
       // Liveness is not readiness: the process itself is fine.
       expect((await send(new URL("/healthz", server.url))).status).toBe(200);
@@ -131,6 +139,6 @@ describe("GET /readyz with Redis (a redis-server of this suite)", () => {
     await redis.start();
     const up = await until(server, 200);
     expect(up.ms).toBeLessThan(REPORT_BOUND_MS);
-    expect(up.answer.body.checks.map((c: { status: string }) => c.status)).toEqual(["up", "up"]);
+    expect(up.answer.body.checks.map((c: { status: string }) => c.status)).toEqual(["up", "up", "up"]);
   });
 });

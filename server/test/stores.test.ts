@@ -137,9 +137,9 @@ describe.each<[string, () => GrantStores]>([
   it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
     const codeHash = hashSecret(newId());
     const expiresAt = new Date(NOW.getTime() + 60_000);
-    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt });
+    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt });
     const code = (await s.codes.byHash(codeHash))!;
-    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt, usedAt: null });
+    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt, usedAt: null });
     expect(await s.codes.byId(code.id)).toEqual(code);
     const first = newToken({ familyId: code.id });
     expect(await s.tokens.insertRedeemingCode(first, code.id, NOW)).toBe(true);
@@ -148,7 +148,7 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.insertRedeemingCode(replay, code.id, NOW)).toBe(false);
     expect(await s.tokens.byId(replay.id)).toBeUndefined();
     const unused = hashSecret(newId());
-    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, authentication: null, expiresAt });
+    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, nonce: null, authentication: null, expiresAt });
     await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
     expect(await s.codes.byHash(unused)).toBeUndefined();
     expect((await s.codes.byId(code.id))!.usedAt).toEqual(NOW);
@@ -208,6 +208,7 @@ describe("the database's other stores", () => {
       state: "s",
       codeChallenge: null,
       codeChallengeMethod: null,
+      nonce: null,
       dpopJkt: null,
       prompt: null,
       scaRequired: true,

@@ -24,6 +24,7 @@ import { SqliteGate, sqliteSql, type Sql } from "./sql.js";
 import type { Executor } from "./stores/executor.js";
 import { buildStores } from "./stores/index.js";
 import { TokenCache } from "./token-cache.js";
+import type { KeyEncryption } from "../kernel/key-encryption.js";
 import { unavailableError } from "./unavailable.js";
 
 /** Token rows a process keeps at most (db/token-cache.ts): about 10 MB. */
@@ -60,6 +61,8 @@ export interface DbOptions {
    */
   tokenCacheMaxAgeMs?: number;
   sqliteSynchronous?: SqliteSynchronous;
+  /** Seals and opens the secrets kept at rest (TOTP keys, stores/factors.ts); without it, reading or writing them throws. */
+  keyEncryption?: KeyEncryption;
 }
 
 /** An open database: its stores, and what the composition root and the tests need besides. */
@@ -128,7 +131,7 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
     const adapter = observedAdapter(new PrismaPg({ connectionString: databaseUrl, max: poolSize, ...timeouts }), { onCatalogWrite, onTokenWrite: () => tokenCache.clear() });
     const prisma = new PostgresqlPrismaClient({ adapter }) as unknown as PrismaClient;
     const sql = postgresqlSql(databaseUrl, poolSize, timeouts);
-    const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache };
+    const x: Executor = { prisma, sql, provider: "postgresql", catalog, tokenCache, keyEncryption: options.keyEncryption };
     return { ...open(x, prisma, (tx) => prismaTransactionSql(tx)), sharedTokens: tokenCache };
   }
   // This process is the database's only writer, so the token cache sees every change.
@@ -154,7 +157,7 @@ export async function openDatabase(databaseUrl: string, options: DbOptions = {})
   if (!connection) throw new Error("the SQLite adapter did not connect");
   const checkpointer = startCheckpointer(sqliteFilePath(databaseUrl));
   const sql = sqliteSql(connection, gate);
-  const x: Executor = { prisma, sql: { ...sql, close: () => checkpointer.stop() }, provider: "sqlite", catalog, tokenCache };
+  const x: Executor = { prisma, sql: { ...sql, close: () => checkpointer.stop() }, provider: "sqlite", catalog, tokenCache, keyEncryption: options.keyEncryption };
   // A Prisma interactive transaction holds the gate: direct statements join it on the connection.
   return open(x, prisma, () => sql.joined);
 }

@@ -15,6 +15,8 @@ import { berlinGroupRouter } from "../gateway/berlin-group-api.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
+import { jwksEndpoint } from "../keys/jwks-endpoint.js";
+import type { Keyring } from "../keys/keyring.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
 import type { Metrics } from "../kernel/metrics.js";
@@ -24,7 +26,7 @@ import type { LimiterFactory } from "../kernel/limiter.js";
 import { oauthCors, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
 import { registrationRouter, type RegistrationEndpointSettings } from "../registration/endpoint.js";
-import { REGISTRATION_PATH } from "../kernel/paths.js";
+import { JWKS_PATH, REGISTRATION_PATH } from "../kernel/paths.js";
 import { clientCertificates } from "./client-certificates.js";
 
 /**
@@ -34,6 +36,7 @@ import { clientCertificates } from "./client-certificates.js";
  * @param dpop - DPoP proof checks of the Berlin Group consent API's DPoP-bound tokens.
  * @param metrics - times each request under its route template; undefined: nothing recorded.
  * @param registration - the dynamic client registration endpoint's settings; undefined: registration is off.
+ * @param keyring - this server's signing keys: the JWK Set at JWKS_PATH, their rotation in the admin API.
  */
 export async function createApp(
   config: Config,
@@ -44,6 +47,7 @@ export async function createApp(
   dpop: DpopSettings,
   metrics: Metrics | undefined,
   registration: RegistrationEndpointSettings | undefined,
+  keyring: Keyring,
 ): Promise<Express> {
   const app = express();
   app.disable("x-powered-by");
@@ -53,6 +57,7 @@ export async function createApp(
   if (metrics) app.use(expressMetrics(metrics));
   app.use(securityHeaders(config));
   app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog, registration !== undefined));
+  app.get(JWKS_PATH, oauthCors(config), jwksEndpoint(keyring, config.keys.jwksMaxAgeSeconds));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -66,7 +71,7 @@ export async function createApp(
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
   );
   if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration));
-  app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config));
+  app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config, keyring));
   app.use(spa(config.brand));
   app.use((req, res, next) => {
     fallback(req, res).catch(next);

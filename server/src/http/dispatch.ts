@@ -29,6 +29,7 @@ import { gatewayObserver, type TrafficRecorder } from "./traffic.js";
 import { clientCertificates } from "./client-certificates.js";
 import type { MtlsSettings } from "../oauth/client-auth.js";
 import type { RegistrationEndpointSettings } from "../registration/endpoint.js";
+import type { Keyring } from "../keys/keyring.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -50,6 +51,7 @@ export interface RequestObservers {
  * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
  * @param mtls - what client certificates are checked against (RFC 8705 §2).
  * @param registration - the dynamic client registration endpoint's settings; undefined: off.
+ * @param keyring - this server's signing keys: the JWK Set.
  */
 export async function createRequestListener(
   config: Config,
@@ -59,6 +61,7 @@ export async function createRequestListener(
   observers: RequestObservers,
   mtls: MtlsSettings,
   registration: RegistrationEndpointSettings | undefined,
+  keyring: Keyring,
 ) {
   const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = {
@@ -67,7 +70,7 @@ export async function createRequestListener(
     listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
   };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs });
-  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration);
+  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration, keyring);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
 

@@ -118,6 +118,7 @@ export async function startFlow(
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
     dpopJkt: request.dpopJkt,
+    nonce: request.nonce,
   };
   const reused =
     session !== undefined &&
@@ -364,6 +365,7 @@ function codeGrant(i: InteractionRecord) {
     codeChallenge: i.codeChallenge,
     codeChallengeMethod: i.codeChallengeMethod,
     dpopJkt: i.dpopJkt,
+    nonce: i.nonce,
   };
 }
 

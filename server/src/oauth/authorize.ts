@@ -25,7 +25,7 @@ import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
 import { redirectWith } from "./redirect.js";
-import { grantScopes, parseScope } from "./scopes.js";
+import { grantScopes, openIdScopes, parseScope } from "./scopes.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
 
 /** Authorization code lifetime, seconds (decisions.md: 60 s). */
@@ -45,6 +45,8 @@ export interface AuthorizationRequest {
   prompt: Prompt | null;
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (`dpop_jkt`). */
   dpopJkt: string | null;
+  /** OpenID Connect Core §3.1.2.1: the `nonce` the ID token carries; null when not sent. */
+  nonce: string | null;
   /** `max_age` (OpenID Connect Core §3.1.2.1, RFC 9470 §4): the most seconds since the user's last authentication; null when not sent. */
   maxAge: number | null;
   /**
@@ -83,6 +85,7 @@ const SINGLE = [
   "request_uri",
   "authorization_details",
   "response_mode",
+  "nonce",
 ];
 
 /** `max_age`: a non-negative integer of at most 9 digits (seconds). */
@@ -90,6 +93,9 @@ const MAX_AGE = /^\d{1,9}$/;
 
 /** The authorization parameters a client may push (RFC 9126 §2.1), kept with the pushed request. */
 const PUSHABLE = SINGLE.filter((name) => name !== "request_uri");
+
+/** Longest `nonce` accepted, in characters (OpenID Connect sets none; it is stored with the code and signed into the ID token). */
+export const MAX_NONCE_LENGTH = 512;
 
 /** A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters. */
 const JKT = /^[A-Za-z0-9_-]{43}$/;
@@ -182,7 +188,7 @@ async function checkParameters(
   if (detailsText !== undefined && !isCleanText(detailsText)) throw new InvalidRequest("authorization_details is not valid text");
   const requested = await consentRequestOf(consents, client, parseScope(given(values, "scope")), detailsText, now);
   if (requested.scopes.length === 0 && !requested.consent) throw new InvalidScope("scope is required");
-  const scopes = requested.scopes.length === 0 ? [] : grantScopes(requested.scopes, productScopes(client.products));
+  const scopes = requested.scopes.length === 0 ? [] : grantScopes(requested.scopes, [...productScopes(client.products), ...openIdScopes(requested.scopes)]);
   const consent = requested.consent;
 
   const method = given(values, "code_challenge_method") ?? null;
@@ -200,6 +206,8 @@ async function checkParameters(
   }
   const dpopJkt = given(values, "dpop_jkt") ?? null;
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
+  const nonce = given(values, "nonce") ?? null;
+  if (nonce !== null && nonce.length > MAX_NONCE_LENGTH) throw new InvalidRequest(`nonce may have at most ${MAX_NONCE_LENGTH} characters`);
   const maxAge = given(values, "max_age") ?? null;
   if (maxAge !== null && !MAX_AGE.test(maxAge)) throw new InvalidRequest("max_age must be a non-negative number of seconds");
   // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored.
@@ -215,6 +223,7 @@ async function checkParameters(
     codeChallengeMethod: codeChallenge === null ? null : "S256",
     prompt: prompt as Prompt | null,
     dpopJkt,
+    nonce,
     maxAge: maxAge === null ? null : Number(maxAge),
     scaRequired,
     consent,
@@ -373,6 +382,7 @@ export interface CodeGrant {
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   dpopJkt: string | null;
+  nonce: string | null;
   /** How the user authenticated (`acr`, `amr`, `auth_time`), carried to the tokens. */
   authentication: Authentication;
   /** The PSD2 consent approved and its authorization details, carried to the tokens; absent when none. */
@@ -394,6 +404,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     codeChallenge: grant.codeChallenge,
     codeChallengeMethod: grant.codeChallengeMethod,
     dpopJkt: grant.dpopJkt,
+    nonce: grant.nonce,
     authentication: grant.authentication,
     consent: grant.consent,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),

@@ -9,7 +9,7 @@ import { CLIENT_AUTH_METHODS, MTLS_AUTH_METHODS } from "../kernel/auth-methods.j
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE } from "./scopes.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
-import { PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/paths.js";
+import { JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/paths.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
@@ -23,7 +23,8 @@ import { PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/paths.js";
  * listener or a proxy's header): its client authentication methods (`tls_client_auth` only
  * with CAs to check against), certificate-bound tokens, and with a TLS listener of its own
  * the endpoints' `mtls_endpoint_aliases`. With dynamic client registration on, its
- * `registration_endpoint` (RFC 8414 §2).
+ * `registration_endpoint` (RFC 8414 §2). `jwks_uri` is the JWK Set of the keys this server
+ * signs with (keys/keyring.ts), on the authorization server's origin.
  */
 export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[], registration = false): Record<string, unknown> {
   const mtls = config.tls !== undefined || config.clientCertificates.header !== undefined;
@@ -39,6 +40,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
   return {
     issuer: config.authUrl,
     authorization_endpoint: `${config.authUrl}/authorize`,
+    jwks_uri: `${config.authUrl}${JWKS_PATH}`,
     ...endpoints(config.baseUrl),
     require_pushed_authorization_requests: false,
     scopes_supported: scopes.filter((s) => s !== ADMIN_SCOPE),

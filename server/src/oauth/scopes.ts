@@ -13,6 +13,21 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
  */
 export const ADMIN_SCOPE = "admin";
 
+/** The scope that makes an authorization request an OpenID Connect one (OpenID Connect Core §3.1.2.1). */
+export const OPENID_SCOPE = "openid";
+
+/** The OpenID Connect scopes: `openid`, and the claims UserInfo answers for `profile` and `email` (OpenID Connect Core §5.4). */
+export const OPENID_SCOPES = [OPENID_SCOPE, "profile", "email"] as const;
+
+/**
+ * The OpenID Connect scopes a request may have besides its API products' scopes: all of
+ * {@link OPENID_SCOPES} when it asks for `openid`, none otherwise (`profile` and `email`
+ * mean nothing without it, OpenID Connect Core §5.4).
+ */
+export function openIdScopes(requested: readonly string[]): readonly string[] {
+  return requested.includes(OPENID_SCOPE) ? OPENID_SCOPES : [];
+}
+
 /**
  * Parses a `scope` parameter into distinct scope names, in request order.
  * @throws InvalidScope when a name has characters RFC 6749 §3.3 does not allow.

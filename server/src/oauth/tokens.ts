@@ -10,6 +10,7 @@
  */
 import { ID_LENGTH } from "../kernel/ids.js";
 import { hashMatches, hashSecret } from "../kernel/secrets.js";
+import { openIdScopes } from "./scopes.js";
 import type { ClientRecord } from "../stores/clients.js";
 import type { Stores } from "../stores/index.js";
 import type { Authentication, GrantConsent, TokenRecord } from "../stores/tokens.js";
@@ -54,13 +55,15 @@ export async function findTokenRow(
 
 /**
  * What a token still grants: its recorded products that are still approved on its
- * credential, and its recorded scopes that one of those products still offers. Revoking
+ * credential, and its recorded scopes that one of those products still offers (and the
+ * OpenID Connect scopes of a grant with `openid`, which no product offers). Revoking
  * a product on a credential thus takes effect on tokens already issued. (Lists of a few
  * names each, so plain array scans.)
  */
 export function liveGrant(t: TokenRecord, approved: ClientRecord["products"]): { apiProducts: string[]; scopes: string[] } {
   const products = approved.filter((p) => t.apiProducts.includes(p.name));
-  return { apiProducts: products.map((p) => p.name), scopes: t.scopes.filter((s) => products.some((p) => p.scopes.includes(s))) };
+  const openId = openIdScopes(t.scopes);
+  return { apiProducts: products.map((p) => p.name), scopes: t.scopes.filter((s) => openId.includes(s) || products.some((p) => p.scopes.includes(s))) };
 }
 
 /** The app and credential are approved and the credential is not past its expiry (rotation grace). */

@@ -14,6 +14,8 @@ export interface AuthorizationCodeRecord {
   codeChallengeMethod: string | null;
   /** RFC 9449 §10: the DPoP key thumbprint (`dpop_jkt`) the code is bound to; null when unbound. */
   dpopJkt: string | null;
+  /** OpenID Connect Core §3.1.2.1: the request's `nonce`, carried into the ID token; null when none. */
+  nonce: string | null;
   /** How the user authenticated for this code (`acr`, `amr`, `auth_time`); null for codes from before SCA. */
   authentication: Authentication | null;
   /** The PSD2 consent the code authorizes and its approved authorization details (RFC 9396); null when none. */

@@ -15,7 +15,7 @@ export interface FactorSummary {
 
 export type FactorType = "totp" | "webauthn";
 
-/** A TOTP factor with its shared key. */
+/** A TOTP factor with its shared key (stored sealed under the key-encryption key, handed out in clear). */
 export interface TotpFactor extends FactorSummary {
   type: "totp";
   /** The base32 shared key. */
@@ -71,4 +71,12 @@ export interface FactorStore {
   delete(userId: string, id: string): Promise<boolean>;
   /** Deletes every factor of the user (an administrator's reset). @returns how many. */
   deleteAll(userId: string): Promise<number>;
+  /**
+   * Seals the TOTP keys stored in clear (written before keys were sealed at rest), and seals
+   * again under the first key-encryption key those another key of the file sealed (its
+   * rotation, kernel/key-encryption.ts). Run at start; a row changed meanwhile is left to the next start.
+   * @returns how many keys were sealed.
+   * @throws SealedValueRefused when a sealed key opens under no key of the file.
+   */
+  sealTotpKeys(): Promise<number>;
 }

@@ -19,6 +19,7 @@ import type { Psd2ConsentStore } from "./psd2-consents.js";
 import type { PushedRequestStore } from "./pushed-requests.js";
 import type { ReplayStore } from "./replays.js";
 import type { SessionStore } from "./sessions.js";
+import type { SigningKeyStore } from "./signing-keys.js";
 import type { TokenStore } from "./tokens.js";
 import type { TrafficStore } from "./traffic.js";
 import type { UserStore } from "./users.js";
@@ -43,6 +44,7 @@ export interface Stores {
   pushedRequests: PushedRequestStore;
   replays: ReplayStore;
   traffic: TrafficStore;
+  signingKeys: SigningKeyStore;
 }
 
 /** The stores of the database, and its transactions. */

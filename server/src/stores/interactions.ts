@@ -17,6 +17,8 @@ export interface InteractionRecord {
   prompt: string | null;
   /** RFC 9449 §10: the DPoP key thumbprint the code will be bound to; null when unbound. */
   dpopJkt: string | null;
+  /** OpenID Connect Core §3.1.2.1: the request's `nonce`, for the ID token; null when none. */
+  nonce: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */

@@ -14,14 +14,15 @@ import path from "node:path";
 import { hash } from "@node-rs/argon2";
 import pg from "pg";
 import { loadConfig } from "../../src/config.js";
+import { sqliteFilePath } from "../../src/db/migrate.js";
 import { DEMO } from "../../src/demo/seed.js";
 import { hashSecret } from "../../src/kernel/secrets.js";
 import { startServer, type RunningServer } from "../../src/server.js";
 import { rememberPasskey, type DemoClient } from "./flow.js";
 import { SoftwarePasskey } from "./passkey.js";
 
-/** A running test server, its temp directory and its AUTH_URL (the OAuth issuer, and the WebAuthn origin). */
-export type TestServer = RunningServer & { dir: string; authUrl: string };
+/** A running test server, its temp directory, its AUTH_URL (the OAuth issuer, and the WebAuthn origin) and its key-encryption key file. */
+export type TestServer = RunningServer & { dir: string; authUrl: string; kekFile: string };
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
 
@@ -37,7 +38,7 @@ async function admin(sql: string): Promise<void> {
 }
 
 /** A fresh database for one server. @returns its URL and how to remove it. */
-async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
   if (process.env.TEST_DATABASE !== "postgresql") return { url: `file:${path.join(dir, "tollgate.db")}`, drop: async () => {} };
   const name = `tollgate_test_${randomBytes(6).toString("hex")}`;
   await admin(`CREATE DATABASE ${name}`);
@@ -119,6 +120,9 @@ export async function createPasswordOnlyApp(server: TestServer, o: { scopes?: st
   return client;
 }
 
+/** The key-encryption key file of the test servers on PostgreSQL. */
+export const TEST_KEK_FILE = path.resolve(import.meta.dirname, "../fixtures/test.kek");
+
 /** @param env - extra environment settings (see server/src/config.ts); a DATABASE_URL here is used as given. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "tollgate-test-"));
@@ -128,6 +132,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     DEMO_UPSTREAM_PORT: "0",
     DATABASE_URL: database.url,
     LOG_LEVEL: "silent",
+    // SQLite: the key-encryption key file beside the database, made on start; PostgreSQL needs one, shared by every instance.
+    ...(database.url.startsWith("file:") ? {} : { KEY_ENCRYPTION_KEY_FILE: TEST_KEK_FILE }),
     ...env,
   });
   const running = await startServer(config);
@@ -135,6 +141,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...running,
     dir,
     authUrl: config.authUrl,
+    kekFile: config.keys.kekFile ?? `${sqliteFilePath(config.databaseUrl)}.kek`,
     async close() {
       await running.close();
       await database.drop();

@@ -7,7 +7,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore } from "../../stor
 import { dateOf, nullableDateOf } from "../sql.js";
 import type { Executor } from "./executor.js";
 
-const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "acr", "amr", "authTime", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
+const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "nonce", "acr", "amr", "authTime", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
 
 function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
   return {
@@ -19,6 +19,7 @@ function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
     codeChallenge: (row.codeChallenge as string | null) ?? null,
     codeChallengeMethod: (row.codeChallengeMethod as string | null) ?? null,
     dpopJkt: (row.dpopJkt as string | null) ?? null,
+    nonce: (row.nonce as string | null) ?? null,
     authentication: typeof row.acr === "string" ? { acr: row.acr, amr: splitList(String(row.amr ?? "")), authTime: dateOf(row.authTime) } : null,
     consent: typeof row.authorizationDetails === "string" ? { consentId: (row.consentId as string | null) ?? null, authorizationDetails: row.authorizationDetails } : null,
     expiresAt: dateOf(row.expiresAt),

@@ -4,6 +4,7 @@
  * process's caches. Built by db/database.ts; only the stores in this folder see it.
  */
 import type { PrismaClient, Prisma } from "../../generated/prisma/client.js";
+import type { KeyEncryption } from "../../kernel/key-encryption.js";
 import type { TokenRecord } from "../../stores/tokens.js";
 import type { CatalogCache } from "../catalog-cache.js";
 import type { Provider } from "../migrate.js";
@@ -20,4 +21,6 @@ export interface Executor {
   catalog: CatalogCache;
   /** Token rows cached in this process (on PostgreSQL only while Redis shares their evictions, db/token-cache.ts). */
   tokenCache: TokenCache<TokenRecord>;
+  /** Seals and opens secrets kept at rest (TOTP keys); undefined for a tool that reads no such secret. */
+  keyEncryption: KeyEncryption | undefined;
 }

@@ -1,9 +1,12 @@
 /**
- * The factor store (stores/factors.ts), over Prisma: sign-ins are not a hot path.
+ * The factor store (stores/factors.ts), over Prisma: sign-ins are not a hot path. TOTP keys
+ * are sealed under the key-encryption key (kernel/key-encryption.ts) as they are written and
+ * opened as they are read; the store's callers see them in clear.
  */
 import type { FactorStore, FactorSummary, FactorType, TotpFactor, WebAuthnFactor } from "../../stores/factors.js";
 import type { UserFactor } from "../../generated/prisma/client.js";
 import { joinList, splitList } from "../../kernel/list.js";
+import type { KeyEncryption } from "../../kernel/key-encryption.js";
 import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
@@ -11,8 +14,18 @@ function summary(row: UserFactor): FactorSummary {
   return { id: row.id, type: row.type as FactorType, name: row.name, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
 }
 
-function totp(row: UserFactor): TotpFactor {
-  return { ...summary(row), type: "totp", secret: row.secret ?? "", lastTimeStep: row.lastTimeStep };
+/** The sealing context of a user's TOTP keys: a key sealed for one user does not open for another. */
+const totpContext = (userId: string) => `totp:${userId}`;
+
+/** The key encryption of `x`. @throws Error when the database was opened without one (a tool's read-only use). */
+function encryptionOf(x: Executor): KeyEncryption {
+  if (!x.keyEncryption) throw new Error("TOTP keys need the key-encryption key: open the database with keyEncryption");
+  return x.keyEncryption;
+}
+
+function totp(row: UserFactor, encryption: KeyEncryption): TotpFactor {
+  const secret = encryption.open(row.secret ?? "", totpContext(row.userId)).toString("utf8");
+  return { ...summary(row), type: "totp", secret, lastTimeStep: row.lastTimeStep };
 }
 
 function webAuthn(row: UserFactor): WebAuthnFactor {
@@ -36,7 +49,8 @@ export function factorStore(x: Executor): FactorStore {
       return (await prisma.userFactor.findMany({ where: { userId }, orderBy: { createdAt: "asc" } })).map(summary);
     },
     async totpFactors(userId) {
-      return (await prisma.userFactor.findMany({ where: { userId, type: "totp" }, orderBy: { createdAt: "asc" } })).map(totp);
+      const encryption = encryptionOf(x);
+      return (await prisma.userFactor.findMany({ where: { userId, type: "totp" }, orderBy: { createdAt: "asc" } })).map((row) => totp(row, encryption));
     },
     async webAuthnCredential(credentialId) {
       const row = await prisma.userFactor.findUnique({ where: { credentialId } });
@@ -48,7 +62,14 @@ export function factorStore(x: Executor): FactorStore {
     async insert(factor, now) {
       const data =
         factor.type === "totp"
-          ? { userId: factor.userId, type: "totp", name: factor.name, secret: factor.secret, lastTimeStep: factor.lastTimeStep, createdAt: now }
+          ? {
+              userId: factor.userId,
+              type: "totp",
+              name: factor.name,
+              secret: encryptionOf(x).seal(Buffer.from(factor.secret, "utf8"), totpContext(factor.userId)),
+              lastTimeStep: factor.lastTimeStep,
+              createdAt: now,
+            }
           : {
               userId: factor.userId,
               type: "webauthn",
@@ -81,6 +102,18 @@ export function factorStore(x: Executor): FactorStore {
     },
     async deleteAll(userId) {
       return (await prisma.userFactor.deleteMany({ where: { userId } })).count;
+    },
+    async sealTotpKeys() {
+      const encryption = encryptionOf(x);
+      let sealed = 0;
+      for (const row of await prisma.userFactor.findMany({ where: { type: "totp" }, select: { id: true, userId: true, secret: true } })) {
+        const stored = row.secret ?? "";
+        if (encryption.isSealed(stored) && encryption.isCurrent(stored)) continue;
+        const clear = encryption.isSealed(stored) ? encryption.open(stored, totpContext(row.userId)) : Buffer.from(stored, "utf8");
+        const { count } = await prisma.userFactor.updateMany({ where: { id: row.id, secret: stored }, data: { secret: encryption.seal(clear, totpContext(row.userId)) } });
+        sealed += count;
+      }
+      return sealed;
     },
   };
 }

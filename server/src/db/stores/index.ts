@@ -19,6 +19,7 @@ import { psd2ConsentStore } from "./psd2-consents.js";
 import { pushedRequestStore } from "./pushed-requests.js";
 import { replayStore } from "./replays.js";
 import { sessionStore } from "./sessions.js";
+import { signingKeyStore } from "./signing-keys.js";
 import { tokenStore } from "./tokens.js";
 import { trafficStore } from "./traffic.js";
 import { userStore } from "./users.js";
@@ -44,5 +45,6 @@ export function buildStores(x: Executor): Stores {
     pushedRequests: pushedRequestStore(x),
     replays: replayStore(x),
     traffic: trafficStore(x),
+    signingKeys: signingKeyStore(x),
   };
 }

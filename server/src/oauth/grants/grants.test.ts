@@ -69,6 +69,7 @@ async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userI
     codeChallenge: o.challenge === undefined ? s256Challenge(VERIFIER) : o.challenge,
     codeChallengeMethod: o.challenge === null ? null : "S256",
     dpopJkt: null,
+    nonce: null,
     authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW },
     expiresAt: o.expiresAt ?? new Date(NOW.getTime() + 60 * SECOND),
   });
