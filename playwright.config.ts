@@ -6,7 +6,7 @@
  * the third-party client.
  */
 import { defineConfig } from "@playwright/test";
-import { AUDIT_REFUSAL_FLUSH_SECONDS, DATABASE_URL, DB_DIR, KEK_FILE, POSTGRES_ADMIN_URL, POSTGRES_DB, SCA_IDLE_SECONDS, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
+import { AUDIT_REFUSAL_FLUSH_SECONDS, DATABASE_URL, DB_DIR, JWKS_MAX_AGE_SECONDS, KEK_FILE, POSTGRES_ADMIN_URL, POSTGRES_DB, SCA_IDLE_SECONDS, TOLLGATE_PORT, TOLLGATE_URL } from "./e2e/support/env.js";
 import { assertSupportedRuntime } from "./server/test/support/runtime.js";
 import { SERVER_ENTRY, serverNodeFlags } from "./server/test/support/start-command.js";
 
@@ -56,6 +56,8 @@ export default defineConfig({
       DEMO_UPSTREAM_PORT: String(TOLLGATE_PORT + 1),
       DATABASE_URL,
       KEY_ENCRYPTION_KEY_FILE: KEK_FILE,
+      // A day: the next keys made at start may not sign during the run, whatever its length (e2e/keys.spec.ts).
+      JWKS_MAX_AGE_SECONDS: String(JWKS_MAX_AGE_SECONDS),
       SEED_DEMO: "true",
       LOG_LEVEL: "warn",
       // Short, so that e2e/sca.spec.ts can wait it out (see env.ts).

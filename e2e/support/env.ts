@@ -38,6 +38,9 @@ export const POSTGRES_DB = `tollgate_e2e_${TOLLGATE_PORT}`;
 /** The e2e server's key-encryption key file (KEY_ENCRYPTION_KEY_FILE), which the fixtures seal TOTP keys with too: the tests' own. */
 export const KEK_FILE = path.resolve(import.meta.dirname, "../../server/test/fixtures/test.kek");
 
+/** The e2e server's JWKS_MAX_AGE_SECONDS: a day, so that a next signing key made at its start cannot sign before the run ends. */
+export const JWKS_MAX_AGE_SECONDS = 86_400;
+
 /** DATABASE_URL given to the server and used by the fixtures. */
 export const DATABASE_URL =
   process.env.E2E_DATABASE === "postgresql"

@@ -174,7 +174,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   const resealed = await db.factors.sealTotpKeys();
   if (resealed > 0) logger.info({ totpKeys: resealed }, "TOTP keys sealed under the key-encryption key");
-  const keys = openKeys(config, encryption, db.signingKeys, logger);
+  const keys = await openKeys(config, encryption, db.signingKeys, logger);
   /** The signing keys were read and their backend can sign; a backend's reason is safe to show (it never holds a secret). */
   const signingKeys = async () => {
     try {

@@ -437,6 +437,7 @@ describe("interaction API", () => {
         { name: "aisp", description: SCOPE_DESCRIPTIONS.aisp },
       ],
       user: null,
+      loginHint: null,
       scaRequired: true,
       authorizationDetails: null,
       accounts: [],

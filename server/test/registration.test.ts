@@ -3,14 +3,15 @@
  * server, with software statements signed by the demo directory (server/src/demo/directory.ts),
  * which a demo server trusts: a registration, the new client's FAPI 2.0 flow (private_key_jwt,
  * DPoP), each kind of bad statement, read, update and delete with the registration access
- * token, the audit, and registrations waiting for the bank's approval.
+ * token, the audit, registrations waiting for the bank's approval, and the algorithm of the
+ * client's ID tokens (OpenID Connect Registration §2), down to an ID token of its code flow.
  */
-import { generateKeyPair, SignJWT } from "jose";
+import { createLocalJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_DIRECTORY_ISSUER, DEMO_SOFTWARE, signDemoSoftwareStatement } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
-import { assertionFields, dpopCall, DpopKey, postForm } from "./support/fapi.js";
-import { send, TOKEN_ENDPOINT } from "./support/flow.js";
+import { assertionFields, authorizePushed, dpopCall, DpopKey, PAR_ENDPOINT, postForm } from "./support/fapi.js";
+import { pkcePair, randomState, send, TOKEN_ENDPOINT } from "./support/flow.js";
 import { adminBearer, type GraphQLClient } from "./support/graphql.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
@@ -70,6 +71,7 @@ describe("registration (RFC 7591)", () => {
       redirect_uris: [DEMO_SOFTWARE.redirectUri],
       registration_client_uri: `${server.url}${REGISTER}/${body.client_id}`,
       require_pushed_authorization_requests: true,
+      id_token_signed_response_alg: "PS256",
     });
     expect(body.client_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(body.registration_access_token).toEqual(expect.any(String));
@@ -244,6 +246,111 @@ describe("client management (RFC 7592)", () => {
     expect((await dpopCall(server.url, issued.body.access_token, key)).status).toBe(401);
     expect((await configure(uri, token)).status).toBe(401);
     expect((await fapiToken(registered.client_id, key)).status).toBe(401);
+  });
+});
+
+describe("id_token_signed_response_alg (OpenID Connect Registration section 2)", () => {
+  /** The App column the token endpoint signs ID tokens by, of the client `clientId`. */
+  async function storedAlg(clientId: string): Promise<string> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { idTokenSignedResponseAlg: true } } } });
+    return credential.app.idTokenSignedResponseAlg;
+  }
+
+  /**
+   * Alice's ID token for the registered client `clientId` (private_key_jwt with the demo key,
+   * DPoP): PAR with `openid`, sign-in and consent, the code exchange.
+   */
+  async function idTokenOf(clientId: string): Promise<{ idToken: string; nonce: string }> {
+    const pkce = pkcePair();
+    const nonce = randomState();
+    const pushed = await postForm(server.url, PAR_ENDPOINT, {
+      response_type: "code",
+      redirect_uri: DEMO_SOFTWARE.redirectUri,
+      scope: "openid aisp",
+      state: randomState(),
+      nonce,
+      code_challenge: pkce.challenge,
+      code_challenge_method: "S256",
+      ...(await assertionFields(server.url, {}, clientId)),
+    });
+    expect(pushed.status, pushed.text).toBe(201);
+    const callback = await authorizePushed(server.url, pushed.body.request_uri, clientId, DEMO_SOFTWARE.redirectUri);
+    expect(callback.code, JSON.stringify(callback)).toEqual(expect.any(String));
+    const key = await DpopKey.generate();
+    const form = { grant_type: "authorization_code", code: callback.code, redirect_uri: DEMO_SOFTWARE.redirectUri, code_verifier: pkce.verifier, ...(await assertionFields(server.url, {}, clientId)) };
+    const answer = await postForm(server.url, TOKEN_ENDPOINT, form, { DPoP: await key.proof("POST", `${server.url}${TOKEN_ENDPOINT}`) });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.id_token).toEqual(expect.any(String));
+    return { idToken: answer.body.id_token, nonce };
+  }
+
+  it("registered with ES256: stored on the app, answered at registration and at a read", async () => {
+    const answer = await register({ id_token_signed_response_alg: "ES256" });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.id_token_signed_response_alg).toBe("ES256");
+    expect(await storedAlg(answer.body.client_id)).toBe("ES256");
+    const read = await configure(answer.body.registration_client_uri, answer.body.registration_access_token);
+    expect(read.body.id_token_signed_response_alg).toBe("ES256");
+  });
+
+  it("left out: PS256, stored and answered", async () => {
+    const answer = await register();
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.id_token_signed_response_alg).toBe("PS256");
+    expect(await storedAlg(answer.body.client_id)).toBe("PS256");
+    expect((await configure(answer.body.registration_client_uri, answer.body.registration_access_token)).body.id_token_signed_response_alg).toBe("PS256");
+  });
+
+  it("anything but PS256 or ES256 is 400 invalid_client_metadata naming them, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const alg of ["RS256", "none", "HS256", 256]) {
+      const answer = await register({ id_token_signed_response_alg: alg });
+      expect(answer.status, String(alg)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^id_token_signed_response_alg must be PS256 or ES256 /) });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("an RFC 7592 update changes it to ES256: answered, stored and read back; leaving it out goes back to PS256", async () => {
+    const registered = (await register()).body;
+    const uri = registered.registration_client_uri;
+    const read = (await configure(uri, registered.registration_access_token)).body;
+    const updated = await configure(uri, registered.registration_access_token, "PUT", { ...read, id_token_signed_response_alg: "ES256" });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.id_token_signed_response_alg).toBe("ES256");
+    expect(await storedAlg(registered.client_id)).toBe("ES256");
+    expect((await configure(uri, updated.body.registration_access_token)).body.id_token_signed_response_alg).toBe("ES256");
+
+    const refused = await configure(uri, updated.body.registration_access_token, "PUT", { ...read, id_token_signed_response_alg: "RS256" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_client_metadata");
+    expect(await storedAlg(registered.client_id)).toBe("ES256");
+
+    const { id_token_signed_response_alg: _alg, ...withoutAlg } = read;
+    const reset = await configure(uri, updated.body.registration_access_token, "PUT", withoutAlg);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.id_token_signed_response_alg).toBe("PS256");
+    expect(await storedAlg(registered.client_id)).toBe("PS256");
+  });
+
+  it("a client registered with ES256 gets ES256 ID tokens from its code flow, verified with the JWK Set; PS256 after an update", async () => {
+    await server.keyring.ready();
+    const registered = (await register({ grant_types: ["authorization_code"], id_token_signed_response_alg: "ES256" })).body;
+    expect(registered.id_token_signed_response_alg).toBe("ES256");
+    const jwks = createLocalJWKSet((await send(`${server.url}/oauth2/v1/jwks`)).body);
+    const verify = (idToken: string, alg: string) => jwtVerify(idToken, jwks, { algorithms: [alg], issuer: server.url, audience: registered.client_id });
+
+    const first = await idTokenOf(registered.client_id);
+    expect(decodeProtectedHeader(first.idToken).alg).toBe("ES256");
+    expect((await verify(first.idToken, "ES256")).payload).toMatchObject({ azp: registered.client_id, nonce: first.nonce });
+
+    // The update reaches the token endpoint at once (the app store's writes empty its cache).
+    const read = (await configure(registered.registration_client_uri, registered.registration_access_token)).body;
+    const updated = await configure(registered.registration_client_uri, registered.registration_access_token, "PUT", { ...read, id_token_signed_response_alg: "PS256" });
+    expect(updated.status, updated.text).toBe(200);
+    const second = await idTokenOf(registered.client_id);
+    expect(decodeProtectedHeader(second.idToken).alg).toBe("PS256");
+    await verify(second.idToken, "PS256");
   });
 });
 

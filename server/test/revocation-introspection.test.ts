@@ -103,8 +103,8 @@ describe("authorization server metadata (RFC 8414)", () => {
     expect(m.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
     expect(m.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
     expect(m.code_challenge_methods_supported).toEqual(["S256"]);
-    // The internal admin scope (admin API automation) is not advertised.
-    expect([...m.scopes_supported].sort()).toEqual(["aisp", "extended_transaction_history", "piisp", "pisp"]);
+    // The OpenID Connect scopes, then the products'; the internal admin scope (admin API automation) is not advertised.
+    expect(m.scopes_supported).toEqual(["openid", "profile", "email", "aisp", "extended_transaction_history", "piisp", "pisp"]);
     expect(m.authorization_response_iss_parameter_supported).toBe(true);
     // Every endpoint URL is absolute (https or, in this test, http) with no query or fragment (§2).
     for (const key of ["authorization_endpoint", "token_endpoint", "revocation_endpoint", "introspection_endpoint"]) {

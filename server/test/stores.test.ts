@@ -60,7 +60,7 @@ type GrantStores = { tokens: TokenStore; codes: AuthorizationCodeStore; users: P
 
 describe.each<[string, () => GrantStores]>([
   ["the database", () => server.db],
-  ["the in-memory stores", () => memoryStores([{ id: ids.userId, username: "alice", passwordHash: "", role: "user", status: "active", createdAt: NOW }])],
+  ["the in-memory stores", () => memoryStores([{ id: ids.userId, username: "alice", passwordHash: "", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false }])],
 ])("the grants' stores on %s", (_name, make) => {
   let s: GrantStores;
   beforeAll(() => {
@@ -209,6 +209,7 @@ describe("the database's other stores", () => {
       codeChallenge: null,
       codeChallengeMethod: null,
       nonce: null,
+      loginHint: "alice",
       dpopJkt: null,
       prompt: null,
       scaRequired: true,
@@ -217,6 +218,7 @@ describe("the database's other stores", () => {
       authentication: null,
       expiresAt: new Date(NOW.getTime() + HOUR),
     });
+    expect(i.loginHint).toBe("alice");
     expect(await server.db.interactions.find(i.id)).toEqual(i);
     expect(await server.db.interactions.advance(i.id, "login", "factor")).toBe(true);
     const authentication = { amr: ["pwd", "otp", "mfa"], authTime: NOW };

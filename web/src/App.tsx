@@ -12,6 +12,7 @@ import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
 import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
 import { SearchPage } from "./pages/admin/SearchPage";
+import { SigningKeysPage } from "./pages/admin/SigningKeysPage";
 import { TokensPage } from "./pages/admin/TokensPage";
 import { UsersPage } from "./pages/admin/UsersPage";
 import { ConsentPage } from "./pages/ConsentPage";
@@ -51,6 +52,7 @@ export function App() {
           <Route path={patterns.search} element={<SearchPage />} />
           <Route path={patterns.psd2Consents} element={<Psd2ConsentsPage />} />
           <Route path={patterns.audit} element={<AuditPage />} />
+          <Route path={patterns.signingKeys} element={<SigningKeysPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

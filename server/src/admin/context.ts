@@ -10,6 +10,8 @@ import { OAuthError } from "../kernel/errors.js";
 import { bearerToken } from "../oauth/bearer.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findPresentedToken } from "../oauth/tokens.js";
+import type { Keyring } from "../keys/keyring.js";
+import type { RotationSettings } from "../keys/rotation.js";
 import type { Database, Stores } from "../stores/index.js";
 
 /** A user signed in to the browser session. */
@@ -31,6 +33,10 @@ export interface AdminContext {
   request: RequestIds | undefined;
   /** ALLOW_LINK_LOCAL_UPSTREAMS: an API's upstream URL may be a link-local or cloud metadata address. */
   allowLinkLocalUpstreams: boolean;
+  /** This server's signing keys, for their rotation on demand (keys/keyring.ts). */
+  keyring: Keyring;
+  /** When signing keys rotate (keys/setup.ts rotationSettings): when a next key may sign. */
+  rotation: RotationSettings;
 }
 
 /**

@@ -17,6 +17,8 @@ import express, { Router, type RequestHandler } from "express";
 import { GraphQLError, NoSchemaIntrospectionCustomRule, getVariableValues, validate, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import type { Keyring } from "../keys/keyring.js";
+import { rotationSettings } from "../keys/setup.js";
 import { Conflict, NotFound, UnknownReference } from "../kernel/domain-errors.js";
 import type { Database } from "../stores/index.js";
 import { gqlError, isAdmin, resolveActor, type AdminContext } from "./context.js";
@@ -87,16 +89,19 @@ function formatError(logger: Logger) {
 /**
  * Builds the router serving `/graphql`.
  * @param session - the session middleware shared with the sign-in pages.
- * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS.
+ * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `keys`: the signing keys' rotation settings.
+ * @param keyring - this server's signing keys, which admins may rotate.
  */
 export async function adminRouter(
   db: Database,
   realm: string,
   session: RequestHandler,
   logger: Logger,
-  config: Pick<Config, "allowLinkLocalUpstreams">,
+  config: Pick<Config, "allowLinkLocalUpstreams" | "keys">,
+  keyring: Keyring,
 ): Promise<Router> {
   const { allowLinkLocalUpstreams } = config;
+  const rotation = rotationSettings(config);
   const server = new ApolloServer<AdminContext>({
     typeDefs: readFileSync(new URL("./schema.graphql", import.meta.url), "utf8"),
     resolvers: buildResolvers(),
@@ -124,7 +129,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams };
+          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

@@ -62,7 +62,13 @@ export const DEMO = {
    * The demo PSU. `totpSecret` is her authenticator app's key (RFC 6238, base32): public, as
    * the password is, so the README's walkthrough can compute her codes (`npm run demo:totp`).
    */
-  user: { username: "alice", password: "alice-demo-password", totpSecret: "TOLLGATEDEMOALICEPUBLICKEYABCDEF" },
+  user: {
+    username: "alice",
+    password: "alice-demo-password",
+    totpSecret: "TOLLGATEDEMOALICEPUBLICKEYABCDEF",
+    /** Her OpenID Connect claims (UserInfo, `profile` and `email` scopes). */
+    claims: { name: "Alice Martin", givenName: "Alice", familyName: "Martin", email: "alice@example.com", emailVerified: true },
+  },
   admin: { username: "admin", password: "admin-demo-password" },
 } as const;
 
@@ -116,7 +122,7 @@ export async function demoSeed(upstream: { url: string; paymentsUrl: string }): 
       jwks: "jwks" in a ? a.jwks : undefined,
     })),
     users: [
-      { username: DEMO.user.username, passwordHash, role: "user", totpSecret: DEMO.user.totpSecret },
+      { username: DEMO.user.username, passwordHash, role: "user", totpSecret: DEMO.user.totpSecret, ...DEMO.user.claims },
       { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" },
     ],
   };

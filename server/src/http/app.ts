@@ -26,7 +26,9 @@ import type { LimiterFactory } from "../kernel/limiter.js";
 import { oauthCors, securityHeaders } from "./security.js";
 import { spa } from "./spa.js";
 import { registrationRouter, type RegistrationEndpointSettings } from "../registration/endpoint.js";
-import { JWKS_PATH, REGISTRATION_PATH } from "../kernel/paths.js";
+import { JWKS_PATH, REGISTRATION_PATH, USERINFO_PATH } from "../kernel/paths.js";
+import { userInfoEndpoint } from "../oidc/userinfo.js";
+import { idTokenHints } from "../oauth/id-token.js";
 import { clientCertificates } from "./client-certificates.js";
 
 /**
@@ -57,7 +59,12 @@ export async function createApp(
   if (metrics) app.use(expressMetrics(metrics));
   app.use(securityHeaders(config));
   app.get("/.well-known/oauth-authorization-server", oauthCors(config), metadataEndpoint(config, db.catalog, registration !== undefined));
+  // OpenID Connect Discovery 1.0 §4: the same document as RFC 8414's, which holds every member §3 requires.
+  app.get("/.well-known/openid-configuration", oauthCors(config), metadataEndpoint(config, db.catalog, registration !== undefined));
   app.get(JWKS_PATH, oauthCors(config), jwksEndpoint(keyring, config.keys.jwksMaxAgeSeconds));
+  const userInfo = userInfoEndpoint(db, { realm: config.realm, baseUrl: config.baseUrl, dpop });
+  app.get(USERINFO_PATH, oauthCors(config), userInfo);
+  app.post(USERINFO_PATH, oauthCors(config), userInfo);
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -65,7 +72,7 @@ export async function createApp(
 
   const sessions = new BrowserSessions(config, db.sessions);
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
-  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, metrics));
+  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, idTokenHints(keyring, config.authUrl), metrics));
   app.use(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),

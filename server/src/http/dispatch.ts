@@ -14,6 +14,7 @@ import type { ClientRequest, EndpointContext } from "../oauth/client-request.js"
 import { dpopNonces } from "../oauth/dpop-nonce.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { parEndpoint } from "../oauth/par.js";
+import { idTokenHints } from "../oauth/id-token.js";
 import { MethodNotAllowed } from "../kernel/errors.js";
 import { introspectionEndpoint } from "../oauth/introspection.js";
 import { revocationEndpoint } from "../oauth/revocation.js";
@@ -51,7 +52,7 @@ export interface RequestObservers {
  * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
  * @param mtls - what client certificates are checked against (RFC 8705 §2).
  * @param registration - the dynamic client registration endpoint's settings; undefined: off.
- * @param keyring - this server's signing keys: the JWK Set.
+ * @param keyring - this server's signing keys: the JWK Set, ID tokens.
  */
 export async function createRequestListener(
   config: Config,
@@ -104,10 +105,10 @@ export async function createRequestListener(
     tppAddresses: config.tppAddresses,
   });
   const oauthEndpoints = new Map([
-    [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, config.sca.reauthenticationDays, metrics))],
+    [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, keyring, config.sca.reauthenticationDays, metrics))],
     // The same endpoint; a DPoP proof's htu names the URL the client called.
-    ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, config.sca.reauthenticationDays, metrics))],
-    [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop))],
+    ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, keyring, config.sca.reauthenticationDays, metrics))],
+    [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop, idTokenHints(keyring, config.authUrl)))],
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
     ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);

@@ -62,6 +62,8 @@ export interface InteractionView {
   client: { name: string; organization: string };
   scopes: { name: string; description: string }[];
   user: { username: string } | null;
+  /** The request's `login_hint` (OpenID Connect Core §3.1.2.1), offered as the username at sign-in; null when none. */
+  loginHint: string | null;
   /** The PSD2 consent's authorization details as requested (RFC 9396); null when the request has none. */
   authorizationDetails: AuthorizationDetail[] | null;
   /** The PSU's accounts to choose from, at the consent stage of a PSD2 consent; else empty. */
@@ -98,8 +100,9 @@ function refusal(user: UserRecord, scopes: readonly string[]): string | undefine
 /**
  * Starts the flow for a validated authorization request. This browser's sign-in is reused
  * unless the request needs SCA (two factors in this authentication, RTS Art. 4), `prompt`
- * is `login`, or it is older than `max_age`; it reaches the consent page only while within
- * the inactivity limit.
+ * is `login`, it is older than `max_age`, or it is another user's than its `id_token_hint`
+ * names (OpenID Connect Core §3.1.2.1; with `prompt=none`, `login_required`); it reaches the
+ * consent page only while within the inactivity limit.
  * @param session - how this browser's signed-in user authenticated, if anyone is signed in.
  * @returns a redirect to the client when no page is needed (remembered consent, or
  *   `prompt=none` errors), else the new interaction to show.
@@ -122,6 +125,7 @@ export async function startFlow(
   };
   const reused =
     session !== undefined &&
+    (request.hintedSubject === null || session.userId === request.hintedSubject) &&
     !request.scaRequired &&
     request.prompt !== "login" &&
     (request.maxAge === null || now.getTime() - session.authTime.getTime() <= request.maxAge * 1000)
@@ -147,6 +151,7 @@ export async function startFlow(
     consentId: request.consent ? await consentToAuthorize(ctx, request.client.appId, request.consent) : undefined,
     requestUriHash: request.requestUriHash ?? undefined,
     prompt: request.prompt,
+    loginHint: request.loginHint,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
     userId: fresh ? fresh.user.id : null,
@@ -208,6 +213,7 @@ export async function viewInteraction(ctx: FlowContext, interaction: Interaction
     client: { name: app?.name ?? "", organization: app?.organizationName ?? "" },
     scopes: await db.consents.describeScopes(interaction.scopes),
     user: user ? { username: user.username } : null,
+    loginHint: interaction.loginHint,
     authorizationDetails: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
     accounts: choosing ? await ctx.accounts.accountsOf({ userId: user.id, username: user.username }) : [],
     accessUntil: accessUntil(consent, app?.refreshTokenLifetimeSeconds ?? 0, new Date()),

@@ -11,6 +11,7 @@ import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
+import type { IdTokenHints } from "../oauth/id-token.js";
 import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
 import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
@@ -34,6 +35,7 @@ export function interactionRouter(
   sessions: BrowserSessions,
   limiters: LimiterFactory,
   accounts: AccountDirectory,
+  hints: IdTokenHints,
   metrics?: Metrics,
 ): Router {
   const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds };
@@ -59,7 +61,7 @@ export function interactionRouter(
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db, query, ctx.issuer, new Date());
+    const request = await validateAuthorizationRequest(db, hints, query, ctx.issuer, new Date());
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {

@@ -53,6 +53,8 @@ export interface KeyEncryption {
   isSealed(value: string): boolean;
   /** True when `sealed` was sealed under the first KEK: false means it should be sealed again. */
   isCurrent(sealed: string): boolean;
+  /** What every value sealed under the first KEK starts with (`kek1.<KEK id>.`): to find, in SQL, the values that are not. */
+  readonly currentPrefix: string;
 }
 
 /** A KEK's id: the first 8 bytes of SHA-256 over a label and the key, base64url (11 characters); it names the key, never reveals it. */
@@ -111,6 +113,7 @@ export function keyEncryption(keys: Buffer[]): KeyEncryption {
     },
     isSealed: (value) => SEALED.test(value),
     isCurrent: (sealed) => SEALED.exec(sealed)?.[1] === sealingId,
+    currentPrefix: `${PREFIX}.${sealingId}.`,
   };
 }
 

@@ -29,5 +29,8 @@ export const PAR_PATH = "/oauth2/v1/par";
 /** This server's JWK Set (RFC 7517 §5): the public keys it signs with, `jwks_uri` in its metadata (RFC 8414 §2). */
 export const JWKS_PATH = "/oauth2/v1/jwks";
 
+/** The UserInfo endpoint (OpenID Connect Core §5.3). */
+export const USERINFO_PATH = "/oauth2/v1/userinfo";
+
 /** The dynamic client registration endpoint (RFC 7591 §3); a client's configuration endpoint is below it (RFC 7592 §2). */
 export const REGISTRATION_PATH = "/oauth2/v1/register";

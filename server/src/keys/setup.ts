@@ -7,7 +7,6 @@ import type { Config } from "../config.js";
 import type { SigningKeyStore } from "../stores/signing-keys.js";
 import type { KeyBackend } from "./backend.js";
 import { envelopeBackend } from "./envelope.js";
-import { pkcs11Backend } from "./pkcs11.js";
 import type { KeyEncryption } from "../kernel/key-encryption.js";
 import { RELOAD_SECONDS, startKeyring, type Keyring } from "./keyring.js";
 import type { RotationSettings } from "./rotation.js";
@@ -34,9 +33,10 @@ export function rotationSettings(config: Pick<Config, "keys">): RotationSettings
  * configured, else by the envelope backend under `encryption`; keys the envelope backend made
  * before an HSM was configured keep signing until the rotation replaces them.
  */
-export function openKeys(config: Config, encryption: KeyEncryption, store: SigningKeyStore, logger: Logger): ServerKeys {
+export async function openKeys(config: Config, encryption: KeyEncryption, store: SigningKeyStore, logger: Logger): Promise<ServerKeys> {
   const envelope = envelopeBackend(encryption);
-  const backend = config.keys.pkcs11 ? pkcs11Backend(config.keys.pkcs11) : envelope;
+  // The PKCS#11 binding is a native module: loaded only when an HSM is configured.
+  const backend = config.keys.pkcs11 ? (await import("./pkcs11.js")).pkcs11Backend(config.keys.pkcs11) : envelope;
   const keyring = startKeyring(
     store,
     { current: backend, byName: new Map([envelope, backend].map((b) => [b.name, b])) },

@@ -10,7 +10,9 @@ import type { ReplayStore } from "../stores/replays.js";
 import type { Authentication, GrantConsent } from "../stores/tokens.js";
 import type { Psd2ConsentStore } from "../stores/psd2-consents.js";
 import { consentRequestOf, productsForDetails, type ConsentRequest } from "../consents/requests.js";
-import { ACR_SCA, satisfiesAcr } from "../kernel/acr.js";
+import { ACR_SCA, ACR_VALUES, satisfiesAcr } from "../kernel/acr.js";
+import { parseClaimsRequest } from "./claims-request.js";
+import type { IdTokenHints } from "./id-token.js";
 import type { Client } from "./client-auth.js";
 import type { FormParams } from "./form.js";
 import {
@@ -47,6 +49,10 @@ export interface AuthorizationRequest {
   dpopJkt: string | null;
   /** OpenID Connect Core §3.1.2.1: the `nonce` the ID token carries; null when not sent. */
   nonce: string | null;
+  /** OpenID Connect Core §3.1.2.1 `login_hint`: the username to offer at sign-in; null when not sent. */
+  loginHint: string | null;
+  /** The subject of the request's `id_token_hint` (§3.1.2.1): only that user's session may be reused; null when not sent. */
+  hintedSubject: string | null;
   /** `max_age` (OpenID Connect Core §3.1.2.1, RFC 9470 §4): the most seconds since the user's last authentication; null when not sent. */
   maxAge: number | null;
   /**
@@ -86,6 +92,9 @@ const SINGLE = [
   "authorization_details",
   "response_mode",
   "nonce",
+  "login_hint",
+  "id_token_hint",
+  "claims",
 ];
 
 /** `max_age`: a non-negative integer of at most 9 digits (seconds). */
@@ -96,6 +105,9 @@ const PUSHABLE = SINGLE.filter((name) => name !== "request_uri");
 
 /** Longest `nonce` accepted, in characters (OpenID Connect sets none; it is stored with the code and signed into the ID token). */
 export const MAX_NONCE_LENGTH = 512;
+
+/** Longest `login_hint` accepted, in characters: a username or an e-mail address. */
+export const MAX_LOGIN_HINT_LENGTH = 256;
 
 /** A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters. */
 const JKT = /^[A-Za-z0-9_-]{43}$/;
@@ -155,11 +167,15 @@ function registeredRedirectUri(client: Pick<ClientRecord, "callbackUrls">, value
  * @param now - for the validity dates of authorization details.
  * @throws OAuthError with the RFC's code: unsupported `response_type`, missing `state`,
  *   invalid or missing scope, PKCE problems, unknown `prompt`, a malformed `dpop_jkt`,
- *   repeats, for a `fapi2` app a request that was not pushed, and `invalid_authorization_details`
+ *   repeats, a malformed `claims`, an oversized `nonce` or `login_hint`, an `id_token_hint`
+ *   that is not one of our ID tokens for this client, `unmet_authentication_requirements`
+ *   for an essential `acr` no authentication here meets (OpenID Connect Core §5.5.1.1),
+ *   for a `fapi2` app a request that was not pushed, and `invalid_authorization_details`
  *   (RFC 9396 §5) or `invalid_scope` for the consent asked for (consents/requests.ts).
  */
 async function checkParameters(
   consents: Psd2ConsentStore,
+  hints: IdTokenHints,
   client: Client,
   values: Values,
   pushed: boolean,
@@ -208,10 +224,20 @@ async function checkParameters(
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
   const nonce = given(values, "nonce") ?? null;
   if (nonce !== null && nonce.length > MAX_NONCE_LENGTH) throw new InvalidRequest(`nonce may have at most ${MAX_NONCE_LENGTH} characters`);
+  const loginHint = given(values, "login_hint") ?? null;
+  if (loginHint !== null && loginHint.length > MAX_LOGIN_HINT_LENGTH) throw new InvalidRequest(`login_hint may have at most ${MAX_LOGIN_HINT_LENGTH} characters`);
+  const idTokenHint = given(values, "id_token_hint");
+  const hintedSubject = idTokenHint === undefined ? null : await hints(idTokenHint, client.clientId);
   const maxAge = given(values, "max_age") ?? null;
   if (maxAge !== null && !MAX_AGE.test(maxAge)) throw new InvalidRequest("max_age must be a non-negative number of seconds");
-  // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored.
-  const scaRequested = parseScope(given(values, "acr_values")).some((acr) => satisfiesAcr(acr, ACR_SCA));
+  // acr_values is a voluntary request (OpenID Connect Core §5.5.1.1): unknown values are ignored. The claims
+  // parameter's acr is too, unless essential: then a value this server assigns must be among those asked for.
+  const claimsText = given(values, "claims");
+  const acrClaim = claimsText === undefined ? null : parseClaimsRequest(claimsText).acr;
+  if (acrClaim?.essential && acrClaim.values.length > 0 && !acrClaim.values.some((acr) => (ACR_VALUES as readonly string[]).includes(acr))) {
+    throw new OAuthError("unmet_authentication_requirements", `no authentication here meets the essential acr asked for; this server assigns ${ACR_VALUES.join(", ")}`);
+  }
+  const scaRequested = [...parseScope(given(values, "acr_values")), ...(acrClaim?.values ?? [])].some((acr) => satisfiesAcr(acr, ACR_SCA));
   const consentProducts = consent ? productsForDetails(client.products, consent.details) : [];
   const scaRequired =
     scaRequested || client.products.some((p) => p.requiresSca && (p.scopes.some((s) => scopes.includes(s)) || consentProducts.includes(p.name)));
@@ -224,6 +250,8 @@ async function checkParameters(
     prompt: prompt as Prompt | null,
     dpopJkt,
     nonce,
+    loginHint,
+    hintedSubject,
     maxAge: maxAge === null ? null : Number(maxAge),
     scaRequired,
     consent,
@@ -270,6 +298,7 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
 /**
  * Validates an authorization request's query string, or the request a `request_uri` refers
  * to (RFC 9126 §4).
+ * @param hints - reads an `id_token_hint` (oauth/id-token.ts).
  * @param query - the raw query string (without `?`).
  * @param issuer - `iss` value for error redirects (RFC 9207).
  * @param now - for a pushed request's expiry.
@@ -283,6 +312,7 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
  */
 export async function validateAuthorizationRequest(
   stores: { clients: ClientStore; pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
+  hints: IdTokenHints,
   query: string,
   issuer: string,
   now: Date,
@@ -297,7 +327,7 @@ export async function validateAuthorizationRequest(
   }
   const { consumerSecretHash: _, ...client } = record;
   try {
-    const checked = await checkParameters(stores.psd2Consents, client, values, pushed !== undefined, now);
+    const checked = await checkParameters(stores.psd2Consents, hints, client, values, pushed !== undefined, now);
     return { client, redirectUri, ...checked, requestUriHash: pushed?.requestUriHash ?? null };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
@@ -318,6 +348,7 @@ export async function validateAuthorizationRequest(
  */
 export async function pushAuthorizationRequest(
   stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
+  hints: IdTokenHints,
   client: Client,
   params: FormParams,
   dpopJkt: string | undefined,
@@ -339,7 +370,7 @@ export async function pushAuthorizationRequest(
     if (err instanceof InvalidAuthorizationRequest) throw new InvalidRequest(err.message);
     throw err;
   }
-  await checkParameters(stores.psd2Consents, client, values, true, now);
+  await checkParameters(stores.psd2Consents, hints, client, values, true, now);
   const requestUri = REQUEST_URI_PREFIX + newSecret();
   await stores.pushedRequests.insert({
     requestUriHash: hashSecret(requestUri),

@@ -7,6 +7,7 @@ import type { Authentication, GrantConsent, NewAccessToken } from "../stores/tok
 import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
+import { OPENID_SCOPE } from "./scopes.js";
 
 /** The result of a grant: token values in clear (returned once, never stored) and their metadata. */
 export interface IssuedToken {
@@ -25,6 +26,12 @@ export interface IssuedToken {
   x5t?: string;
   /** The RFC 9396 authorization details the tokens carry, JSON text (returned in the token response, §7). */
   authorizationDetails?: string;
+  /**
+   * A user grant with the `openid` scope: what its ID token says besides the token itself
+   * (oauth/id-token.ts), the authentication request's `nonce` (null at a refresh) and how the
+   * user authenticated. Absent: no ID token.
+   */
+  openId?: { nonce: string | null; authentication: Authentication | undefined };
 }
 
 /** What a grant asks to issue. */
@@ -52,6 +59,8 @@ export interface IssueRequest {
   consent?: GrantConsent;
   /** No token outlives this time (a PSD2 account consent's end of access); absent: the app's lifetimes alone. */
   notAfter?: Date;
+  /** The authentication request's `nonce` (OpenID Connect Core §3.1.2.1), for the ID token of a code exchange. */
+  nonce?: string | null;
 }
 
 const SECOND_MS = 1000;
@@ -62,7 +71,8 @@ function capped(at: Date, notAfter: Date | undefined): Date {
 }
 
 /**
- * Creates a new access token (plus refresh token if asked), for the grant to store.
+ * Creates a new access token (plus refresh token if asked), for the grant to store; a user
+ * token with the `openid` scope says what its ID token is to carry (IssuedToken.openId).
  * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`, neither
  * beyond `notAfter`.
  * @returns the row to store (hashes only) and what the client is given (the values).
@@ -109,6 +119,7 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     jkt: r.jkt,
     x5t: r.x5t,
     authorizationDetails: r.consent?.authorizationDetails,
+    openId: r.userId !== undefined && r.scopes.includes(OPENID_SCOPE) ? { nonce: r.nonce ?? null, authentication: r.authentication } : undefined,
   };
   return { row, issued };
 }

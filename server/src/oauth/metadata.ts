@@ -7,9 +7,11 @@ import type { CatalogStore } from "../stores/catalog.js";
 import { ACR_VALUES } from "../kernel/acr.js";
 import { CLIENT_AUTH_METHODS, MTLS_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
-import { ADMIN_SCOPE } from "./scopes.js";
+import { ADMIN_SCOPE, OPENID_SCOPES, SCOPE_CLAIMS } from "./scopes.js";
+import { ID_TOKEN_CLAIMS } from "./id-token.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
-import { JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/paths.js";
+import { JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH, USERINFO_PATH } from "../kernel/paths.js";
+import { OWN_SIGNING_ALGORITHMS } from "../stores/signing-keys.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
@@ -24,7 +26,10 @@ import { JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH } from "../kernel/pa
  * with CAs to check against), certificate-bound tokens, and with a TLS listener of its own
  * the endpoints' `mtls_endpoint_aliases`. With dynamic client registration on, its
  * `registration_endpoint` (RFC 8414 §2). `jwks_uri` is the JWK Set of the keys this server
- * signs with (keys/keyring.ts), on the authorization server's origin.
+ * signs with (keys/keyring.ts), on the authorization server's origin. It is also the OpenID
+ * Provider's configuration (OpenID Connect Discovery 1.0 §3, served at both addresses): the
+ * UserInfo endpoint, the `openid`, `profile` and `email` scopes, public subjects, the ID
+ * token algorithms (PS256, ES256) and the claims an ID token and UserInfo may carry.
  */
 export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[], registration = false): Record<string, unknown> {
   const mtls = config.tls !== undefined || config.clientCertificates.header !== undefined;
@@ -43,7 +48,8 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     jwks_uri: `${config.authUrl}${JWKS_PATH}`,
     ...endpoints(config.baseUrl),
     require_pushed_authorization_requests: false,
-    scopes_supported: scopes.filter((s) => s !== ADMIN_SCOPE),
+    userinfo_endpoint: `${config.baseUrl}${USERINFO_PATH}`,
+    scopes_supported: [...OPENID_SCOPES, ...scopes.filter((s) => s !== ADMIN_SCOPE)],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: [...grants.keys()],
@@ -58,6 +64,11 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent"],
     acr_values_supported: [...ACR_VALUES],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],
+    claims_supported: [...ID_TOKEN_CLAIMS, ...Object.values(SCOPE_CLAIMS).flat()],
+    claims_parameter_supported: true,
+    request_parameter_supported: false,
     authorization_details_types_supported: authorizationDetailsTypes,
     ...(mtls ? { tls_client_certificate_bound_access_tokens: true } : {}),
     ...(config.tls ? { mtls_endpoint_aliases: endpoints(config.tls.baseUrl) } : {}),

@@ -19,6 +19,12 @@ export const OPENID_SCOPE = "openid";
 /** The OpenID Connect scopes: `openid`, and the claims UserInfo answers for `profile` and `email` (OpenID Connect Core §5.4). */
 export const OPENID_SCOPES = [OPENID_SCOPE, "profile", "email"] as const;
 
+/** The claims UserInfo answers for each OpenID Connect scope that grants claims (OpenID Connect Core §5.4), of those the bank holds. */
+export const SCOPE_CLAIMS = {
+  profile: ["name", "given_name", "family_name", "preferred_username"],
+  email: ["email", "email_verified"],
+} as const;
+
 /**
  * The OpenID Connect scopes a request may have besides its API products' scopes: all of
  * {@link OPENID_SCOPES} when it asks for `openid`, none otherwise (`profile` and `email`

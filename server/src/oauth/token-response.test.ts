@@ -27,6 +27,7 @@ function client(profile: TokenResponseProfile): Client {
     organizationName: "Demo Org",
     developerEmail: "dev@example.com",
     tokenResponseProfile: profile,
+    idTokenSignedResponseAlg: "PS256",
     accessTokenLifetimeSeconds: 3600,
     refreshTokenLifetimeSeconds: 7_776_000,
     requirePkce: true,

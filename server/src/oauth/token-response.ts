@@ -27,10 +27,12 @@ function secondsUntil(until: Date, now: Date): number {
  * consent of authorization details only): RFC 6749 §3.3's scope is one or more scope tokens,
  * so `""` is not a value a strict client accepts. The `apigee` profile keeps its `""`.
  * A DPoP-bound token's `token_type` is "DPoP" (RFC 9449 §5), in every profile, and a token
- * with RFC 9396 authorization details carries them as `authorization_details` (§7).
+ * with RFC 9396 authorization details carries them as `authorization_details` (§7). An
+ * `idToken` (OpenID Connect Core §3.1.3.3) is `id_token`, in every profile.
  */
-export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): Record<string, unknown> {
+export function formatTokenResponse(client: Client, t: IssuedToken, now: Date, idToken?: string): Record<string, unknown> {
   const expiresIn = secondsUntil(t.expiresAt, now);
+  const openId = idToken === undefined ? {} : { id_token: idToken };
   if (client.securityProfile === "fapi2") {
     return {
       access_token: t.accessToken,
@@ -39,6 +41,7 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
       ...(t.refresh ? { refresh_token: t.refresh.token } : {}),
       ...scopeOf(t),
       ...authorizationDetailsOf(t),
+      ...openId,
     };
   }
   const strict = client.tokenResponseProfile === "rfc6749";
@@ -64,7 +67,7 @@ export function formatTokenResponse(client: Client, t: IssuedToken, now: Date): 
   body.application_name = client.appName;
   body.organization_name = client.organizationName;
   body["developer.email"] = client.developerEmail;
-  return { ...body, ...authorizationDetailsOf(t) };
+  return { ...body, ...authorizationDetailsOf(t), ...openId };
 }
 
 /** RFC 6749 §5.1 `scope`: the granted scopes, left out when there are none (§3.3: one or more scope tokens). */

@@ -26,6 +26,8 @@ const MTLS: RegisteredMetadata = resolveMetadata(
   "fapi2",
 );
 
+const ES256: RegisteredMetadata = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", idTokenSignedResponseAlg: "ES256" }, STATEMENT, "fapi2");
+
 const BASE = { clientId: "client-1", clientIdIssuedAt: 1_772_000_000, registrationClientUri: "https://bank.example/oauth2/v1/register/client-1", softwareStatement: "h.p.s" };
 
 describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)", () => {
@@ -45,6 +47,7 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
       tls_client_certificate_bound_access_tokens: false,
       dpop_bound_access_tokens: true,
       require_pushed_authorization_requests: true,
+      id_token_signed_response_alg: "PS256",
       software_id: "s-1",
       software_statement: "h.p.s",
     });
@@ -75,8 +78,14 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(metadataMembers(MTLS)).toMatchObject({ token_endpoint_auth_method: "tls_client_auth", tls_client_auth_san_dns: "tpp.example", tls_client_certificate_bound_access_tokens: true });
   });
 
+  it("answers the registered id_token_signed_response_alg (OpenID Connect Registration section 2), in a registration and a read", () => {
+    expect(clientInformationResponse({ ...BASE, metadata: ES256, registrationAccessToken: "rat" }).id_token_signed_response_alg).toBe("ES256");
+    expect(clientInformationResponse({ ...BASE, metadata: ES256 }).id_token_signed_response_alg).toBe("ES256");
+    expect(metadataMembers(BASIC).id_token_signed_response_alg).toBe("PS256");
+  });
+
   it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {
-    for (const metadata of [FAPI, BASIC, MTLS]) {
+    for (const metadata of [FAPI, BASIC, MTLS, ES256]) {
       const body = JSON.parse(JSON.stringify(clientInformationResponse({ ...BASE, metadata, registrationAccessToken: "rat" })));
       const statement = metadata === BASIC ? { ...STATEMENT, jwks: undefined } : STATEMENT;
       expect(resolveMetadata(await parseClientMetadata(body), statement, metadata.securityProfile)).toEqual(metadata);

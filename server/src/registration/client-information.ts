@@ -39,7 +39,8 @@ export function registrationClientUri(registrationEndpoint: string, clientId: st
 
 /**
  * The registered metadata under their RFC 7591 §2 names (RFC 8705 §2.1.2 and §3.4, RFC 9449 §5.2,
- * RFC 9126 §6 for the extensions); members without a value are left out. What a client sends back
+ * RFC 9126 §6, OpenID Connect Dynamic Client Registration 1.0 §2 for the extensions); members
+ * without a value are left out. What a client sends back
  * in an update (RFC 7592 §2.2), so client-metadata.ts parses it into the same metadata.
  */
 export function metadataMembers(metadata: RegisteredMetadata): Record<string, unknown> {
@@ -55,6 +56,7 @@ export function metadataMembers(metadata: RegisteredMetadata): Record<string, un
     tls_client_certificate_bound_access_tokens: metadata.tlsClientCertificateBoundAccessTokens,
     dpop_bound_access_tokens: metadata.dpopBoundAccessTokens,
     require_pushed_authorization_requests: metadata.requirePushedAuthorizationRequests,
+    id_token_signed_response_alg: metadata.idTokenSignedResponseAlg,
     software_id: metadata.softwareId,
     software_version: metadata.softwareVersion,
   };

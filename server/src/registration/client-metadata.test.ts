@@ -28,6 +28,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tls_client_auth_subject_dn: "CN=tpp.example,O=Acme Fintech Ltd,C=GB",
       tls_client_certificate_bound_access_tokens: true,
       dpop_bound_access_tokens: false,
+      id_token_signed_response_alg: "ES256",
       software_id: "acme",
       software_version: 2,
       software_statement: "a.b.c",
@@ -43,6 +44,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tlsClientAuth: { parameter: "tls_client_auth_subject_dn", value: "CN=tpp.example,O=Acme Fintech Ltd,C=GB" },
       tlsClientCertificateBoundAccessTokens: true,
       dpopBoundAccessTokens: false,
+      idTokenSignedResponseAlg: "ES256",
       softwareId: "acme",
       softwareVersion: "2",
       softwareStatement: "a.b.c",
@@ -52,7 +54,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
   it("takes an empty body, null members and an empty scope as left out", async () => {
     const empty = await parseClientMetadata({});
     expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
-    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null });
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null });
     expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
   });
 
@@ -62,7 +64,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     expect(parsed.clientName).toBe("Ok");
     expect(Object.keys(parsed).sort()).toEqual(
       [
-        "clientName", "dpopBoundAccessTokens", "grantTypes", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
+        "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
         "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod",
       ].sort(),
     );
@@ -79,6 +81,10 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     ]) {
       expect((await parseClientMetadata({ [parameter!]: value })).tlsClientAuth).toEqual({ parameter, value });
     }
+  });
+
+  it("reads id_token_signed_response_alg PS256 and ES256 (OpenID Connect Registration section 2)", async () => {
+    for (const alg of ["PS256", "ES256"]) expect((await parseClientMetadata({ id_token_signed_response_alg: alg })).idTokenSignedResponseAlg).toBe(alg);
   });
 });
 
@@ -180,6 +186,12 @@ describe("parseClientMetadata refuses", () => {
     await expectRefused({ dpop_bound_access_tokens: 1 }, /dpop_bound_access_tokens must be true or false/);
   });
 
+  it("an id_token_signed_response_alg other than our own signing algorithms (FAPI 2.0 section 5.4.1), naming the allowed values", async () => {
+    for (const alg of ["none", "RS256", "HS256", "EdDSA", "ps256", "PS256 ", "", 256, true, ["ES256"], { alg: "ES256" }]) {
+      await expectRefused({ id_token_signed_response_alg: alg }, /^id_token_signed_response_alg must be PS256 or ES256 \(FAPI 2\.0 Security Profile section 5\.4\.1\)/);
+    }
+  });
+
   it("a software_statement that is not a string, with invalid_software_statement", async () => {
     await expectRefused({ software_statement: { alg: "none" } }, /compact JWS string/, "invalid_software_statement");
     await expectRefused({ software_statement: 1 }, /compact JWS string/, "invalid_software_statement");
@@ -196,7 +208,7 @@ describe("properties", () => {
   const MEMBERS = [
     "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
     "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
-    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "software_id", "software_version", "software_statement",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "software_id", "software_version", "software_statement",
   ];
   const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
 
@@ -213,7 +225,7 @@ describe("properties", () => {
   it("bodies of known members with arbitrary values are parsed or refused with a RegistrationError", async () => {
     const value = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
-      fc.constantFrom("https://tpp.example/cb", "private_key_jwt", "authorization_code", "code", "CN=x", "1.2.3.4", "https://tpp.example/jwks"),
+      fc.constantFrom("https://tpp.example/cb", "private_key_jwt", "authorization_code", "code", "CN=x", "1.2.3.4", "https://tpp.example/jwks", "ES256", "RS256", "none"),
       fc.array(fc.constantFrom("https://tpp.example/cb", "authorization_code", "refresh_token", "code", "http://x", 1), { maxLength: 4 }),
       fc.constant(DEMO_FAPI_PUBLIC_JWKS),
     );

@@ -16,11 +16,12 @@ import { TLS_CLIENT_AUTH_PARAMETERS, tlsClientAuthExpectation, type TlsClientAut
 import type { ClientAuthMethod } from "../kernel/auth-methods.js";
 import { NAME_MAX_LENGTH, SCOPES_MAX_COUNT } from "../kernel/limits.js";
 import type { PublicJwks } from "../oauth/jwks.js";
+import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidClientMetadata, invalidRedirectUri, invalidSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
 import { MAX_IDENTIFIER_LENGTH, MAX_REDIRECT_URIS } from "./software-statement.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, isJsonObject, optionalDisplayText, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
+import { absent, isJsonObject, optionalDisplayText, optionalIdTokenAlg, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
 
 /**
  * The `token_endpoint_auth_method` values a registration may choose (RFC 7591 §2, RFC 8705 §2.1 and
@@ -68,6 +69,8 @@ export interface RequestedMetadata {
   tlsClientCertificateBoundAccessTokens?: boolean;
   /** RFC 9449 §5.2 `dpop_bound_access_tokens`. */
   dpopBoundAccessTokens?: boolean;
+  /** OpenID Connect Registration §2 `id_token_signed_response_alg`: PS256 or ES256 (values.ts `optionalIdTokenAlg`). */
+  idTokenSignedResponseAlg?: OwnSigningAlgorithm;
   softwareId?: string;
   softwareVersion?: string;
   /** `software_statement`, a string, not yet verified (software-statement.ts). */
@@ -133,9 +136,9 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
 
 /**
  * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
- * RFC 9449 §5.2) into {@link RequestedMetadata}. Members other than those of the interface are
- * ignored. Checks each member alone; how they fit together and with the software statement is
- * resolve.ts's.
+ * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`)
+ * into {@link RequestedMetadata}. Members other than those of the interface are ignored. Checks
+ * each member alone; how they fit together and with the software statement is resolve.ts's.
  *
  * @param body - the parsed JSON body (any JSON value).
  * @throws RegistrationError `invalid_client_metadata`: not a JSON object, more than
@@ -143,7 +146,8 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *   control or invisible character (values.ts `optionalDisplayText`: the PSU is shown it), an unsupported
  *   `token_endpoint_auth_method`, grant or response type, an invalid `scope`, `jwks` (not public
  *   signing keys of PS256/ES256/EdDSA) or `jwks_uri`, both `jwks` and `jwks_uri`, none or several
- *   well-formed `tls_client_auth_*` members when any is present.
+ *   well-formed `tls_client_auth_*` members when any is present, an `id_token_signed_response_alg`
+ *   other than PS256 or ES256.
  * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
  * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
@@ -166,6 +170,7 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     tlsClientAuth: tlsClientAuthOf(body),
     tlsClientCertificateBoundAccessTokens: optionalBoolean(ownMember(body, "tls_client_certificate_bound_access_tokens"), "tls_client_certificate_bound_access_tokens"),
     dpopBoundAccessTokens: optionalBoolean(ownMember(body, "dpop_bound_access_tokens"), "dpop_bound_access_tokens"),
+    idTokenSignedResponseAlg: optionalIdTokenAlg(ownMember(body, "id_token_signed_response_alg"), invalidClientMetadata),
     softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
     softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
     softwareStatement: typeof statement === "string" ? statement : undefined,

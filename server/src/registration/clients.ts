@@ -135,7 +135,7 @@ function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, cer
   return { grant, psd2 };
 }
 
-/** The app settings of a registration's metadata: its method, keys and certificate name, RFC 6749 responses and PKCE. */
+/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, RFC 6749 responses and PKCE. */
 function appSettingsOf(metadata: RegisteredMetadata) {
   return {
     tokenEndpointAuthMethods: [metadata.tokenEndpointAuthMethod],
@@ -145,6 +145,7 @@ function appSettingsOf(metadata: RegisteredMetadata) {
     jwks: metadata.jwks ? JSON.stringify(metadata.jwks) : null,
     jwksUri: metadata.jwksUri ?? null,
     tlsClientAuth: metadata.tlsClientAuth ?? null,
+    idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
   };
 }
 
@@ -242,7 +243,10 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
   const app = client && (await stores.apps.find(client.appId));
   const hash = app?.registration ? await stores.apps.registrationAccessTokenHash(app.id) : undefined;
   if (!issuedSecretMatches(token, hash) || !app?.registration || !client) return undefined;
-  const stored = JSON.parse(app.registration) as StoredAppRegistration;
+  const parsed = JSON.parse(app.registration) as StoredAppRegistration;
+  // The app's column is what its ID tokens are signed with, and a registration stored before
+  // id_token_signed_response_alg was registered has none in its JSON: the column is answered.
+  const stored: StoredAppRegistration = { ...parsed, metadata: { ...parsed.metadata, idTokenSignedResponseAlg: app.idTokenSignedResponseAlg } };
   const secretIssued = stored.metadata.tokenEndpointAuthMethod === "client_secret_basic";
   return {
     app,

@@ -100,6 +100,19 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
     expect(update.metadata.grantTypes).toEqual(["authorization_code"]);
   });
 
+  it("changes id_token_signed_response_alg, and takes PS256 back when the update leaves it out (OpenID Connect Registration section 2)", async () => {
+    const { stored, response } = await registered();
+    expect(response.id_token_signed_response_alg).toBe("PS256");
+    const update = await resolveUpdate({ ...response, id_token_signed_response_alg: "ES256" }, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toEqual({ ...stored.metadata, idTokenSignedResponseAlg: "ES256" });
+    const es256 = await registered({ id_token_signed_response_alg: "ES256" });
+    expect(es256.stored.metadata.idTokenSignedResponseAlg).toBe("ES256");
+    expect(es256.response.id_token_signed_response_alg).toBe("ES256");
+    const { id_token_signed_response_alg: _alg, ...rest } = es256.response;
+    expect((await resolveUpdate(rest, es256.stored, { ...ctx, now: LATER })).metadata.idTokenSignedResponseAlg).toBe("PS256");
+    await refusal(resolveUpdate({ ...response, id_token_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /id_token_signed_response_alg must be PS256 or ES256/);
+  });
+
   it("keeps the stored statement when the update leaves it out, and still holds the update to it", async () => {
     const { stored } = await registered();
     const update = await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "tls_client_auth", tls_client_auth_san_dns: "tpp.example" }, stored, { ...ctx, now: LATER });

@@ -54,6 +54,7 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
       tlsClientCertificateBoundAccessTokens: false,
       dpopBoundAccessTokens: true,
       requirePushedAuthorizationRequests: true,
+      idTokenSignedResponseAlg: "PS256",
     });
   });
 
@@ -94,6 +95,17 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", redirectUris: ["https://other.example/cb"], jwksUri: "https://other.example/jwks" }, bare, "fapi2")).toMatchObject({
       jwksUri: "https://other.example/jwks",
     });
+  });
+
+  it("takes id_token_signed_response_alg from the statement, else the request, else PS256 (OpenID Connect Registration section 2)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    expect(resolveMetadata(method, STATEMENT, "fapi2").idTokenSignedResponseAlg).toBe("PS256");
+    expect(resolveMetadata({ ...method, idTokenSignedResponseAlg: "ES256" }, STATEMENT, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
+    expect(resolveMetadata({ ...method, idTokenSignedResponseAlg: "PS256" }, STATEMENT, "standard").idTokenSignedResponseAlg).toBe("PS256");
+    const es256 = { ...STATEMENT, idTokenSignedResponseAlg: "ES256" as const };
+    expect(resolveMetadata(method, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
+    expect(resolveMetadata({ ...method, idTokenSignedResponseAlg: "ES256" }, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
+    refusal({ ...method, idTokenSignedResponseAlg: "PS256" }, es256, "fapi2", "invalid_client_metadata", /id_token_signed_response_alg differs from the software statement's/);
   });
 
   it("keeps the request's scope", () => {

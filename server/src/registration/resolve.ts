@@ -10,18 +10,24 @@
  *   as UK Open Banking's registration profile allows); a URI outside it is refused with
  *   `invalid_redirect_uri`, the RFC 7591 §3.2.2 code for a redirect URI that is not valid here;
  * - any other differing value (`software_id`, `software_version`, `client_name`, `jwks`,
- *   `jwks_uri`) is refused with `invalid_client_metadata`, naming the member: the statement
- *   itself is valid, so `invalid_software_statement` would point the client at the wrong thing,
- *   and refusing rather than silently substituting tells it what it will not get.
+ *   `jwks_uri`, `id_token_signed_response_alg`) is refused with `invalid_client_metadata`, naming
+ *   the member: the statement itself is valid, so `invalid_software_statement` would point the
+ *   client at the wrong thing, and refusing rather than silently substituting tells it what it
+ *   will not get.
  *
  * The `fapi2` profile (FAPI 2.0 Security Profile §5.3.2.1): `private_key_jwt` or `tls_client_auth`
  * only, chosen explicitly; sender-constrained access tokens (DPoP for private_key_jwt and mTLS for
  * tls_client_auth when the request names neither); pushed authorization requests required.
+ *
+ * ID tokens are signed with {@link DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG} unless the statement or the
+ * request names `id_token_signed_response_alg` (PS256 or ES256, FAPI 2.0 Security Profile §5.4.1):
+ * not OpenID Connect Registration §2's RS256, which this server never signs with.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TlsClientAuthExpectation } from "../certificates/client-auth.js";
 import type { PublicJwks } from "../oauth/jwks.js";
 import type { SecurityProfile } from "../stores/clients.js";
+import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { GrantType, RegistrationAuthMethod, RequestedMetadata, ResponseType } from "./client-metadata.js";
 import { invalidClientMetadata, invalidRedirectUri } from "./errors.js";
 import type { SoftwareStatement } from "./software-statement.js";
@@ -33,6 +39,9 @@ import type { SoftwareStatement } from "./software-statement.js";
  * self_signed_tls_client_auth for apps an admin configures.
  */
 export const FAPI2_REGISTRATION_AUTH_METHODS: readonly RegistrationAuthMethod[] = ["private_key_jwt", "tls_client_auth"];
+
+/** The `id_token_signed_response_alg` of a registration that names none: the App column's default too (prisma/schema.prisma). */
+export const DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG: OwnSigningAlgorithm = "PS256";
 
 /** A client's metadata as registered: what is stored and what RFC 7591 §3.2.1 answers (client-information.ts). */
 export interface RegisteredMetadata {
@@ -61,6 +70,8 @@ export interface RegisteredMetadata {
   dpopBoundAccessTokens: boolean;
   /** RFC 9126 §6: authorization requests only by PAR (true for `fapi2`). */
   requirePushedAuthorizationRequests: boolean;
+  /** OpenID Connect Registration §2: the algorithm its ID tokens are signed with (statement first, else request, else PS256). */
+  idTokenSignedResponseAlg: OwnSigningAlgorithm;
 }
 
 /** The statement's value of a member, the request's when the statement has none; a differing request value is refused. */
@@ -138,9 +149,9 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
 /**
  * The metadata to register for `requested` under `statement` and `profile`: the statement's
  * values first (see the module's comment for conflicts), RFC 7591 §2's defaults
- * (`client_secret_basic` for a `standard` registration, `authorization_code`, `code`), and the
- * `fapi2` rules and defaults. The request's `software_statement` is not looked at: the caller
- * verified it into `statement`.
+ * (`client_secret_basic` for a `standard` registration, `authorization_code`, `code`), PS256 for
+ * ID tokens, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
+ * at: the caller verified it into `statement`.
  *
  * @throws RegistrationError `invalid_client_metadata`: a member differing from the statement's;
  *   a `fapi2` registration without `token_endpoint_auth_method` private_key_jwt or tls_client_auth,
@@ -170,5 +181,6 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
     tlsClientAuth: tokenEndpointAuthMethod === "tls_client_auth" ? requested.tlsClientAuth : undefined,
     ...bindingOf(requested, profile, tokenEndpointAuthMethod),
     requirePushedAuthorizationRequests: profile === "fapi2",
+    idTokenSignedResponseAlg: agreed("id_token_signed_response_alg", requested.idTokenSignedResponseAlg, statement.idTokenSignedResponseAlg) ?? DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG,
   };
 }

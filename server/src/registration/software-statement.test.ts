@@ -118,6 +118,11 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
     expect(statement.jwksUri).toBe("https://keystore.directory.example/org/software.jwks");
   });
 
+  it("reads id_token_signed_response_alg (OpenID Connect Registration section 2)", async () => {
+    await expect(verifySoftwareStatement(await demo({ id_token_signed_response_alg: "ES256" }), directory, NOW)).resolves.toMatchObject({ idTokenSignedResponseAlg: "ES256" });
+    expect((await verifySoftwareStatement(await demo(), directory, NOW)).idTokenSignedResponseAlg).toBeUndefined();
+  });
+
   it("accepts a claim under both names when they agree, and refuses it when they differ", async () => {
     await expect(verifySoftwareStatement(await demo({ client_name: DEMO_SOFTWARE.clientName }), directory, NOW)).resolves.toMatchObject({ clientName: DEMO_SOFTWARE.clientName });
     await expectRefused(await demo({ client_name: "Other" }), /client_name and software_client_name with different values/);
@@ -259,7 +264,7 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
     await expectRefused(await demo({ software_roles: Array.from({ length: 17 }, (_, i) => `R${i}`) }), /software_roles may hold at most 16 values/);
   });
 
-  it("claims of the wrong form: redirect URIs, keys, names", async () => {
+  it("claims of the wrong form: redirect URIs, keys, names, the ID token algorithm", async () => {
     await expectRefused(await demo({ software_redirect_uris: ["http://tpp.example/cb"] }), /redirect URI that is not valid here: it must be an https URL/);
     await expectRefused(await demo({ software_redirect_uris: ["https://tpp.example/cb#x"] }), /without a fragment/);
     await expectRefused(await demo({ software_redirect_uris: "https://tpp.example/cb" }), /software_redirect_uris must be an array/);
@@ -272,6 +277,9 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
     await expectRefused(await demo({ software_client_name: "x".repeat(101) }), /software_client_name must be at most 100 characters/);
     await expectRefused(await demo({ org_name: 7 }), /org_name must be a string/);
     await expectRefused(await demo({ software_version: { major: 1 } }), /software_version must be a string/);
+    for (const alg of ["RS256", "none", "HS256", 1]) {
+      await expectRefused(await demo({ id_token_signed_response_alg: alg }), /the software statement's id_token_signed_response_alg must be PS256 or ES256/);
+    }
   });
 });
 

@@ -17,7 +17,9 @@
  * `software_*` names (Open Banking Dynamic Client Registration, software statement assertion):
  * `software_id`, `software_version`, `client_name` | `software_client_name`, `redirect_uris` |
  * `software_redirect_uris`, `jwks`, `jwks_uri` | `software_jwks_endpoint`, `software_roles`,
- * `org_id`, `org_name`. When a statement carries a claim under both names, the two must agree.
+ * `org_id`, `org_name`; and `id_token_signed_response_alg` (OpenID Connect Dynamic Client
+ * Registration 1.0 §2) under its own name only. When a statement carries a claim under both names,
+ * the two must agree.
  */
 import { isDeepStrictEqual } from "node:util";
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
@@ -26,10 +28,11 @@ import { NAME_MAX_LENGTH } from "../kernel/limits.js";
 import { isCleanText } from "../kernel/text.js";
 import { InvalidJwks, parsePublicJwks, type PublicJwks } from "../oauth/jwks.js";
 import { isSigningAlgorithm, SIGNING_ALGORITHMS } from "../oauth/signing.js";
+import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidSoftwareStatement, unapprovedSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, optionalDisplayText, optionalStringList, optionalText, optionalVersion } from "./values.js";
+import { absent, optionalDisplayText, optionalIdTokenAlg, optionalStringList, optionalText, optionalVersion } from "./values.js";
 
 /**
  * Longest software statement accepted, in characters: a longer one is refused before it is
@@ -138,6 +141,8 @@ export interface SoftwareStatement {
   jwks?: PublicJwks;
   /** `jwks_uri` or `software_jwks_endpoint` (never both `jwks` and a URI). */
   jwksUri?: string;
+  /** `id_token_signed_response_alg`: PS256 or ES256 (values.ts `optionalIdTokenAlg`). */
+  idTokenSignedResponseAlg?: OwnSigningAlgorithm;
   /** `org_id`: the TPP's organization at the directory, required: the registration's organization is found by it. */
   organizationId: string;
   /** `org_name`. */
@@ -222,6 +227,7 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
     redirectUris: redirectUrisOf(eitherClaim(payload, "redirect_uris", "software_redirect_uris")),
     ...rolesOf(payload.software_roles),
     ...(await clientKeysOf(payload.jwks, eitherClaim(payload, "jwks_uri", "software_jwks_endpoint"), refuseClaim)),
+    idTokenSignedResponseAlg: optionalIdTokenAlg(payload.id_token_signed_response_alg, refuseClaim),
     organizationId,
     organizationName: optionalDisplayText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
     issuedAt: payload.iat,
@@ -242,7 +248,8 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
  *   PS256/ES256/EdDSA (so never `none`, HS256 or RS256), a signature no key of the directory
  *   verifies, `iss` not the directory's, no `iat` or an `iat` in the future, `exp` passed or more
  *   than `directory.maxLifetimeSeconds` after `iat`, older than `directory.maxAgeSeconds` without
- *   `exp`, no `software_id`, `org_id` or `jti`, no known role, or a claim of the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts).
+ *   `exp`, no `software_id`, `org_id` or `jti`, no known role, or a claim of the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts;
+ *   `id_token_signed_response_alg` PS256 or ES256 only).
  * @throws RegistrationError `unapproved_software_statement` when the software id is on the
  *   directory's deny list.
  */

@@ -4,6 +4,7 @@
  * else and throws the error its caller names, so every input costs time linear in its size.
  */
 import { isCleanText, isDisplayText } from "../kernel/text.js";
+import { OWN_SIGNING_ALGORITHMS, type OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { RegistrationError } from "./errors.js";
 
 /** Makes the error of a refused value; the description names the member and what is wrong. */
@@ -82,4 +83,18 @@ export const MAX_VERSION_LENGTH = 64;
  */
 export function optionalVersion(value: unknown, refuse: Refuse): string | undefined {
   return optionalText(typeof value === "number" ? String(value) : value, "software_version", MAX_VERSION_LENGTH, refuse);
+}
+
+/**
+ * `id_token_signed_response_alg` (OpenID Connect Dynamic Client Registration 1.0 §2): one of the
+ * algorithms this server signs ID tokens with (stores/signing-keys.ts `OWN_SIGNING_ALGORITHMS`,
+ * FAPI 2.0 Security Profile §5.4.1), so never `none`, RS256 or an HMAC algorithm; undefined when
+ * absent.
+ * @throws the error of `refuse`.
+ */
+export function optionalIdTokenAlg(value: unknown, refuse: Refuse): OwnSigningAlgorithm | undefined {
+  if (absent(value)) return undefined;
+  const alg = OWN_SIGNING_ALGORITHMS.find((each) => each === value);
+  if (!alg) throw refuse(`id_token_signed_response_alg must be ${OWN_SIGNING_ALGORITHMS.join(" or ")} (FAPI 2.0 Security Profile section 5.4.1): the algorithms this server signs ID tokens with`);
+  return alg;
 }

@@ -6,6 +6,7 @@
 import type { SecurityProfile } from "./clients.js";
 import type { Page, PageRequest } from "./page.js";
 import type { ApiProductRecord } from "./products.js";
+import type { OwnSigningAlgorithm } from "./signing-keys.js";
 
 export interface AppRecord {
   id: string;
@@ -31,6 +32,8 @@ export interface AppRecord {
   jwksUri: string | null;
   /** tls_client_auth (RFC 8705 §2.1.2): the parameter naming what its certificate carries, and the value; null when none. */
   tlsClientAuth: TlsClientAuthName | null;
+  /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`): PS256 unless set. */
+  idTokenSignedResponseAlg: OwnSigningAlgorithm;
   /** How the app registered itself (RFC 7591), JSON (registration/stored.ts); null for an app an admin created. */
   registration: string | null;
   createdAt: Date;
@@ -66,6 +69,8 @@ export interface AppSettings {
   jwksUri?: string | null;
   /** The name a tls_client_auth certificate carries; null removes it. */
   tlsClientAuth?: TlsClientAuthName | null;
+  /** The algorithm its ID tokens are signed with; PS256 by default. */
+  idTokenSignedResponseAlg?: OwnSigningAlgorithm;
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */

@@ -39,6 +39,8 @@ export interface ClientRecord {
   organizationName: string;
   developerEmail: string;
   tokenResponseProfile: TokenResponseProfile;
+  /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`). */
+  idTokenSignedResponseAlg: "PS256" | "ES256";
   /** Seconds. */
   accessTokenLifetimeSeconds: number;
   /** Seconds. */

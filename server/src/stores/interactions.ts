@@ -19,6 +19,8 @@ export interface InteractionRecord {
   dpopJkt: string | null;
   /** OpenID Connect Core §3.1.2.1: the request's `nonce`, for the ID token; null when none. */
   nonce: string | null;
+  /** OpenID Connect Core §3.1.2.1 `login_hint`, offered as the username at sign-in; null when none. */
+  loginHint: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */

@@ -33,5 +33,5 @@ export interface CatalogSeed {
     jwks?: string;
   }[];
   /** `passwordHash`: argon2id PHC string; `totpSecret`: a base32 TOTP key enrolled as the user's second factor. */
-  users: { username: string; passwordHash: string; role: string; totpSecret?: string }[];
+  users: { username: string; passwordHash: string; role: string; totpSecret?: string; name?: string; givenName?: string; familyName?: string; email?: string; emailVerified?: boolean }[];
 }

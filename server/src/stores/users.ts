@@ -13,6 +13,13 @@ export interface UserRecord {
   /** active | disabled */
   status: string;
   createdAt: Date;
+  /** OpenID Connect Core §5.1 claims (`profile` and `email` scopes); null when not known. */
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  email: string | null;
+  /** Whether the bank verified `email` (§5.1 `email_verified`). */
+  emailVerified: boolean;
 }
 
 export interface UserStore {

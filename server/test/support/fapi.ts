@@ -99,24 +99,25 @@ export async function pushRequest(baseUrl: string, params: Record<string, string
 /**
  * The front channel with a pushed request: GET /authorize?client_id&request_uri, sign in as
  * alice (password and passkey), consent to what was asked.
+ * @param callbackUrl - the redirect URI the request named (a registered client's), without its query.
  * @returns the callback's parameters (code, state, iss).
  */
-export async function authorizePushed(baseUrl: string, requestUri: string, clientId: string = FAPI_CLIENT_ID): Promise<Record<string, string>> {
+export async function authorizePushed(baseUrl: string, requestUri: string, clientId: string = FAPI_CLIENT_ID, callbackUrl: string = DEMO.callbackUrl): Promise<Record<string, string>> {
   const browser = new Browser(baseUrl);
   const start = await browser.fetch(`/authorize?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`);
   if (start.status !== 302) throw new Error(`/authorize answered ${start.status}: ${await start.text()}`);
   const location = start.headers.get("location");
-  if (!location?.startsWith("/")) return callbackParams(location);
+  if (!location?.startsWith("/")) return callbackParams(location, callbackUrl);
   const id = interactionIdFrom(location);
   const view = await json(await browser.fetch(`/interaction/${id}`));
   // alice has a second factor, and the PSD2 products require SCA: the password, then her passkey.
   const signedIn = await signInInteraction(browser, id, view.csrfToken as string);
   const login = await json(signedIn);
   if (signedIn.status !== 200) throw new Error(`sign-in answered ${signedIn.status}: ${JSON.stringify(login)}`);
-  if (login.redirectTo) return callbackParams(login.redirectTo);
+  if (login.redirectTo) return callbackParams(login.redirectTo, callbackUrl);
   const scopes = (view.scopes as { name: string }[]).map((s) => s.name);
   const consent = await json(await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes }, headers: { "X-CSRF-Token": login.csrfToken } }));
-  return callbackParams(consent.redirectTo);
+  return callbackParams(consent.redirectTo, callbackUrl);
 }
 
 /** A code of the fapi2 demo app through PAR, and its PKCE verifier. */

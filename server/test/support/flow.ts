@@ -349,10 +349,10 @@ export function interactionIdFrom(location: string | null): string {
   return id;
 }
 
-/** The query parameters of a redirect to the client's callback, as a plain object. */
-export function callbackParams(location: string | null): Record<string, string> {
+/** The query parameters of a redirect to the client's callback (the demo apps' unless `callbackUrl`), as a plain object. */
+export function callbackParams(location: string | null, callbackUrl: string = DEMO.callbackUrl): Record<string, string> {
   const url = new URL(location ?? "");
-  if (`${url.origin}${url.pathname}` !== DEMO.callbackUrl) throw new Error(`not a redirect to the callback: ${String(location)}`);
+  if (`${url.origin}${url.pathname}` !== callbackUrl) throw new Error(`not a redirect to the callback: ${String(location)}`);
   return Object.fromEntries(url.searchParams);
 }
 

@@ -72,6 +72,8 @@ export interface BrowserStep {
   /** Scopes ticked at consent; default every requested scope. */
   scopes?: string[];
   user?: { username: string; password: string };
+  /** The browser (its cookies: a session signed in before); default a new one. */
+  browser?: Browser;
 }
 
 /**
@@ -83,7 +85,7 @@ export interface BrowserStep {
  * @throws when any step answers something other than the expected status.
  */
 export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = {}): Promise<URL> {
-  const browser = new Browser(authorizationUrl.origin);
+  const browser = step.browser ?? new Browser(authorizationUrl.origin);
   const start = await browser.fetch(authorizationUrl.href);
   if (start.status !== 302) throw new Error(`authorization endpoint answered ${start.status}: ${await start.text()}`);
   const location = start.headers.get("location");

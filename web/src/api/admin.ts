@@ -847,3 +847,46 @@ export const AUDIT_EVENTS = gql<{ auditEvents: Connection<AuditEvent> }, AuditEv
     }
   }
 `);
+
+/* Signing keys */
+
+/** An algorithm the server signs with. */
+export type SigningAlgorithm = "PS256" | "ES256";
+
+/** One of the server's own signing keys (never its private half): next (published, not signing yet), current (signing), retired (published until what it signed expires). */
+export interface SigningKey {
+  kid: string;
+  alg: SigningAlgorithm;
+  /** envelope (sealed under the key-encryption key) or pkcs11 (an HSM). */
+  backend: "envelope" | "pkcs11";
+  state: "next" | "current" | "retired";
+  createdAt: string;
+  activatedAt: string | null;
+  retiredAt: string | null;
+  /** The latest expiry of what it signed: a retired key is published until then. */
+  signedUntil: string | null;
+  /** A next key's: when it may sign. */
+  signsFrom: string | null;
+}
+
+/** What rotateSigningKey did: promoted, or not yet (with when the next key may sign). */
+export interface SigningKeyRotation {
+  alg: SigningAlgorithm;
+  promoted: boolean;
+  signsFrom: string | null;
+  keys: SigningKey[];
+}
+
+const SIGNING_KEY_FIELDS = "kid alg backend state createdAt activatedAt retiredAt signedUntil signsFrom";
+
+export const SIGNING_KEYS = gql<{ signingKeys: SigningKey[] }>(`
+  query SigningKeys {
+    signingKeys { ${SIGNING_KEY_FIELDS} }
+  }
+`);
+
+export const ROTATE_SIGNING_KEY = gql<{ rotateSigningKey: SigningKeyRotation }, { alg: SigningAlgorithm }>(`
+  mutation RotateSigningKey($alg: SigningAlgorithm!) {
+    rotateSigningKey(alg: $alg) { alg promoted signsFrom keys { ${SIGNING_KEY_FIELDS} } }
+  }
+`);

@@ -21,6 +21,8 @@ export interface Interaction {
   client: { name: string; organization: string };
   scopes: Scope[];
   user: { username: string } | null;
+  /** The relying party's login_hint (OpenID Connect Core §3.1.2.1), offered as the username; null when none. */
+  loginHint: string | null;
   csrfToken: string;
   /** The request needs strong customer authentication (a PSD2 product): a password alone never reaches consent. */
   scaRequired: boolean;
@@ -164,7 +166,7 @@ export function post(url: string, csrfToken: string, body: unknown): Promise<unk
 
 function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
-  const { id, stage, client, scopes, user, csrfToken, scaRequired, accessUntil } = body;
+  const { id, stage, client, scopes, user, loginHint, csrfToken, scaRequired, accessUntil } = body;
   // Details the SPA could not put into words are never shown for approval.
   const authorizationDetails =
     body.authorizationDetails === undefined || body.authorizationDetails === null ? null : parseAuthorizationDetails(body.authorizationDetails);
@@ -178,6 +180,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     !Array.isArray(scopes) ||
     !scopes.every((s) => isRecord(s) && isString(s.name) && isString(s.description)) ||
     !(user === null || (isRecord(user) && isString(user.username))) ||
+    !(loginHint === null || isString(loginHint)) ||
     !isString(csrfToken) ||
     authorizationDetails === undefined ||
     accounts === undefined ||
@@ -191,6 +194,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     client: { name: client.name, organization: client.organization },
     scopes: (scopes as Scope[]).map(({ name, description }) => ({ name, description })),
     user: user === null ? null : { username: (user as { username: string }).username },
+    loginHint: loginHint as string | null,
     csrfToken,
     scaRequired: scaRequired === true,
     authorizationDetails,

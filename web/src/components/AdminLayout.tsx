@@ -15,6 +15,7 @@ const LINKS = [
   { to: routes.tokens(), label: "Tokens" },
   { to: routes.psd2Consents(), label: "PSD2 consents" },
   { to: routes.audit(), label: "Audit log" },
+  { to: routes.signingKeys(), label: "Signing keys" },
 ];
 
 /**

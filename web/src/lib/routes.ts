@@ -25,6 +25,7 @@ export const patterns = {
   search: "/admin/search",
   psd2Consents: "/admin/psd2-consents",
   audit: "/admin/audit",
+  signingKeys: "/admin/signing-keys",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
@@ -61,6 +62,8 @@ export const routes = {
   psd2Consents: () => patterns.psd2Consents,
   /** The audit log, already filtered (`from` and `to` ISO 8601 instants), e.g. `audit({ clientId })`. */
   audit: (filter: Partial<AuditFilter> = {}) => withOptionalQuery(patterns.audit, filterQuery(filter)),
+  /** The server's signing keys and their rotation. */
+  signingKeys: () => patterns.signingKeys,
 };
 
 /**

@@ -120,7 +120,7 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
         <p className="muted small">After your password, you will confirm it's you with a code from your authenticator app or a passkey.</p>
       )}
       <SignInSteps
-        initialUsername={interaction.user?.username ?? ""}
+        initialUsername={interaction.user?.username ?? interaction.loginHint ?? ""}
         startAtFactor={interaction.stage === "factor"}
         leaving={leaving}
         onPassword={onPassword}

@@ -12,6 +12,7 @@ import { dashboardResolvers } from "./dashboard.js";
 import { psd2ConsentResolvers } from "./psd2-consents.js";
 import { organizationResolvers } from "./organizations.js";
 import { productResolvers } from "./products.js";
+import { signingKeyResolvers } from "./signing-keys.js";
 import { tokenResolvers } from "./tokens.js";
 import { userResolvers } from "./users.js";
 
@@ -53,7 +54,7 @@ function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
   return Object.fromEntries(guarded) as F;
 }
 
-const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, dashboardResolvers, consentResolvers, psd2ConsentResolvers];
+const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, dashboardResolvers, consentResolvers, psd2ConsentResolvers, signingKeyResolvers];
 
 /** The root fields of type `type` of every module. */
 function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolvers[T]> {

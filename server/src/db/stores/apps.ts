@@ -28,6 +28,7 @@ const APP = {
   jwksUri: true,
   tlsClientAuthParameter: true,
   tlsClientAuthValue: true,
+  idTokenSignedResponseAlg: true,
   registration: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
@@ -36,7 +37,7 @@ const APP_WITH_KEYS = { ...APP, credentials: { select: { consumerKey: true } } }
 /** The columns of a CredentialRecord: never the secret's hash. */
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
-/** An app row as its record (no JWK Set is stored as ""). */
+/** An app row as its record (no JWK Set is stored as ""; an ID token algorithm other than ES256 reads as PS256, as clients.ts reads it). */
 function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, ...row }: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
   return {
     ...row,
@@ -44,6 +45,7 @@ function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, .
     tokenEndpointAuthMethods: splitList(row.tokenEndpointAuthMethods),
     securityProfile: row.securityProfile === "fapi2" ? "fapi2" : "standard",
     jwks: row.jwks === "" ? null : row.jwks,
+    idTokenSignedResponseAlg: row.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
   };
 }
 
@@ -61,6 +63,7 @@ function settingsColumns(s: AppSettings) {
     jwksUri: s.jwksUri,
     tlsClientAuthParameter: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.parameter ?? null),
     tlsClientAuthValue: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.value ?? null),
+    idTokenSignedResponseAlg: s.idTokenSignedResponseAlg,
   };
 }
 

@@ -20,6 +20,7 @@ interface CredentialRow extends Row {
   appName: string;
   appStatus: string;
   tokenResponseProfile: string;
+  idTokenSignedResponseAlg: string;
   accessTokenLifetimeSeconds: number;
   refreshTokenLifetimeSeconds: number;
   requirePkce: unknown;
@@ -35,7 +36,7 @@ interface CredentialRow extends Row {
 }
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
-  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."accessTokenLifetimeSeconds",
+  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."accessTokenLifetimeSeconds",
   a."refreshTokenLifetimeSeconds", a."requirePkce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
@@ -85,6 +86,7 @@ export function clientStore(x: Executor): ClientStore {
       organizationName: c.organizationName,
       developerEmail: c.developerEmail,
       tokenResponseProfile: c.tokenResponseProfile === "rfc6749" ? "rfc6749" : "apigee",
+      idTokenSignedResponseAlg: c.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
       accessTokenLifetimeSeconds: c.accessTokenLifetimeSeconds,
       refreshTokenLifetimeSeconds: c.refreshTokenLifetimeSeconds,
       requirePkce: booleanOf(c.requirePkce),

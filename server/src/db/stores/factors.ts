@@ -106,9 +106,12 @@ export function factorStore(x: Executor): FactorStore {
     async sealTotpKeys() {
       const encryption = encryptionOf(x);
       let sealed = 0;
-      for (const row of await prisma.userFactor.findMany({ where: { type: "totp" }, select: { id: true, userId: true, secret: true } })) {
+      // Only the rows not sealed under the first KEK are read: a start reads none once all are.
+      const rows = await prisma.userFactor.findMany({ where: { type: "totp", NOT: { secret: { startsWith: encryption.currentPrefix } } }, select: { id: true, userId: true, secret: true } });
+      for (const row of rows) {
         const stored = row.secret ?? "";
-        if (encryption.isSealed(stored) && encryption.isCurrent(stored)) continue;
+        // SQLite's LIKE ignores case: a prefix differing in case only is another KEK's.
+        if (encryption.isCurrent(stored)) continue;
         const clear = encryption.isSealed(stored) ? encryption.open(stored, totpContext(row.userId)) : Buffer.from(stored, "utf8");
         const { count } = await prisma.userFactor.updateMany({ where: { id: row.id, secret: stored }, data: { secret: encryption.seal(clear, totpContext(row.userId)) } });
         sealed += count;

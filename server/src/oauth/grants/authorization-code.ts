@@ -59,6 +59,7 @@ export const authorizationCodeGrant: Grant = {
       jkt: dpopJkt,
       x5t: certificateThumbprint,
       authentication: code.authentication ?? undefined,
+      nonce: code.nonce,
       consent: consent ?? undefined,
       notAfter: details ? (accessEndOf(details) ?? undefined) : undefined,
       now,

@@ -32,6 +32,7 @@ const client: Client = {
   organizationName: "TPP Ltd",
   developerEmail: "dev@tpp.example",
   tokenResponseProfile: "apigee",
+  idTokenSignedResponseAlg: "PS256",
   accessTokenLifetimeSeconds: 300,
   refreshTokenLifetimeSeconds: 7_776_000,
   requirePkce: true,
@@ -48,7 +49,7 @@ const client: Client = {
   callbackUrls: [REDIRECT],
 };
 
-const alice: UserRecord = { id: "user1", username: "alice", passwordHash: "x", role: "user", status: "active", createdAt: NOW };
+const alice: UserRecord = { id: "user1", username: "alice", passwordHash: "x", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false };
 
 let stores: MemoryStores;
 beforeEach(() => {
