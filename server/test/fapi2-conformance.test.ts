@@ -105,3 +105,61 @@ describe("FAPI 2.0 with oauth4webapi: PAR, private_key_jwt, DPoP", () => {
     expect(introspected.cnf?.jkt).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });
+
+describe("FAPI 2.0 openid_connect variant with oauth4webapi: the same flow with openid and a nonce", () => {
+  /** The demo fapi2 app as an OpenID relying party: its ID tokens are PS256 (the app's default), not OpenID Connect's RS256. */
+  const rp: oauth.Client = { ...client, id_token_signed_response_alg: "PS256" };
+  let tokens: oauth.TokenEndpointResponse;
+
+  it("gets an ID token with the nonce, at_hash and acr, signed with a key of the JWK Set; UserInfo answers with the DPoP-bound token; a refresh's ID token has no nonce", async () => {
+    const codeVerifier = oauth.generateRandomCodeVerifier();
+    const nonce = oauth.generateRandomNonce();
+    const par = await oauth.pushedAuthorizationRequest(
+      as,
+      rp,
+      auth,
+      {
+        redirect_uri: DEMO.callbackUrl,
+        response_type: "code",
+        scope: "openid profile aisp",
+        nonce,
+        code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: "S256",
+      },
+      { DPoP: dpop, ...clientOptions },
+    );
+    const pushed = await oauth.processPushedAuthorizationResponse(as, rp, par);
+    const authorizationUrl = new URL(as.authorization_endpoint!);
+    authorizationUrl.searchParams.set("client_id", FAPI_CLIENT_ID);
+    authorizationUrl.searchParams.set("request_uri", pushed.request_uri);
+    const params = oauth.validateAuthResponse(as, rp, await runBrowserStep(authorizationUrl), oauth.expectNoState);
+
+    const response = await oauth.authorizationCodeGrantRequest(as, rp, auth, params, DEMO.callbackUrl, codeVerifier, { DPoP: dpop, ...clientOptions });
+    tokens = await oauth.processAuthorizationCodeResponse(as, rp, response, { expectedNonce: nonce, requireIdToken: true });
+    // The ID token's signature against the JWK Set (OpenID Connect Core §3.1.3.7 item 6: not left to TLS alone).
+    await oauth.validateApplicationLevelSignature(as, response, clientOptions);
+    expect(tokens.token_type).toBe("dpop");
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+    expect(claims).toMatchObject({ iss: as.issuer, aud: FAPI_CLIENT_ID, azp: FAPI_CLIENT_ID, nonce, acr: "urn:tollgate:sca" });
+    expect(claims.at_hash).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    const userInfo = await oauth.processUserInfoResponse(as, rp, claims.sub, await oauth.userInfoRequest(as, rp, tokens.access_token, { DPoP: dpop, ...clientOptions }));
+    expect(userInfo).toMatchObject({ sub: claims.sub, name: "Alice Martin", preferred_username: DEMO.user.username });
+    expect(userInfo.email).toBeUndefined();
+
+    const refreshed = await oauth.processRefreshTokenResponse(as, rp, await oauth.refreshTokenGrantRequest(as, rp, auth, tokens.refresh_token!, { DPoP: dpop, ...clientOptions }));
+    const again = oauth.getValidatedIdTokenClaims(refreshed)!;
+    expect({ sub: again.sub, auth_time: again.auth_time, nonce: again.nonce }).toEqual({ sub: claims.sub, auth_time: claims.auth_time, nonce: undefined });
+  });
+
+  it("UserInfo refuses the DPoP-bound token sent as a bearer token: 401 invalid_token with a DPoP challenge oauth4webapi parses", async () => {
+    const refused = await oauth.userInfoRequest(as, rp, tokens.access_token, clientOptions).then(
+      (response) => oauth.processUserInfoResponse(as, rp, oauth.skipSubjectCheck, response),
+      (err: unknown) => err,
+    ).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    const { response, cause } = refused as oauth.WWWAuthenticateChallengeError;
+    expect(response.status).toBe(401);
+    expect(cause[0]).toMatchObject({ scheme: "dpop", parameters: { error: "invalid_token" } });
+  });
+});
