@@ -22,6 +22,8 @@ import { CheckFailed, Readiness, redisCheck, withReadiness } from "./http/readin
 import { KeyBackendUnavailable } from "./keys/backend.js";
 import type { Keyring } from "./keys/keyring.js";
 import { openKeys } from "./keys/setup.js";
+import { serverSecret } from "./keys/server-secret.js";
+import { subjects } from "./oauth/subject.js";
 import { loadKeyEncryption } from "./kernel/key-encryption.js";
 import { limiterFactory } from "./kernel/limiter.js";
 import { tracedStores } from "./kernel/spans.js";
@@ -175,6 +177,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const resealed = await db.factors.sealTotpKeys();
   if (resealed > 0) logger.info({ totpKeys: resealed }, "TOTP keys sealed under the key-encryption key");
   const keys = await openKeys(config, encryption, db.signingKeys, logger);
+  // Pairwise subject identifiers (OpenID Connect Core §8.1) under a salt shared by every instance, sealed in the database.
+  const subjectOf = subjects(await serverSecret(db.serverSecrets, encryption, "pairwise-subject", new Date()));
   /** The signing keys were read and their backend can sign; a backend's reason is safe to show (it never holds a secret). */
   const signingKeys = async () => {
     try {
@@ -205,7 +209,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const { mtls, stopCrlReload } = mtlsSettings(config, logger);
   const listener = withReadiness(
     readiness,
-    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), keys.keyring),
+    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), { keyring: keys.keyring, subjects: subjectOf }),
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);

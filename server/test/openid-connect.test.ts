@@ -86,7 +86,7 @@ describe("openid-client 6 as the relying party", () => {
       expect(metadata, member).toHaveProperty(member);
     }
     expect(metadata.jwks_uri).toBe(`${metadata.issuer}/oauth2/v1/jwks`);
-    expect(metadata.subject_types_supported).toEqual(["public"]);
+    expect(metadata.subject_types_supported).toEqual(["public", "pairwise"]);
     expect(metadata.id_token_signing_alg_values_supported).toEqual(["PS256", "ES256"]);
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(["openid", "profile", "email"]));
     // Consistent with the RFC 8414 document: one document at both addresses.
@@ -314,6 +314,51 @@ describe("OpenID Connect Core authentication request parameters", () => {
       expect(refused.searchParams.get("error"), claims.slice(0, 30)).toBe("invalid_request");
       expect(refused.searchParams.get("error_description")).toMatch(description);
     }
+  });
+});
+
+describe("OpenID Connect Core §8 subject identifiers", () => {
+  let config: client.Configuration;
+  beforeAll(async () => {
+    config = await relyingParty();
+  });
+  const setSubjects = (data: { subjectType: string; sectorIdentifierUri: string | null }) => server.prisma.app.updateMany({ where: { name: DEMO.strictApp.name }, data });
+  /** The catalog cache keeps an app for up to a second. */
+  const catalogRefresh = () => new Promise((resolve) => setTimeout(resolve, 1100));
+
+  it("§8.1 pairwise: the app's sub is its sector's, not the user's id: the same at UserInfo, in the next sign-in and in its id_token_hint; another sector gets another", async () => {
+    const user = (await server.db.users.byUsername(DEMO.user.username))!;
+    try {
+      await setSubjects({ subjectType: "pairwise", sectorIdentifierUri: null });
+      await catalogRefresh();
+      const first = (await signIn(config)).tokens;
+      const sub = first.claims()!.sub;
+      expect(sub).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(sub).not.toBe(user.id);
+      expect((await client.fetchUserInfo(config, first.access_token, sub)).sub).toBe(sub);
+      expect((await signIn(config)).tokens.claims()!.sub).toBe(sub);
+      // The salt is the server's, sealed in the database: never in clear.
+      const salt = await server.prisma.serverSecret.findUniqueOrThrow({ where: { name: "pairwise-subject" } });
+      expect(salt.sealed).toMatch(/^kek1\./);
+
+      // A hint with the pairwise sub names alice: her session is reused with prompt=none.
+      const browser = new Browser(issuer.origin);
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "openid", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+      const signedIn = await client.authorizationCodeGrant(config, await runBrowserStep(url, { browser }), { pkceCodeVerifier: verifier, idTokenExpected: true });
+      const again = client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "openid", code_challenge: "a".repeat(43), code_challenge_method: "S256", prompt: "none", id_token_hint: signedIn.id_token! });
+      expect((await runBrowserStep(again, { browser })).searchParams.get("code")).toBeTruthy();
+
+      await setSubjects({ subjectType: "pairwise", sectorIdentifierUri: "https://tpp-b.example/sector.json" });
+      await catalogRefresh();
+      const other = (await signIn(config)).tokens.claims()!.sub;
+      expect(other).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(other).not.toBe(sub);
+    } finally {
+      await setSubjects({ subjectType: "public", sectorIdentifierUri: null });
+      await catalogRefresh();
+    }
+    expect((await signIn(config)).tokens.claims()!.sub).toBe(user.id);
   });
 });
 

@@ -16,7 +16,7 @@ import type { DpopSettings } from "../oauth/dpop-request.js";
 import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
 import { jwksEndpoint } from "../keys/jwks-endpoint.js";
-import type { Keyring } from "../keys/keyring.js";
+import type { OpenIdProvider } from "../oauth/id-token.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
 import type { Metrics } from "../kernel/metrics.js";
@@ -38,7 +38,7 @@ import { clientCertificates } from "./client-certificates.js";
  * @param dpop - DPoP proof checks of the Berlin Group consent API's DPoP-bound tokens.
  * @param metrics - times each request under its route template; undefined: nothing recorded.
  * @param registration - the dynamic client registration endpoint's settings; undefined: registration is off.
- * @param keyring - this server's signing keys: the JWK Set at JWKS_PATH, their rotation in the admin API.
+ * @param op - the OpenID Provider's keys (the JWK Set at JWKS_PATH, their rotation in the admin API) and subject identifiers.
  */
 export async function createApp(
   config: Config,
@@ -49,8 +49,9 @@ export async function createApp(
   dpop: DpopSettings,
   metrics: Metrics | undefined,
   registration: RegistrationEndpointSettings | undefined,
-  keyring: Keyring,
+  op: OpenIdProvider,
 ): Promise<Express> {
+  const { keyring, subjects } = op;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
@@ -62,7 +63,7 @@ export async function createApp(
   // OpenID Connect Discovery 1.0 §4: the same document as RFC 8414's, which holds every member §3 requires.
   app.get("/.well-known/openid-configuration", oauthCors(config), metadataEndpoint(config, db.catalog, registration !== undefined));
   app.get(JWKS_PATH, oauthCors(config), jwksEndpoint(keyring, config.keys.jwksMaxAgeSeconds));
-  const userInfo = userInfoEndpoint(db, { realm: config.realm, baseUrl: config.baseUrl, dpop });
+  const userInfo = userInfoEndpoint(db, { realm: config.realm, baseUrl: config.baseUrl, dpop, subjects });
   app.get(USERINFO_PATH, oauthCors(config), userInfo);
   app.post(USERINFO_PATH, oauthCors(config), userInfo);
 
@@ -72,7 +73,7 @@ export async function createApp(
 
   const sessions = new BrowserSessions(config, db.sessions);
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
-  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, idTokenHints(keyring, config.authUrl), metrics));
+  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects }, metrics));
   app.use(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),

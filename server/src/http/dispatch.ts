@@ -30,7 +30,7 @@ import { gatewayObserver, type TrafficRecorder } from "./traffic.js";
 import { clientCertificates } from "./client-certificates.js";
 import type { MtlsSettings } from "../oauth/client-auth.js";
 import type { RegistrationEndpointSettings } from "../registration/endpoint.js";
-import type { Keyring } from "../keys/keyring.js";
+import type { OpenIdProvider } from "../oauth/id-token.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -52,7 +52,7 @@ export interface RequestObservers {
  * @param observers - the metrics (undefined: none are recorded), the refusal audit and the gateway traffic.
  * @param mtls - what client certificates are checked against (RFC 8705 §2).
  * @param registration - the dynamic client registration endpoint's settings; undefined: off.
- * @param keyring - this server's signing keys: the JWK Set, ID tokens.
+ * @param op - the OpenID Provider's keys (the JWK Set, ID tokens) and subject identifiers.
  */
 export async function createRequestListener(
   config: Config,
@@ -62,7 +62,7 @@ export async function createRequestListener(
   observers: RequestObservers,
   mtls: MtlsSettings,
   registration: RegistrationEndpointSettings | undefined,
-  keyring: Keyring,
+  op: OpenIdProvider,
 ) {
   const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = {
@@ -71,7 +71,7 @@ export async function createRequestListener(
     listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
   };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs });
-  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration, keyring);
+  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
 
@@ -105,10 +105,10 @@ export async function createRequestListener(
     tppAddresses: config.tppAddresses,
   });
   const oauthEndpoints = new Map([
-    [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, keyring, config.sca.reauthenticationDays, metrics))],
+    [TOKEN_PATH, post(TOKEN_PATH, "token", tokenEndpoint(db, endpoint(TOKEN_PATH), dpop, op, config.sca.reauthenticationDays, metrics))],
     // The same endpoint; a DPoP proof's htu names the URL the client called.
-    ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, keyring, config.sca.reauthenticationDays, metrics))],
-    [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop, idTokenHints(keyring, config.authUrl)))],
+    ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, op, config.sca.reauthenticationDays, metrics))],
+    [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop, idTokenHints(op.keyring, config.authUrl)))],
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
     ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
   ]);

@@ -22,6 +22,7 @@ import { approve, type PsuChoice } from "../consents/approval.js";
 import type { AuthorizationDetail } from "../consents/authorization-details.js";
 import { accessEndOf, kindOf, type ConsentRequest } from "../consents/requests.js";
 import { paymentConsentEnd } from "../consents/lifecycle.js";
+import type { Subjects } from "../oauth/subject.js";
 
 /** Why a request that needs SCA is refused to a user without a second factor (sent back as `access_denied`). */
 const NO_SECOND_FACTOR = "strong customer authentication is required: the user has no second factor (an authenticator app or a passkey) set up";
@@ -49,6 +50,8 @@ export interface FlowContext {
   accounts: AccountDirectory;
   /** How long an approved payment consent's payment may be made, seconds (consents/lifecycle.ts `paymentConsentEnd`). */
   paymentConsentLifetimeSeconds: number;
+  /** The subject identifiers apps are told (oauth/subject.ts): an `id_token_hint`'s `sub` is compared with the session user's. */
+  subjects: Subjects;
   /** The HTTP request being served (its ids go into the audit events); set per request by the router. */
   request?: RequestIds;
 }
@@ -125,7 +128,7 @@ export async function startFlow(
   };
   const reused =
     session !== undefined &&
-    (request.hintedSubject === null || session.userId === request.hintedSubject) &&
+    (request.hintedSubject === null || ctx.subjects(request.client, session.userId) === request.hintedSubject) &&
     !request.scaRequired &&
     request.prompt !== "login" &&
     (request.maxAge === null || now.getTime() - session.authTime.getTime() <= request.maxAge * 1000)

@@ -12,6 +12,7 @@ import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
+import type { Subjects } from "../oauth/subject.js";
 import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
 import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
@@ -35,10 +36,10 @@ export function interactionRouter(
   sessions: BrowserSessions,
   limiters: LimiterFactory,
   accounts: AccountDirectory,
-  hints: IdTokenHints,
+  openId: { hints: IdTokenHints; subjects: Subjects },
   metrics?: Metrics,
 ): Router {
-  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds };
+  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects };
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
@@ -61,7 +62,7 @@ export function interactionRouter(
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db, hints, query, ctx.issuer, new Date());
+    const request = await validateAuthorizationRequest(db, openId.hints, query, ctx.issuer, new Date());
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {

@@ -8,6 +8,13 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKe
 import { InvalidRequest } from "../kernel/errors.js";
 import type { Keyring } from "../keys/keyring.js";
 import { MAX_JWT_LENGTH } from "./signing.js";
+import type { Subjects } from "./subject.js";
+
+/** The OpenID Provider's means: the keys it signs with, and the subject identifiers it tells apps (subject.ts). */
+export interface OpenIdProvider {
+  keyring: Keyring;
+  subjects: Subjects;
+}
 import type { Authentication } from "../stores/tokens.js";
 
 /** The claims of an ID token ({@link idTokenPayload}): `claims_supported` with UserInfo's. */

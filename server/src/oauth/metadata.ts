@@ -64,7 +64,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent"],
     acr_values_supported: [...ACR_VALUES],
-    subject_types_supported: ["public"],
+    subject_types_supported: ["public", "pairwise"],
     id_token_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],
     claims_supported: [...ID_TOKEN_CLAIMS, ...Object.values(SCOPE_CLAIMS).flat()],
     claims_parameter_supported: true,

@@ -13,8 +13,7 @@ import { readClientRequest, type ClientRequest, type EndpointContext } from "./c
 import { dpopKeyOf, nonceHeader, type DpopSettings } from "./dpop-request.js";
 import { InvalidRequest, OAuthError, UnsupportedGrantType } from "../kernel/errors.js";
 import { KeyBackendUnavailable } from "../keys/backend.js";
-import type { Keyring } from "../keys/keyring.js";
-import { signIdToken } from "./id-token.js";
+import { signIdToken, type OpenIdProvider } from "./id-token.js";
 import { grants } from "./grants/index.js";
 import { RefreshTokenReused } from "./grants/refresh-token.js";
 import type { Metrics } from "../kernel/metrics.js";
@@ -33,13 +32,14 @@ function responseProfile(client: Client): string {
 }
 
 /**
- * The ID token of a grant with `openid` (oauth/id-token.ts), for the user as its subject.
+ * The ID token of a grant with `openid` (oauth/id-token.ts), its subject the user's for this
+ * client (public or pairwise, subject.ts).
  * @throws OAuthError 503 `temporarily_unavailable` when no key can sign now (the HSM is away):
  *   no token response goes out without its ID token.
  */
-async function signedIdToken(keyring: Keyring, issuer: string, client: Client, issued: IssuedToken, openId: NonNullable<IssuedToken["openId"]>, now: Date): Promise<string> {
+async function signedIdToken(op: OpenIdProvider, issuer: string, client: Client, issued: IssuedToken, openId: NonNullable<IssuedToken["openId"]>, now: Date): Promise<string> {
   try {
-    return await signIdToken(keyring, { issuer, subject: issued.userId!, clientId: client.clientId, alg: client.idTokenSignedResponseAlg, accessToken: issued.accessToken, ...openId, now });
+    return await signIdToken(op.keyring, { issuer, subject: op.subjects(client, issued.userId!), clientId: client.clientId, alg: client.idTokenSignedResponseAlg, accessToken: issued.accessToken, ...openId, now });
   } catch (error) {
     if (error instanceof KeyBackendUnavailable) throw new OAuthError("temporarily_unavailable", "the ID token cannot be signed now: try again later", 503);
     throw error;
@@ -48,11 +48,11 @@ async function signedIdToken(keyring: Keyring, issuer: string, client: Client, i
 
 /**
  * Builds the handler of POST token requests (after http/dispatch.ts read the form).
- * @param keyring - signs the ID tokens of grants with `openid`.
+ * @param op - signs the ID tokens of grants with `openid`, and names their subjects.
  * @param scaReauthenticationDays - see GrantContext (SCA_REAUTHENTICATION_DAYS).
  * @param metrics - counts issued tokens and refresh token reuse; undefined: nothing counted.
  */
-export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, keyring: Keyring, scaReauthenticationDays: number, metrics?: Metrics) {
+export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, op: OpenIdProvider, scaReauthenticationDays: number, metrics?: Metrics) {
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -75,7 +75,7 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
       if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();
       throw err;
     });
-    const idToken = issued.openId && (await signedIdToken(keyring, endpoint.issuer, client, issued, issued.openId, now));
+    const idToken = issued.openId && (await signedIdToken(op, endpoint.issuer, client, issued, issued.openId, now));
     sendJson(res, 200, formatTokenResponse(client, issued, now, idToken), { ...NO_STORE, ...nonceHeader(dpop, now) });
     metrics?.tokenIssued(grant.type, responseProfile(client), client.clientId);
   };

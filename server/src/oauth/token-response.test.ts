@@ -28,6 +28,8 @@ function client(profile: TokenResponseProfile): Client {
     developerEmail: "dev@example.com",
     tokenResponseProfile: profile,
     idTokenSignedResponseAlg: "PS256",
+    subjectType: "public",
+    sectorIdentifierUri: null,
     accessTokenLifetimeSeconds: 3600,
     refreshTokenLifetimeSeconds: 7_776_000,
     requirePkce: true,

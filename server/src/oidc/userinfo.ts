@@ -14,6 +14,7 @@ import { findPresentedToken } from "../oauth/tokens.js";
 import { checkSender, DPOP_CHALLENGE } from "../gateway/sender.js";
 import type { Stores } from "../stores/index.js";
 import type { UserRecord } from "../stores/users.js";
+import type { Subjects } from "../oauth/subject.js";
 
 /**
  * The UserInfo response (§5.3.2) for `user` and the token's `scopes`: `sub` always, and the
@@ -45,6 +46,8 @@ export interface UserInfoSettings {
   realm: string;
   baseUrl: string;
   dpop: DpopSettings;
+  /** The subject identifiers apps are told (oauth/subject.ts): `sub` is the same as in the app's ID tokens. */
+  subjects: Subjects;
 }
 
 /**
@@ -56,7 +59,7 @@ export interface UserInfoSettings {
  *   `openid` or without a user (client credentials), §5.3.3 and RFC 6750 §3.1.
  */
 export function userInfoEndpoint(stores: Pick<Stores, "tokens" | "clients" | "users">, settings: UserInfoSettings) {
-  const { realm, baseUrl, dpop } = settings;
+  const { realm, baseUrl, dpop, subjects } = settings;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const presented = presentedAccessToken(req.headers.authorization, realm);
@@ -67,9 +70,9 @@ export function userInfoEndpoint(stores: Pick<Stores, "tokens" | "clients" | "us
       if (found.userId === null || !found.scopes.includes(OPENID_SCOPE)) {
         throw new BearerError(realm, 403, "insufficient_scope", "UserInfo answers for an access token granted with the openid scope by a user", OPENID_SCOPE, challenge);
       }
-      const user = await stores.users.byId(found.userId);
-      if (!user || user.status !== "active") throw new BearerError(realm, 401, "invalid_token", "the user of this access token is no longer active", undefined, challenge);
-      res.set("Cache-Control", "no-store").set("Pragma", "no-cache").json(userInfoClaims(user, user.id, found.scopes));
+      const [user, client] = await Promise.all([stores.users.byId(found.userId), stores.clients.byConsumerKey(found.clientId)]);
+      if (!user || user.status !== "active" || !client) throw new BearerError(realm, 401, "invalid_token", "the user of this access token is no longer active", undefined, challenge);
+      res.set("Cache-Control", "no-store").set("Pragma", "no-cache").json(userInfoClaims(user, subjects(client, user.id), found.scopes));
     } catch (error) {
       next(error instanceof BearerError ? error.withDpopOffered(DPOP_CHALLENGE) : error);
     }

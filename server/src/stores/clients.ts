@@ -41,6 +41,10 @@ export interface ClientRecord {
   tokenResponseProfile: TokenResponseProfile;
   /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`). */
   idTokenSignedResponseAlg: "PS256" | "ES256";
+  /** Its subject identifiers (OpenID Connect Core §8): `public` or `pairwise`. */
+  subjectType: "public" | "pairwise";
+  /** OpenID Connect Registration §2 `sector_identifier_uri`: the pairwise sector's host; null when none. */
+  sectorIdentifierUri: string | null;
   /** Seconds. */
   accessTokenLifetimeSeconds: number;
   /** Seconds. */

@@ -20,6 +20,7 @@ import type { PushedRequestStore } from "./pushed-requests.js";
 import type { ReplayStore } from "./replays.js";
 import type { SessionStore } from "./sessions.js";
 import type { SigningKeyStore } from "./signing-keys.js";
+import type { ServerSecretStore } from "./server-secrets.js";
 import type { TokenStore } from "./tokens.js";
 import type { TrafficStore } from "./traffic.js";
 import type { UserStore } from "./users.js";
@@ -45,6 +46,7 @@ export interface Stores {
   replays: ReplayStore;
   traffic: TrafficStore;
   signingKeys: SigningKeyStore;
+  serverSecrets: ServerSecretStore;
 }
 
 /** The stores of the database, and its transactions. */

@@ -21,6 +21,8 @@ interface CredentialRow extends Row {
   appStatus: string;
   tokenResponseProfile: string;
   idTokenSignedResponseAlg: string;
+  subjectType: string;
+  sectorIdentifierUri: string | null;
   accessTokenLifetimeSeconds: number;
   refreshTokenLifetimeSeconds: number;
   requirePkce: unknown;
@@ -36,7 +38,7 @@ interface CredentialRow extends Row {
 }
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
-  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."accessTokenLifetimeSeconds",
+  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."accessTokenLifetimeSeconds",
   a."refreshTokenLifetimeSeconds", a."requirePkce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
@@ -87,6 +89,8 @@ export function clientStore(x: Executor): ClientStore {
       developerEmail: c.developerEmail,
       tokenResponseProfile: c.tokenResponseProfile === "rfc6749" ? "rfc6749" : "apigee",
       idTokenSignedResponseAlg: c.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+      subjectType: c.subjectType === "pairwise" ? "pairwise" : "public",
+      sectorIdentifierUri: c.sectorIdentifierUri,
       accessTokenLifetimeSeconds: c.accessTokenLifetimeSeconds,
       refreshTokenLifetimeSeconds: c.refreshTokenLifetimeSeconds,
       requirePkce: booleanOf(c.requirePkce),

@@ -20,6 +20,7 @@ import { pushedRequestStore } from "./pushed-requests.js";
 import { replayStore } from "./replays.js";
 import { sessionStore } from "./sessions.js";
 import { signingKeyStore } from "./signing-keys.js";
+import { serverSecretStore } from "./server-secrets.js";
 import { tokenStore } from "./tokens.js";
 import { trafficStore } from "./traffic.js";
 import { userStore } from "./users.js";
@@ -46,5 +47,6 @@ export function buildStores(x: Executor): Stores {
     replays: replayStore(x),
     traffic: trafficStore(x),
     signingKeys: signingKeyStore(x),
+    serverSecrets: serverSecretStore(x),
   };
 }

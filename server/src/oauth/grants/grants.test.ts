@@ -33,6 +33,8 @@ const client: Client = {
   developerEmail: "dev@tpp.example",
   tokenResponseProfile: "apigee",
   idTokenSignedResponseAlg: "PS256",
+  subjectType: "public",
+  sectorIdentifierUri: null,
   accessTokenLifetimeSeconds: 300,
   refreshTokenLifetimeSeconds: 7_776_000,
   requirePkce: true,

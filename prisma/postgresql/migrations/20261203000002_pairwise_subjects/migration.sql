@@ -1,0 +1,12 @@
+-- AlterTable: an app's subject identifiers (OpenID Connect Core §8): public or pairwise, and its sector identifier URI
+ALTER TABLE "App" ADD COLUMN "subjectType" TEXT NOT NULL DEFAULT 'public';
+ALTER TABLE "App" ADD COLUMN "sectorIdentifierUri" TEXT;
+
+-- CreateTable: the server's own secrets, sealed under the key-encryption key (the pairwise subject salt)
+CREATE TABLE "ServerSecret" (
+    "name" TEXT NOT NULL,
+    "sealed" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ServerSecret_pkey" PRIMARY KEY ("name")
+);
