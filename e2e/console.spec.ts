@@ -155,6 +155,11 @@ test("an admin changes an existing app's client settings, and the token endpoint
   await expect(settings.getByRole("checkbox", { name: "HTTP Basic (client_secret_basic)" })).toBeChecked();
   await settings.getByLabel("Token response").selectOption("rfc6749");
   await settings.getByRole("checkbox", { name: "Form body (client_secret_post)" }).check();
+  // The ID token algorithm: PS256 by default, its hint describing the choice.
+  const idTokenAlg = settings.getByRole("combobox", { name: "ID token algorithm" });
+  await expect(idTokenAlg).toHaveValue("PS256");
+  await expect(idTokenAlg).toHaveAccessibleDescription(/PS256 is the usual choice of open-banking ecosystems; ES256 is cheaper to sign/);
+  await idTokenAlg.selectOption("ES256");
   await settings.getByRole("button", { name: "Save client settings" }).click();
   await expect(settings.getByRole("status").filter({ hasText: "Client settings saved." })).toBeVisible();
 
@@ -170,6 +175,8 @@ test("an admin changes an existing app's client settings, and the token endpoint
   await page.reload();
   await expect(settings.getByLabel("Token response")).toHaveValue("rfc6749");
   await expect(settings.getByRole("checkbox", { name: "Form body (client_secret_post)" })).toBeChecked();
+  await expect(idTokenAlg).toHaveValue("ES256");
+  await expectAccessible(page);
 
   // With no method left, the form says why and sends nothing.
   for (const method of ["HTTP Basic (client_secret_basic)", "Form body (client_secret_post)"]) await settings.getByRole("checkbox", { name: method }).uncheck();

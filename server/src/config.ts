@@ -305,7 +305,7 @@ export const configSchema = z.object({
   }),
   OUTBOUND_ALLOW_PRIVATE_ADDRESSES: bool.default(false).meta({
     description:
-      "let URLs a TPP names (a `jwks_uri`) connect to loopback and private addresses (never link-local or cloud metadata " +
+      "let URLs a TPP names (a `jwks_uri`, a `sector_identifier_uri`) connect to loopback and private addresses (never link-local or cloud metadata " +
       "ones): for a test or demo directory on this machine. Off by default: the Internet only",
   }),
   REGISTRATION_STATEMENT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(3600).meta({

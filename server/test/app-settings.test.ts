@@ -1,19 +1,38 @@
 /**
  * Changing an existing app's client settings through the admin API (issue 13, item 13):
  * `setAppSettings` changes the token response profile, the PKCE requirement, the
- * introspection permission and the client authentication methods; each change takes effect
- * on the next request and is audited. Real server, real database, real HTTP.
+ * introspection permission, the client authentication methods and the ID token signing
+ * algorithm; each change takes effect on the next request and is audited. Real server, real
+ * database, real HTTP.
  */
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { authorizeParams, authorizePath, basic, INTROSPECTION_ENDPOINT, request, TOKEN_ENDPOINT, tokenRequest, type DemoClient, type Json } from "./support/flow.js";
+import { JWKS_PATH } from "../src/kernel/paths.js";
+import {
+  authorizeParams,
+  authorizePath,
+  basic,
+  INTROSPECTION_ENDPOINT,
+  pkcePair,
+  request,
+  send,
+  TOKEN_ENDPOINT,
+  tokenRequest,
+  userTokens,
+  type DemoClient,
+  type Json,
+} from "./support/flow.js";
 import { adminBearer, withAuthorization, type GraphQLClient } from "./support/graphql.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 let server: TestServer;
 let admin: GraphQLClient;
 
-const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods";
+const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods idTokenSignedResponseAlg";
+
+/** A new app's settings, as createApp leaves them. */
+const DEFAULTS = { tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"], idTokenSignedResponseAlg: "PS256" };
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -33,7 +52,7 @@ async function newApp(name: string): Promise<{ appId: string; client: DemoClient
     },
   });
   const appId = createApp.app.id;
-  expect(createApp.app).toEqual({ id: appId, tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"] });
+  expect(createApp.app).toEqual({ id: appId, ...DEFAULTS });
   return { appId, client: { consumerKey: createApp.consumerKey, consumerSecret: createApp.consumerSecret } };
 }
 
@@ -96,16 +115,46 @@ describe("setAppSettings", () => {
     expect((await postCredentials(client)).status).toBe(401);
   });
 
+  it("switches the ID token signing algorithm: PS256 by default, ES256 for the next ID token, and back", async () => {
+    const { appId, client } = await newApp("ID token settings app");
+    /** The `alg` of the ID token of a new sign-in of the app, checked against the server's JWK Set. */
+    const idTokenAlg = async () => {
+      const { tokens } = await userTokens(server.url, { client, scope: "openid aisp", pkce: pkcePair() });
+      const jwks = (await send(new URL(JWKS_PATH, server.url))).body as JSONWebKeySet;
+      const { alg } = decodeProtectedHeader(tokens.id_token);
+      await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), { algorithms: [alg!], audience: client.consumerKey });
+      return alg;
+    };
+    expect(await idTokenAlg()).toBe("PS256");
+
+    expect(await setSettings(appId, { idTokenSignedResponseAlg: "ES256" })).toEqual({ id: appId, ...DEFAULTS, idTokenSignedResponseAlg: "ES256" });
+    const { app } = await admin.data("query($id: ID!) { app(id: $id) { idTokenSignedResponseAlg } }", { id: appId });
+    expect(app.idTokenSignedResponseAlg).toBe("ES256");
+    const { auditEvents } = await admin.data('{ auditEvents(type: "admin.setAppSettings", first: 1) { nodes { actor subject details } } }');
+    const [event] = auditEvents.nodes;
+    expect(event).toMatchObject({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId });
+    expect(JSON.parse(event.details).args.input).toEqual({ idTokenSignedResponseAlg: "ES256" });
+    // No wait for a cache: the admin write empties the token endpoint's view of the app.
+    expect(await idTokenAlg()).toBe("ES256");
+
+    // A change of another setting keeps it.
+    expect((await setSettings(appId, { canIntrospect: true })).idTokenSignedResponseAlg).toBe("ES256");
+    expect((await setSettings(appId, { idTokenSignedResponseAlg: "PS256" })).idTokenSignedResponseAlg).toBe("PS256");
+    expect(await idTokenAlg()).toBe("PS256");
+  });
+
   it("keeps what is left out, and refuses no method, a repeated method, an unknown method and an unknown app", async () => {
     const { appId } = await newApp("Refused settings app");
     const before = await setSettings(appId, {});
-    expect(before).toEqual({ id: appId, tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"] });
+    expect(before).toEqual({ id: appId, ...DEFAULTS });
     const mutation = "mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { id } }";
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: [] } })).code).toBe("BAD_USER_INPUT");
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_post", "client_secret_post"] } })).code).toBe("BAD_USER_INPUT");
     // private_key_jwt needs the app's public keys first (setAppKeys).
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["private_key_jwt"] } })).code).toBe("BAD_USER_INPUT");
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_jwt"] } })).status).toBe(400);
+    // RS256 is not offered (FAPI 2.0 Security Profile section 5.4.1), nor is an unsigned ID token.
+    for (const alg of ["RS256", "none"]) expect((await admin.failure(mutation, { id: appId, input: { idTokenSignedResponseAlg: alg } })).status).toBe(400);
     expect((await admin.failure(mutation, { id: "no-such-app", input: { requirePkce: false } })).code).toBe("NOT_FOUND");
     expect(await setSettings(appId, {})).toEqual(before);
   });

@@ -939,6 +939,12 @@ function authorizeValue(p: ReturnType<typeof H.parsedParams>, name: string): str
   return v !== undefined && v.isWellFormed() && !v.includes("\0") ? v : undefined;
 }
 
+/** A `prompt` /authorize takes (OpenID Connect Core §3.1.2.1): space-separated none, login, consent, select_account; none alone. */
+function validPrompt(value: string): boolean {
+  const values = value.split(" ").filter((v) => v !== "");
+  return values.length > 0 && values.every((v) => ["none", "login", "consent", "select_account"].includes(v)) && (!values.includes("none") || values.every((v) => v === "none"));
+}
+
 /** Rules for every /authorize answer; returns the kind of answer. */
 function checkAuthorize(req: H.RawRequest, res: H.RawResponse, query: string): "page" | "callback" | "login" | "other" {
   const p = H.parsedParams(query);
@@ -1042,7 +1048,7 @@ describe("GET /authorize", () => {
       pkceValue.map((v) => ({ code_challenge: v, code_challenge_method: undefined as string | undefined })),
       H.shortHostile.filter((v) => v !== "" && !/^[A-Za-z0-9\-._~]{43,128}$/.test(v)).map((v) => ({ code_challenge: v, code_challenge_method: "S256" })),
       fc.constantFrom("S256", "plain").map((m) => ({ code_challenge_method: m })),
-      H.shortHostile.filter((v) => v !== "" && !["none", "login", "consent"].includes(v)).map((v) => ({ prompt: v })),
+      H.shortHostile.filter((v) => v.trim() !== "" && !validPrompt(v)).map((v) => ({ prompt: v })),
     );
     const dup = fc.constantFrom("response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt");
     await fc.assert(

@@ -283,6 +283,25 @@ describe("OpenID Connect Core authentication request parameters", () => {
     }
   });
 
+  it("§3.1.2.1 prompt: a space-separated list; select_account and login ask for a sign-in although a session exists; none with another value, or an unknown value, is invalid_request", async () => {
+    const browser = new Browser(issuer.origin);
+    const verifier = client.randomPKCECodeVerifier();
+    const first = client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "openid", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    await client.authorizationCodeGrant(config, await runBrowserStep(first, { browser }), { pkceCodeVerifier: verifier, idTokenExpected: true });
+    // Signed in, consented: no prompt gets a code at once; select_account, "login consent" show the sign-in page.
+    expect((await browser.fetch(authorizationUrl("openid").href)).headers.get("location")).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
+    for (const prompt of ["select_account", "login consent", "consent login"]) {
+      expect((await browser.fetch(authorizationUrl("openid", { prompt }).href)).headers.get("location"), prompt).toMatch(/^\/login\?interaction=/);
+    }
+    // consent alone keeps the session but asks again.
+    expect((await browser.fetch(authorizationUrl("openid", { prompt: "consent" }).href)).headers.get("location")).toMatch(/^\/consent\?interaction=/);
+    for (const prompt of ["none login", "none consent", "always", "NONE"]) {
+      const refused = await runBrowserStep(authorizationUrl("openid", { prompt }), { browser });
+      expect(refused.searchParams.get("error"), prompt).toBe("invalid_request");
+    }
+    expect(config.serverMetadata().prompt_values_supported).toEqual(["none", "login", "consent", "select_account"]);
+  });
+
   it("§5.5 claims: an essential acr of strong customer authentication needs two factors and is the ID token's acr; an essential acr nobody here meets is unmet_authentication_requirements; a malformed claims is invalid_request", async () => {
     const sca = JSON.stringify({ id_token: { acr: { essential: true, values: ["urn:tollgate:sca"] } } });
     const verifier = client.randomPKCECodeVerifier();
@@ -359,6 +378,76 @@ describe("OpenID Connect Core §8 subject identifiers", () => {
       await catalogRefresh();
     }
     expect((await signIn(config)).tokens.claims()!.sub).toBe(user.id);
+  });
+});
+
+describe("OpenID Connect RP-Initiated Logout 1.0", () => {
+  let config: client.Configuration;
+  beforeAll(async () => {
+    config = await relyingParty();
+  });
+  /** A browser where alice signed in through the app, and her ID token. */
+  async function signedInBrowser(): Promise<{ browser: Browser; idToken: string }> {
+    const browser = new Browser(issuer.origin);
+    const verifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "openid", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+    const tokens = await client.authorizationCodeGrant(config, await runBrowserStep(url, { browser }), { pkceCodeVerifier: verifier, idTokenExpected: true });
+    return { browser, idToken: tokens.id_token! };
+  }
+  const signedInUser = async (browser: Browser) => (await json(await browser.fetch("/session"))).user as { username: string } | null;
+  const logoutUrl = (params: Record<string, string>) => `/oauth2/v1/logout?${new URLSearchParams(params)}`;
+
+  it("§2 the discovery document names the end_session_endpoint; with the signed-in user's id_token_hint the session ends at once and the browser goes to the registered post_logout_redirect_uri with state", async () => {
+    expect(config.serverMetadata().end_session_endpoint).toBe(`${config.serverMetadata().issuer}/oauth2/v1/logout`);
+    const { browser, idToken } = await signedInBrowser();
+    expect((await signedInUser(browser))?.username).toBe(DEMO.user.username);
+    // openid-client builds the request as a relying party would.
+    const url = client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: DEMO.postLogoutRedirectUrl, state: "af0ifjsldkj" });
+    const res = await browser.fetch(url.href);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${DEMO.postLogoutRedirectUrl}?state=af0ifjsldkj`);
+    expect(await signedInUser(browser)).toBeNull();
+    // POST (form) works the same; without post_logout_redirect_uri the browser lands on the sign-out page.
+    const again = await signedInBrowser();
+    const posted = await again.browser.fetch("/oauth2/v1/logout", { body: new URLSearchParams({ id_token_hint: again.idToken }).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(posted.headers.get("location")).toBe("/logout?signed-out");
+    expect(await signedInUser(again.browser)).toBeNull();
+  });
+
+  it("§3 a post_logout_redirect_uri not registered exactly, a forged hint or an unknown client is a 400 page: no redirect, and the session stays", async () => {
+    const { browser, idToken } = await signedInBrowser();
+    const [header, , signature] = idToken.split(".");
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...decodeJwt(idToken), sub: "someone-else" })).toString("base64url")}.${signature}`;
+    for (const params of [
+      { id_token_hint: idToken, post_logout_redirect_uri: "https://evil.example/signed-out" },
+      { id_token_hint: idToken, post_logout_redirect_uri: `${DEMO.postLogoutRedirectUrl}/` },
+      { client_id: DEMO.strictApp.consumerKey, id_token_hint: forged },
+      { client_id: "no-such-client", post_logout_redirect_uri: DEMO.postLogoutRedirectUrl },
+      { post_logout_redirect_uri: DEMO.postLogoutRedirectUrl },
+    ] as Record<string, string>[]) {
+      const res = await browser.fetch(logoutUrl(params));
+      expect(res.status, JSON.stringify(params).slice(0, 80)).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    expect((await signedInUser(browser))?.username).toBe(DEMO.user.username);
+  });
+
+  it("§2 without an id_token_hint, or with another user's, the PSU is asked on /logout; their Sign out (CSRF-protected) ends the session and returns the app's redirect", async () => {
+    const { browser } = await signedInBrowser();
+    const params = { client_id: DEMO.strictApp.consumerKey, post_logout_redirect_uri: DEMO.postLogoutRedirectUrl, state: "s1" };
+    const asked = await browser.fetch(logoutUrl(params));
+    expect(asked.status).toBe(302);
+    expect(asked.headers.get("location")).toBe(`/logout?${new URLSearchParams(params)}`);
+    expect((await signedInUser(browser))?.username).toBe(DEMO.user.username);
+
+    const { csrfToken } = (await json(await browser.fetch("/session"))) as { csrfToken: string };
+    const withoutCsrf = await browser.fetch("/session/end", { json: params });
+    expect(withoutCsrf.status).toBe(403);
+    expect((await signedInUser(browser))?.username).toBe(DEMO.user.username);
+    const confirmed = await browser.fetch("/session/end", { json: params, headers: { "X-CSRF-Token": csrfToken } });
+    expect(confirmed.status).toBe(200);
+    expect(await json(confirmed)).toEqual({ redirectTo: `${DEMO.postLogoutRedirectUrl}?state=s1` });
+    expect(await signedInUser(browser)).toBeNull();
   });
 });
 

@@ -4,16 +4,23 @@
  * which a demo server trusts: a registration, the new client's FAPI 2.0 flow (private_key_jwt,
  * DPoP), each kind of bad statement, read, update and delete with the registration access
  * token, the audit, registrations waiting for the bank's approval, and the algorithm of the
- * client's ID tokens (OpenID Connect Registration §2), down to an ID token of its code flow.
+ * client's ID tokens (OpenID Connect Registration §2), down to an ID token of its code flow; its
+ * subject type and sector identifier URI (Core §8.1), served by the TPP's HTTPS servers of this
+ * test on 127.0.0.1, down to the pairwise `sub` of its ID tokens.
  */
-import { createLocalJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import tls from "node:tls";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_DIRECTORY_ISSUER, DEMO_SOFTWARE, signDemoSoftwareStatement } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
 import { assertionFields, authorizePushed, dpopCall, DpopKey, PAR_ENDPOINT, postForm } from "./support/fapi.js";
 import { pkcePair, randomState, send, TOKEN_ENDPOINT } from "./support/flow.js";
+import { freePort } from "./support/free-port.js";
 import { adminBearer, type GraphQLClient } from "./support/graphql.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
+import { issueCertificate, privateKeyPem } from "./support/pki.js";
 import type { TestServer } from "./support/server.js";
 
 const REGISTER = "/oauth2/v1/register";
@@ -22,11 +29,63 @@ let server: TestServer;
 let admin: GraphQLClient;
 
 beforeAll(async () => {
-  // BASE_URL and AUTH_URL are the server's real address: registration_client_uri and the assertions' audience name it.
-  ({ server } = await startIssuerServer());
+  // BASE_URL and AUTH_URL are the server's real address: registration_client_uri and the assertions'
+  // audience name it. The TPP's sector_identifier_uri is on this machine (127.0.0.1): private addresses allowed.
+  ({ server } = await startIssuerServer({ OUTBOUND_ALLOW_PRIVATE_ADDRESSES: "true" }));
   admin = await adminBearer(server.url);
 });
 afterAll(() => server?.close());
+
+/**
+ * Makes the server's outbound TLS connections (undici calls tls.connect for each) to `ports`, and
+ * only to them, trust `caPem` besides the usual roots: the server runs in this process, on Node
+ * 20, which has no tls.setDefaultCACertificates. Certificates are still verified.
+ * @returns what undoes it.
+ */
+function trustOnPorts(caPem: string, ports: ReadonlySet<number>): () => void {
+  const original = tls.connect;
+  const connect = (...args: unknown[]) => {
+    const [options] = args;
+    if (typeof options === "object" && options !== null && ports.has(Number((options as tls.ConnectionOptions).port))) {
+      args[0] = { ...(options as tls.ConnectionOptions), ca: [...tls.rootCertificates, caPem] };
+    }
+    return (original as (...a: unknown[]) => tls.TLSSocket).apply(tls, args);
+  };
+  Object.assign(tls, { connect });
+  return () => Object.assign(tls, { connect: original });
+}
+
+/** What a TPP's sector server answers, by path (OpenID Connect Registration section 5), and the paths it was asked for. */
+interface SectorServer {
+  /** `https://127.0.0.1:<port>`. */
+  url: string;
+  port: number;
+  requests: string[];
+  server: HttpsServer;
+}
+
+/** The second redirect URI a statement may list: on another host than the demo's. */
+const OTHER_HOST_REDIRECT = "https://app.tpp.example/cb";
+
+/** A TPP's HTTPS server on 127.0.0.1 with `cert`, serving sector_identifier_uri documents and some bad answers. */
+async function startSectorServer(cert: string, key: string): Promise<SectorServer> {
+  const requests: string[] = [];
+  const server = createHttpsServer({ cert, key }, (req, res) => {
+    requests.push(req.url ?? "");
+    const path = (req.url ?? "").split("?")[0];
+    const json = (status: number, body: string): void => void res.writeHead(status, { "Content-Type": "application/json" }).end(body);
+    if (path === "/sector.json") return json(200, JSON.stringify([DEMO_SOFTWARE.redirectUri, OTHER_HOST_REDIRECT]));
+    if (path === "/elsewhere.json") return json(200, JSON.stringify(["https://elsewhere.example/cb"]));
+    if (path === "/error") return json(500, JSON.stringify([DEMO_SOFTWARE.redirectUri]));
+    if (path === "/invalid") return json(200, `[${JSON.stringify(DEMO_SOFTWARE.redirectUri)}`);
+    if (path === "/object") return json(200, JSON.stringify({ redirect_uris: [DEMO_SOFTWARE.redirectUri] }));
+    if (path === "/redirect") return void res.writeHead(302, { Location: "/sector.json" }).end();
+    json(404, "[]");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `https://127.0.0.1:${port}`, port, requests, server };
+}
 
 /** A registration request (JSON) with a demo statement and `members`. */
 async function register(members: Record<string, unknown> = {}, base = () => server.url) {
@@ -51,6 +110,34 @@ async function fapiToken(clientId: string, key: DpopKey) {
   return postForm(server.url, TOKEN_ENDPOINT, { grant_type: "client_credentials", client_id: clientId, ...(await assertionFields(server.url, {}, clientId)) }, {
     DPoP: await key.proof("POST", `${server.url}${TOKEN_ENDPOINT}`),
   });
+}
+
+/**
+ * Alice's ID token for the registered client `clientId` (private_key_jwt with the demo key,
+ * DPoP): PAR with `openid`, sign-in and consent, the code exchange.
+ */
+async function idTokenOf(clientId: string): Promise<{ idToken: string; nonce: string }> {
+  const pkce = pkcePair();
+  const nonce = randomState();
+  const pushed = await postForm(server.url, PAR_ENDPOINT, {
+    response_type: "code",
+    redirect_uri: DEMO_SOFTWARE.redirectUri,
+    scope: "openid aisp",
+    state: randomState(),
+    nonce,
+    code_challenge: pkce.challenge,
+    code_challenge_method: "S256",
+    ...(await assertionFields(server.url, {}, clientId)),
+  });
+  expect(pushed.status, pushed.text).toBe(201);
+  const callback = await authorizePushed(server.url, pushed.body.request_uri, clientId, DEMO_SOFTWARE.redirectUri);
+  expect(callback.code, JSON.stringify(callback)).toEqual(expect.any(String));
+  const key = await DpopKey.generate();
+  const form = { grant_type: "authorization_code", code: callback.code, redirect_uri: DEMO_SOFTWARE.redirectUri, code_verifier: pkce.verifier, ...(await assertionFields(server.url, {}, clientId)) };
+  const answer = await postForm(server.url, TOKEN_ENDPOINT, form, { DPoP: await key.proof("POST", `${server.url}${TOKEN_ENDPOINT}`) });
+  expect(answer.status, answer.text).toBe(200);
+  expect(answer.body.id_token).toEqual(expect.any(String));
+  return { idToken: answer.body.id_token, nonce };
 }
 
 describe("registration (RFC 7591)", () => {
@@ -256,34 +343,6 @@ describe("id_token_signed_response_alg (OpenID Connect Registration section 2)",
     return credential.app.idTokenSignedResponseAlg;
   }
 
-  /**
-   * Alice's ID token for the registered client `clientId` (private_key_jwt with the demo key,
-   * DPoP): PAR with `openid`, sign-in and consent, the code exchange.
-   */
-  async function idTokenOf(clientId: string): Promise<{ idToken: string; nonce: string }> {
-    const pkce = pkcePair();
-    const nonce = randomState();
-    const pushed = await postForm(server.url, PAR_ENDPOINT, {
-      response_type: "code",
-      redirect_uri: DEMO_SOFTWARE.redirectUri,
-      scope: "openid aisp",
-      state: randomState(),
-      nonce,
-      code_challenge: pkce.challenge,
-      code_challenge_method: "S256",
-      ...(await assertionFields(server.url, {}, clientId)),
-    });
-    expect(pushed.status, pushed.text).toBe(201);
-    const callback = await authorizePushed(server.url, pushed.body.request_uri, clientId, DEMO_SOFTWARE.redirectUri);
-    expect(callback.code, JSON.stringify(callback)).toEqual(expect.any(String));
-    const key = await DpopKey.generate();
-    const form = { grant_type: "authorization_code", code: callback.code, redirect_uri: DEMO_SOFTWARE.redirectUri, code_verifier: pkce.verifier, ...(await assertionFields(server.url, {}, clientId)) };
-    const answer = await postForm(server.url, TOKEN_ENDPOINT, form, { DPoP: await key.proof("POST", `${server.url}${TOKEN_ENDPOINT}`) });
-    expect(answer.status, answer.text).toBe(200);
-    expect(answer.body.id_token).toEqual(expect.any(String));
-    return { idToken: answer.body.id_token, nonce };
-  }
-
   it("registered with ES256: stored on the app, answered at registration and at a read", async () => {
     const answer = await register({ id_token_signed_response_alg: "ES256" });
     expect(answer.status, answer.text).toBe(201);
@@ -354,6 +413,162 @@ describe("id_token_signed_response_alg (OpenID Connect Registration section 2)",
   });
 });
 
+describe("subject_type and sector_identifier_uri (OpenID Connect Registration section 2, Core section 8.1)", () => {
+  /** Two TPP sector servers: two hosts (127.0.0.1 on two ports), so two sectors. */
+  let tpp: SectorServer;
+  let otherTpp: SectorServer;
+  /** A third, with the same certificate, on a port whose CA the server is not told to trust. */
+  let untrusted: SectorServer;
+  let untrust: () => void;
+
+  beforeAll(async () => {
+    const now = Date.now();
+    const ca = await issueCertificate({ subject: [{ CN: ["Registration test TPP CA"] }], notBefore: new Date(now - 86_400_000), notAfter: new Date(now + 86_400_000), ca: {} });
+    const leaf = await issueCertificate({
+      subject: [{ CN: ["127.0.0.1"] }],
+      issuer: ca,
+      notBefore: new Date(now - 86_400_000),
+      notAfter: new Date(now + 86_400_000),
+      sans: [{ type: "ip", value: "127.0.0.1" }],
+    });
+    const key = await privateKeyPem(leaf);
+    [tpp, otherTpp, untrusted] = await Promise.all([startSectorServer(leaf.pem, key), startSectorServer(leaf.pem, key), startSectorServer(leaf.pem, key)]);
+    untrust = trustOnPorts(ca.pem, new Set([tpp.port, otherTpp.port]));
+  });
+  afterAll(async () => {
+    untrust?.();
+    for (const each of [tpp, otherTpp, untrusted]) {
+      each?.server.closeAllConnections();
+      await new Promise<void>((resolve) => (each ? each.server.close(() => resolve()) : resolve()));
+    }
+  });
+
+  /** The App columns the subjects are computed from, of the client `clientId`. */
+  async function storedSubjects(clientId: string) {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { subjectType: true, sectorIdentifierUri: true } } } });
+    return credential.app;
+  }
+
+  it("left out: public, stored and answered, with no sector_identifier_uri", async () => {
+    const answer = await register();
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.subject_type).toBe("public");
+    expect(answer.body).not.toHaveProperty("sector_identifier_uri");
+    expect(await storedSubjects(answer.body.client_id)).toEqual({ subjectType: "public", sectorIdentifierUri: null });
+    const read = await configure(answer.body.registration_client_uri, answer.body.registration_access_token);
+    expect(read.body.subject_type).toBe("public");
+  });
+
+  it("pairwise with a sector_identifier_uri listing the redirect URI: fetched, stored, answered at registration and read; a PUT changes it, and fetches it only when it or the redirect URIs change", async () => {
+    const sector = `${tpp.url}/sector.json`;
+    tpp.requests.length = 0;
+    const answer = await register({ subject_type: "pairwise", sector_identifier_uri: sector });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: sector, redirect_uris: [DEMO_SOFTWARE.redirectUri] });
+    expect(tpp.requests).toEqual(["/sector.json"]);
+    expect(await storedSubjects(answer.body.client_id)).toEqual({ subjectType: "pairwise", sectorIdentifierUri: sector });
+    const uri = answer.body.registration_client_uri;
+    const read = (await configure(uri, answer.body.registration_access_token)).body;
+    expect(read).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: sector });
+
+    // Sent back as read: nothing fetched.
+    const same = await configure(uri, answer.body.registration_access_token, "PUT", read);
+    expect(same.status, same.text).toBe(200);
+    expect(tpp.requests).toHaveLength(1);
+    // Another sector_identifier_uri that lists the redirect URI: fetched, stored.
+    const moved = await configure(uri, same.body.registration_access_token, "PUT", { ...read, sector_identifier_uri: `${otherTpp.url}/sector.json` });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.sector_identifier_uri).toBe(`${otherTpp.url}/sector.json`);
+    expect(await storedSubjects(answer.body.client_id)).toEqual({ subjectType: "pairwise", sectorIdentifierUri: `${otherTpp.url}/sector.json` });
+    // One that does not list it: refused, and the client keeps what it had.
+    const refused = await configure(uri, moved.body.registration_access_token, "PUT", { ...read, sector_identifier_uri: `${tpp.url}/elsewhere.json` });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^sector_identifier_uri does not list redirect_uri https:\/\/localhost:8443\/callback/) });
+    expect(await storedSubjects(answer.body.client_id)).toEqual({ subjectType: "pairwise", sectorIdentifierUri: `${otherTpp.url}/sector.json` });
+    // Public, without it.
+    const { subject_type: _type, sector_identifier_uri: _uri, ...publicRead } = read;
+    const reset = await configure(uri, moved.body.registration_access_token, "PUT", publicRead);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.subject_type).toBe("public");
+    expect(reset.body).not.toHaveProperty("sector_identifier_uri");
+    expect(await storedSubjects(answer.body.client_id)).toEqual({ subjectType: "public", sectorIdentifierUri: null });
+  });
+
+  it("anything but public or pairwise is 400 invalid_client_metadata naming them, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const type of ["Pairwise", "ppid", "", 1, ["pairwise"]]) {
+      const answer = await register({ subject_type: type });
+      expect(answer.status, String(type)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: "subject_type must be public or pairwise (OpenID Connect Core section 8)" });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("a sector_identifier_uri that does not list the redirect URI, cannot be fetched or is no JSON array of URLs is 400 invalid_client_metadata, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    const closed = await freePort();
+    const cases: [string, RegExp][] = [
+      [`${tpp.url}/elsewhere.json`, /^sector_identifier_uri does not list redirect_uri https:\/\/localhost:8443\/callback/],
+      [`${tpp.url}/error`, /^sector_identifier_uri could not be fetched: it answered HTTP 500, not 200$/],
+      [`${tpp.url}/missing.json`, /^sector_identifier_uri could not be fetched: it answered HTTP 404/],
+      // No redirect is followed.
+      [`${tpp.url}/redirect`, /^sector_identifier_uri could not be fetched: it answered HTTP 302/],
+      [`${tpp.url}/invalid`, /^sector_identifier_uri is not a JSON array of URLs/],
+      [`${tpp.url}/object`, /^sector_identifier_uri is not a JSON array of URLs/],
+      [`https://127.0.0.1:${closed}/sector.json`, /^sector_identifier_uri could not be fetched: the connection failed/],
+      [`http://127.0.0.1:${tpp.port}/sector.json`, /^sector_identifier_uri must be an https URL$/],
+      ["https://169.254.169.254/latest/meta-data/", /^sector_identifier_uri must be on neither a link-local nor a cloud metadata address$/],
+    ];
+    for (const [sector, description] of cases) {
+      const answer = await register({ subject_type: "pairwise", sector_identifier_uri: sector });
+      expect(answer.status, `${sector}: ${answer.text}`).toBe(400);
+      expect(answer.body.error, sector).toBe("invalid_client_metadata");
+      expect(answer.body.error_description, sector).toMatch(description);
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("a certificate the server does not trust is a 400 too: the fetch verifies TLS", async () => {
+    const answer = await register({ subject_type: "pairwise", sector_identifier_uri: `${untrusted.url}/sector.json` });
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^sector_identifier_uri could not be fetched: the connection failed/) });
+    expect(untrusted.requests).toEqual([]);
+  });
+
+  it("pairwise with redirect URIs on two hosts needs a sector_identifier_uri listing them (Core section 8.1)", async () => {
+    const twoHosts = () => signDemoSoftwareStatement({ claims: { software_redirect_uris: [DEMO_SOFTWARE.redirectUri, OTHER_HOST_REDIRECT] } });
+    const ambiguous = await register({ software_statement: await twoHosts(), subject_type: "pairwise" });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^a pairwise client whose redirect_uris are on more than one host needs a sector_identifier_uri/) });
+    const sectored = await register({ software_statement: await twoHosts(), subject_type: "pairwise", sector_identifier_uri: `${tpp.url}/sector.json` });
+    expect(sectored.status, sectored.text).toBe(201);
+    expect(sectored.body.redirect_uris).toEqual([DEMO_SOFTWARE.redirectUri, OTHER_HOST_REDIRECT]);
+    // Public: no sector to be ambiguous about.
+    expect((await register({ software_statement: await twoHosts() })).status).toBe(201);
+  });
+
+  it("a pairwise client's ID tokens carry a sub of its sector, not the user's id: one for two clients of one sector, another for another sector", async () => {
+    await server.keyring.ready();
+    const alice = await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username }, select: { id: true } });
+    const pairwise = async (sector: string) => {
+      const registered = await register({ grant_types: ["authorization_code"], subject_type: "pairwise", sector_identifier_uri: sector });
+      expect(registered.status, registered.text).toBe(201);
+      return decodeJwt((await idTokenOf(registered.body.client_id)).idToken).sub;
+    };
+    const first = await pairwise(`${tpp.url}/sector.json`);
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first).not.toBe(alice.id);
+    // Another client of the same sector (another document on the same host): the same sub.
+    const sameSector = await pairwise(`${tpp.url}/sector.json?v=2`);
+    expect(sameSector).toBe(first);
+    // Another sector_identifier_uri host: another sub.
+    const otherSector = await pairwise(`${otherTpp.url}/sector.json`);
+    expect(otherSector).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(otherSector).not.toBe(first);
+    expect(otherSector).not.toBe(alice.id);
+  });
+});
+
 describe("with REGISTRATION_REQUIRES_APPROVAL", () => {
   let approving: TestServer;
   beforeAll(async () => {
@@ -377,5 +592,11 @@ describe("with REGISTRATION_REQUIRES_APPROVAL", () => {
     expect(apps.nodes).toEqual([{ id: expect.any(String), status: "pending" }]);
     await bank.data('mutation($id: ID!) { setAppStatus(appId: $id, status: approved) { status } }', { id: apps.nodes[0].id });
     expect((await token()).status).toBe(200);
+  });
+
+  it("without OUTBOUND_ALLOW_PRIVATE_ADDRESSES (this server), a sector_identifier_uri on 127.0.0.1 is 400, refused before connecting", async () => {
+    const answer = await register({ subject_type: "pairwise", sector_identifier_uri: `https://127.0.0.1:${await freePort()}/sector.json` }, () => approving.url);
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: "sector_identifier_uri could not be fetched: 127.0.0.1 is an address this server may not connect to" });
   });
 });

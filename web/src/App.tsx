@@ -16,6 +16,7 @@ import { SigningKeysPage } from "./pages/admin/SigningKeysPage";
 import { TokensPage } from "./pages/admin/TokensPage";
 import { UsersPage } from "./pages/admin/UsersPage";
 import { ConsentPage } from "./pages/ConsentPage";
+import { LogoutPage } from "./pages/LogoutPage";
 import { ErrorPage } from "./pages/ErrorPage";
 import { HomePage } from "./pages/HomePage";
 import { LoginPage } from "./pages/LoginPage";
@@ -33,6 +34,7 @@ export function App() {
         <Route path={patterns.login} element={<LoginPage />} />
         <Route path={patterns.consent} element={<ConsentPage />} />
         <Route path={patterns.error} element={<ErrorPage />} />
+        <Route path={patterns.logout} element={<LogoutPage />} />
         <Route path={patterns.account} element={<AccountPage />} />
         <Route
           path={patterns.console}

@@ -42,6 +42,8 @@ export const DEMO = {
   organization: "Acme Fintech Ltd",
   developerEmail: "developer@acme-fintech.example",
   callbackUrl: "http://localhost:8080/callback",
+  /** Where every demo app may send the browser after RP-Initiated Logout. */
+  postLogoutRedirectUrl: "http://localhost:8080/signed-out",
   /** Legacy app in the spec's format (apigee profile, PKCE optional), all three products. */
   app: { name: "Acme Budgeting", consumerKey: "demo-budgeting-key", consumerSecret: "demo-budgeting-secret-7Qm4zX" },
   /**
@@ -115,6 +117,7 @@ export async function demoSeed(upstream: { url: string; paymentsUrl: string }): 
       canIntrospect: a.canIntrospect,
       tokenEndpointAuthMethods: a.authMethods,
       callbackUrls: [DEMO.callbackUrl],
+      postLogoutRedirectUris: DEMO.postLogoutRedirectUrl,
       consumerKey: a.consumerKey,
       consumerSecretHash: hashSecret(a.consumerSecret),
       products: a.products,

@@ -78,7 +78,7 @@ export async function createApp(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
   );
-  if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration));
+  if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration, config.tppAddresses));
   app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config, keyring));
   app.use(spa(config.brand));
   app.use((req, res, next) => {

@@ -23,6 +23,7 @@ import type { AuthorizationDetail } from "../consents/authorization-details.js";
 import { accessEndOf, kindOf, type ConsentRequest } from "../consents/requests.js";
 import { paymentConsentEnd } from "../consents/lifecycle.js";
 import type { Subjects } from "../oauth/subject.js";
+import { joinList, splitList } from "../kernel/list.js";
 
 /** Why a request that needs SCA is refused to a user without a second factor (sent back as `access_denied`). */
 const NO_SECOND_FACTOR = "strong customer authentication is required: the user has no second factor (an authenticator app or a passkey) set up";
@@ -103,7 +104,7 @@ function refusal(user: UserRecord, scopes: readonly string[]): string | undefine
 /**
  * Starts the flow for a validated authorization request. This browser's sign-in is reused
  * unless the request needs SCA (two factors in this authentication, RTS Art. 4), `prompt`
- * is `login`, it is older than `max_age`, or it is another user's than its `id_token_hint`
+ * has `login` or `select_account`, it is older than `max_age`, or it is another user's than its `id_token_hint`
  * names (OpenID Connect Core §3.1.2.1; with `prompt=none`, `login_required`); it reaches the
  * consent page only while within the inactivity limit.
  * @param session - how this browser's signed-in user authenticated, if anyone is signed in.
@@ -130,7 +131,8 @@ export async function startFlow(
     session !== undefined &&
     (request.hintedSubject === null || ctx.subjects(request.client, session.userId) === request.hintedSubject) &&
     !request.scaRequired &&
-    request.prompt !== "login" &&
+    !request.prompt.includes("login") &&
+    !request.prompt.includes("select_account") &&
     (request.maxAge === null || now.getTime() - session.authTime.getTime() <= request.maxAge * 1000)
       ? session
       : undefined;
@@ -139,12 +141,12 @@ export async function startFlow(
   if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
   // A PSD2 consent is approved by the PSU each time: nothing remembered stands for it.
   const consented = user && !request.consent ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
-  if (request.prompt === "none") {
+  if (request.prompt.includes("none")) {
     if (request.scaRequired) return { redirectTo: errorRedirect(grant, "login_required", "strong customer authentication is required", ctx.issuer) };
     if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
     if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to this request", ctx.issuer) };
   }
-  if (user && reused && consented && request.prompt !== "consent") {
+  if (user && reused && consented && !request.prompt.includes("consent")) {
     if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
     return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.issuer, now) };
   }
@@ -153,7 +155,7 @@ export async function startFlow(
     ...grant,
     consentId: request.consent ? await consentToAuthorize(ctx, request.client.appId, request.consent) : undefined,
     requestUriHash: request.requestUriHash ?? undefined,
-    prompt: request.prompt,
+    prompt: request.prompt.length === 0 ? null : joinList(request.prompt),
     loginHint: request.loginHint,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
@@ -248,7 +250,7 @@ export async function completeAuthentication(
   const refused = withoutSca ? NO_SECOND_FACTOR : refusal(user, interaction.scopes);
   const consented = interaction.consentId === null && subset(interaction.scopes, await ctx.db.consents.scopesOf(user.id, interaction.appId));
   const done = { amr: authentication.amr, authTime: authentication.authTime };
-  if (refused || (consented && interaction.prompt !== "consent")) {
+  if (refused || (consented && !splitList(interaction.prompt ?? "").includes("consent"))) {
     if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
     const grant = codeGrant(interaction);
     if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };

@@ -13,6 +13,8 @@ import type { Metrics } from "../kernel/metrics.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
 import type { Subjects } from "../oauth/subject.js";
+import { afterLogout, endsAtOnce, LOGOUT_PAGE, logoutParameters, readLogoutRequest } from "../oidc/logout.js";
+import { END_SESSION_PATH } from "../kernel/paths.js";
 import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
 import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
@@ -51,7 +53,7 @@ export function interactionRouter(
   const router = Router();
   const limitAuthorize = config.authorizeRateLimitPerIp > 0 ? limiters("authorize-ip", config.authorizeRateLimitPerIp, 60) : undefined;
   const { requireCsrf } = sessions;
-  router.use(["/authorize", "/interaction", "/session"], sessions.middleware, (_req, res, next) => {
+  router.use(["/authorize", "/interaction", "/session", END_SESSION_PATH], sessions.middleware, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();
   });
@@ -176,6 +178,26 @@ export function interactionRouter(
     if (!user) throw new InvalidCredentials();
     const csrfToken = await sessions.signIn(req, res, authentication);
     res.json({ user: { username: user.username, role: user.role }, csrfToken });
+  });
+
+  // RP-Initiated Logout 1.0 (oidc/logout.ts): at once when the hint names the signed-in user, else the PSU is asked on /logout.
+  const logoutForm = express.urlencoded({ extended: false, limit: "8kb" });
+  router.all(END_SESSION_PATH, logoutForm, async (req: Request, res: Response) => {
+    if (req.method !== "GET" && req.method !== "POST") throw new MethodNotAllowed(["GET", "POST"]);
+    const params = logoutParameters(req.method === "GET" ? req.query : req.body);
+    const request = await readLogoutRequest(db.clients, openId.hints, params);
+    if (endsAtOnce(request, sessions.authentication(req)?.userId, openId.subjects)) {
+      await sessions.signOut(req, res);
+      res.redirect(302, afterLogout(request));
+      return;
+    }
+    res.redirect(302, `${LOGOUT_PAGE}?${new URLSearchParams({ ...params })}`);
+  });
+  // The /logout page's "Sign out": the same request, checked again, confirmed by the PSU.
+  router.post("/session/end", json, requireCsrf, async (req: Request, res: Response) => {
+    const request = await readLogoutRequest(db.clients, openId.hints, logoutParameters(req.body));
+    await sessions.signOut(req, res);
+    res.json({ redirectTo: afterLogout(request) });
   });
 
   router.post("/session/logout", json, requireCsrf, async (req: Request, res: Response) => {

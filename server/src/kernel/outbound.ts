@@ -1,6 +1,7 @@
 /**
- * The server's own outbound HTTP (a client's `jwks_uri` today; every URL it fetches later),
- * checked where it connects rather than by name, and read within a bound:
+ * The server's own outbound HTTP (a client's `jwks_uri`, a registration's `sector_identifier_uri`;
+ * every URL it fetches later), checked where it connects rather than by name, and read within a
+ * bound:
  *
  * - the address is checked at connect time, in the undici `Agent`'s connector: a literal IP
  *   host (which `net.connect` never looks up) before connecting, and a name after DNS

@@ -2,7 +2,7 @@
  * The paths Tollgate serves itself, which the gateway never forwards.
  */
 /** Paths owned by the SPA (decisions.md "Hosts and paths"). */
-export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin"];
+export const SPA_PAGES = ["/login", "/consent", "/error", "/account", "/admin", "/logout"];
 
 /**
  * First path segments served by Tollgate itself. Every other first segment is an API
@@ -28,6 +28,9 @@ export const PAR_PATH = "/oauth2/v1/par";
 
 /** This server's JWK Set (RFC 7517 §5): the public keys it signs with, `jwks_uri` in its metadata (RFC 8414 §2). */
 export const JWKS_PATH = "/oauth2/v1/jwks";
+
+/** The end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0 §2). */
+export const END_SESSION_PATH = "/oauth2/v1/logout";
 
 /** The UserInfo endpoint (OpenID Connect Core §5.3). */
 export const USERINFO_PATH = "/oauth2/v1/userinfo";

@@ -33,7 +33,24 @@ import { hashSecret, newSecret } from "../kernel/secrets.js";
 /** Authorization code lifetime, seconds (decisions.md: 60 s). */
 export const CODE_LIFETIME_SECONDS = 60;
 
-export type Prompt = "none" | "login" | "consent";
+/** The `prompt` values (OpenID Connect Core §3.1.2.1); `select_account` asks for a sign-in, as `login` does: one account per sign-in here. */
+export const PROMPTS = ["none", "login", "consent", "select_account"] as const;
+
+/** One of {@link PROMPTS}. */
+export type Prompt = (typeof PROMPTS)[number];
+
+/**
+ * The values of a `prompt` parameter (§3.1.2.1): a space-separated list of {@link PROMPTS},
+ * `none` alone.
+ * @throws InvalidRequest for an unknown value, or `none` with another.
+ */
+export function parsePrompt(value: string | undefined): Prompt[] {
+  const values = [...new Set((value ?? "").split(" ").filter((v) => v !== ""))];
+  const unknown = values.find((v) => !(PROMPTS as readonly string[]).includes(v));
+  if (unknown !== undefined) throw new InvalidRequest(`prompt values are ${PROMPTS.join(", ")}`);
+  if (values.includes("none") && values.length > 1) throw new InvalidRequest("prompt=none may not be combined with other values (OpenID Connect Core section 3.1.2.1)");
+  return values as Prompt[];
+}
 
 /** A validated authorization request. */
 export interface AuthorizationRequest {
@@ -44,7 +61,8 @@ export interface AuthorizationRequest {
   state: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: "S256" | null;
-  prompt: Prompt | null;
+  /** The `prompt` values; empty when not sent. */
+  prompt: Prompt[];
   /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (`dpop_jkt`). */
   dpopJkt: string | null;
   /** OpenID Connect Core §3.1.2.1: the `nonce` the ID token carries; null when not sent. */
@@ -216,10 +234,7 @@ async function checkParameters(
     if (!isPkceValue(codeChallenge)) throw new InvalidRequest("code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~");
   }
 
-  const prompt = given(values, "prompt") ?? null;
-  if (prompt !== null && prompt !== "none" && prompt !== "login" && prompt !== "consent") {
-    throw new InvalidRequest("prompt must be none, login or consent");
-  }
+  const prompt = parsePrompt(given(values, "prompt"));
   const dpopJkt = given(values, "dpop_jkt") ?? null;
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
   const nonce = given(values, "nonce") ?? null;
@@ -247,7 +262,7 @@ async function checkParameters(
     state: state ?? null,
     codeChallenge,
     codeChallengeMethod: codeChallenge === null ? null : "S256",
-    prompt: prompt as Prompt | null,
+    prompt,
     dpopJkt,
     nonce,
     loginHint,

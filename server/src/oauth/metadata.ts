@@ -8,9 +8,10 @@ import { ACR_VALUES } from "../kernel/acr.js";
 import { CLIENT_AUTH_METHODS, MTLS_AUTH_METHODS } from "../kernel/auth-methods.js";
 import { grants } from "./grants/index.js";
 import { ADMIN_SCOPE, OPENID_SCOPES, SCOPE_CLAIMS } from "./scopes.js";
+import { PROMPTS } from "./authorize.js";
 import { ID_TOKEN_CLAIMS } from "./id-token.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
-import { JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH, USERINFO_PATH } from "../kernel/paths.js";
+import { END_SESSION_PATH, JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH, USERINFO_PATH } from "../kernel/paths.js";
 import { OWN_SIGNING_ALGORITHMS } from "../stores/signing-keys.js";
 
 /**
@@ -49,6 +50,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     ...endpoints(config.baseUrl),
     require_pushed_authorization_requests: false,
     userinfo_endpoint: `${config.baseUrl}${USERINFO_PATH}`,
+    end_session_endpoint: `${config.authUrl}${END_SESSION_PATH}`,
     scopes_supported: [...OPENID_SCOPES, ...scopes.filter((s) => s !== ADMIN_SCOPE)],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
@@ -62,7 +64,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     dpop_signing_alg_values_supported: algorithms,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
-    prompt_values_supported: ["none", "login", "consent"],
+    prompt_values_supported: [...PROMPTS],
     acr_values_supported: [...ACR_VALUES],
     subject_types_supported: ["public", "pairwise"],
     id_token_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],

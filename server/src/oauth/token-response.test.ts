@@ -30,6 +30,7 @@ function client(profile: TokenResponseProfile): Client {
     idTokenSignedResponseAlg: "PS256",
     subjectType: "public",
     sectorIdentifierUri: null,
+    postLogoutRedirectUris: [],
     accessTokenLifetimeSeconds: 3600,
     refreshTokenLifetimeSeconds: 7_776_000,
     requirePkce: true,

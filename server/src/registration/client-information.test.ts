@@ -28,6 +28,12 @@ const MTLS: RegisteredMetadata = resolveMetadata(
 
 const ES256: RegisteredMetadata = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", idTokenSignedResponseAlg: "ES256" }, STATEMENT, "fapi2");
 
+const PAIRWISE: RegisteredMetadata = resolveMetadata(
+  { tokenEndpointAuthMethod: "private_key_jwt", subjectType: "pairwise", sectorIdentifierUri: "https://tpp.example/sector.json" },
+  STATEMENT,
+  "fapi2",
+);
+
 const BASE = { clientId: "client-1", clientIdIssuedAt: 1_772_000_000, registrationClientUri: "https://bank.example/oauth2/v1/register/client-1", softwareStatement: "h.p.s" };
 
 describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)", () => {
@@ -48,6 +54,7 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
       dpop_bound_access_tokens: true,
       require_pushed_authorization_requests: true,
       id_token_signed_response_alg: "PS256",
+      subject_type: "public",
       software_id: "s-1",
       software_statement: "h.p.s",
     });
@@ -84,8 +91,15 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(metadataMembers(BASIC).id_token_signed_response_alg).toBe("PS256");
   });
 
+  it("answers subject_type (public by default) and sector_identifier_uri (when registered), in a registration and a read", () => {
+    expect(clientInformationResponse({ ...BASE, metadata: PAIRWISE, registrationAccessToken: "rat" })).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: "https://tpp.example/sector.json" });
+    expect(clientInformationResponse({ ...BASE, metadata: PAIRWISE })).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: "https://tpp.example/sector.json" });
+    expect(metadataMembers(FAPI).subject_type).toBe("public");
+    expect(metadataMembers(FAPI)).not.toHaveProperty("sector_identifier_uri");
+  });
+
   it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {
-    for (const metadata of [FAPI, BASIC, MTLS, ES256]) {
+    for (const metadata of [FAPI, BASIC, MTLS, ES256, PAIRWISE]) {
       const body = JSON.parse(JSON.stringify(clientInformationResponse({ ...BASE, metadata, registrationAccessToken: "rat" })));
       const statement = metadata === BASIC ? { ...STATEMENT, jwks: undefined } : STATEMENT;
       expect(resolveMetadata(await parseClientMetadata(body), statement, metadata.securityProfile)).toEqual(metadata);

@@ -57,6 +57,8 @@ export function metadataMembers(metadata: RegisteredMetadata): Record<string, un
     dpop_bound_access_tokens: metadata.dpopBoundAccessTokens,
     require_pushed_authorization_requests: metadata.requirePushedAuthorizationRequests,
     id_token_signed_response_alg: metadata.idTokenSignedResponseAlg,
+    subject_type: metadata.subjectType,
+    sector_identifier_uri: metadata.sectorIdentifierUri,
     software_id: metadata.softwareId,
     software_version: metadata.softwareVersion,
   };

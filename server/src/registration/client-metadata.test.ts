@@ -29,6 +29,8 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tls_client_certificate_bound_access_tokens: true,
       dpop_bound_access_tokens: false,
       id_token_signed_response_alg: "ES256",
+      subject_type: "pairwise",
+      sector_identifier_uri: "https://tpp.example/sector.json",
       software_id: "acme",
       software_version: 2,
       software_statement: "a.b.c",
@@ -45,6 +47,8 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tlsClientCertificateBoundAccessTokens: true,
       dpopBoundAccessTokens: false,
       idTokenSignedResponseAlg: "ES256",
+      subjectType: "pairwise",
+      sectorIdentifierUri: "https://tpp.example/sector.json",
       softwareId: "acme",
       softwareVersion: "2",
       softwareStatement: "a.b.c",
@@ -54,7 +58,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
   it("takes an empty body, null members and an empty scope as left out", async () => {
     const empty = await parseClientMetadata({});
     expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
-    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null });
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null });
     expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
   });
 
@@ -65,7 +69,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     expect(Object.keys(parsed).sort()).toEqual(
       [
         "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
-        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod",
+        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri",
       ].sort(),
     );
     expect((parsed as Record<string, unknown>).admin).toBeUndefined();
@@ -85,6 +89,12 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
 
   it("reads id_token_signed_response_alg PS256 and ES256 (OpenID Connect Registration section 2)", async () => {
     for (const alg of ["PS256", "ES256"]) expect((await parseClientMetadata({ id_token_signed_response_alg: alg })).idTokenSignedResponseAlg).toBe(alg);
+  });
+
+  it("reads subject_type public and pairwise, and an https sector_identifier_uri as sent (OpenID Connect Registration section 2)", async () => {
+    for (const type of ["public", "pairwise"]) expect((await parseClientMetadata({ subject_type: type })).subjectType).toBe(type);
+    const uri = "https://tpp.example:8443/sector/uris.json?v=2";
+    expect((await parseClientMetadata({ sector_identifier_uri: uri })).sectorIdentifierUri).toBe(uri);
   });
 });
 
@@ -192,6 +202,28 @@ describe("parseClientMetadata refuses", () => {
     }
   });
 
+  it("a subject_type other than public or pairwise, naming the allowed values", async () => {
+    for (const type of ["Pairwise", "PUBLIC", "pairwise ", "", "ppid", 1, true, ["pairwise"], { type: "public" }]) {
+      await expectRefused({ subject_type: type }, /^subject_type must be public or pairwise \(OpenID Connect Core section 8\)$/);
+    }
+  });
+
+  it("a sector_identifier_uri that is not an https URL, or names a link-local or metadata address", async () => {
+    const cases: [unknown, RegExp][] = [
+      [1, /^sector_identifier_uri must be a string$/],
+      [["https://tpp.example/s.json"], /^sector_identifier_uri must be a string$/],
+      ["", /^sector_identifier_uri must be non-empty/],
+      ["http://tpp.example/sector.json", /^sector_identifier_uri must be an https URL$/],
+      ["/sector.json", /^sector_identifier_uri must be an absolute URL$/],
+      ["https://tpp.example/sector.json#x", /^sector_identifier_uri must be without a fragment$/],
+      ["https://tpp.example/a b", /^sector_identifier_uri must be RFC 3986 characters only/],
+      [`https://tpp.example/${"a".repeat(2000)}`, /^sector_identifier_uri must be at most 2000 characters$/],
+      ["https://169.254.169.254/latest/meta-data", /^sector_identifier_uri must be on neither a link-local nor a cloud metadata address$/],
+      ["https://metadata.google.internal/x", /^sector_identifier_uri must be on neither a link-local nor a cloud metadata address$/],
+    ];
+    for (const [uri, description] of cases) await expectRefused({ sector_identifier_uri: uri }, description);
+  });
+
   it("a software_statement that is not a string, with invalid_software_statement", async () => {
     await expectRefused({ software_statement: { alg: "none" } }, /compact JWS string/, "invalid_software_statement");
     await expectRefused({ software_statement: 1 }, /compact JWS string/, "invalid_software_statement");
@@ -208,7 +240,7 @@ describe("properties", () => {
   const MEMBERS = [
     "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
     "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
-    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "software_id", "software_version", "software_statement",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "software_id", "software_version", "software_statement",
   ];
   const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
 
@@ -225,7 +257,7 @@ describe("properties", () => {
   it("bodies of known members with arbitrary values are parsed or refused with a RegistrationError", async () => {
     const value = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
-      fc.constantFrom("https://tpp.example/cb", "private_key_jwt", "authorization_code", "code", "CN=x", "1.2.3.4", "https://tpp.example/jwks", "ES256", "RS256", "none"),
+      fc.constantFrom("https://tpp.example/cb", "private_key_jwt", "authorization_code", "code", "CN=x", "1.2.3.4", "https://tpp.example/jwks", "ES256", "RS256", "none", "public", "pairwise"),
       fc.array(fc.constantFrom("https://tpp.example/cb", "authorization_code", "refresh_token", "code", "http://x", 1), { maxLength: 4 }),
       fc.constant(DEMO_FAPI_PUBLIC_JWKS),
     );

@@ -16,12 +16,13 @@ import { TLS_CLIENT_AUTH_PARAMETERS, tlsClientAuthExpectation, type TlsClientAut
 import type { ClientAuthMethod } from "../kernel/auth-methods.js";
 import { NAME_MAX_LENGTH, SCOPES_MAX_COUNT } from "../kernel/limits.js";
 import type { PublicJwks } from "../oauth/jwks.js";
+import type { SubjectType } from "../oauth/subject.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidClientMetadata, invalidRedirectUri, invalidSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
 import { MAX_IDENTIFIER_LENGTH, MAX_REDIRECT_URIS } from "./software-statement.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, isJsonObject, optionalDisplayText, optionalIdTokenAlg, optionalStringList, optionalText, optionalVersion, ownMember } from "./values.js";
+import { absent, isJsonObject, optionalDisplayText, optionalIdTokenAlg, optionalSectorIdentifierUri, optionalStringList, optionalSubjectType, optionalText, optionalVersion, ownMember } from "./values.js";
 
 /**
  * The `token_endpoint_auth_method` values a registration may choose (RFC 7591 §2, RFC 8705 §2.1 and
@@ -71,6 +72,10 @@ export interface RequestedMetadata {
   dpopBoundAccessTokens?: boolean;
   /** OpenID Connect Registration §2 `id_token_signed_response_alg`: PS256 or ES256 (values.ts `optionalIdTokenAlg`). */
   idTokenSignedResponseAlg?: OwnSigningAlgorithm;
+  /** OpenID Connect Registration §2 `subject_type`: public or pairwise (values.ts `optionalSubjectType`). */
+  subjectType?: SubjectType;
+  /** OpenID Connect Registration §2 `sector_identifier_uri`: an https URL (values.ts `optionalSectorIdentifierUri`), not yet fetched. */
+  sectorIdentifierUri?: string;
   softwareId?: string;
   softwareVersion?: string;
   /** `software_statement`, a string, not yet verified (software-statement.ts). */
@@ -136,9 +141,10 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
 
 /**
  * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
- * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`)
- * into {@link RequestedMetadata}. Members other than those of the interface are ignored. Checks
- * each member alone; how they fit together and with the software statement is resolve.ts's.
+ * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`,
+ * `subject_type` and `sector_identifier_uri`) into {@link RequestedMetadata}. Members other than
+ * those of the interface are ignored. Checks each member alone; how they fit together and with the
+ * software statement is resolve.ts's.
  *
  * @param body - the parsed JSON body (any JSON value).
  * @throws RegistrationError `invalid_client_metadata`: not a JSON object, more than
@@ -147,7 +153,9 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *   `token_endpoint_auth_method`, grant or response type, an invalid `scope`, `jwks` (not public
  *   signing keys of PS256/ES256/EdDSA) or `jwks_uri`, both `jwks` and `jwks_uri`, none or several
  *   well-formed `tls_client_auth_*` members when any is present, an `id_token_signed_response_alg`
- *   other than PS256 or ES256.
+ *   other than PS256 or ES256, a `subject_type` other than public or pairwise, a
+ *   `sector_identifier_uri` that is not an https URL (what it serves is checked later:
+ *   sector-identifier.ts).
  * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
  * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
@@ -171,6 +179,8 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     tlsClientCertificateBoundAccessTokens: optionalBoolean(ownMember(body, "tls_client_certificate_bound_access_tokens"), "tls_client_certificate_bound_access_tokens"),
     dpopBoundAccessTokens: optionalBoolean(ownMember(body, "dpop_bound_access_tokens"), "dpop_bound_access_tokens"),
     idTokenSignedResponseAlg: optionalIdTokenAlg(ownMember(body, "id_token_signed_response_alg"), invalidClientMetadata),
+    subjectType: optionalSubjectType(ownMember(body, "subject_type"), invalidClientMetadata),
+    sectorIdentifierUri: optionalSectorIdentifierUri(ownMember(body, "sector_identifier_uri"), invalidClientMetadata),
     softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
     softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
     softwareStatement: typeof statement === "string" ? statement : undefined,

@@ -135,7 +135,7 @@ function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, cer
   return { grant, psd2 };
 }
 
-/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, RFC 6749 responses and PKCE. */
+/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, RFC 6749 responses and PKCE. */
 function appSettingsOf(metadata: RegisteredMetadata) {
   return {
     tokenEndpointAuthMethods: [metadata.tokenEndpointAuthMethod],
@@ -146,6 +146,8 @@ function appSettingsOf(metadata: RegisteredMetadata) {
     jwksUri: metadata.jwksUri ?? null,
     tlsClientAuth: metadata.tlsClientAuth ?? null,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    subjectType: metadata.subjectType,
+    sectorIdentifierUri: metadata.sectorIdentifierUri ?? null,
   };
 }
 
@@ -244,9 +246,16 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
   const hash = app?.registration ? await stores.apps.registrationAccessTokenHash(app.id) : undefined;
   if (!issuedSecretMatches(token, hash) || !app?.registration || !client) return undefined;
   const parsed = JSON.parse(app.registration) as StoredAppRegistration;
-  // The app's column is what its ID tokens are signed with, and a registration stored before
-  // id_token_signed_response_alg was registered has none in its JSON: the column is answered.
-  const stored: StoredAppRegistration = { ...parsed, metadata: { ...parsed.metadata, idTokenSignedResponseAlg: app.idTokenSignedResponseAlg } };
+  // The app's columns are what its ID tokens are signed with and what `sub` they carry, and a
+  // registration stored before id_token_signed_response_alg, subject_type and
+  // sector_identifier_uri were registered has none in its JSON: the columns are answered.
+  const metadata = {
+    ...parsed.metadata,
+    idTokenSignedResponseAlg: app.idTokenSignedResponseAlg,
+    subjectType: app.subjectType,
+    sectorIdentifierUri: app.sectorIdentifierUri ?? undefined,
+  };
+  const stored: StoredAppRegistration = { ...parsed, metadata };
   const secretIssued = stored.metadata.tokenEndpointAuthMethod === "client_secret_basic";
   return {
     app,

@@ -10,19 +10,21 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { presentedCertificate, type PresentedCertificate } from "../certificates/presented.js";
 import { verifyCertificateChain, type TrustStore } from "../certificates/trust.js";
+import type { AddressPolicy } from "../kernel/addresses.js";
 import { BearerError, InvalidClient, MethodNotAllowed } from "../kernel/errors.js";
 import { contextOf } from "../kernel/request-context.js";
 import { bearerToken } from "../oauth/bearer.js";
 import type { Database } from "../stores/index.js";
 import { deleteClient, readClient, registerClient, registeredClient, updateClient, type RegistrationSettings } from "./clients.js";
+import { sectorFetch } from "./sector-identifier.js";
 
 /** Largest registration request body, in bytes: statements are at most 16 KiB, JWK Sets a few. */
 const BODY_LIMIT = "64kb";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
-/** What the endpoints need besides the stores. */
-export interface RegistrationEndpointSettings extends RegistrationSettings {
+/** What the endpoints need besides the stores and the address policy of TPP URLs. */
+export interface RegistrationEndpointSettings extends Omit<RegistrationSettings, "fetchSector"> {
   realm: string;
   /** A registration must present a TLS client certificate (the mutual-TLS listener is on). */
   certificateRequired: boolean;
@@ -47,8 +49,13 @@ async function registeringCertificate(req: Request, settings: RegistrationEndpoi
   return presented;
 }
 
-/** The router of the registration and client configuration endpoints, mounted at REGISTRATION_PATH. */
-export function registrationRouter(db: Database, settings: RegistrationEndpointSettings): Router {
+/**
+ * The router of the registration and client configuration endpoints, mounted at REGISTRATION_PATH.
+ * @param tppAddresses - where a fetch of a `sector_identifier_uri` may connect
+ *   (OUTBOUND_ALLOW_PRIVATE_ADDRESSES, kernel/addresses.ts), as a `jwks_uri`'s.
+ */
+export function registrationRouter(db: Database, endpointSettings: RegistrationEndpointSettings, tppAddresses: AddressPolicy): Router {
+  const settings = { ...endpointSettings, fetchSector: sectorFetch(tppAddresses) };
   const router = Router();
   router.use(express.json({ limit: BODY_LIMIT }));
   const requested = (req: Request) => ({ now: new Date(), request: contextOf(req) });

@@ -6,6 +6,7 @@ import { clientInformationResponse } from "./client-information.js";
 import { newClientSecret, newRegistrationAccessToken } from "./credentials.js";
 import { RegistrationError, type RegistrationErrorCode } from "./errors.js";
 import { resolveRegistration, resolveUpdate, type RegistrationContext, type StoredRegistration } from "./registration.js";
+import type { SectorFetch } from "./sector-identifier.js";
 import { createDirectory, type Directory } from "./software-statement.js";
 
 const REGISTERED_AT = new Date("2026-03-01T12:00:00Z");
@@ -14,11 +15,23 @@ const LATER = new Date("2027-03-01T12:00:00Z");
 const MAX_AGE = 3600;
 const MAX_LIFETIME = 30 * 86_400;
 
+/** A sector_identifier_uri of the demo software, and what the fake TPP serves there. */
+const SECTOR = "https://tpp.example/sector.json";
+const SECTOR_DOCUMENTS = new Map<string, string>([[SECTOR, JSON.stringify([DEMO_SOFTWARE.redirectUri])]]);
+/** The sector_identifier_uris fetched, in order. */
+const fetched: string[] = [];
+/** Serves {@link SECTOR_DOCUMENTS}; 404 for any other URL. */
+const fetchSector: SectorFetch = async (uri) => {
+  fetched.push(uri);
+  const document = SECTOR_DOCUMENTS.get(uri);
+  return new Response(document ?? "not found", { status: document === undefined ? 404 : 200 });
+};
+
 let directory: Directory;
 let ctx: RegistrationContext;
 beforeAll(async () => {
   directory = await createDirectory({ issuer: DEMO_DIRECTORY_ISSUER, jwks: DEMO_DIRECTORY_PUBLIC_JWKS, maxAgeSeconds: MAX_AGE, maxLifetimeSeconds: MAX_LIFETIME });
-  ctx = { directory, profile: "fapi2", now: REGISTERED_AT };
+  ctx = { directory, profile: "fapi2", now: REGISTERED_AT, fetchSector };
 });
 
 async function refusal(decision: Promise<unknown>, code: RegistrationErrorCode, description: RegExp) {
@@ -79,6 +92,75 @@ describe("resolveRegistration (RFC 7591 section 3.1)", () => {
     const statement = await signDemoSoftwareStatement({ now: REGISTERED_AT });
     await refusal(resolveRegistration({ software_statement: statement, token_endpoint_auth_method: "client_secret_basic" }, ctx), "invalid_client_metadata", /fapi2 registration must choose/);
     await refusal(resolveRegistration({ software_statement: statement, token_endpoint_auth_method: "private_key_jwt", redirect_uris: ["https://elsewhere.example/cb"] }, ctx), "invalid_redirect_uri", /not among the software statement's/);
+  });
+});
+
+describe("subject_type and sector_identifier_uri (OpenID Connect Registration section 2)", () => {
+  it("registers public subjects by default, and fetches nothing", async () => {
+    fetched.length = 0;
+    const { decided, response } = await registered();
+    expect(decided.metadata).toMatchObject({ subjectType: "public", sectorIdentifierUri: undefined });
+    expect(response.subject_type).toBe("public");
+    expect(response).not.toHaveProperty("sector_identifier_uri");
+    expect(fetched).toEqual([]);
+  });
+
+  it("registers a pairwise client with a sector_identifier_uri that lists its redirect URIs, fetched once", async () => {
+    fetched.length = 0;
+    const { decided, response } = await registered({ subject_type: "pairwise", sector_identifier_uri: SECTOR });
+    expect(decided.metadata).toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: SECTOR, redirectUris: [DEMO_SOFTWARE.redirectUri] });
+    expect(response).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: SECTOR });
+    expect(fetched).toEqual([SECTOR]);
+  });
+
+  it("refuses a sector_identifier_uri that cannot be fetched or does not list the redirect URIs, after every other check", async () => {
+    const statement = await signDemoSoftwareStatement({ now: REGISTERED_AT });
+    const body = { software_statement: statement, token_endpoint_auth_method: "private_key_jwt", subject_type: "pairwise" };
+    await refusal(resolveRegistration({ ...body, sector_identifier_uri: "https://tpp.example/missing.json" }, ctx), "invalid_client_metadata", /^sector_identifier_uri could not be fetched: it answered HTTP 404/);
+    const elsewhere = { ...ctx, fetchSector: async () => new Response(JSON.stringify(["https://tpp.example/other"])) };
+    await refusal(resolveRegistration({ ...body, sector_identifier_uri: SECTOR }, elsewhere), "invalid_client_metadata", /^sector_identifier_uri does not list redirect_uri https:\/\/localhost:8443\/callback/);
+    // A request refused on other grounds fetches nothing.
+    fetched.length = 0;
+    await refusal(resolveRegistration({ ...body, sector_identifier_uri: SECTOR, client_name: "Someone Else" }, ctx), "invalid_client_metadata", /client_name differs/);
+    await refusal(resolveRegistration({ ...body, sector_identifier_uri: SECTOR, software_statement: "x.y.z" }, ctx), "invalid_software_statement", /compact JWS/);
+    expect(fetched).toEqual([]);
+  });
+
+  it("refuses a pairwise client whose redirect URIs are on two hosts without a sector_identifier_uri", async () => {
+    const twoHosts = ["https://tpp.example/cb", "https://app.tpp.example/cb"];
+    const softwareStatement = await signDemoSoftwareStatement({ now: REGISTERED_AT, claims: { software_redirect_uris: twoHosts } });
+    const body = { software_statement: softwareStatement, token_endpoint_auth_method: "private_key_jwt", subject_type: "pairwise" };
+    await refusal(resolveRegistration(body, ctx), "invalid_client_metadata", /more than one host needs a sector_identifier_uri/);
+    SECTOR_DOCUMENTS.set("https://tpp.example/both.json", JSON.stringify(twoHosts));
+    expect((await resolveRegistration({ ...body, sector_identifier_uri: "https://tpp.example/both.json" }, ctx)).metadata.redirectUris).toEqual(twoHosts);
+  });
+
+  it("an update fetches the sector_identifier_uri again only when it or the redirect URIs change", async () => {
+    const { stored, response } = await registered({ subject_type: "pairwise", sector_identifier_uri: SECTOR });
+    fetched.length = 0;
+    // Sent back as read: nothing fetched.
+    expect((await resolveUpdate(response, stored, { ...ctx, now: LATER })).metadata).toEqual(stored.metadata);
+    expect(fetched).toEqual([]);
+    // A new sector_identifier_uri: fetched, and refused when it does not list the redirect URI.
+    SECTOR_DOCUMENTS.set("https://tpp.example/v2.json", JSON.stringify([DEMO_SOFTWARE.redirectUri]));
+    expect((await resolveUpdate({ ...response, sector_identifier_uri: "https://tpp.example/v2.json" }, stored, { ...ctx, now: LATER })).metadata.sectorIdentifierUri).toBe("https://tpp.example/v2.json");
+    expect(fetched).toEqual(["https://tpp.example/v2.json"]);
+    SECTOR_DOCUMENTS.set("https://tpp.example/empty.json", "[]");
+    await refusal(resolveUpdate({ ...response, sector_identifier_uri: "https://tpp.example/empty.json" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /does not list redirect_uri/);
+    // Other redirect URIs under the same sector_identifier_uri: fetched again.
+    const wider = await signDemoSoftwareStatement({ now: LATER, claims: { software_redirect_uris: [DEMO_SOFTWARE.redirectUri, "https://localhost:8443/other"] } });
+    fetched.length = 0;
+    await refusal(
+      resolveUpdate({ ...response, software_statement: wider, redirect_uris: [DEMO_SOFTWARE.redirectUri, "https://localhost:8443/other"] }, stored, { ...ctx, now: LATER }),
+      "invalid_client_metadata",
+      /does not list redirect_uri https:\/\/localhost:8443\/other/,
+    );
+    expect(fetched).toEqual([SECTOR]);
+    // Public again, without it: nothing fetched.
+    fetched.length = 0;
+    const { subject_type: _type, sector_identifier_uri: _uri, ...rest } = response;
+    expect((await resolveUpdate(rest, stored, { ...ctx, now: LATER })).metadata).toMatchObject({ subjectType: "public", sectorIdentifierUri: undefined });
+    expect(fetched).toEqual([]);
   });
 });
 

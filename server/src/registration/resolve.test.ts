@@ -55,6 +55,8 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
       dpopBoundAccessTokens: true,
       requirePushedAuthorizationRequests: true,
       idTokenSignedResponseAlg: "PS256",
+      subjectType: "public",
+      sectorIdentifierUri: undefined,
     });
   });
 
@@ -106,6 +108,33 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata(method, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
     expect(resolveMetadata({ ...method, idTokenSignedResponseAlg: "ES256" }, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
     refusal({ ...method, idTokenSignedResponseAlg: "PS256" }, es256, "fapi2", "invalid_client_metadata", /id_token_signed_response_alg differs from the software statement's/);
+  });
+
+  it("takes subject_type and sector_identifier_uri from the statement, else the request; public by default (OpenID Connect Registration section 2)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    const sector = "https://tpp.example/sector.json";
+    expect(resolveMetadata(method, STATEMENT, "fapi2")).toMatchObject({ subjectType: "public", sectorIdentifierUri: undefined });
+    expect(resolveMetadata({ ...method, subjectType: "pairwise", sectorIdentifierUri: sector }, STATEMENT, "fapi2")).toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: sector });
+    const stated = { ...STATEMENT, subjectType: "pairwise" as const, sectorIdentifierUri: sector };
+    expect(resolveMetadata(method, stated, "fapi2")).toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: sector });
+    expect(resolveMetadata({ ...method, subjectType: "pairwise", sectorIdentifierUri: sector }, stated, "fapi2")).toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: sector });
+    refusal({ ...method, subjectType: "public" }, stated, "fapi2", "invalid_client_metadata", /^subject_type differs from the software statement's/);
+    refusal({ ...method, sectorIdentifierUri: "https://other.example/sector.json" }, stated, "fapi2", "invalid_client_metadata", /^sector_identifier_uri differs from the software statement's/);
+  });
+
+  it("refuses a pairwise client without sector_identifier_uri whose redirect URIs are on more than one host (OpenID Connect Core section 8.1)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt", subjectType: "pairwise" } as const;
+    const twoHosts = { ...STATEMENT, redirectUris: ["https://tpp.example/cb", "https://app.tpp.example/cb"] };
+    refusal(method, twoHosts, "fapi2", "invalid_client_metadata", /^a pairwise client whose redirect_uris are on more than one host needs a sector_identifier_uri/);
+    // The host with its port, as oauth/subject.ts's sector.
+    refusal({ ...method, redirectUris: ["https://tpp.example/cb", "https://tpp.example:8443/cb"] }, { ...STATEMENT, redirectUris: undefined }, "fapi2", "invalid_client_metadata", /more than one host/);
+    // One host, several paths; a sector_identifier_uri; a public client; or a narrowed list on one host: accepted.
+    expect(resolveMetadata(method, STATEMENT, "fapi2").subjectType).toBe("pairwise");
+    expect(resolveMetadata({ ...method, sectorIdentifierUri: "https://tpp.example/sector.json" }, twoHosts, "fapi2").subjectType).toBe("pairwise");
+    expect(resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt" }, twoHosts, "fapi2").subjectType).toBe("public");
+    expect(resolveMetadata({ ...method, redirectUris: ["https://app.tpp.example/cb"] }, twoHosts, "fapi2").redirectUris).toEqual(["https://app.tpp.example/cb"]);
+    // No redirect URI at all (client credentials only): no sector to be ambiguous about.
+    expect(resolveMetadata({ ...method, grantTypes: ["client_credentials"] }, { ...STATEMENT, redirectUris: undefined }, "fapi2").subjectType).toBe("pairwise");
   });
 
   it("keeps the request's scope", () => {

@@ -10,10 +10,10 @@
  *   as UK Open Banking's registration profile allows); a URI outside it is refused with
  *   `invalid_redirect_uri`, the RFC 7591 §3.2.2 code for a redirect URI that is not valid here;
  * - any other differing value (`software_id`, `software_version`, `client_name`, `jwks`,
- *   `jwks_uri`, `id_token_signed_response_alg`) is refused with `invalid_client_metadata`, naming
- *   the member: the statement itself is valid, so `invalid_software_statement` would point the
- *   client at the wrong thing, and refusing rather than silently substituting tells it what it
- *   will not get.
+ *   `jwks_uri`, `id_token_signed_response_alg`, `subject_type`, `sector_identifier_uri`) is
+ *   refused with `invalid_client_metadata`, naming the member: the statement itself is valid, so
+ *   `invalid_software_statement` would point the client at the wrong thing, and refusing rather
+ *   than silently substituting tells it what it will not get.
  *
  * The `fapi2` profile (FAPI 2.0 Security Profile §5.3.2.1): `private_key_jwt` or `tls_client_auth`
  * only, chosen explicitly; sender-constrained access tokens (DPoP for private_key_jwt and mTLS for
@@ -22,10 +22,18 @@
  * ID tokens are signed with {@link DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG} unless the statement or the
  * request names `id_token_signed_response_alg` (PS256 or ES256, FAPI 2.0 Security Profile §5.4.1):
  * not OpenID Connect Registration §2's RS256, which this server never signs with.
+ *
+ * Subjects (OpenID Connect Core §8): `subject_type` is {@link DEFAULT_SUBJECT_TYPE} unless the
+ * statement or the request names `pairwise`. A pairwise client's sector is the host of its
+ * `sector_identifier_uri`, else of its redirect URIs (oauth/subject.ts `sectorOf`): without a
+ * `sector_identifier_uri`, its redirect URIs must all be on one host (Core §8.1), or the sector
+ * would be ambiguous. What the `sector_identifier_uri` serves is checked by registration.ts
+ * (sector-identifier.ts), not here: this module fetches nothing.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TlsClientAuthExpectation } from "../certificates/client-auth.js";
 import type { PublicJwks } from "../oauth/jwks.js";
+import type { SubjectType } from "../oauth/subject.js";
 import type { SecurityProfile } from "../stores/clients.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { GrantType, RegistrationAuthMethod, RequestedMetadata, ResponseType } from "./client-metadata.js";
@@ -42,6 +50,9 @@ export const FAPI2_REGISTRATION_AUTH_METHODS: readonly RegistrationAuthMethod[] 
 
 /** The `id_token_signed_response_alg` of a registration that names none: the App column's default too (prisma/schema.prisma). */
 export const DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG: OwnSigningAlgorithm = "PS256";
+
+/** The `subject_type` of a registration that names none (OpenID Connect Registration §2): the App column's default too (prisma/schema.prisma). */
+export const DEFAULT_SUBJECT_TYPE: SubjectType = "public";
 
 /** A client's metadata as registered: what is stored and what RFC 7591 §3.2.1 answers (client-information.ts). */
 export interface RegisteredMetadata {
@@ -72,6 +83,10 @@ export interface RegisteredMetadata {
   requirePushedAuthorizationRequests: boolean;
   /** OpenID Connect Registration §2: the algorithm its ID tokens are signed with (statement first, else request, else PS256). */
   idTokenSignedResponseAlg: OwnSigningAlgorithm;
+  /** OpenID Connect Core §8: the `sub` its users get (statement first, else request, else public). */
+  subjectType: SubjectType;
+  /** OpenID Connect Registration §2 (statement first, else request): an https URL listing every redirect URI; its host is a pairwise client's sector. */
+  sectorIdentifierUri?: string;
 }
 
 /** The statement's value of a member, the request's when the statement has none; a differing request value is refused. */
@@ -102,6 +117,22 @@ function keysOf(requested: RequestedMetadata, statement: SoftwareStatement): Pic
     throw invalidClientMetadata("the software statement carries the client's keys in the other form (jwks or jwks_uri): leave them out");
   }
   return jwks !== undefined ? { jwks } : { jwksUri: jwksUri! };
+}
+
+/**
+ * The subject type and sector identifier URI (statement first, else request); a pairwise client
+ * without a sector identifier URI must keep its redirect URIs on one host (Core §8.1), the `host`
+ * (with its port) that oauth/subject.ts `sectorOf` takes.
+ */
+function subjectsOf(requested: RequestedMetadata, statement: SoftwareStatement, redirectUris: string[]): Pick<RegisteredMetadata, "subjectType" | "sectorIdentifierUri"> {
+  const subjectType = agreed("subject_type", requested.subjectType, statement.subjectType) ?? DEFAULT_SUBJECT_TYPE;
+  const sectorIdentifierUri = agreed("sector_identifier_uri", requested.sectorIdentifierUri, statement.sectorIdentifierUri);
+  if (subjectType === "pairwise" && sectorIdentifierUri === undefined && new Set(redirectUris.map((uri) => new URL(uri).host)).size > 1) {
+    throw invalidClientMetadata(
+      "a pairwise client whose redirect_uris are on more than one host needs a sector_identifier_uri listing them: otherwise its sector is ambiguous (OpenID Connect Core section 8.1)",
+    );
+  }
+  return { subjectType, sectorIdentifierUri };
 }
 
 /** The client authentication method, checked against the profile and what it needs (keys, a certificate expectation). */
@@ -150,14 +181,15 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  * The metadata to register for `requested` under `statement` and `profile`: the statement's
  * values first (see the module's comment for conflicts), RFC 7591 §2's defaults
  * (`client_secret_basic` for a `standard` registration, `authorization_code`, `code`), PS256 for
- * ID tokens, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
+ * ID tokens, `public` subjects, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
  * at: the caller verified it into `statement`.
  *
  * @throws RegistrationError `invalid_client_metadata`: a member differing from the statement's;
  *   a `fapi2` registration without `token_endpoint_auth_method` private_key_jwt or tls_client_auth,
  *   or without sender-constrained tokens; private_key_jwt or self_signed_tls_client_auth without
  *   keys; tls_client_auth without its `tls_client_auth_*` member, or such a member with another
- *   method; authorization_code without code or the reverse; refresh_token without authorization_code.
+ *   method; authorization_code without code or the reverse; refresh_token without authorization_code;
+ *   `pairwise` without `sector_identifier_uri` and with redirect URIs on more than one host.
  * @throws RegistrationError `invalid_redirect_uri`: a redirect URI the statement does not list,
  *   or none for the authorization_code grant.
  */
@@ -182,5 +214,6 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
     ...bindingOf(requested, profile, tokenEndpointAuthMethod),
     requirePushedAuthorizationRequests: profile === "fapi2",
     idTokenSignedResponseAlg: agreed("id_token_signed_response_alg", requested.idTokenSignedResponseAlg, statement.idTokenSignedResponseAlg) ?? DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG,
+    ...subjectsOf(requested, statement, redirectUris),
   };
 }

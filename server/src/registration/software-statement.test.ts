@@ -123,6 +123,14 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
     expect((await verifySoftwareStatement(await demo(), directory, NOW)).idTokenSignedResponseAlg).toBeUndefined();
   });
 
+  it("reads subject_type and sector_identifier_uri (OpenID Connect Registration section 2)", async () => {
+    const sector = "https://tpp.example/sector.json";
+    await expect(verifySoftwareStatement(await demo({ subject_type: "pairwise", sector_identifier_uri: sector }), directory, NOW)).resolves.toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: sector });
+    const plain = await verifySoftwareStatement(await demo(), directory, NOW);
+    expect(plain.subjectType).toBeUndefined();
+    expect(plain.sectorIdentifierUri).toBeUndefined();
+  });
+
   it("accepts a claim under both names when they agree, and refuses it when they differ", async () => {
     await expect(verifySoftwareStatement(await demo({ client_name: DEMO_SOFTWARE.clientName }), directory, NOW)).resolves.toMatchObject({ clientName: DEMO_SOFTWARE.clientName });
     await expectRefused(await demo({ client_name: "Other" }), /client_name and software_client_name with different values/);
@@ -280,6 +288,9 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
     for (const alg of ["RS256", "none", "HS256", 1]) {
       await expectRefused(await demo({ id_token_signed_response_alg: alg }), /the software statement's id_token_signed_response_alg must be PS256 or ES256/);
     }
+    for (const type of ["ppid", "Pairwise", 1]) await expectRefused(await demo({ subject_type: type }), /the software statement's subject_type must be public or pairwise/);
+    await expectRefused(await demo({ sector_identifier_uri: "http://tpp.example/sector.json" }), /the software statement's sector_identifier_uri must be an https URL/);
+    await expectRefused(await demo({ sector_identifier_uri: "https://169.254.169.254/sector.json" }), /the software statement's sector_identifier_uri must be on neither a link-local/);
   });
 });
 
@@ -339,7 +350,7 @@ describe("properties", () => {
   });
 
   it("a signed statement with arbitrary claims is accepted or refused with a RegistrationError", async () => {
-    const claim = fc.constantFrom("software_id", "software_roles", "software_redirect_uris", "redirect_uris", "jwks", "jwks_uri", "software_jwks_endpoint", "client_name", "software_client_name", "org_id", "org_name", "software_version", "jti", "exp", "nbf", "iat");
+    const claim = fc.constantFrom("software_id", "software_roles", "software_redirect_uris", "redirect_uris", "jwks", "jwks_uri", "software_jwks_endpoint", "client_name", "software_client_name", "org_id", "org_name", "software_version", "jti", "exp", "nbf", "iat", "subject_type", "sector_identifier_uri");
     await fc.assert(
       fc.asyncProperty(fc.dictionary(claim, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }), async (claims) => {
         const outcome = await verifySoftwareStatement(await demo(claims), directory, NOW).then(() => undefined, (e: unknown) => e);

@@ -17,8 +17,9 @@
  * `software_*` names (Open Banking Dynamic Client Registration, software statement assertion):
  * `software_id`, `software_version`, `client_name` | `software_client_name`, `redirect_uris` |
  * `software_redirect_uris`, `jwks`, `jwks_uri` | `software_jwks_endpoint`, `software_roles`,
- * `org_id`, `org_name`; and `id_token_signed_response_alg` (OpenID Connect Dynamic Client
- * Registration 1.0 §2) under its own name only. When a statement carries a claim under both names,
+ * `org_id`, `org_name`; and `id_token_signed_response_alg`, `subject_type` and
+ * `sector_identifier_uri` (OpenID Connect Dynamic Client Registration 1.0 §2) under their own names
+ * only. When a statement carries a claim under both names,
  * the two must agree.
  */
 import { isDeepStrictEqual } from "node:util";
@@ -28,11 +29,12 @@ import { NAME_MAX_LENGTH } from "../kernel/limits.js";
 import { isCleanText } from "../kernel/text.js";
 import { InvalidJwks, parsePublicJwks, type PublicJwks } from "../oauth/jwks.js";
 import { isSigningAlgorithm, SIGNING_ALGORITHMS } from "../oauth/signing.js";
+import type { SubjectType } from "../oauth/subject.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidSoftwareStatement, unapprovedSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
 import { redirectUriProblem } from "./uris.js";
-import { absent, optionalDisplayText, optionalIdTokenAlg, optionalStringList, optionalText, optionalVersion } from "./values.js";
+import { absent, optionalDisplayText, optionalIdTokenAlg, optionalSectorIdentifierUri, optionalStringList, optionalSubjectType, optionalText, optionalVersion } from "./values.js";
 
 /**
  * Longest software statement accepted, in characters: a longer one is refused before it is
@@ -143,6 +145,10 @@ export interface SoftwareStatement {
   jwksUri?: string;
   /** `id_token_signed_response_alg`: PS256 or ES256 (values.ts `optionalIdTokenAlg`). */
   idTokenSignedResponseAlg?: OwnSigningAlgorithm;
+  /** `subject_type`: public or pairwise (values.ts `optionalSubjectType`). */
+  subjectType?: SubjectType;
+  /** `sector_identifier_uri`: an https URL (values.ts `optionalSectorIdentifierUri`); fetched at registration, not here. */
+  sectorIdentifierUri?: string;
   /** `org_id`: the TPP's organization at the directory, required: the registration's organization is found by it. */
   organizationId: string;
   /** `org_name`. */
@@ -228,6 +234,8 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
     ...rolesOf(payload.software_roles),
     ...(await clientKeysOf(payload.jwks, eitherClaim(payload, "jwks_uri", "software_jwks_endpoint"), refuseClaim)),
     idTokenSignedResponseAlg: optionalIdTokenAlg(payload.id_token_signed_response_alg, refuseClaim),
+    subjectType: optionalSubjectType(payload.subject_type, refuseClaim),
+    sectorIdentifierUri: optionalSectorIdentifierUri(payload.sector_identifier_uri, refuseClaim),
     organizationId,
     organizationName: optionalDisplayText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
     issuedAt: payload.iat,
@@ -249,7 +257,8 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
  *   verifies, `iss` not the directory's, no `iat` or an `iat` in the future, `exp` passed or more
  *   than `directory.maxLifetimeSeconds` after `iat`, older than `directory.maxAgeSeconds` without
  *   `exp`, no `software_id`, `org_id` or `jti`, no known role, or a claim of the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts;
- *   `id_token_signed_response_alg` PS256 or ES256 only).
+ *   `id_token_signed_response_alg` PS256 or ES256 only; `subject_type` public or pairwise;
+ *   `sector_identifier_uri` an https URL).
  * @throws RegistrationError `unapproved_software_statement` when the software id is on the
  *   directory's deny list.
  */

@@ -1,6 +1,8 @@
 /**
  * The URLs a registration may carry (RFC 7591 §2): redirect URIs, matched exactly by the
- * authorization endpoint, and a `jwks_uri` the token endpoint will fetch.
+ * authorization endpoint, a `jwks_uri` the token endpoint will fetch, and a
+ * `sector_identifier_uri` (OpenID Connect Registration §2) the registration fetches
+ * (sector-identifier.ts).
  *
  * The rules are those of the admin API's `callbackUrl` and `jwksUri` (admin/validation.ts, with
  * the shared kernel/addresses.ts), with one change: a dynamically
@@ -36,13 +38,32 @@ export function redirectUriProblem(uri: string): string | undefined {
 }
 
 /**
- * Why `uri` cannot be a registered `jwks_uri` (RFC 7591 §2): see {@link httpsUrlProblem}, and
- * never a literal link-local or cloud metadata address (a DNS name resolving to one is not caught
- * here: the fetch is the token endpoint's).
+ * Why `uri` cannot be a URL the server fetches: see {@link httpsUrlProblem}, and never a literal
+ * link-local or cloud metadata address (a DNS name resolving to one is not caught here: the
+ * fetch's, kernel/outbound.ts, refuses it where it connects).
  * @returns a phrase to follow "must be …", or undefined when it is acceptable.
  */
-export function jwksUriProblem(uri: string): string | undefined {
+function fetchedUrlProblem(uri: string): string | undefined {
   const problem = httpsUrlProblem(uri);
   if (problem) return problem;
   return isLinkLocalOrMetadata(new URL(uri)) ? "on neither a link-local nor a cloud metadata address" : undefined;
+}
+
+/**
+ * Why `uri` cannot be a registered `jwks_uri` (RFC 7591 §2), which the token endpoint fetches:
+ * see {@link fetchedUrlProblem}.
+ * @returns a phrase to follow "must be …", or undefined when it is acceptable.
+ */
+export function jwksUriProblem(uri: string): string | undefined {
+  return fetchedUrlProblem(uri);
+}
+
+/**
+ * Why `uri` cannot be a registered `sector_identifier_uri` (OpenID Connect Registration §2: a URL
+ * using the https scheme), which the registration fetches (sector-identifier.ts): see
+ * {@link fetchedUrlProblem}.
+ * @returns a phrase to follow "must be …", or undefined when it is acceptable.
+ */
+export function sectorIdentifierUriProblem(uri: string): string | undefined {
+  return fetchedUrlProblem(uri);
 }

@@ -4,8 +4,10 @@
  * else and throws the error its caller names, so every input costs time linear in its size.
  */
 import { isCleanText, isDisplayText } from "../kernel/text.js";
+import type { SubjectType } from "../oauth/subject.js";
 import { OWN_SIGNING_ALGORITHMS, type OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { RegistrationError } from "./errors.js";
+import { sectorIdentifierUriProblem } from "./uris.js";
 
 /** Makes the error of a refused value; the description names the member and what is wrong. */
 export type Refuse = (description: string) => RegistrationError;
@@ -97,4 +99,33 @@ export function optionalIdTokenAlg(value: unknown, refuse: Refuse): OwnSigningAl
   const alg = OWN_SIGNING_ALGORITHMS.find((each) => each === value);
   if (!alg) throw refuse(`id_token_signed_response_alg must be ${OWN_SIGNING_ALGORITHMS.join(" or ")} (FAPI 2.0 Security Profile section 5.4.1): the algorithms this server signs ID tokens with`);
   return alg;
+}
+
+/** The `subject_type` values (OpenID Connect Core §8, Discovery `subject_types_supported`). */
+export const SUBJECT_TYPES = ["public", "pairwise"] as const satisfies readonly SubjectType[];
+
+/**
+ * `subject_type` (OpenID Connect Dynamic Client Registration 1.0 §2, Core §8): `public` or
+ * `pairwise`; undefined when absent.
+ * @throws the error of `refuse`, naming the allowed values.
+ */
+export function optionalSubjectType(value: unknown, refuse: Refuse): SubjectType | undefined {
+  if (absent(value)) return undefined;
+  const type = SUBJECT_TYPES.find((each) => each === value);
+  if (!type) throw refuse(`subject_type must be ${SUBJECT_TYPES.join(" or ")} (OpenID Connect Core section 8)`);
+  return type;
+}
+
+/**
+ * `sector_identifier_uri` (OpenID Connect Dynamic Client Registration 1.0 §2): an https URL as
+ * uris.ts `sectorIdentifierUriProblem` checks it; undefined when absent. What it serves is
+ * checked by sector-identifier.ts.
+ * @throws the error of `refuse`.
+ */
+export function optionalSectorIdentifierUri(value: unknown, refuse: Refuse): string | undefined {
+  const uri = optionalText(value, "sector_identifier_uri", Number.MAX_SAFE_INTEGER, refuse);
+  if (uri === undefined) return undefined;
+  const problem = sectorIdentifierUriProblem(uri);
+  if (problem) throw refuse(`sector_identifier_uri must be ${problem}`);
+  return uri;
 }

@@ -34,6 +34,10 @@ export interface AppRecord {
   tlsClientAuth: TlsClientAuthName | null;
   /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`): PS256 unless set. */
   idTokenSignedResponseAlg: OwnSigningAlgorithm;
+  /** OpenID Connect Core §8 `subject_type`: the `sub` its users get (oauth/subject.ts); public unless set. */
+  subjectType: "public" | "pairwise";
+  /** OpenID Connect Registration §2 `sector_identifier_uri`: its host is a pairwise app's sector; null when not set. */
+  sectorIdentifierUri: string | null;
   /** How the app registered itself (RFC 7591), JSON (registration/stored.ts); null for an app an admin created. */
   registration: string | null;
   createdAt: Date;
@@ -71,6 +75,10 @@ export interface AppSettings {
   tlsClientAuth?: TlsClientAuthName | null;
   /** The algorithm its ID tokens are signed with; PS256 by default. */
   idTokenSignedResponseAlg?: OwnSigningAlgorithm;
+  /** public (the default) or pairwise subject identifiers. */
+  subjectType?: "public" | "pairwise";
+  /** The sector identifier URL; null removes it. */
+  sectorIdentifierUri?: string | null;
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */

@@ -45,6 +45,8 @@ export interface ClientRecord {
   subjectType: "public" | "pairwise";
   /** OpenID Connect Registration §2 `sector_identifier_uri`: the pairwise sector's host; null when none. */
   sectorIdentifierUri: string | null;
+  /** Where the browser may be sent after RP-Initiated Logout (1.0 §3.1), matched exactly. */
+  postLogoutRedirectUris: string[];
   /** Seconds. */
   accessTokenLifetimeSeconds: number;
   /** Seconds. */

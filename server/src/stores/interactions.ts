@@ -14,6 +14,7 @@ export interface InteractionRecord {
   state: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+  /** The request's `prompt` values, space-separated (OpenID Connect Core §3.1.2.1); null when none. */
   prompt: string | null;
   /** RFC 9449 §10: the DPoP key thumbprint the code will be bound to; null when unbound. */
   dpopJkt: string | null;

@@ -22,6 +22,8 @@ export interface CatalogSeed {
     /** Space-separated client authentication methods. */
     tokenEndpointAuthMethods: string;
     callbackUrls: string[];
+    /** Space-separated RP-Initiated Logout redirect URIs; none when left out. */
+    postLogoutRedirectUris?: string;
     consumerKey: string;
     /** SHA-256 hex of the consumer secret. */
     consumerSecretHash: string;

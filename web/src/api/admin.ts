@@ -354,6 +354,8 @@ export interface AppDetail extends AppSummary {
   jwksUri: string | null;
   /** tls_client_auth: the name the app's certificate must carry, or null. */
   tlsClientAuth: TlsClientAuth | null;
+  /** What its ID tokens are signed with (id_token_signed_response_alg). */
+  idTokenSignedResponseAlg: SigningAlgorithm;
   /** How the app registered itself (RFC 7591), or null for an app created in the console or the admin API. */
   registration: AppRegistration | null;
   credentials: Credential[];
@@ -403,6 +405,8 @@ export interface AppSettings {
   /** null removes it (then tls_client_auth cannot stay allowed). */
   tlsClientAuth?: TlsClientAuth | null;
   securityProfile?: SecurityProfile;
+  /** Applies to ID tokens issued from now on. */
+  idTokenSignedResponseAlg?: SigningAlgorithm;
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -419,7 +423,7 @@ const REGISTRATION_FIELDS = `softwareId softwareVersion organizationId organizat
   registeredAt statementIssuedAt statementExpiresAt`;
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
   tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri tlsClientAuth { parameter value }
-  registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
+  idTokenSignedResponseAlg registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {

@@ -76,3 +76,15 @@ export async function submitSessionFactor(csrfToken: string, proof: FactorProof)
 export async function signOut(csrfToken: string): Promise<void> {
   await post("/session/logout", csrfToken, {});
 }
+
+/**
+ * POST /session/end: signs out for an app's RP-Initiated Logout request, `params` as the
+ * app sent them (id_token_hint, client_id, post_logout_redirect_uri, state), checked again by
+ * the server.
+ * @returns where the server sends the browser next (the app's registered URI, or /logout?signed-out).
+ */
+export async function endSession(csrfToken: string, params: Record<string, string>): Promise<string> {
+  const body = await post("/session/end", csrfToken, params);
+  if (!isRecord(body) || !isString(body.redirectTo)) throw malformed(200);
+  return body.redirectTo;
+}

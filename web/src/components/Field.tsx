@@ -108,9 +108,10 @@ export function TextAreaField({
   );
 }
 
-/** A labelled select; `placeholder` is a first, empty choice ("Choose a developer"). */
+/** A labelled select, with an optional hint under the label; `placeholder` is a first, empty choice ("Choose a developer"). */
 export function SelectField<T extends string>({
   label,
+  hint,
   value,
   onChange,
   options,
@@ -118,6 +119,7 @@ export function SelectField<T extends string>({
   placeholder,
 }: {
   label: ReactNode;
+  hint?: ReactNode;
   value: T | "";
   onChange: (value: T) => void;
   options: ReadonlyArray<{ value: T; label: string }>;
@@ -125,9 +127,9 @@ export function SelectField<T extends string>({
   placeholder?: string;
 }) {
   return (
-    <Field label={label}>
+    <Field label={label} hint={hint}>
       {(ids) => (
-        <select id={ids.id} value={value} required={required} onChange={(e) => onChange(e.target.value as T)}>
+        <select id={ids.id} aria-describedby={ids.describedBy} value={value} required={required} onChange={(e) => onChange(e.target.value as T)}>
           {placeholder !== undefined && (
             <option value="" disabled>
               {placeholder}

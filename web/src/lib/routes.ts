@@ -14,6 +14,7 @@ export const patterns = {
   login: "/login",
   consent: "/consent",
   error: "/error",
+  logout: "/logout",
   account: "/account",
   console: "/admin",
   organizations: "/admin/organizations",

@@ -2,6 +2,9 @@
 ALTER TABLE "App" ADD COLUMN "subjectType" TEXT NOT NULL DEFAULT 'public';
 ALTER TABLE "App" ADD COLUMN "sectorIdentifierUri" TEXT;
 
+-- AlterTable: where an app may send the browser after RP-Initiated Logout (post_logout_redirect_uris)
+ALTER TABLE "App" ADD COLUMN "postLogoutRedirectUris" TEXT NOT NULL DEFAULT '';
+
 -- CreateTable: the server's own secrets, sealed under the key-encryption key (the pairwise subject salt)
 CREATE TABLE "ServerSecret" (
     "name" TEXT NOT NULL,

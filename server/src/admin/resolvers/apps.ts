@@ -44,6 +44,7 @@ function settings(input: AppSettingsInput): AppSettings {
     tokenEndpointAuthMethods: authMethods(input.tokenEndpointAuthMethods),
     tlsClientAuth: tlsClientAuth(input.tlsClientAuth),
     securityProfile: input.securityProfile ?? undefined,
+    idTokenSignedResponseAlg: input.idTokenSignedResponseAlg ?? undefined,
   };
 }
 

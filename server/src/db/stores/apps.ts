@@ -29,6 +29,8 @@ const APP = {
   tlsClientAuthParameter: true,
   tlsClientAuthValue: true,
   idTokenSignedResponseAlg: true,
+  subjectType: true,
+  sectorIdentifierUri: true,
   registration: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
@@ -37,7 +39,10 @@ const APP_WITH_KEYS = { ...APP, credentials: { select: { consumerKey: true } } }
 /** The columns of a CredentialRecord: never the secret's hash. */
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
-/** An app row as its record (no JWK Set is stored as ""; an ID token algorithm other than ES256 reads as PS256, as clients.ts reads it). */
+/**
+ * An app row as its record (no JWK Set is stored as ""; an ID token algorithm other than ES256
+ * reads as PS256, a subject type other than pairwise as public, as clients.ts reads them).
+ */
 function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, ...row }: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
   return {
     ...row,
@@ -46,6 +51,7 @@ function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, .
     securityProfile: row.securityProfile === "fapi2" ? "fapi2" : "standard",
     jwks: row.jwks === "" ? null : row.jwks,
     idTokenSignedResponseAlg: row.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+    subjectType: row.subjectType === "pairwise" ? "pairwise" : "public",
   };
 }
 
@@ -64,6 +70,8 @@ function settingsColumns(s: AppSettings) {
     tlsClientAuthParameter: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.parameter ?? null),
     tlsClientAuthValue: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.value ?? null),
     idTokenSignedResponseAlg: s.idTokenSignedResponseAlg,
+    subjectType: s.subjectType,
+    sectorIdentifierUri: s.sectorIdentifierUri,
   };
 }
 

@@ -23,6 +23,7 @@ interface CredentialRow extends Row {
   idTokenSignedResponseAlg: string;
   subjectType: string;
   sectorIdentifierUri: string | null;
+  postLogoutRedirectUris: string;
   accessTokenLifetimeSeconds: number;
   refreshTokenLifetimeSeconds: number;
   requirePkce: unknown;
@@ -38,7 +39,7 @@ interface CredentialRow extends Row {
 }
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
-  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."accessTokenLifetimeSeconds",
+  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."postLogoutRedirectUris", a."accessTokenLifetimeSeconds",
   a."refreshTokenLifetimeSeconds", a."requirePkce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
@@ -91,6 +92,7 @@ export function clientStore(x: Executor): ClientStore {
       idTokenSignedResponseAlg: c.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
       subjectType: c.subjectType === "pairwise" ? "pairwise" : "public",
       sectorIdentifierUri: c.sectorIdentifierUri,
+      postLogoutRedirectUris: splitList(c.postLogoutRedirectUris),
       accessTokenLifetimeSeconds: c.accessTokenLifetimeSeconds,
       refreshTokenLifetimeSeconds: c.refreshTokenLifetimeSeconds,
       requirePkce: booleanOf(c.requirePkce),

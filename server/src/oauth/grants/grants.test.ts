@@ -35,6 +35,7 @@ const client: Client = {
   idTokenSignedResponseAlg: "PS256",
   subjectType: "public",
   sectorIdentifierUri: null,
+  postLogoutRedirectUris: [],
   accessTokenLifetimeSeconds: 300,
   refreshTokenLifetimeSeconds: 7_776_000,
   requirePkce: true,

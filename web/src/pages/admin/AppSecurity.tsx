@@ -6,6 +6,7 @@ import {
   type AppDetail,
   type AppSettings,
   type SecurityProfile,
+  type SigningAlgorithm,
   type TlsClientAuthParameter,
   type TokenResponseProfile,
 } from "../../api/admin";
@@ -86,9 +87,14 @@ const TOKEN_RESPONSE_PROFILES = [
   { value: "rfc6749", label: "RFC 6749 (plain OAuth 2.0, for strict client libraries)" },
 ] as const;
 
+const ID_TOKEN_ALGORITHMS: ReadonlyArray<{ value: SigningAlgorithm; label: string }> = [
+  { value: "PS256", label: "PS256 (RSASSA-PSS with SHA-256)" },
+  { value: "ES256", label: "ES256 (ECDSA P-256 with SHA-256)" },
+];
+
 /**
- * The token response profile, PKCE, introspection, client authentication methods and
- * tls_client_auth certificate name of the app (setAppSettings). A FAPI 2.0 app keeps RFC 6749
+ * The token response profile, PKCE, ID token signing algorithm, introspection, client
+ * authentication methods and tls_client_auth certificate name of the app (setAppSettings). A FAPI 2.0 app keeps RFC 6749
  * responses and PKCE, and chooses among private_key_jwt and mutual TLS. A refused certificate
  * name (BAD_USER_INPUT on `tlsClientAuth`) is shown by its field.
  */
@@ -96,6 +102,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
   const action = useAction();
   const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
   const [requirePkce, setRequirePkce] = useState(app.requirePkce);
+  const [idTokenAlg, setIdTokenAlg] = useState<SigningAlgorithm>(app.idTokenSignedResponseAlg);
   const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
   const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
   const [tlsParameter, setTlsParameter] = useState<TlsClientAuthParameter>(app.tlsClientAuth?.parameter ?? "tls_client_auth_subject_dn");
@@ -115,6 +122,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
       const tlsClientAuth = showCertificateName ? tlsClientAuthInput(app.tlsClientAuth, tlsParameter, tlsValue) : undefined;
       const input: AppSettings = {
         ...(!fapi2 && { tokenResponseProfile: profile, requirePkce }),
+        idTokenSignedResponseAlg: idTokenAlg,
         canIntrospect,
         tokenEndpointAuthMethods,
         ...(tlsClientAuth !== undefined && { tlsClientAuth }),
@@ -149,6 +157,13 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
     >
       {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={TOKEN_RESPONSE_PROFILES} />}
       {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
+      <SelectField
+        label="ID token algorithm"
+        hint="How the app's ID tokens are signed (OpenID Connect). PS256 is the usual choice of open-banking ecosystems; ES256 is cheaper to sign."
+        value={idTokenAlg}
+        onChange={setIdTokenAlg}
+        options={ID_TOKEN_ALGORITHMS}
+      />
       <CheckboxField
         label="May introspect tokens"
         hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."
