@@ -12,6 +12,8 @@ import { consoleNav, panel, readTable, signInToConsole } from "./support/console
 import { expect, test } from "./support/fixtures.js";
 
 test("an admin lists the signing keys and asks for a rotation before the next key may sign", async ({ page, db }) => {
+  // Three accessibility checks, each in both color schemes.
+  test.setTimeout(90_000);
   await signInToConsole(page);
   await consoleNav(page).getByRole("link", { name: "Signing keys", exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signing keys");
