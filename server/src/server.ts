@@ -213,6 +213,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);
+  keys.keyring.start();
   // RFC 8705: the same endpoints and gateway over TLS, a client certificate requested, not required (its checks are client authentication's);
   // TLS 1.2 only with RFC 9325's recommended suites (http/tls-listener.ts).
   const tlsServer = config.tls

@@ -55,6 +55,11 @@ export interface Keyring {
    * @param requested - algorithms whose current key is to be replaced as soon as the next key may sign.
    */
   rotate(requested?: ReadonlySet<OwnSigningAlgorithm>): Promise<RotationChanges>;
+  /**
+   * Runs the first rotation and reload: once the server listens, so that making the first
+   * keys (RSA key generation) does not hold up its start. Until then {@link ready} waits.
+   */
+  start(): void;
   /** Stops the schedule. @returns when a run under way has ended. */
   stop(): Promise<void>;
 }
@@ -62,8 +67,8 @@ export interface Keyring {
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 /**
- * Starts the keyring: the first rotation and reload at once (not awaited: see
- * {@link Keyring.ready}), then every {@link RELOAD_SECONDS}.
+ * Makes the keyring: the first rotation and reload when {@link Keyring.start} is called (not
+ * awaited: see {@link Keyring.ready}), then every {@link RELOAD_SECONDS}.
  * @param now - the clock, for tests.
  */
 export function startKeyring(store: SigningKeyStore, backends: Backends, settings: RotationSettings, logger: Logger, now: () => Date = () => new Date()): Keyring {
@@ -80,8 +85,10 @@ export function startKeyring(store: SigningKeyStore, backends: Backends, setting
     for (const key of keys) if (key.signedUntil) signedUntil.set(key.kid, Math.max(signedUntil.get(key.kid) ?? 0, key.signedUntil.getTime()));
     return changes;
   };
+  let begin!: () => void;
+  const started = new Promise<void>((resolve) => (begin = resolve));
   /** The run under way or the last one; `loaded` once one succeeded. */
-  let latest = run();
+  let latest = started.then(() => run());
   let loaded = false;
   const track = (result: Promise<RotationChanges>) => {
     latest = result;
@@ -100,6 +107,7 @@ export function startKeyring(store: SigningKeyStore, backends: Backends, setting
 
   return {
     ready,
+    start: () => begin(),
     jwks: () => published,
     keys: () => keys,
     async sign({ alg, typ, payload, expiresAt }) {
