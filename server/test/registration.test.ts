@@ -6,7 +6,8 @@
  * token, the audit, registrations waiting for the bank's approval, and the algorithm of the
  * client's ID tokens (OpenID Connect Registration §2), down to an ID token of its code flow; its
  * subject type and sector identifier URI (Core §8.1), served by the TPP's HTTPS servers of this
- * test on 127.0.0.1, down to the pairwise `sub` of its ID tokens.
+ * test on 127.0.0.1, down to the pairwise `sub` of its ID tokens; its post-logout redirect URIs
+ * (RP-Initiated Logout 1.0 §3.1), down to the logout endpoint's redirect.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -566,6 +567,117 @@ describe("subject_type and sector_identifier_uri (OpenID Connect Registration se
     expect(otherSector).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(otherSector).not.toBe(first);
     expect(otherSector).not.toBe(alice.id);
+  });
+});
+
+describe("post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", () => {
+  const SIGNED_OUT = "https://localhost:8443/signed-out";
+  const BYE = "https://app.tpp.example/bye?from=bank";
+
+  /** The App column the logout endpoint matches against, of the client `clientId`. */
+  async function storedLogoutUris(clientId: string): Promise<string> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { postLogoutRedirectUris: true } } } });
+    return credential.app.postLogoutRedirectUris;
+  }
+  /** GET /oauth2/v1/logout with `params`, from a browser without a session. */
+  const logout = (params: Record<string, string>) => send(`${server.url}/oauth2/v1/logout?${new URLSearchParams(params)}`);
+
+  it("registered: stored on the app (space-separated), answered at registration and at a read; left out: none, and not answered", async () => {
+    const answer = await register({ post_logout_redirect_uris: [SIGNED_OUT, BYE, SIGNED_OUT] });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.post_logout_redirect_uris).toEqual([SIGNED_OUT, BYE]);
+    expect(await storedLogoutUris(answer.body.client_id)).toBe(`${SIGNED_OUT} ${BYE}`);
+    const read = await configure(answer.body.registration_client_uri, answer.body.registration_access_token);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.post_logout_redirect_uris).toEqual([SIGNED_OUT, BYE]);
+
+    const none = await register();
+    expect(none.status, none.text).toBe(201);
+    expect(none.body).not.toHaveProperty("post_logout_redirect_uris");
+    expect(await storedLogoutUris(none.body.client_id)).toBe("");
+  });
+
+  it("a statement that lists some bounds them: the request registers some of them, or all when it names none; another is 400 invalid_client_metadata", async () => {
+    const statement = () => signDemoSoftwareStatement({ claims: { post_logout_redirect_uris: [SIGNED_OUT, BYE] } });
+    const all = await register({ software_statement: await statement() });
+    expect(all.status, all.text).toBe(201);
+    expect(all.body.post_logout_redirect_uris).toEqual([SIGNED_OUT, BYE]);
+    const some = await register({ software_statement: await statement(), post_logout_redirect_uris: [BYE] });
+    expect(some.status, some.text).toBe(201);
+    expect(some.body.post_logout_redirect_uris).toEqual([BYE]);
+    const other = await register({ software_statement: await statement(), post_logout_redirect_uris: [SIGNED_OUT, "https://evil.example/signed-out"] });
+    expect(other.status).toBe(400);
+    expect(other.body).toEqual({
+      error: "invalid_client_metadata",
+      error_description: "post_logout_redirect_uris: https://evil.example/signed-out is not among the software statement's post_logout_redirect_uris",
+    });
+  });
+
+  it("malformed (a fragment, relative, http, not an array, not strings) is 400 invalid_client_metadata naming the member, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    const cases: [unknown, string][] = [
+      [[`${SIGNED_OUT}#done`], "post_logout_redirect_uris: URI 1 must be without a fragment"],
+      [[SIGNED_OUT, "/signed-out"], "post_logout_redirect_uris: URI 2 must be an absolute URL"],
+      [["http://tpp.example/signed-out"], "post_logout_redirect_uris: URI 1 must be an https URL"],
+      [SIGNED_OUT, "post_logout_redirect_uris must be an array of strings"],
+      [{ uri: SIGNED_OUT }, "post_logout_redirect_uris must be an array of strings"],
+      [[SIGNED_OUT, 1], "post_logout_redirect_uris must be an array of strings"],
+      [[{ uri: SIGNED_OUT }], "post_logout_redirect_uris must be an array of strings"],
+    ];
+    for (const [uris, description] of cases) {
+      const answer = await register({ post_logout_redirect_uris: uris });
+      expect(answer.status, JSON.stringify(uris)).toBe(400);
+      expect(answer.body, JSON.stringify(uris)).toEqual({ error: "invalid_client_metadata", error_description: description });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("a PUT replaces them, one that leaves them out clears them, and a malformed one changes nothing: stored, answered and read back", async () => {
+    const registered = (await register({ post_logout_redirect_uris: [SIGNED_OUT] })).body;
+    const uri = registered.registration_client_uri;
+    const read = (await configure(uri, registered.registration_access_token)).body;
+    const replaced = await configure(uri, registered.registration_access_token, "PUT", { ...read, post_logout_redirect_uris: [BYE] });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.post_logout_redirect_uris).toEqual([BYE]);
+    expect(await storedLogoutUris(registered.client_id)).toBe(BYE);
+    expect((await configure(uri, replaced.body.registration_access_token)).body.post_logout_redirect_uris).toEqual([BYE]);
+
+    const refused = await configure(uri, replaced.body.registration_access_token, "PUT", { ...read, post_logout_redirect_uris: ["signed-out"] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: "invalid_client_metadata", error_description: "post_logout_redirect_uris: URI 1 must be an absolute URL" });
+    expect(await storedLogoutUris(registered.client_id)).toBe(BYE);
+
+    const { post_logout_redirect_uris: _uris, ...withoutUris } = read;
+    const cleared = await configure(uri, replaced.body.registration_access_token, "PUT", withoutUris);
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body).not.toHaveProperty("post_logout_redirect_uris");
+    expect(await storedLogoutUris(registered.client_id)).toBe("");
+    expect((await configure(uri, cleared.body.registration_access_token)).body).not.toHaveProperty("post_logout_redirect_uris");
+  });
+
+  it("the logout endpoint honours them: with the client's client_id and no session, a 302 to a registered one with state; an unregistered one is a 400, never redirected; a PUT's change counts at once", async () => {
+    const registered = (await register({ post_logout_redirect_uris: [SIGNED_OUT, BYE] })).body;
+    const clientId = registered.client_id;
+    const honoured = await logout({ client_id: clientId, post_logout_redirect_uri: SIGNED_OUT, state: "af0ifjsldkj" });
+    expect(honoured.status, honoured.text).toBe(302);
+    expect(honoured.headers.get("location")).toBe(`${SIGNED_OUT}?state=af0ifjsldkj`);
+    // A query of its own keeps its parameters.
+    const withQuery = await logout({ client_id: clientId, post_logout_redirect_uri: BYE, state: "s2" });
+    expect(withQuery.status, withQuery.text).toBe(302);
+    expect(withQuery.headers.get("location")).toBe(`${BYE}&state=s2`);
+
+    for (const unregistered of ["https://evil.example/signed-out", `${SIGNED_OUT}/`, DEMO.postLogoutRedirectUrl]) {
+      const refused = await logout({ client_id: clientId, post_logout_redirect_uri: unregistered, state: "af0ifjsldkj" });
+      expect(refused.status, unregistered).toBe(400);
+      expect(refused.headers.get("location"), unregistered).toBeNull();
+    }
+
+    // After a PUT that drops SIGNED_OUT, it is refused at once (the app store's writes empty the catalog cache).
+    const read = (await configure(registered.registration_client_uri, registered.registration_access_token)).body;
+    const updated = await configure(registered.registration_client_uri, registered.registration_access_token, "PUT", { ...read, post_logout_redirect_uris: [BYE] });
+    expect(updated.status, updated.text).toBe(200);
+    expect((await logout({ client_id: clientId, post_logout_redirect_uri: SIGNED_OUT, state: "s3" })).status).toBe(400);
+    expect((await logout({ client_id: clientId, post_logout_redirect_uri: BYE, state: "s3" })).headers.get("location")).toBe(`${BYE}&state=s3`);
   });
 });
 

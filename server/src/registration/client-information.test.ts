@@ -34,6 +34,12 @@ const PAIRWISE: RegisteredMetadata = resolveMetadata(
   "fapi2",
 );
 
+const LOGOUT: RegisteredMetadata = resolveMetadata(
+  { tokenEndpointAuthMethod: "private_key_jwt", postLogoutRedirectUris: ["https://tpp.example/signed-out", "https://tpp.example/bye"] },
+  STATEMENT,
+  "fapi2",
+);
+
 const BASE = { clientId: "client-1", clientIdIssuedAt: 1_772_000_000, registrationClientUri: "https://bank.example/oauth2/v1/register/client-1", softwareStatement: "h.p.s" };
 
 describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)", () => {
@@ -98,8 +104,16 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(metadataMembers(FAPI)).not.toHaveProperty("sector_identifier_uri");
   });
 
+  it("answers post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 section 3.1) when registered, in a registration and a read; leaves it out when there are none", () => {
+    const uris = ["https://tpp.example/signed-out", "https://tpp.example/bye"];
+    expect(clientInformationResponse({ ...BASE, metadata: LOGOUT, registrationAccessToken: "rat" }).post_logout_redirect_uris).toEqual(uris);
+    expect(clientInformationResponse({ ...BASE, metadata: LOGOUT }).post_logout_redirect_uris).toEqual(uris);
+    expect(metadataMembers(FAPI)).not.toHaveProperty("post_logout_redirect_uris");
+    expect(metadataMembers(BASIC)).not.toHaveProperty("post_logout_redirect_uris");
+  });
+
   it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {
-    for (const metadata of [FAPI, BASIC, MTLS, ES256, PAIRWISE]) {
+    for (const metadata of [FAPI, BASIC, MTLS, ES256, PAIRWISE, LOGOUT]) {
       const body = JSON.parse(JSON.stringify(clientInformationResponse({ ...BASE, metadata, registrationAccessToken: "rat" })));
       const statement = metadata === BASIC ? { ...STATEMENT, jwks: undefined } : STATEMENT;
       expect(resolveMetadata(await parseClientMetadata(body), statement, metadata.securityProfile)).toEqual(metadata);

@@ -31,6 +31,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       id_token_signed_response_alg: "ES256",
       subject_type: "pairwise",
       sector_identifier_uri: "https://tpp.example/sector.json",
+      post_logout_redirect_uris: ["https://tpp.example/signed-out", "https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
       software_id: "acme",
       software_version: 2,
       software_statement: "a.b.c",
@@ -49,6 +50,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       idTokenSignedResponseAlg: "ES256",
       subjectType: "pairwise",
       sectorIdentifierUri: "https://tpp.example/sector.json",
+      postLogoutRedirectUris: ["https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
       softwareId: "acme",
       softwareVersion: "2",
       softwareStatement: "a.b.c",
@@ -58,7 +60,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
   it("takes an empty body, null members and an empty scope as left out", async () => {
     const empty = await parseClientMetadata({});
     expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
-    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null });
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null, post_logout_redirect_uris: null });
     expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
   });
 
@@ -69,7 +71,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     expect(Object.keys(parsed).sort()).toEqual(
       [
         "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
-        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri",
+        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri", "postLogoutRedirectUris",
       ].sort(),
     );
     expect((parsed as Record<string, unknown>).admin).toBeUndefined();
@@ -96,6 +98,14 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     const uri = "https://tpp.example:8443/sector/uris.json?v=2";
     expect((await parseClientMetadata({ sector_identifier_uri: uri })).sectorIdentifierUri).toBe(uri);
   });
+
+  it("reads post_logout_redirect_uris as sent, each once, empty or not (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", async () => {
+    const uris = ["https://tpp.example/signed-out", "https://tpp.example:8443/bye?from=bank", "https://app.tpp.example/signed-out"];
+    expect((await parseClientMetadata({ post_logout_redirect_uris: uris })).postLogoutRedirectUris).toEqual(uris);
+    expect((await parseClientMetadata({ post_logout_redirect_uris: [uris[0], uris[0]] })).postLogoutRedirectUris).toEqual([uris[0]]);
+    expect((await parseClientMetadata({ post_logout_redirect_uris: [] })).postLogoutRedirectUris).toEqual([]);
+    expect((await parseClientMetadata({})).postLogoutRedirectUris).toBeUndefined();
+  });
 });
 
 describe("parseClientMetadata refuses", () => {
@@ -118,6 +128,28 @@ describe("parseClientMetadata refuses", () => {
     await refused(["custom-scheme:/cb"], /an https URL/);
     await refused([`https://tpp.example/${"a".repeat(2000)}`], /at most 2000 characters/);
     await refused(Array.from({ length: 21 }, (_, i) => `https://tpp.example/${i}`), /at most 20 values/);
+  });
+
+  it("post_logout_redirect_uris that are not what redirect_uris may be, with invalid_client_metadata naming the member (not invalid_redirect_uri)", async () => {
+    const cases: [unknown, RegExp][] = [
+      ["https://tpp.example/signed-out", /^post_logout_redirect_uris must be an array of strings$/],
+      [{ uri: "https://tpp.example/signed-out" }, /^post_logout_redirect_uris must be an array of strings$/],
+      [1, /^post_logout_redirect_uris must be an array of strings$/],
+      [[1], /^post_logout_redirect_uris must be an array of strings$/],
+      [["https://tpp.example/signed-out", null], /^post_logout_redirect_uris must be an array of strings$/],
+      [[["https://tpp.example/signed-out"]], /^post_logout_redirect_uris must be an array of strings$/],
+      [["https://tpp.example/signed-out#done"], /^post_logout_redirect_uris: URI 1 must be without a fragment$/],
+      [["https://tpp.example/signed-out", "/signed-out"], /^post_logout_redirect_uris: URI 2 must be an absolute URL$/],
+      [["signed-out"], /^post_logout_redirect_uris: URI 1 must be an absolute URL$/],
+      [["http://tpp.example/signed-out"], /^post_logout_redirect_uris: URI 1 must be an https URL$/],
+      [["http://localhost:8080/signed-out"], /^post_logout_redirect_uris: URI 1 must be an https URL$/],
+      [["custom-scheme:/signed-out"], /^post_logout_redirect_uris: URI 1 must be an https URL$/],
+      [["https://tpp.example/signed out"], /^post_logout_redirect_uris: URI 1 must be RFC 3986 characters only/],
+      [["https://tpp.example/é"], /^post_logout_redirect_uris: URI 1 must be RFC 3986 characters only/],
+      [[`https://tpp.example/${"a".repeat(2000)}`], /^post_logout_redirect_uris: URI 1 must be at most 2000 characters$/],
+      [Array.from({ length: 21 }, (_, i) => `https://tpp.example/${i}`), /^post_logout_redirect_uris may hold at most 20 values$/],
+    ];
+    for (const [uris, description] of cases) await expectRefused({ post_logout_redirect_uris: uris }, description);
   });
 
   it("an unsupported token_endpoint_auth_method", async () => {
@@ -240,7 +272,7 @@ describe("properties", () => {
   const MEMBERS = [
     "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
     "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
-    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "software_id", "software_version", "software_statement",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris", "software_id", "software_version", "software_statement",
   ];
   const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
 
@@ -274,6 +306,7 @@ describe("properties", () => {
     const cases = [
       Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`m${i}`, i])),
       { redirect_uris: Array.from({ length: 100_000 }, () => "https://tpp.example/cb") },
+      { post_logout_redirect_uris: Array.from({ length: 100_000 }, () => "https://tpp.example/signed-out") },
       { client_name: "x".repeat(1_000_000) },
       { scope: "a ".repeat(500_000) },
       { tls_client_auth_subject_dn: "CN=a+".repeat(200_000) },

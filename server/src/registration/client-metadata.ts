@@ -6,8 +6,8 @@
  * as left out (RFC 7592 §2.2). Which values win over the software statement's, and what the
  * members must be together, is resolve.ts's.
  *
- * Bounds: at most {@link MAX_REQUEST_MEMBERS} members, {@link MAX_REDIRECT_URIS} redirect URIs,
- * URLs of at most 2000 characters, names of at most 100; the JWK Set as oauth/jwks.ts bounds it
+ * Bounds: at most {@link MAX_REQUEST_MEMBERS} members, {@link MAX_REDIRECT_URIS} redirect URIs (and as
+ * many post-logout redirect URIs), URLs of at most 2000 characters, names of at most 100; the JWK Set as oauth/jwks.ts bounds it
  * (32 KiB, 10 keys); the software statement as software-statement.ts bounds it. The HTTP layer
  * bounds the body's bytes before JSON parsing.
  */
@@ -20,9 +20,21 @@ import type { SubjectType } from "../oauth/subject.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidClientMetadata, invalidRedirectUri, invalidSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
-import { MAX_IDENTIFIER_LENGTH, MAX_REDIRECT_URIS } from "./software-statement.js";
-import { redirectUriProblem } from "./uris.js";
-import { absent, isJsonObject, optionalDisplayText, optionalIdTokenAlg, optionalSectorIdentifierUri, optionalStringList, optionalSubjectType, optionalText, optionalVersion, ownMember } from "./values.js";
+import { MAX_IDENTIFIER_LENGTH } from "./software-statement.js";
+import { MAX_REDIRECT_URIS, redirectUriProblem } from "./uris.js";
+import {
+  absent,
+  isJsonObject,
+  optionalDisplayText,
+  optionalIdTokenAlg,
+  optionalPostLogoutRedirectUris,
+  optionalSectorIdentifierUri,
+  optionalStringList,
+  optionalSubjectType,
+  optionalText,
+  optionalVersion,
+  ownMember,
+} from "./values.js";
 
 /**
  * The `token_endpoint_auth_method` values a registration may choose (RFC 7591 §2, RFC 8705 §2.1 and
@@ -76,6 +88,8 @@ export interface RequestedMetadata {
   subjectType?: SubjectType;
   /** OpenID Connect Registration §2 `sector_identifier_uri`: an https URL (values.ts `optionalSectorIdentifierUri`), not yet fetched. */
   sectorIdentifierUri?: string;
+  /** OpenID Connect RP-Initiated Logout 1.0 §3.1 `post_logout_redirect_uris`: a redirect URI's rules, each once, as sent (values.ts `optionalPostLogoutRedirectUris`). */
+  postLogoutRedirectUris?: string[];
   softwareId?: string;
   softwareVersion?: string;
   /** `software_statement`, a string, not yet verified (software-statement.ts). */
@@ -142,7 +156,8 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
 /**
  * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
  * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`,
- * `subject_type` and `sector_identifier_uri`) into {@link RequestedMetadata}. Members other than
+ * `subject_type` and `sector_identifier_uri`, OpenID Connect RP-Initiated Logout 1.0 §3.1
+ * `post_logout_redirect_uris`) into {@link RequestedMetadata}. Members other than
  * those of the interface are ignored. Checks each member alone; how they fit together and with the
  * software statement is resolve.ts's.
  *
@@ -155,7 +170,9 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *   well-formed `tls_client_auth_*` members when any is present, an `id_token_signed_response_alg`
  *   other than PS256 or ES256, a `subject_type` other than public or pairwise, a
  *   `sector_identifier_uri` that is not an https URL (what it serves is checked later:
- *   sector-identifier.ts).
+ *   sector-identifier.ts), `post_logout_redirect_uris` not an array of at most
+ *   {@link MAX_REDIRECT_URIS} URLs each valid as a redirect URI (uris.ts): not `invalid_redirect_uri`,
+ *   which RFC 7591 §3.2.2 keeps for `redirect_uris`.
  * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
  * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
@@ -181,6 +198,7 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     idTokenSignedResponseAlg: optionalIdTokenAlg(ownMember(body, "id_token_signed_response_alg"), invalidClientMetadata),
     subjectType: optionalSubjectType(ownMember(body, "subject_type"), invalidClientMetadata),
     sectorIdentifierUri: optionalSectorIdentifierUri(ownMember(body, "sector_identifier_uri"), invalidClientMetadata),
+    postLogoutRedirectUris: optionalPostLogoutRedirectUris(ownMember(body, "post_logout_redirect_uris"), invalidClientMetadata),
     softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
     softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
     softwareStatement: typeof statement === "string" ? statement : undefined,

@@ -135,7 +135,7 @@ function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, cer
   return { grant, psd2 };
 }
 
-/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, RFC 6749 responses and PKCE. */
+/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, post-logout redirect URIs, RFC 6749 responses and PKCE. */
 function appSettingsOf(metadata: RegisteredMetadata) {
   return {
     tokenEndpointAuthMethods: [metadata.tokenEndpointAuthMethod],
@@ -148,6 +148,7 @@ function appSettingsOf(metadata: RegisteredMetadata) {
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
     subjectType: metadata.subjectType,
     sectorIdentifierUri: metadata.sectorIdentifierUri ?? null,
+    postLogoutRedirectUris: metadata.postLogoutRedirectUris,
   };
 }
 
@@ -246,14 +247,16 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
   const hash = app?.registration ? await stores.apps.registrationAccessTokenHash(app.id) : undefined;
   if (!issuedSecretMatches(token, hash) || !app?.registration || !client) return undefined;
   const parsed = JSON.parse(app.registration) as StoredAppRegistration;
-  // The app's columns are what its ID tokens are signed with and what `sub` they carry, and a
-  // registration stored before id_token_signed_response_alg, subject_type and
-  // sector_identifier_uri were registered has none in its JSON: the columns are answered.
-  const metadata = {
+  // The app's columns are what its ID tokens are signed with, what `sub` they carry and where the
+  // logout endpoint may send the browser, and a registration stored before id_token_signed_response_alg,
+  // subject_type, sector_identifier_uri and post_logout_redirect_uris were registered has none in
+  // its JSON: the columns are answered.
+  const metadata: RegisteredMetadata = {
     ...parsed.metadata,
     idTokenSignedResponseAlg: app.idTokenSignedResponseAlg,
     subjectType: app.subjectType,
     sectorIdentifierUri: app.sectorIdentifierUri ?? undefined,
+    postLogoutRedirectUris: app.postLogoutRedirectUris,
   };
   const stored: StoredAppRegistration = { ...parsed, metadata };
   const secretIssued = stored.metadata.tokenEndpointAuthMethod === "client_secret_basic";

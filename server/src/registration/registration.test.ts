@@ -195,6 +195,19 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
     await refusal(resolveUpdate({ ...response, id_token_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /id_token_signed_response_alg must be PS256 or ES256/);
   });
 
+  it("replaces post_logout_redirect_uris, and clears them when the update leaves them out (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", async () => {
+    const first = ["https://tpp.example/signed-out"];
+    const { decided, stored, response } = await registered({ post_logout_redirect_uris: first });
+    expect(decided.metadata.postLogoutRedirectUris).toEqual(first);
+    expect(response.post_logout_redirect_uris).toEqual(first);
+    expect((await resolveUpdate(response, stored, { ...ctx, now: LATER })).metadata).toEqual(stored.metadata);
+    const replaced = await resolveUpdate({ ...response, post_logout_redirect_uris: ["https://tpp.example/bye", "https://app.tpp.example/bye"] }, stored, { ...ctx, now: LATER });
+    expect(replaced.metadata).toEqual({ ...stored.metadata, postLogoutRedirectUris: ["https://tpp.example/bye", "https://app.tpp.example/bye"] });
+    const { post_logout_redirect_uris: _uris, ...rest } = response;
+    expect((await resolveUpdate(rest, stored, { ...ctx, now: LATER })).metadata.postLogoutRedirectUris).toEqual([]);
+    await refusal(resolveUpdate({ ...response, post_logout_redirect_uris: ["https://tpp.example/signed-out#x"] }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /^post_logout_redirect_uris: URI 1 must be without a fragment$/);
+  });
+
   it("keeps the stored statement when the update leaves it out, and still holds the update to it", async () => {
     const { stored } = await registered();
     const update = await resolveUpdate({ client_id: "client-1", token_endpoint_auth_method: "tls_client_auth", tls_client_auth_san_dns: "tpp.example" }, stored, { ...ctx, now: LATER });

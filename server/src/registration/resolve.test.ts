@@ -57,6 +57,7 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
       idTokenSignedResponseAlg: "PS256",
       subjectType: "public",
       sectorIdentifierUri: undefined,
+      postLogoutRedirectUris: [],
     });
   });
 
@@ -120,6 +121,27 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata({ ...method, subjectType: "pairwise", sectorIdentifierUri: sector }, stated, "fapi2")).toMatchObject({ subjectType: "pairwise", sectorIdentifierUri: sector });
     refusal({ ...method, subjectType: "public" }, stated, "fapi2", "invalid_client_metadata", /^subject_type differs from the software statement's/);
     refusal({ ...method, sectorIdentifierUri: "https://other.example/sector.json" }, stated, "fapi2", "invalid_client_metadata", /^sector_identifier_uri differs from the software statement's/);
+  });
+
+  it("takes post_logout_redirect_uris from the request, narrowed to the statement's when it lists some (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    const out = "https://tpp.example/signed-out";
+    const bye = "https://app.tpp.example/bye";
+    // None anywhere: none registered.
+    expect(resolveMetadata(method, STATEMENT, "fapi2").postLogoutRedirectUris).toEqual([]);
+    // The statement lists none: the request's, on any host.
+    expect(resolveMetadata({ ...method, postLogoutRedirectUris: [out, bye] }, STATEMENT, "fapi2").postLogoutRedirectUris).toEqual([out, bye]);
+    expect(resolveMetadata({ ...method, postLogoutRedirectUris: [] }, STATEMENT, "fapi2").postLogoutRedirectUris).toEqual([]);
+    // The statement lists some: its own when the request leaves them out, some of them, none of them; never another.
+    const stated = { ...STATEMENT, postLogoutRedirectUris: [out, bye] };
+    expect(resolveMetadata(method, stated, "fapi2").postLogoutRedirectUris).toEqual([out, bye]);
+    expect(resolveMetadata({ ...method, postLogoutRedirectUris: [bye] }, stated, "fapi2").postLogoutRedirectUris).toEqual([bye]);
+    expect(resolveMetadata({ ...method, postLogoutRedirectUris: [] }, stated, "fapi2").postLogoutRedirectUris).toEqual([]);
+    refusal({ ...method, postLogoutRedirectUris: [out, "https://evil.example/signed-out"] }, stated, "fapi2", "invalid_client_metadata", /^post_logout_redirect_uris: https:\/\/evil.example\/signed-out is not among the software statement's post_logout_redirect_uris$/);
+    refusal({ ...method, postLogoutRedirectUris: [`${out}/`] }, stated, "fapi2", "invalid_client_metadata", /is not among the software statement's post_logout_redirect_uris/);
+    // Apart from the redirect URIs: one of those is no post-logout redirect URI, and the reverse.
+    refusal({ ...method, postLogoutRedirectUris: ["https://tpp.example/cb"] }, stated, "fapi2", "invalid_client_metadata", /is not among/);
+    refusal({ ...method, redirectUris: [out] }, stated, "fapi2", "invalid_redirect_uri", /not among the software statement's redirect URIs/);
   });
 
   it("refuses a pairwise client without sector_identifier_uri whose redirect URIs are on more than one host (OpenID Connect Core section 8.1)", () => {

@@ -9,6 +9,9 @@
  * - `redirect_uris`: the request may narrow the statement's list (register some of its URIs,
  *   as UK Open Banking's registration profile allows); a URI outside it is refused with
  *   `invalid_redirect_uri`, the RFC 7591 §3.2.2 code for a redirect URI that is not valid here;
+ * - `post_logout_redirect_uris` (OpenID Connect RP-Initiated Logout 1.0 §3.1): narrowed the same
+ *   way; a URI outside the statement's list is refused with `invalid_client_metadata` (RFC 7591
+ *   §3.2.2 keeps `invalid_redirect_uri` for `redirect_uris`);
  * - any other differing value (`software_id`, `software_version`, `client_name`, `jwks`,
  *   `jwks_uri`, `id_token_signed_response_alg`, `subject_type`, `sector_identifier_uri`) is
  *   refused with `invalid_client_metadata`, naming the member: the statement itself is valid, so
@@ -37,7 +40,7 @@ import type { SubjectType } from "../oauth/subject.js";
 import type { SecurityProfile } from "../stores/clients.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { GrantType, RegistrationAuthMethod, RequestedMetadata, ResponseType } from "./client-metadata.js";
-import { invalidClientMetadata, invalidRedirectUri } from "./errors.js";
+import { invalidClientMetadata, invalidRedirectUri, type RegistrationError } from "./errors.js";
 import type { SoftwareStatement } from "./software-statement.js";
 
 /**
@@ -87,6 +90,8 @@ export interface RegisteredMetadata {
   subjectType: SubjectType;
   /** OpenID Connect Registration §2 (statement first, else request): an https URL listing every redirect URI; its host is a pairwise client's sector. */
   sectorIdentifierUri?: string;
+  /** OpenID Connect RP-Initiated Logout 1.0 §3.1: exact https URIs the logout endpoint may send the browser to (the request's within the statement's, else the statement's, else the request's); empty when none. */
+  postLogoutRedirectUris: string[];
 }
 
 /** The statement's value of a member, the request's when the statement has none; a differing request value is refused. */
@@ -97,13 +102,26 @@ function agreed<T>(name: string, requested: T | undefined, stated: T | undefined
   return stated ?? requested;
 }
 
-/** The redirect URIs: the request's, each among the statement's when it lists some; else the statement's. */
-function redirectUrisOf(requested: string[] | undefined, stated: string[] | undefined): string[] {
+/**
+ * A list of URIs the statement may bound: the request's, each among the statement's when it lists
+ * some (`outside` makes the error of the first that is not); else the statement's; else empty.
+ */
+function narrowedUris(requested: string[] | undefined, stated: string[] | undefined, outside: (uri: string) => RegistrationError): string[] {
   if (stated === undefined) return requested ?? [];
   if (requested === undefined) return stated;
-  const outside = requested.find((uri) => !stated.includes(uri));
-  if (outside !== undefined) throw invalidRedirectUri(`a redirect URI is not among the software statement's redirect URIs: ${outside}`);
+  const uri = requested.find((each) => !stated.includes(each));
+  if (uri !== undefined) throw outside(uri);
   return requested;
+}
+
+/** The redirect URIs: the request's, each among the statement's when it lists some; else the statement's. */
+function redirectUrisOf(requested: string[] | undefined, stated: string[] | undefined): string[] {
+  return narrowedUris(requested, stated, (uri) => invalidRedirectUri(`a redirect URI is not among the software statement's redirect URIs: ${uri}`));
+}
+
+/** The post-logout redirect URIs: the request's, each among the statement's when it lists some; else the statement's. */
+function postLogoutRedirectUrisOf(requested: string[] | undefined, stated: string[] | undefined): string[] {
+  return narrowedUris(requested, stated, (uri) => invalidClientMetadata(`post_logout_redirect_uris: ${uri} is not among the software statement's post_logout_redirect_uris`));
 }
 
 /** The client's keys: the statement's when it has any (the request's must then be the same), else the request's. */
@@ -181,7 +199,7 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  * The metadata to register for `requested` under `statement` and `profile`: the statement's
  * values first (see the module's comment for conflicts), RFC 7591 §2's defaults
  * (`client_secret_basic` for a `standard` registration, `authorization_code`, `code`), PS256 for
- * ID tokens, `public` subjects, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
+ * ID tokens, `public` subjects, no post-logout redirect URIs, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
  * at: the caller verified it into `statement`.
  *
  * @throws RegistrationError `invalid_client_metadata`: a member differing from the statement's;
@@ -189,7 +207,8 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  *   or without sender-constrained tokens; private_key_jwt or self_signed_tls_client_auth without
  *   keys; tls_client_auth without its `tls_client_auth_*` member, or such a member with another
  *   method; authorization_code without code or the reverse; refresh_token without authorization_code;
- *   `pairwise` without `sector_identifier_uri` and with redirect URIs on more than one host.
+ *   `pairwise` without `sector_identifier_uri` and with redirect URIs on more than one host; a
+ *   post-logout redirect URI the statement does not list (when it lists some).
  * @throws RegistrationError `invalid_redirect_uri`: a redirect URI the statement does not list,
  *   or none for the authorization_code grant.
  */
@@ -215,5 +234,6 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
     requirePushedAuthorizationRequests: profile === "fapi2",
     idTokenSignedResponseAlg: agreed("id_token_signed_response_alg", requested.idTokenSignedResponseAlg, statement.idTokenSignedResponseAlg) ?? DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG,
     ...subjectsOf(requested, statement, redirectUris),
+    postLogoutRedirectUris: postLogoutRedirectUrisOf(requested.postLogoutRedirectUris, statement.postLogoutRedirectUris),
   };
 }

@@ -131,6 +131,14 @@ describe("verifySoftwareStatement: a statement of the trusted directory", () => 
     expect(plain.sectorIdentifierUri).toBeUndefined();
   });
 
+  it("reads post_logout_redirect_uris under its own name, each once (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", async () => {
+    const uris = ["https://tpp.example/signed-out", "https://tpp.example/signed-out", "https://app.tpp.example/bye"];
+    await expect(verifySoftwareStatement(await demo({ post_logout_redirect_uris: uris }), directory, NOW)).resolves.toMatchObject({
+      postLogoutRedirectUris: ["https://tpp.example/signed-out", "https://app.tpp.example/bye"],
+    });
+    expect((await verifySoftwareStatement(await demo(), directory, NOW)).postLogoutRedirectUris).toBeUndefined();
+  });
+
   it("accepts a claim under both names when they agree, and refuses it when they differ", async () => {
     await expect(verifySoftwareStatement(await demo({ client_name: DEMO_SOFTWARE.clientName }), directory, NOW)).resolves.toMatchObject({ clientName: DEMO_SOFTWARE.clientName });
     await expectRefused(await demo({ client_name: "Other" }), /client_name and software_client_name with different values/);
@@ -291,6 +299,9 @@ describe("verifySoftwareStatement refuses with invalid_software_statement", () =
     for (const type of ["ppid", "Pairwise", 1]) await expectRefused(await demo({ subject_type: type }), /the software statement's subject_type must be public or pairwise/);
     await expectRefused(await demo({ sector_identifier_uri: "http://tpp.example/sector.json" }), /the software statement's sector_identifier_uri must be an https URL/);
     await expectRefused(await demo({ sector_identifier_uri: "https://169.254.169.254/sector.json" }), /the software statement's sector_identifier_uri must be on neither a link-local/);
+    await expectRefused(await demo({ post_logout_redirect_uris: "https://tpp.example/signed-out" }), /^the software statement's post_logout_redirect_uris must be an array of strings$/);
+    await expectRefused(await demo({ post_logout_redirect_uris: ["https://tpp.example/signed-out#x"] }), /^the software statement's post_logout_redirect_uris: URI 1 must be without a fragment$/);
+    await expectRefused(await demo({ post_logout_redirect_uris: ["http://tpp.example/signed-out"] }), /^the software statement's post_logout_redirect_uris: URI 1 must be an https URL$/);
   });
 });
 
@@ -350,7 +361,7 @@ describe("properties", () => {
   });
 
   it("a signed statement with arbitrary claims is accepted or refused with a RegistrationError", async () => {
-    const claim = fc.constantFrom("software_id", "software_roles", "software_redirect_uris", "redirect_uris", "jwks", "jwks_uri", "software_jwks_endpoint", "client_name", "software_client_name", "org_id", "org_name", "software_version", "jti", "exp", "nbf", "iat", "subject_type", "sector_identifier_uri");
+    const claim = fc.constantFrom("software_id", "software_roles", "software_redirect_uris", "redirect_uris", "jwks", "jwks_uri", "software_jwks_endpoint", "client_name", "software_client_name", "org_id", "org_name", "software_version", "jti", "exp", "nbf", "iat", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris");
     await fc.assert(
       fc.asyncProperty(fc.dictionary(claim, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }), async (claims) => {
         const outcome = await verifySoftwareStatement(await demo(claims), directory, NOW).then(() => undefined, (e: unknown) => e);

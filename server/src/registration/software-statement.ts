@@ -18,7 +18,8 @@
  * `software_id`, `software_version`, `client_name` | `software_client_name`, `redirect_uris` |
  * `software_redirect_uris`, `jwks`, `jwks_uri` | `software_jwks_endpoint`, `software_roles`,
  * `org_id`, `org_name`; and `id_token_signed_response_alg`, `subject_type` and
- * `sector_identifier_uri` (OpenID Connect Dynamic Client Registration 1.0 §2) under their own names
+ * `sector_identifier_uri` (OpenID Connect Dynamic Client Registration 1.0 §2) and
+ * `post_logout_redirect_uris` (OpenID Connect RP-Initiated Logout 1.0 §3.1) under their own names
  * only. When a statement carries a claim under both names,
  * the two must agree.
  */
@@ -33,8 +34,18 @@ import type { SubjectType } from "../oauth/subject.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import { invalidSoftwareStatement, unapprovedSoftwareStatement } from "./errors.js";
 import { clientKeysOf } from "./keys.js";
-import { redirectUriProblem } from "./uris.js";
-import { absent, optionalDisplayText, optionalIdTokenAlg, optionalSectorIdentifierUri, optionalStringList, optionalSubjectType, optionalText, optionalVersion } from "./values.js";
+import { MAX_REDIRECT_URIS, redirectUriProblem } from "./uris.js";
+import {
+  absent,
+  optionalDisplayText,
+  optionalIdTokenAlg,
+  optionalPostLogoutRedirectUris,
+  optionalSectorIdentifierUri,
+  optionalStringList,
+  optionalSubjectType,
+  optionalText,
+  optionalVersion,
+} from "./values.js";
 
 /**
  * Longest software statement accepted, in characters: a longer one is refused before it is
@@ -45,8 +56,6 @@ export const MAX_SOFTWARE_STATEMENT_LENGTH = 16_384;
 export const STATEMENT_CLOCK_SKEW_SECONDS = 30;
 /** Longest `software_id`, `org_id` and `jti`, in characters. */
 export const MAX_IDENTIFIER_LENGTH = 256;
-/** Most redirect URIs a statement (or a request) lists. */
-export const MAX_REDIRECT_URIS = 20;
 /** Most roles a statement lists. */
 const MAX_ROLES = 16;
 /** Longest role name, in characters. */
@@ -149,6 +158,8 @@ export interface SoftwareStatement {
   subjectType?: SubjectType;
   /** `sector_identifier_uri`: an https URL (values.ts `optionalSectorIdentifierUri`); fetched at registration, not here. */
   sectorIdentifierUri?: string;
+  /** `post_logout_redirect_uris`, each once: the post-logout redirect URIs the software may register (values.ts `optionalPostLogoutRedirectUris`). */
+  postLogoutRedirectUris?: string[];
   /** `org_id`: the TPP's organization at the directory, required: the registration's organization is found by it. */
   organizationId: string;
   /** `org_name`. */
@@ -236,6 +247,7 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
     idTokenSignedResponseAlg: optionalIdTokenAlg(payload.id_token_signed_response_alg, refuseClaim),
     subjectType: optionalSubjectType(payload.subject_type, refuseClaim),
     sectorIdentifierUri: optionalSectorIdentifierUri(payload.sector_identifier_uri, refuseClaim),
+    postLogoutRedirectUris: optionalPostLogoutRedirectUris(payload.post_logout_redirect_uris, refuseClaim),
     organizationId,
     organizationName: optionalDisplayText(payload.org_name, "org_name", NAME_MAX_LENGTH, refuseClaim),
     issuedAt: payload.iat,
@@ -258,7 +270,7 @@ async function claimsOf(payload: JWTPayload & { iat: number }): Promise<Software
  *   than `directory.maxLifetimeSeconds` after `iat`, older than `directory.maxAgeSeconds` without
  *   `exp`, no `software_id`, `org_id` or `jti`, no known role, or a claim of the wrong type, size or form (redirect URIs and `jwks_uri` as uris.ts; `jwks` as oauth/jwks.ts;
  *   `id_token_signed_response_alg` PS256 or ES256 only; `subject_type` public or pairwise;
- *   `sector_identifier_uri` an https URL).
+ *   `sector_identifier_uri` an https URL; `post_logout_redirect_uris` as redirect URIs).
  * @throws RegistrationError `unapproved_software_statement` when the software id is on the
  *   directory's deny list.
  */

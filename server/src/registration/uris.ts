@@ -1,8 +1,9 @@
 /**
  * The URLs a registration may carry (RFC 7591 §2): redirect URIs, matched exactly by the
- * authorization endpoint, a `jwks_uri` the token endpoint will fetch, and a
- * `sector_identifier_uri` (OpenID Connect Registration §2) the registration fetches
- * (sector-identifier.ts).
+ * authorization endpoint, post-logout redirect URIs (OpenID Connect RP-Initiated Logout 1.0 §3.1),
+ * matched exactly by the logout endpoint (oidc/logout.ts) under the same rules, a `jwks_uri` the
+ * token endpoint will fetch, and a `sector_identifier_uri` (OpenID Connect Registration §2) the
+ * registration fetches (sector-identifier.ts).
  *
  * The rules are those of the admin API's `callbackUrl` and `jwksUri` (admin/validation.ts, with
  * the shared kernel/addresses.ts), with one change: a dynamically
@@ -12,6 +13,9 @@
  */
 import { isLinkLocalOrMetadata, URI_CHARACTERS } from "../kernel/addresses.js";
 import { URL_MAX_LENGTH } from "../kernel/limits.js";
+
+/** Most redirect URIs a registration request or a software statement lists; most post-logout redirect URIs too. */
+export const MAX_REDIRECT_URIS = 20;
 
 /**
  * Why `uri` cannot be an https URL of a registration: longer than URL_MAX_LENGTH (2000)
@@ -35,6 +39,16 @@ function httpsUrlProblem(uri: string): string | undefined {
  */
 export function redirectUriProblem(uri: string): string | undefined {
   return httpsUrlProblem(uri);
+}
+
+/**
+ * Why `uri` cannot be a registered post-logout redirect URI (OpenID Connect RP-Initiated Logout
+ * 1.0 §3.1 `post_logout_redirect_uris`): a redirect URI's rules, {@link redirectUriProblem}. The
+ * logout endpoint sends the browser there, with `state`, when a logout request names it exactly.
+ * @returns a phrase to follow "must be …", or undefined when it is acceptable.
+ */
+export function postLogoutRedirectUriProblem(uri: string): string | undefined {
+  return redirectUriProblem(uri);
 }
 
 /**

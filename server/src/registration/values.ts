@@ -7,7 +7,7 @@ import { isCleanText, isDisplayText } from "../kernel/text.js";
 import type { SubjectType } from "../oauth/subject.js";
 import { OWN_SIGNING_ALGORITHMS, type OwnSigningAlgorithm } from "../stores/signing-keys.js";
 import type { RegistrationError } from "./errors.js";
-import { sectorIdentifierUriProblem } from "./uris.js";
+import { MAX_REDIRECT_URIS, postLogoutRedirectUriProblem, sectorIdentifierUriProblem } from "./uris.js";
 
 /** Makes the error of a refused value; the description names the member and what is wrong. */
 export type Refuse = (description: string) => RegistrationError;
@@ -128,4 +128,21 @@ export function optionalSectorIdentifierUri(value: unknown, refuse: Refuse): str
   const problem = sectorIdentifierUriProblem(uri);
   if (problem) throw refuse(`sector_identifier_uri must be ${problem}`);
   return uri;
+}
+
+/**
+ * `post_logout_redirect_uris` (OpenID Connect RP-Initiated Logout 1.0 §3.1): an array of at most
+ * {@link MAX_REDIRECT_URIS} URLs, each as uris.ts `postLogoutRedirectUriProblem` checks it (a
+ * redirect URI's rules: absolute, https, no fragment, RFC 3986 characters, at most 2000
+ * characters), duplicates dropped, as sent; undefined when absent.
+ * @throws the error of `refuse`, naming the member: not an array of strings, too many URLs, or a URL
+ *   (by its position) that is not acceptable.
+ */
+export function optionalPostLogoutRedirectUris(value: unknown, refuse: Refuse): string[] | undefined {
+  const uris = optionalStringList(value, "post_logout_redirect_uris", MAX_REDIRECT_URIS, Number.MAX_SAFE_INTEGER, refuse);
+  for (const [index, uri] of (uris ?? []).entries()) {
+    const problem = postLogoutRedirectUriProblem(uri);
+    if (problem) throw refuse(`post_logout_redirect_uris: URI ${index + 1} must be ${problem}`);
+  }
+  return uris;
 }

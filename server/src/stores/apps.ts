@@ -38,6 +38,8 @@ export interface AppRecord {
   subjectType: "public" | "pairwise";
   /** OpenID Connect Registration §2 `sector_identifier_uri`: its host is a pairwise app's sector; null when not set. */
   sectorIdentifierUri: string | null;
+  /** OpenID Connect RP-Initiated Logout 1.0 §3.1 `post_logout_redirect_uris`: where the logout endpoint may send the browser, matched exactly; empty when none. */
+  postLogoutRedirectUris: string[];
   /** How the app registered itself (RFC 7591), JSON (registration/stored.ts); null for an app an admin created. */
   registration: string | null;
   createdAt: Date;
@@ -79,6 +81,8 @@ export interface AppSettings {
   subjectType?: "public" | "pairwise";
   /** The sector identifier URL; null removes it. */
   sectorIdentifierUri?: string | null;
+  /** The post-logout redirect URIs, replacing the app's; none by default. */
+  postLogoutRedirectUris?: string[];
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */

@@ -31,6 +31,7 @@ const APP = {
   idTokenSignedResponseAlg: true,
   subjectType: true,
   sectorIdentifierUri: true,
+  postLogoutRedirectUris: true,
   registration: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
@@ -41,7 +42,8 @@ const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, exp
 
 /**
  * An app row as its record (no JWK Set is stored as ""; an ID token algorithm other than ES256
- * reads as PS256, a subject type other than pairwise as public, as clients.ts reads them).
+ * reads as PS256, a subject type other than pairwise as public, as clients.ts reads them; the
+ * post-logout redirect URIs are stored space-separated, as clients.ts splits them).
  */
 function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, ...row }: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
   return {
@@ -52,6 +54,7 @@ function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, .
     jwks: row.jwks === "" ? null : row.jwks,
     idTokenSignedResponseAlg: row.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
     subjectType: row.subjectType === "pairwise" ? "pairwise" : "public",
+    postLogoutRedirectUris: splitList(row.postLogoutRedirectUris),
   };
 }
 
@@ -72,6 +75,7 @@ function settingsColumns(s: AppSettings) {
     idTokenSignedResponseAlg: s.idTokenSignedResponseAlg,
     subjectType: s.subjectType,
     sectorIdentifierUri: s.sectorIdentifierUri,
+    postLogoutRedirectUris: s.postLogoutRedirectUris && joinList(s.postLogoutRedirectUris),
   };
 }
 
