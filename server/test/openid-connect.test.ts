@@ -35,16 +35,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /**
- * openid-client's configuration of the demo rfc6749 app, PS256 ID tokens (the app's default),
+ * openid-client's configuration of the demo rfc6749 app, PS256 ID tokens (the app's default) or `alg`,
  * over plain HTTP, every request recorded (a 5xx fails the test but `expect5xx`), and ID token signatures checked against the JWK
  * Set (enableNonRepudiationChecks: without it openid-client trusts the TLS of the token
  * endpoint instead, OpenID Connect Core §3.1.3.7 item 6).
  */
-async function relyingParty(at: URL = issuer, expect5xx?: number): Promise<client.Configuration> {
+async function relyingParty(at: URL = issuer, o: { expect5xx?: number; alg?: "PS256" | "ES256" } = {}): Promise<client.Configuration> {
+  const { expect5xx, alg = "PS256" } = o;
   const config = await client.discovery(
     at,
     DEMO.strictApp.consumerKey,
-    { client_secret: DEMO.strictApp.consumerSecret, id_token_signed_response_alg: "PS256" },
+    { client_secret: DEMO.strictApp.consumerSecret, id_token_signed_response_alg: alg },
     client.ClientSecretBasic(DEMO.strictApp.consumerSecret),
     { execute: [client.allowInsecureRequests] },
   );
@@ -208,15 +209,7 @@ describe("OpenID Connect Core requirements on the provider", () => {
   it("§2 an app set to ES256 gets ES256 ID tokens, verified with the published ES256 key", async () => {
     await server.prisma.app.updateMany({ where: { name: DEMO.strictApp.name }, data: { idTokenSignedResponseAlg: "ES256" } });
     try {
-      const es = await client.discovery(
-        issuer,
-        DEMO.strictApp.consumerKey,
-        { client_secret: DEMO.strictApp.consumerSecret, id_token_signed_response_alg: "ES256" },
-        client.ClientSecretBasic(DEMO.strictApp.consumerSecret),
-        { execute: [client.allowInsecureRequests] },
-      );
-      es[client.customFetch] = (url, options) => request(url, options as RequestInit);
-      client.enableNonRepudiationChecks(es);
+      const es = await relyingParty(issuer, { alg: "ES256" });
       // The catalog cache keeps the app for up to a second.
       await new Promise((resolve) => setTimeout(resolve, 1100));
       const { tokens } = await signIn(es);
@@ -462,7 +455,7 @@ describe("signing keys in an HSM (SoftHSM2)", () => {
     });
     try {
       await hsm.server.keyring.ready();
-      const config = await relyingParty(hsm.issuer, 503);
+      const config = await relyingParty(hsm.issuer, { expect5xx: 503 });
       expect(decodeProtectedHeader((await signIn(config)).tokens.id_token!).alg).toBe("PS256");
 
       const saved = path.join(path.dirname(token.tokenDir), "saved");
