@@ -69,16 +69,15 @@ const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("
 /**
  * Makes the keyring: the first rotation and reload when {@link Keyring.start} is called (not
  * awaited: see {@link Keyring.ready}), then every {@link RELOAD_SECONDS}.
- * @param now - the clock, for tests.
  */
-export function startKeyring(store: SigningKeyStore, backends: Backends, settings: RotationSettings, logger: Logger, now: () => Date = () => new Date()): Keyring {
+export function createKeyring(store: SigningKeyStore, backends: Backends, settings: RotationSettings, logger: Logger): Keyring {
   let keys: SigningKeyRecord[] = [];
   let published: JwkSet = { keys: [] };
   /** The `signedUntil` this instance knows each key has, by kid. */
   const signedUntil = new Map<string, number>();
 
   const run = async (requested?: ReadonlySet<OwnSigningAlgorithm>) => {
-    const changes = await rotateKeys(store, backends, settings, now(), requested);
+    const changes = await rotateKeys(store, backends, settings, new Date(), requested);
     if (changes.created.length + changes.promoted.length + changes.removed.length > 0) logger.info({ signingKeys: changes }, "signing keys rotated");
     keys = await store.list();
     published = { keys: keys.map((k) => k.publicJwk as JWK).reverse() };

@@ -8,7 +8,7 @@ import type { SigningKeyStore } from "../stores/signing-keys.js";
 import type { KeyBackend } from "./backend.js";
 import { envelopeBackend } from "./envelope.js";
 import type { KeyEncryption } from "../kernel/key-encryption.js";
-import { RELOAD_SECONDS, startKeyring, type Keyring } from "./keyring.js";
+import { RELOAD_SECONDS, createKeyring, type Keyring } from "./keyring.js";
 import type { RotationSettings } from "./rotation.js";
 
 /** A server's keys. */
@@ -37,7 +37,7 @@ export async function openKeys(config: Config, encryption: KeyEncryption, store:
   const envelope = envelopeBackend(encryption);
   // The PKCS#11 binding is a native module: loaded only when an HSM is configured.
   const backend = config.keys.pkcs11 ? (await import("./pkcs11.js")).pkcs11Backend(config.keys.pkcs11) : envelope;
-  const keyring = startKeyring(
+  const keyring = createKeyring(
     store,
     { current: backend, byName: new Map([envelope, backend].map((b) => [b.name, b])) },
     rotationSettings(config),
