@@ -349,6 +349,8 @@ test("the dashboard charts traffic, tokens issued per client and refusals, over 
 });
 
 test("the organizations, API products and users pages pass the accessibility checks", async ({ page }) => {
+  // Many pages, each checked in both color schemes.
+  test.setTimeout(60_000);
   await signInToConsole(page);
   await expectAccessible(page);
 

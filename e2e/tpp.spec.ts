@@ -68,6 +68,8 @@ async function readFacts(page: Page, title: string): Promise<Record<string, stri
 }
 
 test("a TPP registers itself; the admin finds it pending, reads its registration, approves it; the audit log has the registration", async ({ page }) => {
+  // A long journey (registration, four console pages, the audit log) with seven accessibility checks, each in both color schemes: about 24 s alone.
+  test.setTimeout(60_000);
   const software = newSoftware();
   const registered = await register(software);
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
