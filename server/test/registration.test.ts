@@ -39,8 +39,9 @@ afterAll(() => server?.close());
 
 /**
  * Makes the server's outbound TLS connections (undici calls tls.connect for each) to `ports`, and
- * only to them, trust `caPem` besides the usual roots: the server runs in this process, on Node
- * 20, which has no tls.setDefaultCACertificates. Certificates are still verified.
+ * only to them, trust `caPem` besides the usual roots: the server runs in this process, and
+ * tls.setDefaultCACertificates would trust the CA for every port, the untrusted sector server's
+ * too. Certificates are still verified.
  * @returns what undoes it.
  */
 function trustOnPorts(caPem: string, ports: ReadonlySet<number>): () => void {
