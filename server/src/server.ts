@@ -7,7 +7,6 @@ import { createServer, type Server } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { openDatabase, type OpenDatabase } from "./db/database.js";
@@ -192,7 +191,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // A command waits at most redisCommandTimeoutMs, queued while reconnecting too: a Redis that is away or hangs slows
   // no request beyond that, and the limiters' in-process copies (kernel/limiter.ts) take over.
   const redisOptions = { lazyConnect: false, maxRetriesPerRequest: 1, commandTimeout: config.redisCommandTimeoutMs };
-  const redis = config.redisUrl ? new Redis(config.redisUrl, redisOptions) : undefined;
+  // ioredis is loaded only when Redis is configured.
+  const redis = config.redisUrl ? new (await import("ioredis")).Redis(config.redisUrl, redisOptions) : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis unavailable; counters fall back to this process"));
   const stopSharing = redis ? shareInvalidations({ catalog: opened.catalog, tokens: opened.sharedTokens }, redis, config.redisKeyPrefix, logger) : () => {};
   // With tracing on, each store call made while serving a request is a database client span (kernel/spans.ts).
@@ -209,7 +209,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const { mtls, stopCrlReload } = mtlsSettings(config, logger);
   const listener = withReadiness(
     readiness,
-    await createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), { keyring: keys.keyring, subjects: subjectOf }),
+    createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), { keyring: keys.keyring, subjects: subjectOf }),
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);

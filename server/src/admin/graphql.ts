@@ -87,7 +87,7 @@ function formatError(logger: Logger) {
 }
 
 /**
- * Builds the router serving `/graphql`.
+ * Builds the router of the admin API, mounted at `/graphql` (http/app.ts loads it on the first request).
  * @param session - the session middleware shared with the sign-in pages.
  * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `keys`: the signing keys' rotation settings.
  * @param keyring - this server's signing keys, which admins may rotate.
@@ -119,7 +119,6 @@ export async function adminRouter(
   await server.start();
   const router = Router();
   router.use(
-    "/graphql",
     session,
     (_req, res, next) => {
       res.set("Cache-Control", "no-store");

@@ -6,7 +6,6 @@
  */
 import express, { type Express } from "express";
 import type { Logger } from "pino";
-import { adminRouter } from "../admin/graphql.js";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { interactionRouter } from "../interaction/router.js";
@@ -30,6 +29,7 @@ import { JWKS_PATH, REGISTRATION_PATH, USERINFO_PATH } from "../kernel/paths.js"
 import { userInfoEndpoint } from "../oidc/userinfo.js";
 import { idTokenHints } from "../oauth/id-token.js";
 import { clientCertificates } from "./client-certificates.js";
+import { deferredHandler } from "./deferred.js";
 
 /**
  * Builds the application over an open database.
@@ -40,7 +40,7 @@ import { clientCertificates } from "./client-certificates.js";
  * @param registration - the dynamic client registration endpoint's settings; undefined: registration is off.
  * @param op - the OpenID Provider's keys (the JWK Set at JWKS_PATH, their rotation in the admin API) and subject identifiers.
  */
-export async function createApp(
+export function createApp(
   config: Config,
   db: Database,
   logger: Logger,
@@ -50,7 +50,7 @@ export async function createApp(
   metrics: Metrics | undefined,
   registration: RegistrationEndpointSettings | undefined,
   op: OpenIdProvider,
-): Promise<Express> {
+): Express {
   const { keyring, subjects } = op;
   const app = express();
   app.disable("x-powered-by");
@@ -79,7 +79,10 @@ export async function createApp(
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
   );
   if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration, config.tppAddresses));
-  app.use(await adminRouter(db, config.realm, sessions.middleware, logger, config, keyring));
+  app.use(
+    "/graphql",
+    deferredHandler(() => import("../admin/graphql.js").then(({ adminRouter }) => adminRouter(db, config.realm, sessions.middleware, logger, config, keyring))),
+  );
   app.use(spa(config.brand));
   app.use((req, res, next) => {
     fallback(req, res).catch(next);

@@ -54,7 +54,7 @@ export interface RequestObservers {
  * @param registration - the dynamic client registration endpoint's settings; undefined: off.
  * @param op - the OpenID Provider's keys (the JWK Set, ID tokens) and subject identifiers.
  */
-export async function createRequestListener(
+export function createRequestListener(
   config: Config,
   db: Database,
   logger: Logger,
@@ -71,7 +71,7 @@ export async function createRequestListener(
     listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
   };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs });
-  const app = await createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op);
+  const app = createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
 

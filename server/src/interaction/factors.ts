@@ -15,7 +15,6 @@ import {
 } from "@simplewebauthn/server";
 import { COSEALG, isoBase64URL } from "@simplewebauthn/server/helpers";
 import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
-import QRCode from "qrcode";
 import type { FactorStore, NewFactor } from "../stores/factors.js";
 
 /** The WebAuthn relying party: its id (the host name of AUTH_URL), the origin browsers report, and its display name. */
@@ -120,6 +119,8 @@ export interface TotpEnrolment {
 export async function newTotpEnrolment(username: string, issuer: string): Promise<TotpEnrolment> {
   const secret = generateSecret();
   const otpauthUri = totpUri(username, secret, issuer);
+  // Loaded here, by the first enrolment: no start pays for it.
+  const { default: QRCode } = await import("qrcode");
   const svg = await QRCode.toString(otpauthUri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
   return { secret, otpauthUri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
 }
