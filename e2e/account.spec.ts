@@ -14,7 +14,7 @@ import { AISP_DESCRIPTION, ALICE, expectAtCallback, expectConsentPage, expectLog
 const app = RP_APPS.legacy;
 const client = { consumerKey: app.consumerKey, consumerSecret: app.consumerSecret };
 
-test("revoking a connected app on the Account page ends its refresh and access tokens", async ({ page, rp }) => {
+test("revoking a connected app on the Account page ends its refresh and access tokens", { tag: "@postgresql" }, async ({ page, rp }) => {
   // alice connects the app: sign in, consent, code exchanged by the relying party.
   await page.goto(`${rp.url}/start?app=legacy`);
   await expectLoginPage(page, app.name);

@@ -87,7 +87,7 @@ function expectSampleAccounts(body: Json, app: RpApp): void {
   expect(body.caller.userId).not.toBe("");
 }
 
-test.describe("full flow: sign in, consent, code exchange, protected API, refresh rotation", () => {
+test.describe("full flow: sign in, consent, code exchange, protected API, refresh rotation", { tag: "@postgresql" }, () => {
   for (const app of ["strict", "legacy"] as const) {
     const withPkce = RP_APPS[app].pkce;
     test(`${app} app (${RP_APPS[app].name}), ${withPkce ? "PKCE S256" : "no PKCE"}`, async ({ page, rp }) => {

@@ -39,7 +39,7 @@ import { ALICE, type Json } from "./support/journey.js";
 test.describe("an admin creates an app and revokes its credential", () => {
   test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
-  test("create app, copy the one-time secret, use it, revoke the credential", async ({ page }) => {
+  test("create app, copy the one-time secret, use it, revoke the credential", { tag: "@postgresql" }, async ({ page }) => {
     const name = uniqueName("E2E Console App");
     const callbackUrl = "https://e2e-console.example/callback";
 

@@ -48,7 +48,7 @@ async function openAppPage(page: Page, name: string): Promise<void> {
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
 }
 
-test("the FAPI 2.0 demo app: PAR with private_key_jwt, sign-in and consent, a DPoP-bound token at the gateway; the console shows FAPI 2.0, its key and the binding", async ({ page }) => {
+test("the FAPI 2.0 demo app: PAR with private_key_jwt, sign-in and consent, a DPoP-bound token at the gateway; the console shows FAPI 2.0, its key and the binding", { tag: "@postgresql" }, async ({ page }) => {
   // The TPP pushes its authorization request, authenticated with private_key_jwt.
   const verifier = `e2e-fapi-verifier-${Date.now()}-0123456789abcdefghijklmnopqrstuvwxyz`;
   const params = pushedParams(s256(verifier));

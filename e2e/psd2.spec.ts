@@ -205,7 +205,7 @@ async function allowAndReadCode(page: Page, state: string): Promise<string> {
 /** An IBAN in groups of four, as the pages print it. */
 const printed = (iban: string) => iban.replace(/(.{4})(?=.)/g, "$1 ");
 
-test("a single payment through PAR: the consent page says it in words, alice picks the account to pay from, and the gateway makes exactly that payment once", async ({ page }) => {
+test("a single payment through PAR: the consent page says it in words, alice picks the account to pay from, and the gateway makes exactly that payment once", { tag: "@postgresql" }, async ({ page }) => {
   const { verifier, challenge } = pkce();
   const state = randomState();
   const requestUri = await push(codeFlowParams(challenge, state, { authorization_details: JSON.stringify([payment("1250.00")]) }));
@@ -308,7 +308,7 @@ test("a batch of two payments through PAR: the consent page shows both payees an
   });
 });
 
-test("account access without accounts: alice shares only Savings, and the token reads Savings' balances and nothing of the other account", async ({ page }) => {
+test("account access without accounts: alice shares only Savings, and the token reads Savings' balances and nothing of the other account", { tag: "@postgresql" }, async ({ page }) => {
   const access = accountAccess(90);
   const { verifier, challenge } = pkce();
   const state = randomState();
@@ -406,7 +406,7 @@ test("after alice revokes a consent on the Account page, its access token no lon
   await expect(active).toHaveCount(0);
 });
 
-test("the Berlin Group route: the TPP creates a consent, alice authorizes it with scope=AIS:<consentId> on the consent page, and the token reads the chosen account", async ({ page }) => {
+test("the Berlin Group route: the TPP creates a consent, alice authorizes it with scope=AIS:<consentId> on the consent page, and the token reads the chosen account", { tag: "@postgresql" }, async ({ page }) => {
   // The TPP, with a client credentials token, creates the consent: the PSU picks the accounts.
   const tpp = await clientCredentialsToken(CLIENT);
   expect(tpp.status, JSON.stringify(tpp.body)).toBe(200);
