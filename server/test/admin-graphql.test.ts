@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { buildSchema, getNamedType, isObjectType } from "graphql";
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
@@ -398,6 +399,54 @@ describe("APIs and API products", () => {
     expect(await code(admin, CREATE_PRODUCT, { input: { name: "PSD2-AISP-v1" } })).toBe("CONFLICT");
     expect(await code(admin, CREATE_PRODUCT, { input: { name: "Dangling-Apis", apiIds: ["no-such-api"] } })).toBe("BAD_USER_INPUT");
     expect(await server.prisma.apiProduct.count({ where: { name: { in: ["Bad-Scopes", "Dangling-Apis"] } } })).toBe(0);
+  });
+
+  it("accessTokenFormat: opaque unless set, set to jwt and back on create and update, read back and audited; other values refused", async () => {
+    const { createApiProduct: product } = await admin.data('mutation { createApiProduct(input: { name: "Format-v1" }) { id accessTokenFormat } }');
+    expect(product.accessTokenFormat).toBe("opaque");
+    const readBack = async () => (await admin.data("{ apiProducts { id accessTokenFormat } }")).apiProducts.find((p: Json) => p.id === product.id).accessTokenFormat;
+    const update = "mutation($id: ID!, $format: AccessTokenFormat) { updateApiProduct(id: $id, input: { accessTokenFormat: $format }) { accessTokenFormat } }";
+    const formats = ["jwt", "opaque", "jwt"];
+    for (const format of formats) {
+      expect((await admin.data(update, { id: product.id, format })).updateApiProduct.accessTokenFormat).toBe(format);
+      expect(await readBack()).toBe(format);
+    }
+    const events = await server.prisma.auditEvent.findMany({ where: { type: "admin.updateApiProduct", subject: product.id } });
+    expect(events.map((e) => JSON.parse(e.details).args).sort((a, b) => a.input.accessTokenFormat.localeCompare(b.input.accessTokenFormat))).toEqual(
+      formats.sort().map((format) => ({ id: product.id, input: { accessTokenFormat: format } })),
+    );
+    // Another change leaves it as it is.
+    await admin.data('mutation($id: ID!) { updateApiProduct(id: $id, input: { description: "Formats" }) { id } }', { id: product.id });
+    expect(await readBack()).toBe("jwt");
+
+    const create = "mutation($format: AccessTokenFormat) { createApiProduct(input: { name: \"Bad-Format\", accessTokenFormat: $format }) { id } }";
+    for (const format of ["JWT", "pem", ""]) {
+      expect(await code(admin, update, { id: product.id, format }), format).toBe("BAD_USER_INPUT");
+      expect(await code(admin, create, { format }), format).toBe("BAD_USER_INPUT");
+    }
+    expect(await code(admin, "mutation($id: ID!) { updateApiProduct(id: $id, input: { accessTokenFormat: pem }) { id } }", { id: product.id })).toBe("GRAPHQL_VALIDATION_FAILED");
+    expect(await readBack()).toBe("jwt");
+    expect(await server.prisma.apiProduct.count({ where: { name: "Bad-Format" } })).toBe(0);
+
+    const { createApiProduct: jwtProduct } = await admin.data('mutation { createApiProduct(input: { name: "Format-Jwt-v1", accessTokenFormat: jwt }) { id accessTokenFormat } }');
+    expect(jwtProduct.accessTokenFormat).toBe("jwt");
+    const [created] = await server.prisma.auditEvent.findMany({ where: { type: "admin.createApiProduct", details: { contains: "Format-Jwt-v1" } } });
+    expect(JSON.parse(created!.details).args).toEqual({ input: { name: "Format-Jwt-v1", accessTokenFormat: "jwt" } });
+    for (const p of [product, jwtProduct]) await admin.data("mutation($id: ID!) { deleteApiProduct(id: $id) }", { id: p.id });
+  });
+
+  it("a product switched to jwt gives the demo app RFC 9068 JWT access tokens (typ at+jwt) for its scopes at once, and opaque ones once switched back", async () => {
+    const update = "mutation($id: ID!, $format: AccessTokenFormat!) { updateApiProduct(id: $id, input: { accessTokenFormat: $format }) { id } }";
+    const aisp = { id: productIds["PSD2-AISP-v1"] };
+    await admin.data(update, { ...aisp, format: "jwt" });
+    try {
+      const jwt = await token(DEMO.app, "aisp");
+      expect(jwt.split(".")).toHaveLength(3);
+      expect(decodeProtectedHeader(jwt).typ).toBe("at+jwt");
+    } finally {
+      await admin.data(update, { ...aisp, format: "opaque" });
+    }
+    expect(await token(DEMO.app, "aisp")).not.toContain(".");
   });
 
   it("an API and a product created here serve a new app at the gateway; updates and deletes take effect at once", async () => {

@@ -1,11 +1,12 @@
 /**
  * Changing an existing app's client settings through the admin API (issue 13, item 13):
  * `setAppSettings` changes the token response profile, the PKCE requirement, the
- * introspection permission, the client authentication methods and the ID token signing
- * algorithm; each change takes effect on the next request and is audited. Real server, real
- * database, real HTTP.
+ * introspection permission, the client authentication methods and the OpenID Connect settings
+ * (ID token signing algorithm, subject type, sector identifier URI, post-logout redirect URIs,
+ * nonce requirement); each change takes effect on the next request and is audited. Real server,
+ * real database, real HTTP.
  */
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { JWKS_PATH } from "../src/kernel/paths.js";
@@ -29,10 +30,24 @@ import { startTestServer, type TestServer } from "./support/server.js";
 let server: TestServer;
 let admin: GraphQLClient;
 
-const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods idTokenSignedResponseAlg";
+const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods idTokenSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce";
 
 /** A new app's settings, as createApp leaves them. */
-const DEFAULTS = { tokenResponseProfile: "apigee", requirePkce: true, canIntrospect: false, tokenEndpointAuthMethods: ["client_secret_basic"], idTokenSignedResponseAlg: "PS256" };
+const DEFAULTS = {
+  tokenResponseProfile: "apigee",
+  requirePkce: true,
+  canIntrospect: false,
+  tokenEndpointAuthMethods: ["client_secret_basic"],
+  idTokenSignedResponseAlg: "PS256",
+  subjectType: "public",
+  sectorIdentifierUri: null,
+  postLogoutRedirectUris: [],
+  requireNonce: false,
+};
+
+/** Post-logout redirect URIs an app may register: https, and http on localhost, as callback URLs. */
+const SIGNED_OUT = "https://tpp.example/signed-out";
+const BYE = "http://localhost:8080/bye?from=bank";
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -58,6 +73,13 @@ async function newApp(name: string): Promise<{ appId: string; client: DemoClient
 
 async function setSettings(appId: string, input: Record<string, unknown>): Promise<Json> {
   return (await admin.data(`mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { ${SETTINGS} } }`, { id: appId, input })).setAppSettings;
+}
+
+/** The last setAppSettings audit event: who, on which app, with what input. */
+async function lastSettingsEvent(): Promise<{ actor: string; subject: string; input: Json }> {
+  const { auditEvents } = await admin.data('{ auditEvents(type: "admin.setAppSettings", first: 1) { nodes { actor subject details } } }');
+  const [event] = auditEvents.nodes;
+  return { actor: event.actor, subject: event.subject, input: JSON.parse(event.details).args.input };
 }
 
 /** A client credentials request of `client` with HTTP Basic. */
@@ -130,10 +152,7 @@ describe("setAppSettings", () => {
     expect(await setSettings(appId, { idTokenSignedResponseAlg: "ES256" })).toEqual({ id: appId, ...DEFAULTS, idTokenSignedResponseAlg: "ES256" });
     const { app } = await admin.data("query($id: ID!) { app(id: $id) { idTokenSignedResponseAlg } }", { id: appId });
     expect(app.idTokenSignedResponseAlg).toBe("ES256");
-    const { auditEvents } = await admin.data('{ auditEvents(type: "admin.setAppSettings", first: 1) { nodes { actor subject details } } }');
-    const [event] = auditEvents.nodes;
-    expect(event).toMatchObject({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId });
-    expect(JSON.parse(event.details).args.input).toEqual({ idTokenSignedResponseAlg: "ES256" });
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input: { idTokenSignedResponseAlg: "ES256" } });
     // No wait for a cache: the admin write empties the token endpoint's view of the app.
     expect(await idTokenAlg()).toBe("ES256");
 
@@ -141,6 +160,94 @@ describe("setAppSettings", () => {
     expect((await setSettings(appId, { canIntrospect: true })).idTokenSignedResponseAlg).toBe("ES256");
     expect((await setSettings(appId, { idTokenSignedResponseAlg: "PS256" })).idTokenSignedResponseAlg).toBe("PS256");
     expect(await idTokenAlg()).toBe("PS256");
+  });
+
+  it("requires a nonce with openid (OpenID Connect Core §3.1.2.1): without one the next request is refused to the callback, with one the ID token carries it, without openid none is needed; and off again", async () => {
+    const { appId, client } = await newApp("Nonce settings app");
+    const pkce = pkcePair();
+    /** Where /authorize sends the browser for a request of the app with `scope` and `extra`. */
+    const authorize = async (scope: string, extra: Record<string, string> = {}) => {
+      const params = authorizeParams(client, { scope, state: "s-nonce", code_challenge: pkce.challenge, code_challenge_method: "S256", ...extra });
+      return (await request(new URL(authorizePath(params), server.url))).headers.get("location")!;
+    };
+    expect(await authorize("openid aisp")).toMatch(/^\/login\?interaction=/);
+
+    expect(await setSettings(appId, { requireNonce: true })).toEqual({ id: appId, ...DEFAULTS, requireNonce: true });
+    expect((await admin.data("query($id: ID!) { app(id: $id) { requireNonce } }", { id: appId })).app.requireNonce).toBe(true);
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input: { requireNonce: true } });
+    const refused = new URL(await authorize("openid aisp"));
+    expect(`${refused.origin}${refused.pathname}`).toBe(DEMO.callbackUrl);
+    expect(Object.fromEntries(refused.searchParams)).toMatchObject({ error: "invalid_request", error_description: "nonce is required for this client", state: "s-nonce" });
+    expect(await authorize("aisp")).toMatch(/^\/login\?interaction=/);
+    const nonce = "n-0S6_WzA2Mj";
+    const { tokens } = await userTokens(server.url, { client, scope: "openid aisp", pkce, extra: { nonce } });
+    expect(decodeJwt(tokens.id_token).nonce).toBe(nonce);
+
+    // A change of another setting keeps it; then off, and openid needs no nonce again.
+    expect((await setSettings(appId, { canIntrospect: true })).requireNonce).toBe(true);
+    expect((await setSettings(appId, { requireNonce: false })).requireNonce).toBe(false);
+    expect(await authorize("openid aisp")).toMatch(/^\/login\?interaction=/);
+  });
+
+  it("sets the subject identifiers, sector identifier URI and post-logout redirect URIs: read back, audited, followed by the next ID token and the logout endpoint; null and [] remove them", async () => {
+    const { appId, client } = await newApp("Subject settings app");
+    const user = (await server.db.users.byUsername(DEMO.user.username))!;
+    const sub = async () => decodeJwt((await userTokens(server.url, { client, scope: "openid aisp", pkce: pkcePair() })).tokens.id_token).sub;
+    /** Where the logout endpoint sends a browser without a session, for the app and `uri`. */
+    const logout = async (uri: string) => {
+      const answer = await request(new URL(`/oauth2/v1/logout?${new URLSearchParams({ client_id: client.consumerKey, post_logout_redirect_uri: uri, state: "s1" })}`, server.url));
+      return { status: answer.status, location: answer.headers.get("location") };
+    };
+    expect(await sub()).toBe(user.id);
+    expect((await logout(SIGNED_OUT)).status).toBe(400);
+
+    const input = { subjectType: "pairwise", sectorIdentifierUri: "https://tpp.example/sector.json", postLogoutRedirectUris: [SIGNED_OUT, BYE] };
+    expect(await setSettings(appId, input)).toEqual({ id: appId, ...DEFAULTS, ...input });
+    const { app } = await admin.data("query($id: ID!) { app(id: $id) { subjectType sectorIdentifierUri postLogoutRedirectUris } }", { id: appId });
+    expect(app).toEqual(input);
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input });
+    // No wait for a cache: the next ID token has the sector's sub, the logout endpoint the new URIs.
+    const pairwise = await sub();
+    expect(pairwise).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(pairwise).not.toBe(user.id);
+    expect(await logout(SIGNED_OUT)).toEqual({ status: 302, location: `${SIGNED_OUT}?state=s1` });
+    expect(await logout(BYE)).toEqual({ status: 302, location: `${BYE}&state=s1` });
+
+    // Another sector, another sub; then back to public, with no sector and no URIs (an empty sector URI removes it too).
+    expect((await setSettings(appId, { sectorIdentifierUri: "https://other.example/sector.json" })).sectorIdentifierUri).toBe("https://other.example/sector.json");
+    expect(await sub()).not.toBe(pairwise);
+    expect((await setSettings(appId, { sectorIdentifierUri: "" })).sectorIdentifierUri).toBeNull();
+    expect(await setSettings(appId, { subjectType: "public", sectorIdentifierUri: null, postLogoutRedirectUris: [] })).toEqual({ id: appId, ...DEFAULTS });
+    expect(await sub()).toBe(user.id);
+    expect((await logout(SIGNED_OUT)).status).toBe(400);
+  });
+
+  it("refuses a subject type, sector identifier URI, post-logout redirect URIs or nonce requirement that would not do, and changes nothing", async () => {
+    const { appId } = await newApp("Refused OpenID settings app");
+    const before = await setSettings(appId, { postLogoutRedirectUris: [SIGNED_OUT] });
+    const mutation = "mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { id } }";
+    // Values outside the schema's types (the SubjectType enum, Boolean, strings): 400 BAD_USER_INPUT before any resolver runs.
+    for (const input of [{ subjectType: "ppid" }, { subjectType: "PAIRWISE" }, { requireNonce: "yes" }, { postLogoutRedirectUris: [1] }]) {
+      const failure = await admin.failure(mutation, { id: appId, input });
+      expect({ status: failure.status, code: failure.code }, JSON.stringify(input)).toEqual({ status: 400, code: "BAD_USER_INPUT" });
+    }
+    // Values the admin API checks: BAD_USER_INPUT naming the field, the whole input refused.
+    for (const [input, message] of [
+      [{ sectorIdentifierUri: "http://tpp.example/sector.json" }, /^sectorIdentifierUri: must be an https URL$/],
+      [{ sectorIdentifierUri: "https://tpp.example/sector.json#x" }, /^sectorIdentifierUri: must be without a fragment$/],
+      [{ sectorIdentifierUri: "https://169.254.169.254/sector.json" }, /^sectorIdentifierUri: must be on neither a link-local nor a cloud metadata address$/],
+      [{ postLogoutRedirectUris: ["https://tpp.example/signed-out#done"] }, /^postLogoutRedirectUris\.0: an absolute https URL \(http only on localhost\), without a fragment$/],
+      [{ postLogoutRedirectUris: [SIGNED_OUT, "http://tpp.example/signed-out"] }, /^postLogoutRedirectUris\.1: an absolute https URL/],
+      [{ postLogoutRedirectUris: ["javascript:alert(1)"] }, /^postLogoutRedirectUris\.0: /],
+      [{ postLogoutRedirectUris: ["https://tpp.example/signed out"] }, /^postLogoutRedirectUris\.0: RFC 3986 characters only/],
+      [{ postLogoutRedirectUris: [SIGNED_OUT, SIGNED_OUT] }, /^postLogoutRedirectUris: duplicate URI$/],
+      [{ postLogoutRedirectUris: Array.from({ length: 21 }, (_, i) => `${SIGNED_OUT}/${i}`) }, /^postLogoutRedirectUris: /],
+      [{ subjectType: "pairwise", requireNonce: true, postLogoutRedirectUris: ["/signed-out"] }, /^postLogoutRedirectUris\.0: /],
+    ] as const) {
+      const failure = await admin.failure(mutation, { id: appId, input });
+      expect({ code: failure.code, message: failure.message }, JSON.stringify(input)).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(message) });
+    }
+    expect(await setSettings(appId, {})).toEqual(before);
   });
 
   it("keeps what is left out, and refuses no method, a repeated method, an unknown method and an unknown app", async () => {

@@ -17,8 +17,9 @@ import { rotateKeys } from "../src/keys/rotation.js";
 import { loadKeyEncryption } from "../src/kernel/key-encryption.js";
 import { accessTokenHashClaim, ID_TOKEN_LIFETIME_SECONDS } from "../src/oauth/id-token.js";
 import { loadConfig } from "../src/config.js";
+import { pushedParams, pushRequest } from "./support/fapi.js";
 import { request } from "./support/flow.js";
-import { Browser, interactionIdFrom, json } from "./support/flow.js";
+import { Browser, interactionIdFrom, json, pkcePair } from "./support/flow.js";
 import { runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 import { softHsmToken } from "./support/softhsm.js";
@@ -172,6 +173,45 @@ describe("OpenID Connect Core requirements on the provider", () => {
     const callback = await runBrowserStep(url);
     expect(callback.searchParams.get("error")).toBe("invalid_request");
     expect(callback.searchParams.get("error_description")).toMatch(/nonce may have at most 512 characters/);
+  });
+
+  it("§3.1.2.1 nonce: a client that requires it is refused without one (invalid_request to its redirect URI); with it the ID token carries it; without openid no nonce is needed", async () => {
+    const requireNonce = async (on: boolean) => {
+      await server.prisma.app.updateMany({ where: { name: DEMO.strictApp.name }, data: { requireNonce: on } });
+      // The catalog cache keeps the app for up to a second.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    };
+    await requireNonce(true);
+    try {
+      const refused = await runBrowserStep(
+        client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "openid aisp", code_challenge: "a".repeat(43), code_challenge_method: "S256", state: "s-nonce" }),
+      );
+      expect(`${refused.origin}${refused.pathname}`).toBe(DEMO.callbackUrl);
+      expect(Object.fromEntries(refused.searchParams)).toEqual({
+        error: "invalid_request",
+        error_description: "nonce is required for this client",
+        state: "s-nonce",
+        iss: config.serverMetadata().issuer,
+      });
+      const { tokens, nonce } = await signIn(config, "openid aisp");
+      expect(tokens.claims()!.nonce).toBe(nonce);
+      const verifier = client.randomPKCECodeVerifier();
+      const oauthOnly = client.buildAuthorizationUrl(config, { redirect_uri: DEMO.callbackUrl, scope: "aisp", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+      const plain = await client.authorizationCodeGrant(config, await runBrowserStep(oauthOnly), { pkceCodeVerifier: verifier, idTokenExpected: false });
+      expect(plain.access_token).toEqual(expect.any(String));
+      expect(plain.id_token).toBeUndefined();
+    } finally {
+      await requireNonce(false);
+    }
+  });
+
+  it("§3.1.2.1 nonce: a fapi2 app always needs one with openid, checked when the request is pushed (PAR, RFC 9126): invalid_request without; without openid none is needed", async () => {
+    const { challenge } = pkcePair();
+    const refused = await pushRequest(issuer.origin, pushedParams(challenge, { scope: "openid aisp" }));
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toEqual({ error: "invalid_request", error_description: "nonce is required for this client" });
+    expect((await pushRequest(issuer.origin, pushedParams(challenge, { scope: "openid aisp", nonce: "n-0S6_WzA2Mj" }))).status).toBe(201);
+    expect((await pushRequest(issuer.origin, pushedParams(challenge))).status).toBe(201);
   });
 
   it("§5.4 scopes: profile and email need openid (invalid_scope), and UserInfo answers only the claims of the granted scopes", async () => {

@@ -7,7 +7,8 @@
  * client's ID tokens (OpenID Connect Registration §2), down to an ID token of its code flow; its
  * subject type and sector identifier URI (Core §8.1), served by the TPP's HTTPS servers of this
  * test on 127.0.0.1, down to the pairwise `sub` of its ID tokens; its post-logout redirect URIs
- * (RP-Initiated Logout 1.0 §3.1), down to the logout endpoint's redirect.
+ * (RP-Initiated Logout 1.0 §3.1), down to the logout endpoint's redirect; and its nonce
+ * requirement (Core §3.1.2.1), down to its pushed requests.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -679,6 +680,69 @@ describe("post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 sect
     expect(updated.status, updated.text).toBe(200);
     expect((await logout({ client_id: clientId, post_logout_redirect_uri: SIGNED_OUT, state: "s3" })).status).toBe(400);
     expect((await logout({ client_id: clientId, post_logout_redirect_uri: BYE, state: "s3" })).headers.get("location")).toBe(`${BYE}&state=s3`);
+  });
+});
+
+describe("require_nonce (OpenID Connect Core section 3.1.2.1)", () => {
+  /** The App column the authorization endpoint reads (with the security profile), of the client `clientId`. */
+  async function storedRequireNonce(clientId: string): Promise<boolean> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { requireNonce: true } } } });
+    return credential.app.requireNonce;
+  }
+  /** A pushed authorization request of the registered client `clientId` with `scope` and `extra` parameters. */
+  const push = async (clientId: string, scope: string, extra: Record<string, string> = {}) =>
+    postForm(server.url, PAR_ENDPOINT, {
+      response_type: "code",
+      redirect_uri: DEMO_SOFTWARE.redirectUri,
+      scope,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      ...extra,
+      ...(await assertionFields(server.url, {}, clientId)),
+    });
+
+  it("a fapi2 client requires a nonce: true answered at registration and at a read, and stored; left out or true alike", async () => {
+    for (const members of [{}, { require_nonce: true }]) {
+      const answer = await register(members);
+      expect(answer.status, answer.text).toBe(201);
+      expect(answer.body.require_nonce).toBe(true);
+      expect(await storedRequireNonce(answer.body.client_id)).toBe(true);
+      expect((await configure(answer.body.registration_client_uri, answer.body.registration_access_token)).body.require_nonce).toBe(true);
+    }
+  });
+
+  it("false for a fapi2 client, or anything but a boolean, is 400 invalid_client_metadata naming it, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const [value, description] of [
+      [false, /leave require_nonce out or set it to true$/],
+      ["true", /^require_nonce must be true or false$/],
+      [1, /^require_nonce must be true or false$/],
+    ] as const) {
+      const answer = await register({ require_nonce: value });
+      expect(answer.status, String(value)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(description) });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("its pushed request with openid and no nonce is 400 invalid_request; with a nonce, or without openid, it is accepted", async () => {
+    const registered = (await register({ grant_types: ["authorization_code"] })).body;
+    const refused = await push(registered.client_id, "openid aisp", { state: randomState() });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toEqual({ error: "invalid_request", error_description: "nonce is required for this client" });
+    expect((await push(registered.client_id, "openid aisp", { nonce: randomState() })).status).toBe(201);
+    expect((await push(registered.client_id, "aisp")).status).toBe(201);
+  });
+
+  it("a fapi2 client whose app does not say it (registered before require_nonce) is read as requiring one, and its update echoing that is accepted", async () => {
+    const registered = (await register()).body;
+    await server.prisma.app.updateMany({ where: { credentials: { some: { consumerKey: registered.client_id } } }, data: { requireNonce: false } });
+    const read = (await configure(registered.registration_client_uri, registered.registration_access_token)).body;
+    expect(read.require_nonce).toBe(true);
+    const updated = await configure(registered.registration_client_uri, registered.registration_access_token, "PUT", read);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.require_nonce).toBe(true);
+    expect(await storedRequireNonce(registered.client_id)).toBe(true);
   });
 });
 

@@ -52,6 +52,7 @@ function newToken(o: Partial<NewAccessToken> = {}): NewAccessToken {
     expiresAt: new Date(NOW.getTime() + HOUR),
     refresh: { tokenHash: hashSecret(newId()), issuedAt: NOW, expiresAt: new Date(NOW.getTime() + 24 * HOUR) },
     familyId: `family-${newId()}`,
+    format: "opaque",
     ...o,
   };
 }
@@ -85,8 +86,13 @@ describe.each<[string, () => GrantStores]>([
       refreshTokenExpiresAt: t.refresh!.expiresAt,
       refreshCount: 0,
       familyId: t.familyId,
+      audience: null,
+      format: "opaque",
     });
     expect(await s.tokens.byId(newId())).toBeUndefined();
+    const jwt = newToken({ audience: ["http://localhost:3000/accounts", "http://localhost:3000/payments"], format: "jwt" });
+    await s.tokens.insert(jwt);
+    expect(await s.tokens.byId(jwt.id)).toMatchObject({ audience: ["http://localhost:3000/accounts", "http://localhost:3000/payments"], format: "jwt" });
   });
 
   it("tokens: a rotation stores the successor and revokes the refresh token once; a second stores nothing", async () => {
@@ -137,9 +143,9 @@ describe.each<[string, () => GrantStores]>([
   it("codes: found by hash and id, redeemed once with its tokens, unredeemed ones deleted", async () => {
     const codeHash = hashSecret(newId());
     const expiresAt = new Date(NOW.getTime() + 60_000);
-    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt });
+    await s.codes.insert({ codeHash, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: ["aisp"], codeChallenge: "c".repeat(43), codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", resource: ["http://localhost:3000/accounts"], authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt });
     const code = (await s.codes.byHash(codeHash))!;
-    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt, usedAt: null });
+    expect(code).toMatchObject({ appId: ids.appId, userId: ids.userId, scopes: ["aisp"], codeChallengeMethod: "S256", dpopJkt: "jkt-1", nonce: "n-0S6_WzA2Mj", resource: ["http://localhost:3000/accounts"], authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW }, expiresAt, usedAt: null });
     expect(await s.codes.byId(code.id)).toEqual(code);
     const first = newToken({ familyId: code.id });
     expect(await s.tokens.insertRedeemingCode(first, code.id, NOW)).toBe(true);
@@ -148,7 +154,7 @@ describe.each<[string, () => GrantStores]>([
     expect(await s.tokens.insertRedeemingCode(replay, code.id, NOW)).toBe(false);
     expect(await s.tokens.byId(replay.id)).toBeUndefined();
     const unused = hashSecret(newId());
-    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, nonce: null, authentication: null, expiresAt });
+    await s.codes.insert({ codeHash: unused, appId: ids.appId, userId: ids.userId, redirectUri: DEMO.callbackUrl, scopes: [], codeChallenge: null, codeChallengeMethod: null, dpopJkt: null, nonce: null, resource: null, authentication: null, expiresAt });
     await s.codes.deleteUnredeemed({ userId: ids.userId, appId: ids.appId });
     expect(await s.codes.byHash(unused)).toBeUndefined();
     expect((await s.codes.byId(code.id))!.usedAt).toEqual(NOW);
@@ -210,6 +216,8 @@ describe("the database's other stores", () => {
       codeChallengeMethod: null,
       nonce: null,
       loginHint: "alice",
+      uiLocales: "de-DE en",
+      resource: ["http://localhost:3000/accounts"],
       dpopJkt: null,
       prompt: null,
       scaRequired: true,
@@ -218,7 +226,7 @@ describe("the database's other stores", () => {
       authentication: null,
       expiresAt: new Date(NOW.getTime() + HOUR),
     });
-    expect(i.loginHint).toBe("alice");
+    expect(i).toMatchObject({ loginHint: "alice", uiLocales: "de-DE en", resource: ["http://localhost:3000/accounts"] });
     expect(await server.db.interactions.find(i.id)).toEqual(i);
     expect(await server.db.interactions.advance(i.id, "login", "factor")).toBe(true);
     const authentication = { amr: ["pwd", "otp", "mfa"], authTime: NOW };

@@ -24,6 +24,7 @@ import { ACR_VALUES } from "../kernel/acr.js";
 import { isLinkLocalOrMetadata, URI_CHARACTERS } from "../kernel/addresses.js";
 import { TOLLGATE_SEGMENTS } from "../kernel/paths.js";
 import { isCleanText } from "../kernel/text.js";
+import { MAX_REDIRECT_URIS, sectorIdentifierUriProblem } from "../registration/uris.js";
 import { gqlError } from "./context.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -101,6 +102,23 @@ export const v = {
    * never on a link-local or cloud metadata address.
    */
   jwksUri: secureUrl.refine(notLinkLocal, LINK_LOCAL_REFUSED),
+  /**
+   * An app's post-logout redirect URIs (OpenID Connect RP-Initiated Logout 1.0 §3.1), which the
+   * logout endpoint matches exactly as the authorization endpoint matches callback URLs: each a
+   * {@link callbackUrl}, each once, at most as many as a registration may list (registration/uris.ts).
+   */
+  postLogoutRedirectUris: z
+    .array(secureUrl)
+    .max(MAX_REDIRECT_URIS)
+    .refine((uris) => new Set(uris).size === uris.length, "duplicate URI"),
+  /**
+   * A pairwise app's sector identifier URI (OpenID Connect Registration §2: an https URL), by
+   * dynamic registration's rules (registration/uris.ts `sectorIdentifierUriProblem`); not fetched.
+   */
+  sectorIdentifierUri: z.string().superRefine((uri, ctx) => {
+    const problem = sectorIdentifierUriProblem(uri);
+    if (problem) ctx.addIssue({ code: "custom", message: `must be ${problem}` });
+  }),
   /** Seconds. */
   accessTokenLifetime: z.number().int().min(ACCESS_TOKEN_LIFETIME_SECONDS.min).max(ACCESS_TOKEN_LIFETIME_SECONDS.max),
   /** Seconds; at most 400 days. */

@@ -9,13 +9,16 @@ import { checkAccess } from "./access.js";
 /** The BearerError checkAccess throws at `now`. @throws when it throws nothing or something else. */
 function denialOf(t: PresentedToken | undefined, api: ApiRoute, now: Date, dpop?: DpopChallenge): BearerError {
   try {
-    checkAccess(t, api, "tollgate", now, dpop);
+    checkAccess(t, api, GATEWAY, now, dpop);
   } catch (err) {
     expect(err).toBeInstanceOf(BearerError);
     return err as BearerError;
   }
   return expect.unreachable();
 }
+
+/** The gateway's realm and BASE_URL. */
+const GATEWAY = { realm: "tollgate", baseUrl: "https://api.bank.example" };
 
 /** The time of every call. */
 const NOW = new Date("2026-11-26T10:00:00.000Z");
@@ -25,6 +28,7 @@ const token = (over: Partial<PresentedToken> = {}): PresentedToken => ({
   x5t: null,
   consent: null,
   authorizationDetails: null,
+  audience: null,
   active: true,
   scopes: ["aisp"],
   apiProducts: ["PSD2-AISP-v1"],
@@ -51,15 +55,15 @@ describe("checkAccess (RFC 6750 §3.1, decisions.md 'Errors')", () => {
   const denial = (t: PresentedToken | undefined, api: ApiRoute = API, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
   it("lets through an active token whose product grants the API and that has every required scope", () => {
-    expect(() => checkAccess(token(), API, "tollgate", NOW)).not.toThrow();
+    expect(() => checkAccess(token(), API, GATEWAY, NOW)).not.toThrow();
   });
 
   it("lets through a token with more scopes and products than the API needs", () => {
-    expect(() => checkAccess(token({ scopes: ["pisp", "aisp"], apiProducts: ["PSD2-PISP-v1", "PSD2-AISP-v1"] }), API, "tollgate", NOW)).not.toThrow();
+    expect(() => checkAccess(token({ scopes: ["pisp", "aisp"], apiProducts: ["PSD2-PISP-v1", "PSD2-AISP-v1"] }), API, GATEWAY, NOW)).not.toThrow();
   });
 
   it("lets through any token of a granting product when the API requires no scope", () => {
-    expect(() => checkAccess(token({ scopes: [] }), { ...API, requiredScopes: [] }, "tollgate", NOW)).not.toThrow();
+    expect(() => checkAccess(token({ scopes: [] }), { ...API, requiredScopes: [] }, GATEWAY, NOW)).not.toThrow();
   });
 
   it.each([
@@ -124,7 +128,7 @@ describe("checkAccess step-up (RFC 9470 §3: insufficient_user_authentication)",
   const pispToken = (over: Partial<PresentedToken> = {}) =>
     token({ scopes: ["pisp"], apiProducts: ["PSD2-PISP-v1"], authentication: authentication(ACR_PASSWORD, 10), userId: "u1", ...over });
   const SCA_API: ApiRoute = { ...API, requiredAcr: ACR_SCA };
-  const check = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => () => checkAccess(t, api, "tollgate", NOW, dpop);
+  const check = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => () => checkAccess(t, api, GATEWAY, NOW, dpop);
   const denial = (t: PresentedToken, api: ApiRoute, dpop?: DpopChallenge) => denialOf(t, api, NOW, dpop);
 
 
@@ -224,7 +228,7 @@ describe("checkAccess on an account API (PSD2 Art. 67, RTS Arts. 10 and 36: acco
   /** A token carrying `details` of consent `consentId` (null: self-asserted at the client credentials grant). */
   const withDetails = (consentId: string | null, over: Partial<PresentedToken> = {}) =>
     token({ consent: { consentId, authorizationDetails: JSON.stringify([ACCESS]) }, authorizationDetails: [ACCESS], ...over });
-  const check = (t: PresentedToken, api: ApiRoute = ACCOUNTS) => () => checkAccess(t, api, "tollgate", NOW);
+  const check = (t: PresentedToken, api: ApiRoute = ACCOUNTS) => () => checkAccess(t, api, GATEWAY, NOW);
 
   it("refuses a client credentials token with the API's scope: 403 insufficient_scope, no PSU behind it", () => {
     const err = denialOf(token(), ACCOUNTS, NOW);

@@ -1,11 +1,12 @@
 /**
- * The gateway's access decision for one call: bearer token present, valid and covering
- * the API (RFC 6750 §2.1 and §3.1; decisions.md "Errors"), and the user's authentication
+ * The gateway's access decision for one call: bearer token present, valid, meant for the API
+ * (its audience, RFC 8707) and covering it (RFC 6750 §2.1 and §3.1; decisions.md "Errors"), and the user's authentication
  * behind it strong and recent enough for the API (step-up, RFC 9470 §3). Pure functions, no HTTP.
  */
 import { ACR_PASSWORD, ACR_SCA, satisfiesAcr } from "../kernel/acr.js";
 import { BearerError, type DpopChallenge } from "../kernel/errors.js";
 import type { PresentedToken } from "../oauth/tokens.js";
+import { resourceUri } from "../oauth/resource.js";
 import type { ApiRoute } from "../stores/catalog.js";
 
 /** The acr levels in words, for error descriptions. */
@@ -20,11 +21,13 @@ const CONSENT_TYPE: Record<ApiRoute["consentCheck"], string | undefined> = { non
 /**
  * Decides whether `token` may call `api`.
  * @param token - the stored token for the presented value, or undefined when unknown.
+ * @param gateway - the realm of the challenges, and BASE_URL, under which `api`'s resource URI is (oauth/resource.ts).
  * @param now - the time of the call, for the API's `maxAgeSeconds`.
  * @param dpop - for a DPoP-bound or DPoP-presented token: the errors then carry a
  *   `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1) instead of `Bearer`.
  * @throws BearerError 401 `invalid_token` when the token is unknown, revoked, expired, or
- *   its app or credential is no longer approved; 403 `insufficient_scope` when none of its
+ *   its app or credential is no longer approved, or it has an audience (RFC 8707) without
+ *   this API's resource URI; 403 `insufficient_scope` when none of its
  *   API products grants this API or a scope the API requires is missing (on an API with a
  *   `consentCheck`, a token of a consent the PSU approved with details of its type needs
  *   none: gateway/consent-check.ts holds it to them; details a client asserted itself at the
@@ -37,12 +40,16 @@ const CONSENT_TYPE: Record<ApiRoute["consentCheck"], string | undefined> = { non
 export function checkAccess(
   token: PresentedToken | undefined,
   api: ApiRoute,
-  realm: string,
+  gateway: { realm: string; baseUrl: string },
   now: Date,
   dpop?: DpopChallenge,
 ): asserts token is PresentedToken {
+  const { realm } = gateway;
   if (!token?.active) {
     throw new BearerError(realm, 401, "invalid_token", "the access token is invalid, expired or revoked", undefined, dpop);
+  }
+  if (token.audience !== null && !token.audience.includes(resourceUri(gateway.baseUrl, api.name))) {
+    throw new BearerError(realm, 401, "invalid_token", `the access token is not meant for the API "${api.name}" (its audience, RFC 8707)`, undefined, dpop);
   }
   const requiredScope = api.requiredScopes.join(" ");
   if (!token.apiProducts.some((p) => api.productNames.includes(p))) {

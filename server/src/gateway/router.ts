@@ -15,6 +15,7 @@ import { BearerError, InvalidRequest, MethodNotAllowed, UnknownPath } from "../k
 import { presentedAccessToken } from "../oauth/bearer.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
 import { findPresentedToken } from "../oauth/tokens.js";
+import { isJwt } from "../oauth/access-token-jwt.js";
 import type { Stores } from "../stores/index.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { checkAccess } from "./access.js";
@@ -75,6 +76,8 @@ export interface GatewayOptions {
   metrics?: Metrics;
   /** How long an upstream may take to start its answer, and then between two pieces of it, milliseconds (UPSTREAM_TIMEOUT_MS). */
   upstreamTimeoutMs: number;
+  /** Checks a JWT access token offline (oauth/access-token-jwt.ts `accessTokenVerifier`): true when it passes. */
+  verifyJwt(value: string, now: Date): Promise<boolean>;
 }
 
 /** Builds the gateway's handler (http/dispatch.ts: every path not served by Tollgate itself). */
@@ -97,7 +100,10 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | 
     const { token, checked } = await inSpan("gateway access check", async () => {
       const presented = presentedAccessToken(req.headers.authorization, realm);
       const now = new Date();
-      const found = await findPresentedToken(stores, presented.token, now);
+      // A JWT access token (RFC 9068) is checked offline first, as any resource server checks it; then, as an opaque
+      // token, by its row, through the token cache: so a revocation before its exp holds here too.
+      const offline = !isJwt(presented.token) || (await options.verifyJwt(presented.token, now));
+      const found = offline ? await findPresentedToken(stores, presented.token, now) : undefined;
       // Found means the value proved a stored token: its client is registered (even when the token is no longer active).
       if (request && found) request.clientId = found.clientId;
       // An active token's sender constraint is checked before its scopes; any error about a token presented as DPoP has a DPoP challenge.
@@ -106,7 +112,7 @@ export function gateway(stores: Pick<Stores, "catalog" | "tokens" | "clients" | 
         : presented.scheme === "DPoP"
           ? DPOP_CHALLENGE
           : undefined;
-      checkAccess(found, api, realm, now, challenge);
+      checkAccess(found, api, options, now, challenge);
       const checked = api.consentCheck === "none" ? {} : await checkConsent(req, api, rest, found, { consents: stores.psd2Consents, consentAccess: stores.consentAccess, audit: stores.audit, realm, now, dpop: challenge });
       return { token: found, checked };
     }, { "tollgate.api": api.name }).catch((error: unknown) => {

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { gateway } from "../gateway/router.js";
+import { accessTokenVerifier } from "../oauth/access-token-jwt.js";
 import type { ClientRequest, EndpointContext } from "../oauth/client-request.js";
 import { dpopNonces } from "../oauth/dpop-nonce.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
@@ -70,7 +71,7 @@ export function createRequestListener(
     nonces: config.dpopNonces && dpopNonces(config.dpopNonces.secret),
     listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
   };
-  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs });
+  const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs, verifyJwt: accessTokenVerifier(op.keyring, config.authUrl) });
   const app = createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
@@ -101,6 +102,7 @@ export function createRequestListener(
     realm: config.realm,
     issuer: config.authUrl,
     url: `${config.baseUrl}${path}`,
+    baseUrl: config.baseUrl,
     mtls,
     tppAddresses: config.tppAddresses,
   });

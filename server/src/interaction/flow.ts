@@ -35,7 +35,7 @@ const PUSHED_REQUEST_ANSWERED = "a code was already issued for this request_uri 
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays" | "catalog">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -68,6 +68,8 @@ export interface InteractionView {
   user: { username: string } | null;
   /** The request's `login_hint` (OpenID Connect Core §3.1.2.1), offered as the username at sign-in; null when none. */
   loginHint: string | null;
+  /** The request's `ui_locales` (§3.1.2.1): language tags in order of preference, for the pages' dates and amounts; empty when none. */
+  uiLocales: string[];
   /** The PSD2 consent's authorization details as requested (RFC 9396); null when the request has none. */
   authorizationDetails: AuthorizationDetail[] | null;
   /** The PSU's accounts to choose from, at the consent stage of a PSD2 consent; else empty. */
@@ -126,6 +128,7 @@ export async function startFlow(
     codeChallengeMethod: request.codeChallengeMethod,
     dpopJkt: request.dpopJkt,
     nonce: request.nonce,
+    resource: request.resource,
   };
   const reused =
     session !== undefined &&
@@ -157,6 +160,7 @@ export async function startFlow(
     requestUriHash: request.requestUriHash ?? undefined,
     prompt: request.prompt.length === 0 ? null : joinList(request.prompt),
     loginHint: request.loginHint,
+    uiLocales: request.uiLocales,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
     userId: fresh ? fresh.user.id : null,
@@ -219,6 +223,7 @@ export async function viewInteraction(ctx: FlowContext, interaction: Interaction
     scopes: await db.consents.describeScopes(interaction.scopes),
     user: user ? { username: user.username } : null,
     loginHint: interaction.loginHint,
+    uiLocales: splitList(interaction.uiLocales ?? ""),
     authorizationDetails: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
     accounts: choosing ? await ctx.accounts.accountsOf({ userId: user.id, username: user.username }) : [],
     accessUntil: accessUntil(consent, app?.refreshTokenLifetimeSeconds ?? 0, new Date()),
@@ -377,6 +382,7 @@ function codeGrant(i: InteractionRecord) {
     codeChallengeMethod: i.codeChallengeMethod,
     dpopJkt: i.dpopJkt,
     nonce: i.nonce,
+    resource: i.resource,
   };
 }
 

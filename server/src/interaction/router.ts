@@ -64,7 +64,7 @@ export function interactionRouter(
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db, openId.hints, query, ctx.issuer, new Date());
+    const request = await validateAuthorizationRequest(db, openId.hints, config.baseUrl, query, ctx.issuer, new Date());
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {

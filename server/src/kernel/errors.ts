@@ -96,6 +96,13 @@ export class InvalidScope extends OAuthError {
   }
 }
 
+/** RFC 8707 §2: a `resource` that is not an absolute URI, or not one this client's tokens may be meant for. */
+export class InvalidTarget extends OAuthError {
+  constructor(description: string) {
+    super("invalid_target", description);
+  }
+}
+
 /** 405 for a method the endpoint does not serve, with `Allow`. */
 export class MethodNotAllowed extends OAuthError {
   constructor(allow: string[]) {

@@ -1,6 +1,6 @@
 /** The pure parts of the authorization endpoint (the rest needs a database: server/test). */
 import { describe, expect, it } from "vitest";
-import { CODE_LIFETIME_SECONDS, errorRedirect } from "./authorize.js";
+import { CODE_LIFETIME_SECONDS, errorRedirect, nonceRequired } from "./authorize.js";
 
 describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minutes is RECOMMENDED)", () => {
   it("is decisions.md's 60 s, within the RFC's 10 minutes", () => {
@@ -30,5 +30,14 @@ describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
     const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb?x=1", state: "s" }, "invalid_request", "d", "https://bank.example/auth"));
     expect(url.searchParams.get("iss")).toBe("https://bank.example/auth");
     expect(url.searchParams.get("x")).toBe("1");
+  });
+});
+
+describe("nonceRequired (OpenID Connect Core §3.1.2.1: nonce OPTIONAL in the code flow)", () => {
+  it("is the app's choice, and always for a fapi2 app", () => {
+    expect(nonceRequired({ requireNonce: false, securityProfile: "standard" })).toBe(false);
+    expect(nonceRequired({ requireNonce: true, securityProfile: "standard" })).toBe(true);
+    expect(nonceRequired({ requireNonce: false, securityProfile: "fapi2" })).toBe(true);
+    expect(nonceRequired({ requireNonce: true, securityProfile: "fapi2" })).toBe(true);
   });
 });

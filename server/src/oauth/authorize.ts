@@ -6,6 +6,7 @@
 import type { AuthorizationCodeStore } from "../stores/codes.js";
 import type { ClientRecord, ClientStore } from "../stores/clients.js";
 import type { PushedRequestStore } from "../stores/pushed-requests.js";
+import type { CatalogStore } from "../stores/catalog.js";
 import type { ReplayStore } from "../stores/replays.js";
 import type { Authentication, GrantConsent } from "../stores/tokens.js";
 import type { Psd2ConsentStore } from "../stores/psd2-consents.js";
@@ -27,7 +28,8 @@ import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
 import { redirectWith } from "./redirect.js";
-import { grantScopes, openIdScopes, parseScope } from "./scopes.js";
+import { requestedResources, type ResourceServers } from "./resource.js";
+import { grantScopes, OPENID_SCOPE, openIdScopes, parseScope } from "./scopes.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
 
 /** Authorization code lifetime, seconds (decisions.md: 60 s). */
@@ -69,6 +71,10 @@ export interface AuthorizationRequest {
   nonce: string | null;
   /** OpenID Connect Core §3.1.2.1 `login_hint`: the username to offer at sign-in; null when not sent. */
   loginHint: string | null;
+  /** OpenID Connect Core §3.1.2.1 `ui_locales`: the languages the pages should speak, space-separated BCP 47 tags; null when not sent. */
+  uiLocales: string | null;
+  /** RFC 8707 resource indicators: the APIs the tokens are to be meant for (oauth/resource.ts); null when none. */
+  resource: readonly string[] | null;
   /** The subject of the request's `id_token_hint` (§3.1.2.1): only that user's session may be reused; null when not sent. */
   hintedSubject: string | null;
   /** `max_age` (OpenID Connect Core §3.1.2.1, RFC 9470 §4): the most seconds since the user's last authentication; null when not sent. */
@@ -113,13 +119,23 @@ const SINGLE = [
   "login_hint",
   "id_token_hint",
   "claims",
+  "ui_locales",
 ];
 
 /** `max_age`: a non-negative integer of at most 9 digits (seconds). */
 const MAX_AGE = /^\d{1,9}$/;
 
-/** The authorization parameters a client may push (RFC 9126 §2.1), kept with the pushed request. */
-const PUSHABLE = SINGLE.filter((name) => name !== "request_uri");
+/**
+ * The authorization parameters a client may push (RFC 9126 §2.1), kept with the pushed request;
+ * `resource` may repeat (RFC 8707 §2), its values kept space-separated (oauth/form.ts).
+ */
+const PUSHABLE = [...SINGLE.filter((name) => name !== "request_uri"), "resource"];
+
+/** Longest `ui_locales` accepted, in characters: a few language tags. */
+export const MAX_UI_LOCALES_LENGTH = 128;
+
+/** `ui_locales`: BCP 47 language tags (RFC 5646's characters), space-separated. */
+const UI_LOCALES = /^[A-Za-z0-9-]+( [A-Za-z0-9-]+)*$/;
 
 /** Longest `nonce` accepted, in characters (OpenID Connect sets none; it is stored with the code and signed into the ID token). */
 export const MAX_NONCE_LENGTH = 512;
@@ -153,6 +169,17 @@ function pkceRequired(client: Client): boolean {
 }
 
 /**
+ * Whether an OpenID Connect request (scope `openid`) of `client` must carry a `nonce`: OpenID
+ * Connect Core §3.1.2.1 leaves it OPTIONAL in the code flow, so it is the app's choice
+ * (`requireNonce`), and always for a `fapi2` app: Tollgate's choice, stricter than the FAPI 2.0
+ * Security Profile, which relies on PKCE (§5.3.2.2) and does not require a nonce.
+ * @param client - an app's setting and security profile (a client record or an app record).
+ */
+export function nonceRequired(client: Pick<ClientRecord, "requireNonce" | "securityProfile">): boolean {
+  return client.requireNonce || client.securityProfile === "fapi2";
+}
+
+/**
  * The registered client named by `client_id`.
  * @throws InvalidAuthorizationRequest when `client_id` is missing, repeated or unknown.
  */
@@ -181,18 +208,23 @@ function registeredRedirectUri(client: Pick<ClientRecord, "callbackUrls">, value
 
 /**
  * Checks everything after the client and its redirect URI.
+ * @param resources - the APIs a `resource` may name (RFC 8707).
  * @param pushed - the parameters came through PAR (RFC 9126), which a `fapi2` app must use.
  * @param now - for the validity dates of authorization details.
  * @throws OAuthError with the RFC's code: unsupported `response_type`, missing `state`,
  *   invalid or missing scope, PKCE problems, unknown `prompt`, a malformed `dpop_jkt`,
- *   repeats, a malformed `claims`, an oversized `nonce` or `login_hint`, an `id_token_hint`
+ *   repeats, a malformed `claims`, an oversized `nonce` or `login_hint`, no `nonce` in an
+ *   `openid` request of a client that requires one ({@link nonceRequired}), an `id_token_hint`
  *   that is not one of our ID tokens for this client, `unmet_authentication_requirements`
  *   for an essential `acr` no authentication here meets (OpenID Connect Core §5.5.1.1),
- *   for a `fapi2` app a request that was not pushed, and `invalid_authorization_details`
- *   (RFC 9396 §5) or `invalid_scope` for the consent asked for (consents/requests.ts).
+ *   for a `fapi2` app a request that was not pushed, `invalid_authorization_details`
+ *   (RFC 9396 §5) or `invalid_scope` for the consent asked for (consents/requests.ts),
+ *   `invalid_target` for a `resource` that is no API of the client's products (RFC 8707 §2),
+ *   and `invalid_request` for a malformed or oversized `ui_locales`.
  */
 async function checkParameters(
   consents: Psd2ConsentStore,
+  resources: ResourceServers,
   hints: IdTokenHints,
   client: Client,
   values: Values,
@@ -239,8 +271,16 @@ async function checkParameters(
   if (dpopJkt !== null && !JKT.test(dpopJkt)) throw new InvalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters, RFC 9449 section 10)");
   const nonce = given(values, "nonce") ?? null;
   if (nonce !== null && nonce.length > MAX_NONCE_LENGTH) throw new InvalidRequest(`nonce may have at most ${MAX_NONCE_LENGTH} characters`);
+  if (nonce === null && scopes.includes(OPENID_SCOPE) && nonceRequired(client)) throw new InvalidRequest("nonce is required for this client");
   const loginHint = given(values, "login_hint") ?? null;
   if (loginHint !== null && loginHint.length > MAX_LOGIN_HINT_LENGTH) throw new InvalidRequest(`login_hint may have at most ${MAX_LOGIN_HINT_LENGTH} characters`);
+  const uiLocales = given(values, "ui_locales") ?? null;
+  if (uiLocales !== null && (uiLocales.length > MAX_UI_LOCALES_LENGTH || !UI_LOCALES.test(uiLocales))) {
+    throw new InvalidRequest(`ui_locales must be space-separated language tags, at most ${MAX_UI_LOCALES_LENGTH} characters`);
+  }
+  const resourceValues = values("resource");
+  if (resourceValues.some((v) => !isCleanText(v))) throw new InvalidRequest("resource is not well-formed text");
+  const resource = (await requestedResources(resourceValues.length === 0 ? undefined : resourceValues.join(" "), client, resources)) ?? null;
   const idTokenHint = given(values, "id_token_hint");
   const hintedSubject = idTokenHint === undefined ? null : await hints(idTokenHint, client.clientId);
   const maxAge = given(values, "max_age") ?? null;
@@ -266,6 +306,8 @@ async function checkParameters(
     dpopJkt,
     nonce,
     loginHint,
+    uiLocales,
+    resource,
     hintedSubject,
     maxAge: maxAge === null ? null : Number(maxAge),
     scaRequired,
@@ -314,6 +356,7 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
  * Validates an authorization request's query string, or the request a `request_uri` refers
  * to (RFC 9126 §4).
  * @param hints - reads an `id_token_hint` (oauth/id-token.ts).
+ * @param baseUrl - BASE_URL: the APIs behind it are the resources a `resource` may name (RFC 8707).
  * @param query - the raw query string (without `?`).
  * @param issuer - `iss` value for error redirects (RFC 9207).
  * @param now - for a pushed request's expiry.
@@ -326,8 +369,9 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
  *   protect such a client against CSRF, and standard clients (openid-client) then send no `state`.
  */
 export async function validateAuthorizationRequest(
-  stores: { clients: ClientStore; pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
+  stores: { clients: ClientStore; pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore; catalog: CatalogStore },
   hints: IdTokenHints,
+  baseUrl: string,
   query: string,
   issuer: string,
   now: Date,
@@ -342,7 +386,7 @@ export async function validateAuthorizationRequest(
   }
   const { consumerSecretHash: _, ...client } = record;
   try {
-    const checked = await checkParameters(stores.psd2Consents, hints, client, values, pushed !== undefined, now);
+    const checked = await checkParameters(stores.psd2Consents, { baseUrl, catalog: stores.catalog }, hints, client, values, pushed !== undefined, now);
     return { client, redirectUri, ...checked, requestUriHash: pushed?.requestUriHash ?? null };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
@@ -353,6 +397,7 @@ export async function validateAuthorizationRequest(
 /**
  * Validates a pushed authorization request (RFC 9126 §2.1) of an authenticated client, as
  * the authorization endpoint would, and keeps it for one use.
+ * @param baseUrl - BASE_URL: the APIs behind it are the resources a `resource` may name (RFC 8707).
  * @param params - the PAR body, client authentication included (left out of what is kept).
  * @param dpopJkt - the key of the request's DPoP proof, if any (RFC 9449 §10.1): it must
  *   equal a `dpop_jkt` sent too, and binds the code when none is.
@@ -362,8 +407,9 @@ export async function validateAuthorizationRequest(
  *   and `invalid_request` for a `request_uri` in the body (§2.1).
  */
 export async function pushAuthorizationRequest(
-  stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore },
+  stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore; catalog: CatalogStore },
   hints: IdTokenHints,
+  baseUrl: string,
   client: Client,
   params: FormParams,
   dpopJkt: string | undefined,
@@ -385,7 +431,7 @@ export async function pushAuthorizationRequest(
     if (err instanceof InvalidAuthorizationRequest) throw new InvalidRequest(err.message);
     throw err;
   }
-  await checkParameters(stores.psd2Consents, hints, client, values, true, now);
+  await checkParameters(stores.psd2Consents, { baseUrl, catalog: stores.catalog }, hints, client, values, true, now);
   const requestUri = REQUEST_URI_PREFIX + newSecret();
   await stores.pushedRequests.insert({
     requestUriHash: hashSecret(requestUri),
@@ -429,6 +475,8 @@ export interface CodeGrant {
   codeChallengeMethod: string | null;
   dpopJkt: string | null;
   nonce: string | null;
+  /** RFC 8707: the resource indicators of the request, carried to the tokens' audience; null when none. */
+  resource: readonly string[] | null;
   /** How the user authenticated (`acr`, `amr`, `auth_time`), carried to the tokens. */
   authentication: Authentication;
   /** The PSD2 consent approved and its authorization details, carried to the tokens; absent when none. */
@@ -451,6 +499,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     codeChallengeMethod: grant.codeChallengeMethod,
     dpopJkt: grant.dpopJkt,
     nonce: grant.nonce,
+    resource: grant.resource,
     authentication: grant.authentication,
     consent: grant.consent,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),

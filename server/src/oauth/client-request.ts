@@ -25,6 +25,8 @@ export interface EndpointContext {
   issuer: string;
   /** This endpoint's URL. */
   url: string;
+  /** BASE_URL, where the gateway serves the APIs: the resources a `resource` may name (RFC 8707). */
+  baseUrl: string;
   /** What mutual-TLS client authentication checks certificates against (RFC 8705 §2). */
   mtls: MtlsSettings;
   /** Where a fetch of a client's `jwks_uri` may connect (OUTBOUND_ALLOW_PRIVATE_ADDRESSES). */

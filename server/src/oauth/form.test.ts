@@ -66,6 +66,15 @@ describe("readForm: a parameter MUST NOT be included more than once (RFC 6749 §
   });
 });
 
+describe("readForm: resource may be sent more than once (RFC 8707 §2)", () => {
+  it("joins its values with spaces, in order, dropping empty ones", () => {
+    expect({ ...readForm(req("resource=https%3A%2F%2Fa.example%2Fx&scope=s&resource=&resource=https://b.example/y")) }).toEqual({
+      resource: "https://a.example/x https://b.example/y",
+      scope: "s",
+    });
+  });
+});
+
 describe("readForm: not a form body (wrong Content-Type)", () => {
   it.each([
     ["no body", undefined],

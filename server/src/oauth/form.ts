@@ -5,8 +5,14 @@ import type { IncomingMessage } from "node:http";
 import { InvalidRequest } from "../kernel/errors.js";
 import { isCleanText } from "../kernel/text.js";
 
-/** Form parameters, each present at most once; empty values are treated as omitted. */
+/** Form parameters, each present at most once (those of {@link LIST_PARAMETERS} joined); empty values are treated as omitted. */
 export type FormParams = Record<string, string>;
+
+/**
+ * Parameters that may be sent more than once: `resource` (RFC 8707 §2). Their values are
+ * joined by spaces, which no absolute URI holds.
+ */
+const LIST_PARAMETERS: ReadonlySet<string> = new Set(["resource"]);
 
 /** A `%` that starts no escape (not followed by two hex digits): the form decoder keeps it as itself. */
 const LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
@@ -45,7 +51,7 @@ function* formPairs(body: string): Generator<[string, string]> {
  * parser leaves text only for a body of that type (checked with type-is), so no text means
  * another content type, or no body at all.
  * RFC 6749 §3.1/§3.2: parameters without a value are treated as omitted, and a parameter
- * may not appear more than once.
+ * may not appear more than once, but for those of {@link LIST_PARAMETERS}.
  * @throws InvalidRequest when there is no form-urlencoded body, a parameter repeats, a
  *   percent-escape does not decode to UTF-8, or a name or value is not clean text ({@link isCleanText}).
  */
@@ -54,8 +60,12 @@ export function readForm(req: IncomingMessage & { body?: unknown }): FormParams 
   const params: FormParams = Object.create(null);
   const seen = new Set<string>();
   for (const [key, value] of formPairs(req.body)) {
-    if (seen.has(key)) throw new InvalidRequest(`parameter ${key} is repeated`);
     if (!isCleanText(key) || !isCleanText(value)) throw new InvalidRequest("parameters must be well-formed UTF-8 without NUL");
+    if (LIST_PARAMETERS.has(key)) {
+      if (value !== "") params[key] = params[key] === undefined ? value : `${params[key]} ${value}`;
+      continue;
+    }
+    if (seen.has(key)) throw new InvalidRequest(`parameter ${key} is repeated`);
     seen.add(key);
     if (value !== "") params[key] = value;
   }

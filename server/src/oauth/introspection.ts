@@ -20,7 +20,8 @@ import type { Metrics } from "../kernel/metrics.js";
  * token bound to a client certificate has `cnf["x5t#S256"]` (RFC 8705 §3.2). A user
  * grant carries the user's authentication (RFC 9470 §3 and §6.2): `acr`, `amr` (RFC 8176) and
  * `auth_time` in seconds since the epoch. A token with RFC 9396 authorization details carries
- * them as `authorization_details`, as the token response did (§9.2).
+ * them as `authorization_details`, as the token response did (§9.2). An access token restricted
+ * to resources (RFC 8707) has them as `aud`.
  */
 export function introspectionResponse(token: StoredToken | undefined, issuer: string): Record<string, unknown> {
   if (!token?.active) return { active: false };
@@ -42,6 +43,7 @@ export function introspectionResponse(token: StoredToken | undefined, issuer: st
       ? { acr: token.authentication.acr, amr: token.authentication.amr, auth_time: Math.floor(token.authentication.authTime.getTime() / 1000) }
       : {}),
     ...(token.authorizationDetails !== null ? { authorization_details: token.authorizationDetails } : {}),
+    ...(token.audience !== null && token.type === "access_token" ? { aud: token.audience.length === 1 ? token.audience[0] : token.audience } : {}),
   };
 }
 

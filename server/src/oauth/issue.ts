@@ -1,8 +1,11 @@
 /**
- * New access tokens (and refresh tokens for user grants): random values, lifetimes from the
- * app, and the row a grant stores, which holds only their SHA-256 hashes.
+ * New access tokens (and refresh tokens for user grants): random values, or a signed JWT
+ * (RFC 9068) when the token's API products ask for one, lifetimes from the app, and the row a
+ * grant stores, which holds only their SHA-256 hashes.
  */
 import { newId } from "../kernel/ids.js";
+import type { Keyring } from "../keys/keyring.js";
+import { accessTokenFormat, signAccessToken } from "./access-token-jwt.js";
 import type { Authentication, GrantConsent, NewAccessToken } from "../stores/tokens.js";
 import { tokenValue } from "./tokens.js";
 import type { Client } from "./client-auth.js";
@@ -61,6 +64,15 @@ export interface IssueRequest {
   notAfter?: Date;
   /** The authentication request's `nonce` (OpenID Connect Core §3.1.2.1), for the ID token of a code exchange. */
   nonce?: string | null;
+  /** RFC 8707: the resource URIs the access token is restricted to (oauth/resource.ts); absent: none asked for. */
+  audience?: readonly string[];
+}
+
+/** What signs JWT access tokens: this server's keys, its issuer identifier, and BASE_URL, the audience of a JWT without resource indicators. */
+export interface TokenSigner {
+  keyring: Keyring;
+  issuer: string;
+  baseUrl: string;
 }
 
 const SECOND_MS = 1000;
@@ -73,14 +85,33 @@ function capped(at: Date, notAfter: Date | undefined): Date {
 /**
  * Creates a new access token (plus refresh token if asked), for the grant to store; a user
  * token with the `openid` scope says what its ID token is to carry (IssuedToken.openId).
- * Lifetimes: the app's `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`, neither
- * beyond `notAfter`.
+ * The access token is a JWT signed by `signer` when every API product it grants issues JWTs
+ * (oauth/access-token-jwt.ts), else a split token. Lifetimes: the app's
+ * `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`, neither beyond `notAfter`.
  * @returns the row to store (hashes only) and what the client is given (the values).
+ * @throws KeyBackendUnavailable when a JWT cannot be signed now.
  */
-export function newToken(r: IssueRequest): { row: NewAccessToken; issued: IssuedToken } {
+export async function newToken(r: IssueRequest, signer: TokenSigner): Promise<{ row: NewAccessToken; issued: IssuedToken }> {
   const id = newId();
-  const accessToken = tokenValue(id, newSecret());
   const expiresAt = capped(new Date(r.now.getTime() + r.client.accessTokenLifetimeSeconds * SECOND_MS), r.notAfter);
+  const format = accessTokenFormat(r.scopes, r.apiProducts, r.client.products);
+  const accessToken =
+    format === "jwt"
+      ? await signAccessToken(signer.keyring, {
+          issuer: signer.issuer,
+          jti: id,
+          clientId: r.client.clientId,
+          userId: r.userId,
+          audience: r.audience ?? [signer.baseUrl],
+          scopes: r.scopes,
+          issuedAt: r.now,
+          expiresAt,
+          jkt: r.jkt,
+          x5t: r.x5t,
+          authentication: r.authentication,
+          authorizationDetails: r.consent?.authorizationDetails,
+        })
+      : tokenValue(id, newSecret());
   const refresh = r.withRefreshToken
     ? {
         token: tokenValue(id, newSecret()),
@@ -106,6 +137,8 @@ export function newToken(r: IssueRequest): { row: NewAccessToken; issued: Issued
     x5t: r.x5t,
     authentication: r.authentication,
     consent: r.consent,
+    audience: r.audience,
+    format,
   };
   const issued: IssuedToken = {
     accessToken,

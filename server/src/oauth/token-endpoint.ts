@@ -18,7 +18,7 @@ import { grants } from "./grants/index.js";
 import { RefreshTokenReused } from "./grants/refresh-token.js";
 import type { Metrics } from "../kernel/metrics.js";
 import type { Client } from "./client-auth.js";
-import type { IssuedToken } from "./issue.js";
+import type { IssuedToken, TokenSigner } from "./issue.js";
 import { formatTokenResponse } from "./token-response.js";
 import { presentedCertificate } from "../certificates/presented.js";
 import { inSpan } from "../kernel/spans.js";
@@ -53,6 +53,7 @@ async function signedIdToken(op: OpenIdProvider, issuer: string, client: Client,
  * @param metrics - counts issued tokens and refresh token reuse; undefined: nothing counted.
  */
 export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: DpopSettings, op: OpenIdProvider, scaReauthenticationDays: number, metrics?: Metrics) {
+  const signer: TokenSigner = { keyring: op.keyring, issuer: endpoint.issuer, baseUrl: endpoint.baseUrl };
   return async (req: ClientRequest, res: ServerResponse): Promise<void> => {
     const now = new Date();
     const { params, client } = await readClientRequest(db, req, endpoint, now);
@@ -69,7 +70,7 @@ export function tokenEndpoint(db: Database, endpoint: EndpointContext, dpop: Dpo
       details: { grant_type: grant.type, scope: issued.scopes.join(" "), ...(issued.jkt ? { dpop_jkt: issued.jkt } : {}), ...(issued.x5t ? { "x5t#S256": issued.x5t } : {}) },
       request: contextOf(req),
     });
-    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, auditEvent }), {
+    const issued = await inSpan(`grant ${grant.type}`, () => grant.handle({ stores: db, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, signer, auditEvent }), {
       "tollgate.grant_type": grant.type,
     }).catch((err: unknown) => {
       if (err instanceof RefreshTokenReused) metrics?.refreshTokenReuse();

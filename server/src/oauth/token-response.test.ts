@@ -34,6 +34,7 @@ function client(profile: TokenResponseProfile): Client {
     accessTokenLifetimeSeconds: 3600,
     refreshTokenLifetimeSeconds: 7_776_000,
     requirePkce: true,
+    requireNonce: false,
     canIntrospect: false,
     tokenEndpointAuthMethods: ["client_secret_basic"],
     securityProfile: "standard",

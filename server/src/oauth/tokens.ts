@@ -2,7 +2,9 @@
  * Presented token values and what they grant. A token value is a split token,
  * `<row id><secret>`: the row id (25 characters, time-ordered, kernel/ids.ts) finds the row
  * through the primary key, and the SHA-256 of the whole value, compared in constant time
- * with the stored hash, proves it (db/stores/tokens.ts on why not look up by hash).
+ * with the stored hash, proves it (db/stores/tokens.ts on why not look up by hash). A JWT
+ * access token (RFC 9068, oauth/access-token-jwt.ts) names its row by its `jti` instead, and
+ * is proved the same way.
  *
  * What a token grants is decided on every use, from the token row and the live state of
  * its client: the app and credential still approved and unexpired, and of its recorded
@@ -11,6 +13,7 @@
 import { ID_LENGTH } from "../kernel/ids.js";
 import { hashMatches, hashSecret } from "../kernel/secrets.js";
 import { openIdScopes } from "./scopes.js";
+import { isJwt, jwtIdOf } from "./access-token-jwt.js";
 import type { ClientRecord } from "../stores/clients.js";
 import type { Stores } from "../stores/index.js";
 import type { Authentication, GrantConsent, TokenRecord } from "../stores/tokens.js";
@@ -24,10 +27,10 @@ export function tokenValue(id: string, secret: string): string {
 /** Shape of the ids newId() makes: lowercase letters and digits. */
 const ROW_ID = /^[0-9a-z]+$/;
 
-/** The row id at the start of a presented token value, or undefined when it cannot hold one (then no query runs). */
+/** The row id a presented token value names (at its start, or a JWT's `jti`), or undefined when it cannot hold one (then no query runs). */
 export function rowIdOf(value: string): string | undefined {
-  const id = value.slice(0, ID_LENGTH);
-  return value.length > ID_LENGTH && ROW_ID.test(id) ? id : undefined;
+  const id = isJwt(value) ? jwtIdOf(value) : value.length > ID_LENGTH ? value.slice(0, ID_LENGTH) : undefined;
+  return id !== undefined && id.length === ID_LENGTH && ROW_ID.test(id) ? id : undefined;
 }
 
 /** Which of a row's two tokens a presented value is, or undefined when neither (constant-time compares). */
@@ -91,6 +94,8 @@ export interface PresentedToken {
   consent: GrantConsent | null;
   /** Those authorization details parsed; null when none. */
   authorizationDetails: readonly AuthorizationDetail[] | null;
+  /** RFC 8707: the resource URIs the token is restricted to; null: none. */
+  audience: readonly string[] | null;
 }
 
 /**
@@ -114,6 +119,7 @@ export async function findPresentedToken(stores: Pick<Stores, "tokens" | "client
     authentication: t.authentication,
     consent: t.consent,
     authorizationDetails: t.authorizationDetails,
+    audience: t.audience,
   };
 }
 
@@ -142,6 +148,8 @@ export interface StoredToken {
   authentication: Authentication | null;
   /** The RFC 9396 authorization details the token carries, parsed; null when none. */
   authorizationDetails: readonly AuthorizationDetail[] | null;
+  /** RFC 8707: the resource URIs the row's access token is restricted to; null: none. */
+  audience: readonly string[] | null;
 }
 
 /**
@@ -172,5 +180,6 @@ export async function findAnyToken(stores: Pick<Stores, "tokens" | "clients">, v
     x5t: t.x5t,
     authentication: t.authentication,
     authorizationDetails: t.authorizationDetails,
+    audience: t.audience,
   };
 }

@@ -40,6 +40,8 @@ const LOGOUT: RegisteredMetadata = resolveMetadata(
   "fapi2",
 );
 
+const NONCE: RegisteredMetadata = resolveMetadata({ grantTypes: ["authorization_code"], requireNonce: true }, { ...STATEMENT, jwks: undefined }, "standard");
+
 const BASE = { clientId: "client-1", clientIdIssuedAt: 1_772_000_000, registrationClientUri: "https://bank.example/oauth2/v1/register/client-1", softwareStatement: "h.p.s" };
 
 describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)", () => {
@@ -61,6 +63,7 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
       require_pushed_authorization_requests: true,
       id_token_signed_response_alg: "PS256",
       subject_type: "public",
+      require_nonce: true,
       software_id: "s-1",
       software_statement: "h.p.s",
     });
@@ -112,10 +115,17 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(metadataMembers(BASIC)).not.toHaveProperty("post_logout_redirect_uris");
   });
 
+  it("answers require_nonce (OpenID Connect Core section 3.1.2.1) as registered, true for fapi2, in a registration and a read", () => {
+    expect(clientInformationResponse({ ...BASE, metadata: NONCE, registrationAccessToken: "rat" }).require_nonce).toBe(true);
+    expect(clientInformationResponse({ ...BASE, metadata: NONCE }).require_nonce).toBe(true);
+    expect(metadataMembers(BASIC).require_nonce).toBe(false);
+    expect(metadataMembers(FAPI).require_nonce).toBe(true);
+  });
+
   it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {
-    for (const metadata of [FAPI, BASIC, MTLS, ES256, PAIRWISE, LOGOUT]) {
+    for (const metadata of [FAPI, BASIC, MTLS, ES256, PAIRWISE, LOGOUT, NONCE]) {
       const body = JSON.parse(JSON.stringify(clientInformationResponse({ ...BASE, metadata, registrationAccessToken: "rat" })));
-      const statement = metadata === BASIC ? { ...STATEMENT, jwks: undefined } : STATEMENT;
+      const statement = metadata === BASIC || metadata === NONCE ? { ...STATEMENT, jwks: undefined } : STATEMENT;
       expect(resolveMetadata(await parseClientMetadata(body), statement, metadata.securityProfile)).toEqual(metadata);
     }
   });

@@ -40,7 +40,8 @@ export function registrationClientUri(registrationEndpoint: string, clientId: st
 /**
  * The registered metadata under their RFC 7591 §2 names (RFC 8705 §2.1.2 and §3.4, RFC 9449 §5.2,
  * RFC 9126 §6, OpenID Connect Dynamic Client Registration 1.0 §2, OpenID Connect RP-Initiated
- * Logout 1.0 §3.1 for the extensions); members without a value are left out, and so are
+ * Logout 1.0 §3.1 for the extensions, and Tollgate's `require_nonce`, OpenID Connect Core
+ * §3.1.2.1); members without a value are left out, and so are
  * `post_logout_redirect_uris` when there are none. What a client sends back
  * in an update (RFC 7592 §2.2), so client-metadata.ts parses it into the same metadata.
  */
@@ -61,6 +62,7 @@ export function metadataMembers(metadata: RegisteredMetadata): Record<string, un
     subject_type: metadata.subjectType,
     sector_identifier_uri: metadata.sectorIdentifierUri,
     post_logout_redirect_uris: metadata.postLogoutRedirectUris.length > 0 ? metadata.postLogoutRedirectUris : undefined,
+    require_nonce: metadata.requireNonce,
     software_id: metadata.softwareId,
     software_version: metadata.softwareVersion,
   };

@@ -32,6 +32,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       subject_type: "pairwise",
       sector_identifier_uri: "https://tpp.example/sector.json",
       post_logout_redirect_uris: ["https://tpp.example/signed-out", "https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
+      require_nonce: true,
       software_id: "acme",
       software_version: 2,
       software_statement: "a.b.c",
@@ -51,6 +52,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       subjectType: "pairwise",
       sectorIdentifierUri: "https://tpp.example/sector.json",
       postLogoutRedirectUris: ["https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
+      requireNonce: true,
       softwareId: "acme",
       softwareVersion: "2",
       softwareStatement: "a.b.c",
@@ -60,7 +62,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
   it("takes an empty body, null members and an empty scope as left out", async () => {
     const empty = await parseClientMetadata({});
     expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
-    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null, post_logout_redirect_uris: null });
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null, post_logout_redirect_uris: null, require_nonce: null });
     expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
   });
 
@@ -71,7 +73,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     expect(Object.keys(parsed).sort()).toEqual(
       [
         "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
-        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri", "postLogoutRedirectUris",
+        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri", "postLogoutRedirectUris", "requireNonce",
       ].sort(),
     );
     expect((parsed as Record<string, unknown>).admin).toBeUndefined();
@@ -87,6 +89,10 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     ]) {
       expect((await parseClientMetadata({ [parameter!]: value })).tlsClientAuth).toEqual({ parameter, value });
     }
+  });
+
+  it("reads require_nonce true and false (OpenID Connect Core section 3.1.2.1)", async () => {
+    for (const value of [true, false]) expect((await parseClientMetadata({ require_nonce: value })).requireNonce).toBe(value);
   });
 
   it("reads id_token_signed_response_alg PS256 and ES256 (OpenID Connect Registration section 2)", async () => {
@@ -228,6 +234,10 @@ describe("parseClientMetadata refuses", () => {
     await expectRefused({ dpop_bound_access_tokens: 1 }, /dpop_bound_access_tokens must be true or false/);
   });
 
+  it("a require_nonce that is not a boolean (OpenID Connect Core section 3.1.2.1)", async () => {
+    for (const value of ["true", "false", 1, 0, "", [true], { required: true }]) await expectRefused({ require_nonce: value }, /^require_nonce must be true or false$/);
+  });
+
   it("an id_token_signed_response_alg other than our own signing algorithms (FAPI 2.0 section 5.4.1), naming the allowed values", async () => {
     for (const alg of ["none", "RS256", "HS256", "EdDSA", "ps256", "PS256 ", "", 256, true, ["ES256"], { alg: "ES256" }]) {
       await expectRefused({ id_token_signed_response_alg: alg }, /^id_token_signed_response_alg must be PS256 or ES256 \(FAPI 2\.0 Security Profile section 5\.4\.1\)/);
@@ -272,7 +282,7 @@ describe("properties", () => {
   const MEMBERS = [
     "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
     "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
-    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris", "software_id", "software_version", "software_statement",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris", "require_nonce", "software_id", "software_version", "software_statement",
   ];
   const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
 

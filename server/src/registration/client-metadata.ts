@@ -90,6 +90,8 @@ export interface RequestedMetadata {
   sectorIdentifierUri?: string;
   /** OpenID Connect RP-Initiated Logout 1.0 §3.1 `post_logout_redirect_uris`: a redirect URI's rules, each once, as sent (values.ts `optionalPostLogoutRedirectUris`). */
   postLogoutRedirectUris?: string[];
+  /** `require_nonce`: a `nonce` on every authorization request with `openid` (OpenID Connect Core §3.1.2.1). */
+  requireNonce?: boolean;
   softwareId?: string;
   softwareVersion?: string;
   /** `software_statement`, a string, not yet verified (software-statement.ts). */
@@ -157,7 +159,8 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
  * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`,
  * `subject_type` and `sector_identifier_uri`, OpenID Connect RP-Initiated Logout 1.0 §3.1
- * `post_logout_redirect_uris`) into {@link RequestedMetadata}. Members other than
+ * `post_logout_redirect_uris`, and Tollgate's `require_nonce`: a `nonce` required with `openid`,
+ * OpenID Connect Core §3.1.2.1) into {@link RequestedMetadata}. Members other than
  * those of the interface are ignored. Checks each member alone; how they fit together and with the
  * software statement is resolve.ts's.
  *
@@ -172,7 +175,7 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *   `sector_identifier_uri` that is not an https URL (what it serves is checked later:
  *   sector-identifier.ts), `post_logout_redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} URLs each valid as a redirect URI (uris.ts): not `invalid_redirect_uri`,
- *   which RFC 7591 §3.2.2 keeps for `redirect_uris`.
+ *   which RFC 7591 §3.2.2 keeps for `redirect_uris`; a `require_nonce` that is not a boolean.
  * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
  * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
@@ -199,6 +202,7 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     subjectType: optionalSubjectType(ownMember(body, "subject_type"), invalidClientMetadata),
     sectorIdentifierUri: optionalSectorIdentifierUri(ownMember(body, "sector_identifier_uri"), invalidClientMetadata),
     postLogoutRedirectUris: optionalPostLogoutRedirectUris(ownMember(body, "post_logout_redirect_uris"), invalidClientMetadata),
+    requireNonce: optionalBoolean(ownMember(body, "require_nonce"), "require_nonce"),
     softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
     softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
     softwareStatement: typeof statement === "string" ? statement : undefined,

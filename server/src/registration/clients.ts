@@ -16,6 +16,7 @@ import { organizationIdentifier, psd2QcStatement } from "../certificates/eidas.j
 import type { PresentedCertificate } from "../certificates/presented.js";
 import type { RoleProductMapping } from "../certificates/roles.js";
 import { NAME_MAX_LENGTH } from "../kernel/limits.js";
+import { nonceRequired } from "../oauth/authorize.js";
 import type { RequestIds } from "../kernel/request-context.js";
 import { Conflict } from "../kernel/domain-errors.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
@@ -135,7 +136,7 @@ function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, cer
   return { grant, psd2 };
 }
 
-/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, post-logout redirect URIs, RFC 6749 responses and PKCE. */
+/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, post-logout redirect URIs, nonce requirement, RFC 6749 responses and PKCE. */
 function appSettingsOf(metadata: RegisteredMetadata) {
   return {
     tokenEndpointAuthMethods: [metadata.tokenEndpointAuthMethod],
@@ -149,6 +150,7 @@ function appSettingsOf(metadata: RegisteredMetadata) {
     subjectType: metadata.subjectType,
     sectorIdentifierUri: metadata.sectorIdentifierUri ?? null,
     postLogoutRedirectUris: metadata.postLogoutRedirectUris,
+    requireNonce: metadata.requireNonce,
   };
 }
 
@@ -247,16 +249,18 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
   const hash = app?.registration ? await stores.apps.registrationAccessTokenHash(app.id) : undefined;
   if (!issuedSecretMatches(token, hash) || !app?.registration || !client) return undefined;
   const parsed = JSON.parse(app.registration) as StoredAppRegistration;
-  // The app's columns are what its ID tokens are signed with, what `sub` they carry and where the
-  // logout endpoint may send the browser, and a registration stored before id_token_signed_response_alg,
-  // subject_type, sector_identifier_uri and post_logout_redirect_uris were registered has none in
-  // its JSON: the columns are answered.
+  // The app's columns are what its ID tokens are signed with, what `sub` they carry, where the
+  // logout endpoint may send the browser and whether a nonce is required (as the authorization
+  // endpoint decides it: always for fapi2), and a registration stored before id_token_signed_response_alg,
+  // subject_type, sector_identifier_uri, post_logout_redirect_uris and require_nonce were registered
+  // has none in its JSON: the columns are answered.
   const metadata: RegisteredMetadata = {
     ...parsed.metadata,
     idTokenSignedResponseAlg: app.idTokenSignedResponseAlg,
     subjectType: app.subjectType,
     sectorIdentifierUri: app.sectorIdentifierUri ?? undefined,
     postLogoutRedirectUris: app.postLogoutRedirectUris,
+    requireNonce: nonceRequired(app),
   };
   const stored: StoredAppRegistration = { ...parsed, metadata };
   const secretIssued = stored.metadata.tokenEndpointAuthMethod === "client_secret_basic";

@@ -195,6 +195,22 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
     await refusal(resolveUpdate({ ...response, id_token_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /id_token_signed_response_alg must be PS256 or ES256/);
   });
 
+  it("changes require_nonce, and takes false back when the update leaves it out; a fapi2 client's stays true (OpenID Connect Core section 3.1.2.1)", async () => {
+    const standard = { ...ctx, profile: "standard" as const, now: LATER };
+    const { stored, response } = await registered({ require_nonce: true }, { profile: "standard" });
+    expect(stored.metadata.requireNonce).toBe(true);
+    expect(response.require_nonce).toBe(true);
+    expect((await resolveUpdate(response, stored, standard)).metadata).toEqual(stored.metadata);
+    expect((await resolveUpdate({ ...response, require_nonce: false }, stored, standard)).metadata).toEqual({ ...stored.metadata, requireNonce: false });
+    const { require_nonce: _nonce, ...rest } = response;
+    expect((await resolveUpdate(rest, stored, standard)).metadata.requireNonce).toBe(false);
+    await refusal(resolveUpdate({ ...response, require_nonce: "yes" }, stored, standard), "invalid_client_metadata", /^require_nonce must be true or false$/);
+    const fapi = await registered();
+    expect(fapi.response.require_nonce).toBe(true);
+    expect((await resolveUpdate(fapi.response, fapi.stored, { ...ctx, now: LATER })).metadata.requireNonce).toBe(true);
+    await refusal(resolveUpdate({ ...fapi.response, require_nonce: false }, fapi.stored, { ...ctx, now: LATER }), "invalid_client_metadata", /leave require_nonce out or set it to true$/);
+  });
+
   it("replaces post_logout_redirect_uris, and clears them when the update leaves them out (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", async () => {
     const first = ["https://tpp.example/signed-out"];
     const { decided, stored, response } = await registered({ post_logout_redirect_uris: first });

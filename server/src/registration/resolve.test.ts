@@ -58,6 +58,7 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
       subjectType: "public",
       sectorIdentifierUri: undefined,
       postLogoutRedirectUris: [],
+      requireNonce: true,
     });
   });
 
@@ -157,6 +158,17 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata({ ...method, redirectUris: ["https://app.tpp.example/cb"] }, twoHosts, "fapi2").redirectUris).toEqual(["https://app.tpp.example/cb"]);
     // No redirect URI at all (client credentials only): no sector to be ambiguous about.
     expect(resolveMetadata({ ...method, grantTypes: ["client_credentials"] }, { ...STATEMENT, redirectUris: undefined }, "fapi2").subjectType).toBe("pairwise");
+  });
+
+  it("takes require_nonce from the request, false when left out; true for fapi2, which refuses false (OpenID Connect Core section 3.1.2.1)", () => {
+    const basic = { tokenEndpointAuthMethod: "client_secret_basic" } as const;
+    expect(resolveMetadata(basic, STATEMENT, "standard").requireNonce).toBe(false);
+    expect(resolveMetadata({ ...basic, requireNonce: true }, STATEMENT, "standard").requireNonce).toBe(true);
+    expect(resolveMetadata({ ...basic, requireNonce: false }, STATEMENT, "standard").requireNonce).toBe(false);
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    expect(resolveMetadata(method, STATEMENT, "fapi2").requireNonce).toBe(true);
+    expect(resolveMetadata({ ...method, requireNonce: true }, STATEMENT, "fapi2").requireNonce).toBe(true);
+    refusal({ ...method, requireNonce: false }, STATEMENT, "fapi2", "invalid_client_metadata", /^a fapi2 client sends a nonce with every openid request .*: leave require_nonce out or set it to true$/);
   });
 
   it("keeps the request's scope", () => {

@@ -32,9 +32,15 @@
  * `sector_identifier_uri`, its redirect URIs must all be on one host (Core §8.1), or the sector
  * would be ambiguous. What the `sector_identifier_uri` serves is checked by registration.ts
  * (sector-identifier.ts), not here: this module fetches nothing.
+ *
+ * Nonces (OpenID Connect Core §3.1.2.1): `require_nonce` (a Tollgate member, not one of OpenID
+ * Connect Registration §2) is the request's, false when left out; a `fapi2` client needs a nonce
+ * with `openid` regardless (oauth/authorize.ts `nonceRequired`), so it registers true, and a
+ * `fapi2` request with `false` is refused rather than told something that would not hold.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TlsClientAuthExpectation } from "../certificates/client-auth.js";
+import { nonceRequired } from "../oauth/authorize.js";
 import type { PublicJwks } from "../oauth/jwks.js";
 import type { SubjectType } from "../oauth/subject.js";
 import type { SecurityProfile } from "../stores/clients.js";
@@ -92,6 +98,8 @@ export interface RegisteredMetadata {
   sectorIdentifierUri?: string;
   /** OpenID Connect RP-Initiated Logout 1.0 §3.1: exact https URIs the logout endpoint may send the browser to (the request's within the statement's, else the statement's, else the request's); empty when none. */
   postLogoutRedirectUris: string[];
+  /** OpenID Connect Core §3.1.2.1: a `nonce` on every authorization request with `openid` (the request's, else false; always true for `fapi2`). */
+  requireNonce: boolean;
 }
 
 /** The statement's value of a member, the request's when the statement has none; a differing request value is refused. */
@@ -153,6 +161,19 @@ function subjectsOf(requested: RequestedMetadata, statement: SoftwareStatement, 
   return { subjectType, sectorIdentifierUri };
 }
 
+/**
+ * `require_nonce`: the request's, false when left out; true for `fapi2`, which always requires a
+ * nonce (oauth/authorize.ts `nonceRequired`).
+ * @throws RegistrationError `invalid_client_metadata` for `false` where a nonce is required anyway.
+ */
+function requireNonceOf(requested: RequestedMetadata, profile: SecurityProfile): boolean {
+  const required = nonceRequired({ requireNonce: requested.requireNonce ?? false, securityProfile: profile });
+  if (requested.requireNonce === false && required) {
+    throw invalidClientMetadata("a fapi2 client sends a nonce with every openid request (OpenID Connect Core section 3.1.2.1): leave require_nonce out or set it to true");
+  }
+  return required;
+}
+
 /** The client authentication method, checked against the profile and what it needs (keys, a certificate expectation). */
 function authMethodOf(requested: RequestedMetadata, profile: SecurityProfile, hasKeys: boolean): RegistrationAuthMethod {
   const method = requested.tokenEndpointAuthMethod ?? (profile === "fapi2" ? undefined : "client_secret_basic");
@@ -199,7 +220,7 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  * The metadata to register for `requested` under `statement` and `profile`: the statement's
  * values first (see the module's comment for conflicts), RFC 7591 §2's defaults
  * (`client_secret_basic` for a `standard` registration, `authorization_code`, `code`), PS256 for
- * ID tokens, `public` subjects, no post-logout redirect URIs, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
+ * ID tokens, `public` subjects, no post-logout redirect URIs, no nonce required, and the `fapi2` rules and defaults. The request's `software_statement` is not looked
  * at: the caller verified it into `statement`.
  *
  * @throws RegistrationError `invalid_client_metadata`: a member differing from the statement's;
@@ -208,7 +229,8 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  *   keys; tls_client_auth without its `tls_client_auth_*` member, or such a member with another
  *   method; authorization_code without code or the reverse; refresh_token without authorization_code;
  *   `pairwise` without `sector_identifier_uri` and with redirect URIs on more than one host; a
- *   post-logout redirect URI the statement does not list (when it lists some).
+ *   post-logout redirect URI the statement does not list (when it lists some); `require_nonce`
+ *   false for `fapi2`.
  * @throws RegistrationError `invalid_redirect_uri`: a redirect URI the statement does not list,
  *   or none for the authorization_code grant.
  */
@@ -235,5 +257,6 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
     idTokenSignedResponseAlg: agreed("id_token_signed_response_alg", requested.idTokenSignedResponseAlg, statement.idTokenSignedResponseAlg) ?? DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG,
     ...subjectsOf(requested, statement, redirectUris),
     postLogoutRedirectUris: postLogoutRedirectUrisOf(requested.postLogoutRedirectUris, statement.postLogoutRedirectUris),
+    requireNonce: requireNonceOf(requested, profile),
   };
 }

@@ -22,6 +22,8 @@ export interface AppRecord {
   /** apigee | rfc6749 */
   tokenResponseProfile: string;
   requirePkce: boolean;
+  /** OpenID Connect Core §3.1.2.1: a `nonce` on every authorization request with `openid` (a fapi2 app needs one regardless); false unless set. */
+  requireNonce: boolean;
   canIntrospect: boolean;
   /** Client authentication methods (RFC 7591 §2 names), as stored. */
   tokenEndpointAuthMethods: string[];
@@ -65,6 +67,8 @@ export interface AppSettings {
   refreshTokenLifetimeSeconds?: number;
   tokenResponseProfile?: string;
   requirePkce?: boolean;
+  /** A `nonce` on every authorization request with `openid`; false by default. */
+  requireNonce?: boolean;
   canIntrospect?: boolean;
   /** RFC 7591 §2 names. */
   tokenEndpointAuthMethods?: string[];

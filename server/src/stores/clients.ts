@@ -14,6 +14,14 @@ export type TokenResponseProfile = "apigee" | "rfc6749";
  */
 export type SecurityProfile = "standard" | "fapi2";
 
+/** An access token's format: `opaque` (the default), or `jwt` (RFC 9068) for resource servers that validate it offline. */
+export type AccessTokenFormat = "opaque" | "jwt";
+
+/** A stored access token format (an API product's, a token's): `jwt`, else `opaque`, the default. */
+export function accessTokenFormatOf(stored: string): AccessTokenFormat {
+  return stored === "jwt" ? "jwt" : "opaque";
+}
+
 export const SECURITY_PROFILES: readonly SecurityProfile[] = ["standard", "fapi2"];
 
 /** A JWK Set of public keys (RFC 7517 §5), as registered. */
@@ -52,6 +60,11 @@ export interface ClientRecord {
   /** Seconds. */
   refreshTokenLifetimeSeconds: number;
   requirePkce: boolean;
+  /**
+   * OpenID Connect Core §3.1.2.1: every authorization request with `openid` must carry a `nonce`
+   * (oauth/authorize.ts `nonceRequired`, which also requires one of every `fapi2` app).
+   */
+  requireNonce: boolean;
   /** May call the introspection endpoint (RFC 7662). */
   canIntrospect: boolean;
   /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */
@@ -66,8 +79,11 @@ export interface ClientRecord {
    * tls_client_auth_subject_dn or tls_client_auth_san_dns|uri|ip|email and its value; null when none.
    */
   tlsClientAuth: { parameter: string; value: string } | null;
-  /** API products approved on this credential, with their scopes and whether they need PSD2 strong customer authentication. */
-  products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[] }[];
+  /**
+   * API products approved on this credential, with their scopes, whether they need PSD2 strong customer authentication,
+   * and the format of the access tokens they grant (RFC 9068 JWT, or opaque).
+   */
+  products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[]; accessTokenFormat: AccessTokenFormat }[];
   /** Registered redirect URIs, matched exactly. */
   callbackUrls: string[];
 }

@@ -16,6 +16,8 @@ export interface AuthorizationCodeRecord {
   dpopJkt: string | null;
   /** OpenID Connect Core §3.1.2.1: the request's `nonce`, carried into the ID token; null when none. */
   nonce: string | null;
+  /** RFC 8707: the resource indicators of the authorization request; null when none. */
+  resource: readonly string[] | null;
   /** How the user authenticated for this code (`acr`, `amr`, `auth_time`); null for codes from before SCA. */
   authentication: Authentication | null;
   /** The PSD2 consent the code authorizes and its approved authorization details (RFC 9396); null when none. */

@@ -22,6 +22,10 @@ export interface InteractionRecord {
   nonce: string | null;
   /** OpenID Connect Core §3.1.2.1 `login_hint`, offered as the username at sign-in; null when none. */
   loginHint: string | null;
+  /** OpenID Connect Core §3.1.2.1 `ui_locales`: the languages the pages should speak, space-separated BCP 47 tags in order of preference; null when none. */
+  uiLocales: string | null;
+  /** RFC 8707: the resource indicators of the request, carried into the code; null when none. */
+  resource: readonly string[] | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */

@@ -4,6 +4,7 @@
  * read-only view of the same tables is catalog.ts.
  */
 import type { ConsentCheck } from "./catalog.js";
+import type { AccessTokenFormat } from "./clients.js";
 
 export interface ApiProductRecord {
   id: string;
@@ -20,6 +21,8 @@ export interface ApiProductRecord {
   requiresSca: boolean;
   /** RFC 9396 authorization details types the product lets a client ask for (payment_initiation, account_information). */
   authorizationDetailsTypes: string[];
+  /** The access tokens of its grants (oauth/access-token-jwt.ts): opaque, or JWTs (RFC 9068). */
+  accessTokenFormat: AccessTokenFormat;
   createdAt: Date;
 }
 
@@ -50,6 +53,7 @@ export interface ApiProductChanges {
   scopes?: string[];
   requiresSca?: boolean;
   authorizationDetailsTypes?: string[];
+  accessTokenFormat?: AccessTokenFormat;
   apiIds?: string[];
 }
 

@@ -3,6 +3,7 @@
  * (a rotation writes a new row). Only SHA-256 hashes of token values are stored.
  */
 import type { AuditEventInput } from "./audit.js";
+import type { AccessTokenFormat } from "./clients.js";
 import type { AuthorizationDetail } from "./authorization-details.js";
 import type { Page, PageRequest } from "./page.js";
 
@@ -42,6 +43,10 @@ export interface NewAccessToken {
   authentication?: Authentication;
   /** The PSD2 consent the grant authorizes, and the RFC 9396 authorization details the tokens carry (JSON text of an array). */
   consent?: GrantConsent;
+  /** RFC 8707: the resource URIs the access token is restricted to; absent: no restriction. */
+  audience?: readonly string[];
+  /** The access token's format: an opaque split token, or a JWT (RFC 9068) whose `jti` is the row id. */
+  format: AccessTokenFormat;
 }
 
 /**
@@ -89,6 +94,9 @@ export interface TokenRecord {
   readonly consent: GrantConsent | null;
   /** The authorization details parsed (the gateway's dynamic linking reads them); null when none. */
   readonly authorizationDetails: readonly AuthorizationDetail[] | null;
+  /** RFC 8707: the resource URIs the access token is restricted to; null: no restriction. */
+  readonly audience: readonly string[] | null;
+  readonly format: AccessTokenFormat;
 }
 
 /** A token row as the admin API lists it (never a value; lists as stored, space-separated). */

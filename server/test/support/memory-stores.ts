@@ -8,6 +8,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore, NewAuthorizationC
 import type { Revocation, TokenRecord, TokenRow, TokenStore } from "../../src/stores/tokens.js";
 import type { ReplayStore } from "../../src/stores/replays.js";
 import type { UserRecord, UserStore } from "../../src/stores/users.js";
+import type { CatalogStore } from "../../src/stores/catalog.js";
 
 /** The stores the grants use (oauth/grants/grant.ts), in memory. */
 export interface MemoryStores {
@@ -16,6 +17,8 @@ export interface MemoryStores {
   users: UserStore;
   /** No PSD2 consents: the grants under test here carry none. */
   psd2Consents: Psd2ConsentStore;
+  /** No APIs: a `resource` names none here (server/test/jwt-access-tokens.test.ts runs resource indicators on the real server). */
+  catalog: Pick<CatalogStore, "apiRoute">;
   /** The rows, for assertions. */
   readonly state: { tokens: Map<string, TokenRecord & { grantType: string; revokedAt: Date | null; revokedBy: string | null }>; codes: Map<string, AuthorizationCodeRecord & { codeHash: string }>; users: Map<string, UserRecord> };
 }
@@ -84,6 +87,8 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
         authentication: t.authentication ?? null,
         consent: t.consent ?? null,
         authorizationDetails: t.consent ? JSON.parse(t.consent.authorizationDetails) : null,
+        audience: t.audience ?? null,
+        format: t.format,
         grantType: t.grantType,
         revokedAt: null,
         revokedBy: null,
@@ -191,7 +196,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     summary: unsupported("summary"),
     deleteUnanswered: unsupported("deleteUnanswered"),
   };
-  return { tokens, codes, users: userStore, psd2Consents, state };
+  return { tokens, codes, users: userStore, psd2Consents, catalog: { apiRoute: async () => undefined }, state };
 }
 
 /** A replay store (stores/replays.ts) in a Map, that records each call for assertions. */

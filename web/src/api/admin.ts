@@ -10,6 +10,8 @@ export type ProductStatus = "approved" | "pending" | "revoked";
 export type TokenResponseProfile = "apigee" | "rfc6749";
 /** standard, or fapi2: the FAPI 2.0 Security Profile (PAR, PKCE, private_key_jwt only, DPoP-bound tokens). */
 export type SecurityProfile = "standard" | "fapi2";
+/** OpenID Connect Core §8: the user's own identifier (public), or one of the app's sector (pairwise). */
+export type SubjectType = "public" | "pairwise";
 export type Role = "user" | "admin";
 export type UserStatus = "active" | "disabled";
 
@@ -193,6 +195,9 @@ export const DELETE_DEVELOPER = gql<{ deleteDeveloper: string }, { id: string }>
 /** RFC 9396 authorization details types (PSD2) a client approved for a product may ask for. */
 export type AuthorizationDetailsType = "payment_initiation" | "account_information";
 
+/** A product's access tokens: opaque (the default), or JWTs (RFC 9068) that resource servers validate offline. */
+export type AccessTokenFormat = "opaque" | "jwt";
+
 /** PSD2 dynamic linking at the gateway for calls made with a PSD2 consent's token (schema.graphql ConsentCheck). */
 export type ConsentCheck = "none" | "payments" | "accounts";
 
@@ -213,6 +218,7 @@ export interface ApiProduct {
   /** PSD2 strong customer authentication for any of its scopes. */
   requiresSca: boolean;
   authorizationDetailsTypes: AuthorizationDetailsType[];
+  accessTokenFormat: AccessTokenFormat;
   apis: Array<{ id: string; name: string }>;
   createdAt: string;
 }
@@ -234,7 +240,7 @@ export interface Api {
 }
 
 const API_PRODUCT_FIELDS =
-  "id name displayName description scopes scopeDescriptions { name description } requiresSca authorizationDetailsTypes apis { id name } createdAt";
+  "id name displayName description scopes scopeDescriptions { name description } requiresSca authorizationDetailsTypes accessTokenFormat apis { id name } createdAt";
 const API_FIELDS = "id name upstreamUrl requiredScopes passCookies requiredAcr maxAgeSeconds consentCheck products { id name } createdAt";
 
 /** The products page: products, APIs, and every scope with its description (to tell a product's new scopes from known ones). */
@@ -256,6 +262,8 @@ export interface CreateApiProductInput {
   scopeDescriptions?: Scope[];
   requiresSca?: boolean;
   authorizationDetailsTypes?: AuthorizationDetailsType[];
+  /** Applies to tokens issued from now on. */
+  accessTokenFormat?: AccessTokenFormat;
   apiIds?: string[];
 }
 
@@ -356,6 +364,14 @@ export interface AppDetail extends AppSummary {
   tlsClientAuth: TlsClientAuth | null;
   /** What its ID tokens are signed with (id_token_signed_response_alg). */
   idTokenSignedResponseAlg: SigningAlgorithm;
+  /** The sub its users get (OpenID Connect Core §8 subject_type). */
+  subjectType: SubjectType;
+  /** A pairwise app's sector (sector_identifier_uri), or null. */
+  sectorIdentifierUri: string | null;
+  /** Where the logout endpoint may send the browser (post_logout_redirect_uris); empty when none. */
+  postLogoutRedirectUris: string[];
+  /** A nonce on every authorization request with openid (a FAPI 2.0 app needs one regardless). */
+  requireNonce: boolean;
   /** How the app registered itself (RFC 7591), or null for an app created in the console or the admin API. */
   registration: AppRegistration | null;
   credentials: Credential[];
@@ -407,6 +423,12 @@ export interface AppSettings {
   securityProfile?: SecurityProfile;
   /** Applies to ID tokens issued from now on. */
   idTokenSignedResponseAlg?: SigningAlgorithm;
+  subjectType?: SubjectType;
+  /** null removes it. */
+  sectorIdentifierUri?: string | null;
+  /** Replaces them; [] removes them. */
+  postLogoutRedirectUris?: string[];
+  requireNonce?: boolean;
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -423,7 +445,7 @@ const REGISTRATION_FIELDS = `softwareId softwareVersion organizationId organizat
   registeredAt statementIssuedAt statementExpiresAt`;
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
   tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri tlsClientAuth { parameter value }
-  idTokenSignedResponseAlg registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
+  idTokenSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {

@@ -23,6 +23,8 @@ export interface Interaction {
   user: { username: string } | null;
   /** The relying party's login_hint (OpenID Connect Core §3.1.2.1), offered as the username; null when none. */
   loginHint: string | null;
+  /** The relying party's ui_locales (OpenID Connect Core §3.1.2.1), in order of preference; [] when none. */
+  uiLocales: string[];
   csrfToken: string;
   /** The request needs strong customer authentication (a PSD2 product): a password alone never reaches consent. */
   scaRequired: boolean;
@@ -167,6 +169,7 @@ export function post(url: string, csrfToken: string, body: unknown): Promise<unk
 function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
   const { id, stage, client, scopes, user, loginHint, csrfToken, scaRequired, accessUntil } = body;
+  const uiLocales = body.uiLocales ?? [];
   // Details the SPA could not put into words are never shown for approval.
   const authorizationDetails =
     body.authorizationDetails === undefined || body.authorizationDetails === null ? null : parseAuthorizationDetails(body.authorizationDetails);
@@ -181,6 +184,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     !scopes.every((s) => isRecord(s) && isString(s.name) && isString(s.description)) ||
     !(user === null || (isRecord(user) && isString(user.username))) ||
     !(loginHint === null || isString(loginHint)) ||
+    !(Array.isArray(uiLocales) && uiLocales.every(isString)) ||
     !isString(csrfToken) ||
     authorizationDetails === undefined ||
     accounts === undefined ||
@@ -195,6 +199,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     scopes: (scopes as Scope[]).map(({ name, description }) => ({ name, description })),
     user: user === null ? null : { username: (user as { username: string }).username },
     loginHint: loginHint as string | null,
+    uiLocales: uiLocales as string[],
     csrfToken,
     scaRequired: scaRequired === true,
     authorizationDetails,

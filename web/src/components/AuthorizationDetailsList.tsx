@@ -40,8 +40,9 @@ function Payment({ description }: { description: PaymentDescription }) {
 /**
  * RFC 9396 authorization details in plain words (lib/authorization-details.ts), as a list: a
  * payment, or a batch of payments (count and totals, then each payment), and account access.
- * Amounts and dates follow the browser's language.
+ * Amounts and dates follow `locale`, by default the browser's language.
  *
+ * @param locale - a BCP 47 tag: the consent page passes the request's ui_locales' (lib/locale.ts).
  * @param accounts - the PSU's accounts, which name the IBANs they know (else IBANs are shown).
  * @param today - YYYY-MM-DD: account access also says for how many days it lasts from then.
  */
@@ -50,14 +51,15 @@ export function AuthorizationDetailsList({
   accounts = [],
   today,
   label,
+  locale = navigator.language,
 }: {
   details: readonly AuthorizationDetail[];
+  locale?: string;
   accounts?: readonly PsuAccount[];
   today?: string;
   /** The list's accessible name, when no heading names it. */
   label?: string;
 }) {
-  const locale = navigator.language;
   const payments = details.filter(isPayment);
   const batch = payments.length > 1 ? describeBatch(payments, accounts, locale) : null;
   return (

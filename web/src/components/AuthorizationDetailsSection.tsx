@@ -36,8 +36,11 @@ export function AuthorizationDetailsSection({
   choice,
   onChange,
   busy,
+  locale,
 }: {
   clientName: string;
+  /** Of the amounts and dates (lib/locale.ts). */
+  locale: string;
   details: readonly AuthorizationDetail[];
   /** The PSU's accounts. */
   accounts: readonly PsuAccount[];
@@ -52,7 +55,7 @@ export function AuthorizationDetailsSection({
       <h2 id={`${id}-heading`} className="details-heading">
         <bdi>{clientName}</bdi> asks to:
       </h2>
-      <AuthorizationDetailsList details={details} accounts={accounts} today={localToday()} />
+      <AuthorizationDetailsList details={details} accounts={accounts} today={localToday()} locale={locale} />
       {accountsToChoose(details) && (
         <fieldset className="fieldset" aria-describedby={`${id}-accounts-hint`}>
           <legend>Accounts to share</legend>

@@ -73,6 +73,7 @@ describe("the app's name in the consent section", () => {
         choice: { accounts: new Set<string>(), debtorAccount: "" },
         onChange: () => {},
         busy: false,
+        locale: "en",
       }),
     );
     expect(html).toContain(`<bdi>${HEBREW}</bdi> asks to:`);

@@ -8,6 +8,8 @@ import { sentence } from "./text";
 const FIELD_NAMES = new Map([
   ["jwks", "JWK Set"],
   ["jwksUri", "JWKS URI"],
+  ["postLogoutRedirectUris", "Post-logout redirect URIs"],
+  ["sectorIdentifierUri", "Sector identifier URI"],
 ]);
 
 /**

@@ -6,6 +6,7 @@ import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, Page } from "../components/Page";
 import { choiceDecision, describeAccessUntil, isPayment, type ConsentChoice } from "../lib/authorization-details";
 import { leaveTo } from "../lib/navigation";
+import { pageLocale } from "../lib/locale";
 import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
 import { describeFailure } from "../lib/text";
@@ -32,6 +33,8 @@ export function ConsentPage() {
 function ConsentForm({ interaction, onStale }: { interaction: Interaction; onStale: () => void }) {
   const navigate = useNavigate();
   const { client, scopes, user, authorizationDetails: details } = interaction;
+  // The relying party's ui_locales first: dates and amounts in the PSU's language (the words stay English).
+  const locale = pageLocale(interaction.uiLocales, navigator.language);
   const [granted, setGranted] = useState<ReadonlySet<string>>(() => new Set(scopes.map((s) => s.name)));
   const [choice, setChoice] = useState<ConsentChoice>({ accounts: new Set(), debtorAccount: "" });
   const [pending, setPending] = useState<"allow" | "deny" | null>(null);
@@ -144,6 +147,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             choice={choice}
             onChange={setChoice}
             busy={busy}
+            locale={locale}
           />
         )}
         {scopes.length > 0 ? (
@@ -182,7 +186,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         )}
         {!details && interaction.accessUntil && scopes.length > 0 && (
           <p className="small">
-            Access lasts {describeAccessUntil(interaction.accessUntil, navigator.language)}. You can withdraw it at any time on your Account page.
+            Access lasts {describeAccessUntil(interaction.accessUntil, locale)}. You can withdraw it at any time on your Account page.
           </p>
         )}
         <p className="muted small">

@@ -24,7 +24,7 @@ import {
   updateAppSettings,
 } from "../use-cases/apps.js";
 import { found } from "../use-cases/common.js";
-import { check, checkOptional, inputError, v } from "../validation.js";
+import { check, checkNullable, checkOptional, inputError, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
 /** The checked token lifetimes of an input; absent ones undefined. */
@@ -35,7 +35,12 @@ function lifetimes(input: TokenLifetimesInput): AppSettings {
   };
 }
 
-/** The checked client settings of an input (AppSettingsInput, CreateAppInput); absent ones undefined. */
+/**
+ * The checked client settings of an input (AppSettingsInput, CreateAppInput); absent ones undefined,
+ * a null or empty `sectorIdentifierUri` null (removed).
+ * @throws BAD_USER_INPUT naming the field: no or repeated methods, a post-logout redirect URI that
+ *   would not do as a callback URL or is repeated, a sector identifier URI that is not https (validation.ts).
+ */
 function settings(input: AppSettingsInput): AppSettings {
   return {
     tokenResponseProfile: input.tokenResponseProfile ?? undefined,
@@ -45,6 +50,10 @@ function settings(input: AppSettingsInput): AppSettings {
     tlsClientAuth: tlsClientAuth(input.tlsClientAuth),
     securityProfile: input.securityProfile ?? undefined,
     idTokenSignedResponseAlg: input.idTokenSignedResponseAlg ?? undefined,
+    subjectType: input.subjectType ?? undefined,
+    sectorIdentifierUri: checkNullable(v.sectorIdentifierUri, input.sectorIdentifierUri, "sectorIdentifierUri", true),
+    postLogoutRedirectUris: checkOptional(v.postLogoutRedirectUris, input.postLogoutRedirectUris, "postLogoutRedirectUris"),
+    requireNonce: input.requireNonce ?? undefined,
   };
 }
 

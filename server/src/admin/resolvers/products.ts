@@ -14,8 +14,9 @@ function productChanges(input: UpdateApiProductInput): ApiProductChanges & { sco
     scopes: checkOptional(v.scopes, input.scopes, "scopes"),
     scopeDescriptions: checkOptional(v.scopeDescriptions, input.scopeDescriptions, "scopeDescriptions"),
     requiresSca: input.requiresSca ?? undefined,
-    // GraphQL's enum checks the values; each once.
+    // GraphQL's enums check the values; each details type once.
     authorizationDetailsTypes: input.authorizationDetailsTypes ? [...new Set(input.authorizationDetailsTypes)] : undefined,
+    accessTokenFormat: input.accessTokenFormat ?? undefined,
     apiIds: input.apiIds ?? undefined,
   };
 }

@@ -151,10 +151,11 @@ export function setAppStatus(db: Database, o: { appId: string; status: "approved
 
 /**
  * Changes an app's client settings (token lifetimes, response profile, PKCE, introspection,
- * authentication methods, security profile, ID token signing algorithm); undefined keeps a
- * setting. They apply to requests from now on (the token endpoint reads the app through the
- * catalog cache, which this write empties). Switching to fapi2 also sets what `FAPI2_SETTINGS` holds unless
- * given; back to standard keeps the settings as they are.
+ * authentication methods, security profile, and the OpenID Connect ones: ID token signing
+ * algorithm, subject type, sector identifier URI, post-logout redirect URIs, nonce requirement);
+ * undefined keeps a setting. They apply to requests from now on (the token endpoint reads the
+ * app through the catalog cache, which this write empties). Switching to fapi2 also sets what
+ * `FAPI2_SETTINGS` holds unless given; back to standard keeps the settings as they are.
  * @throws NotFound; BAD_USER_INPUT when the settings would not hold together: private_key_jwt
  *   or fapi2 without the app's keys, or a fapi2 app with other methods, the apigee profile or
  *   without PKCE.

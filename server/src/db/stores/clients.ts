@@ -5,7 +5,7 @@
  */
 import { parseClientAuthMethods } from "../../kernel/auth-methods.js";
 import { splitList } from "../../kernel/list.js";
-import type { ClientRecord, ClientStore, JwkSet } from "../../stores/clients.js";
+import { accessTokenFormatOf, type ClientRecord, type ClientStore, type JwkSet } from "../../stores/clients.js";
 import { booleanOf, nullableDateOf, type Row } from "../sql.js";
 import type { Executor } from "./executor.js";
 
@@ -27,6 +27,7 @@ interface CredentialRow extends Row {
   accessTokenLifetimeSeconds: number;
   refreshTokenLifetimeSeconds: number;
   requirePkce: unknown;
+  requireNonce: unknown;
   canIntrospect: unknown;
   tokenEndpointAuthMethods: string;
   securityProfile: string;
@@ -40,7 +41,7 @@ interface CredentialRow extends Row {
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
   a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."postLogoutRedirectUris", a."accessTokenLifetimeSeconds",
-  a."refreshTokenLifetimeSeconds", a."requirePkce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
+  a."refreshTokenLifetimeSeconds", a."requirePkce", a."requireNonce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
 
@@ -50,9 +51,10 @@ interface ProductRow extends Row {
   scopes: string;
   requiresSca: unknown;
   authorizationDetailsTypes: string;
+  accessTokenFormat: string;
 }
 
-const PRODUCTS_SELECT = `SELECT p."name", p."scopes", p."requiresSca", p."authorizationDetailsTypes"
+const PRODUCTS_SELECT = `SELECT p."name", p."scopes", p."requiresSca", p."authorizationDetailsTypes", p."accessTokenFormat"
 FROM "CredentialProduct" cp JOIN "ApiProduct" p ON p."id" = cp."apiProductId"
 WHERE cp."credentialId" = ? AND cp."status" = 'approved' ORDER BY p."name"`;
 
@@ -96,13 +98,16 @@ export function clientStore(x: Executor): ClientStore {
       accessTokenLifetimeSeconds: c.accessTokenLifetimeSeconds,
       refreshTokenLifetimeSeconds: c.refreshTokenLifetimeSeconds,
       requirePkce: booleanOf(c.requirePkce),
+      requireNonce: booleanOf(c.requireNonce),
       canIntrospect: booleanOf(c.canIntrospect),
       tokenEndpointAuthMethods: parseClientAuthMethods(splitList(c.tokenEndpointAuthMethods)),
       securityProfile: c.securityProfile === "fapi2" ? "fapi2" : "standard",
       jwks: c.jwks === "" ? null : (JSON.parse(c.jwks) as JwkSet),
       jwksUri: c.jwksUri,
       tlsClientAuth: c.tlsClientAuthParameter && c.tlsClientAuthValue ? { parameter: c.tlsClientAuthParameter, value: c.tlsClientAuthValue } : null,
-      products: products.map((p) => ({ name: p.name, scopes: splitList(p.scopes), requiresSca: booleanOf(p.requiresSca), authorizationDetailsTypes: splitList(p.authorizationDetailsTypes) })),
+      products: products.map((p) => ({ name: p.name, scopes: splitList(p.scopes), requiresSca: booleanOf(p.requiresSca), authorizationDetailsTypes: splitList(p.authorizationDetailsTypes),
+        accessTokenFormat: accessTokenFormatOf(p.accessTokenFormat),
+      })),
       callbackUrls: callbackUrls.map((u) => u.url),
     };
   }

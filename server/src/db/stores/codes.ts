@@ -7,7 +7,7 @@ import type { AuthorizationCodeRecord, AuthorizationCodeStore } from "../../stor
 import { dateOf, nullableDateOf } from "../sql.js";
 import type { Executor } from "./executor.js";
 
-const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "nonce", "acr", "amr", "authTime", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
+const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "nonce", "resource", "acr", "amr", "authTime", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
 
 function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
   return {
@@ -20,6 +20,7 @@ function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
     codeChallengeMethod: (row.codeChallengeMethod as string | null) ?? null,
     dpopJkt: (row.dpopJkt as string | null) ?? null,
     nonce: (row.nonce as string | null) ?? null,
+    resource: typeof row.resource === "string" ? splitList(row.resource) : null,
     authentication: typeof row.acr === "string" ? { acr: row.acr, amr: splitList(String(row.amr ?? "")), authTime: dateOf(row.authTime) } : null,
     consent: typeof row.authorizationDetails === "string" ? { consentId: (row.consentId as string | null) ?? null, authorizationDetails: row.authorizationDetails } : null,
     expiresAt: dateOf(row.expiresAt),
@@ -36,10 +37,11 @@ export function codeStore(x: Executor): AuthorizationCodeStore {
   };
   return {
     async insert(c) {
-      const { scopes, authentication, consent, ...rest } = c;
+      const { scopes, authentication, consent, resource, ...rest } = c;
       await prisma.authorizationCode.create({
         data: {
           ...rest,
+          resource: resource ? joinList(resource) : null,
           consentId: consent?.consentId ?? null,
           authorizationDetails: consent?.authorizationDetails ?? null,
           scope: joinList(scopes), acr: authentication?.acr ?? null, amr: authentication ? joinList(authentication.amr) : null, authTime: authentication?.authTime ?? null },

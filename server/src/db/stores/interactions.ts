@@ -5,8 +5,9 @@ import { joinList, splitList } from "../../kernel/list.js";
 import type { InteractionRecord, InteractionStage, InteractionStore } from "../../stores/interactions.js";
 import type { Executor } from "./executor.js";
 
-type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication"> & {
+type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "resource"> & {
   scope: string;
+  resource: string | null;
   stage: string;
   amr: string;
   authTime: Date | null;
@@ -15,8 +16,8 @@ type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication"> & {
 };
 
 function parse(row: Row): InteractionRecord {
-  const { scope, stage, amr, authTime, createdAt: _c, updatedAt: _u, ...rest } = row;
-  return { ...rest, scopes: splitList(scope), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
+  const { scope, stage, amr, authTime, resource, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return { ...rest, scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
 /** The interaction store over `x`. */
@@ -25,10 +26,10 @@ export function interactionStore(x: Executor): InteractionStore {
   const move = async (id: string, from: InteractionStage, data: object) => (await prisma.interaction.updateMany({ where: { id, stage: from }, data })).count === 1;
   return {
     async create(i) {
-      const { scopes, authentication, ...rest } = i;
+      const { scopes, authentication, resource, ...rest } = i;
       return parse(
         await prisma.interaction.create({
-          data: { ...rest, scope: joinList(scopes), amr: joinList(authentication?.amr ?? []), authTime: authentication?.authTime ?? null },
+          data: { ...rest, scope: joinList(scopes), resource: resource ? joinList(resource) : null, amr: joinList(authentication?.amr ?? []), authTime: authentication?.authTime ?? null },
         }),
       );
     },

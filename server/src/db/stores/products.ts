@@ -5,18 +5,24 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { joinList, splitList } from "../../kernel/list.js";
 import type { ConsentCheck } from "../../stores/catalog.js";
+import { accessTokenFormatOf } from "../../stores/clients.js";
 import type { ApiChanges, ApiProductChanges, ApiProductRecord, ApiRecord, ProductStore } from "../../stores/products.js";
 import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
 /** The columns of an ApiProductRecord. */
-export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, authorizationDetailsTypes: true, createdAt: true } satisfies Prisma.ApiProductSelect;
+export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, authorizationDetailsTypes: true, accessTokenFormat: true, createdAt: true } satisfies Prisma.ApiProductSelect;
 /** The columns of an ApiRecord. */
 const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, requiredAcr: true, maxAgeSeconds: true, consentCheck: true, createdAt: true } satisfies Prisma.ApiSelect;
 
 /** An API product row as its record. */
 export function toApiProduct(row: Prisma.ApiProductGetPayload<{ select: typeof API_PRODUCT }>): ApiProductRecord {
-  return { ...row, scopes: splitList(row.scopes), authorizationDetailsTypes: splitList(row.authorizationDetailsTypes) };
+  return {
+    ...row,
+    scopes: splitList(row.scopes),
+    authorizationDetailsTypes: splitList(row.authorizationDetailsTypes),
+    accessTokenFormat: accessTokenFormatOf(row.accessTokenFormat),
+  };
 }
 
 /** An API row as its record ("" in requiredAcr: none). */
@@ -26,7 +32,15 @@ function toApi(row: Prisma.ApiGetPayload<{ select: typeof API }>): ApiRecord {
 
 /** The product columns to write; undefined leaves a column as it is. */
 function productColumns(p: ApiProductChanges) {
-  return { name: p.name, displayName: p.displayName, description: p.description, scopes: p.scopes && joinList(p.scopes), requiresSca: p.requiresSca, authorizationDetailsTypes: p.authorizationDetailsTypes && joinList(p.authorizationDetailsTypes) };
+  return {
+    name: p.name,
+    displayName: p.displayName,
+    description: p.description,
+    scopes: p.scopes && joinList(p.scopes),
+    requiresSca: p.requiresSca,
+    authorizationDetailsTypes: p.authorizationDetailsTypes && joinList(p.authorizationDetailsTypes),
+    accessTokenFormat: p.accessTokenFormat,
+  };
 }
 
 /** The API columns to write; undefined leaves a column as it is, a null requiredAcr is stored as "" (none). */

@@ -13,6 +13,7 @@
 import { joinList, splitList } from "../../kernel/list.js";
 import type { AuthorizationDetail } from "../../stores/authorization-details.js";
 import type { AuditEventInput } from "../../stores/audit.js";
+import { accessTokenFormatOf } from "../../stores/clients.js";
 import type { NewAccessToken, Revocation, TokenOwner, TokenRecord, TokenState, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
 import { dateOf, nullableDateOf, type SqlValue, type Statement } from "../sql.js";
@@ -45,6 +46,8 @@ interface Row extends Record<string, unknown> {
   authTime: unknown;
   consentId: string | null;
   authorizationDetails: string | null;
+  audience: string | null;
+  format: string;
 }
 
 function parseRow(row: Row): TokenRecord {
@@ -72,17 +75,19 @@ function parseRow(row: Row): TokenRecord {
     consent: row.authorizationDetails === null ? null : { consentId: row.consentId, authorizationDetails: row.authorizationDetails },
     // Written by us from validated details (consents/authorization-details.ts).
     authorizationDetails: row.authorizationDetails === null ? null : (JSON.parse(row.authorizationDetails) as AuthorizationDetail[]),
+    audience: row.audience === null ? null : splitList(row.audience),
+    format: accessTokenFormatOf(row.format),
   };
 }
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
    "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "x5t", "acr", "amr", "authTime",
-   "consentId", "authorizationDetails")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+   "consentId", "authorizationDetails", "audience", "format")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."x5t", t."acr", t."amr", t."authTime",
-  t."consentId", t."authorizationDetails"
+  t."consentId", t."authorizationDetails", t."audience", t."format"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
 /** The bound values of {@link INSERT} for `t`. */
@@ -111,6 +116,8 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.authentication?.authTime ?? null,
     t.consent?.consentId ?? null,
     t.consent?.authorizationDetails ?? null,
+    t.audience ? joinList(t.audience) : null,
+    t.format,
   ];
 }
 

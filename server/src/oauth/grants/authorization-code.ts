@@ -12,11 +12,12 @@ import { grantScopes, parseScope } from "../scopes.js";
 import { accessEndOf } from "../../consents/requests.js";
 import { consentDetails, withDetailsProducts } from "../../consents/grants.js";
 import { hashSecret } from "../../kernel/secrets.js";
+import { narrowedAudience, requestedResources } from "../resource.js";
 import type { Grant } from "./grant.js";
 
 export const authorizationCodeGrant: Grant = {
   type: "authorization_code",
-  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, auditEvent }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, signer, auditEvent }) {
     const { code: value, redirect_uri: redirectUri, code_verifier: verifier } = params;
     if (value === undefined) throw new InvalidRequest("code is required");
     if (redirectUri === undefined) throw new InvalidRequest("redirect_uri is required");
@@ -47,8 +48,9 @@ export const authorizationCodeGrant: Grant = {
     // Authorization details alone (no scope) grant no scope: `scope` may then only be left out.
     const scopes = consent && code.scopes.length === 0 ? grantScopes(parseScope(params.scope), []) : userTokenScopes(params.scope, code.scopes, client.products);
     const details = consent && consentDetails(consent);
+    const asked = await requestedResources(params.resource, client, { baseUrl: signer.baseUrl, catalog: stores.catalog });
 
-    const { row, issued } = newToken({
+    const { row, issued } = await newToken({
       client,
       grantType: "authorization_code",
       scopes,
@@ -62,8 +64,9 @@ export const authorizationCodeGrant: Grant = {
       nonce: code.nonce,
       consent: consent ?? undefined,
       notAfter: details ? (accessEndOf(details) ?? undefined) : undefined,
+      audience: narrowedAudience(asked, code.resource),
       now,
-    });
+    }, signer);
     // Using the code and storing its tokens is one transaction, so a concurrent replay either
     // finds the code unused or finds the tokens to revoke.
     return (await stores.tokens.insertRedeemingCode(row, code.id, now, auditEvent(issued))) ? issued : replayed();

@@ -6,10 +6,11 @@ import type { AuditEventInput } from "../../stores/audit.js";
 import type { Stores } from "../../stores/index.js";
 import type { Client } from "../client-auth.js";
 import type { FormParams } from "../form.js";
-import type { IssuedToken } from "../issue.js";
+import type { IssuedToken, TokenSigner } from "../issue.js";
+import type { ResourceServers } from "../resource.js";
 
-/** The stores a grant uses. */
-export type GrantStores = Pick<Stores, "codes" | "tokens" | "users" | "psd2Consents">;
+/** The stores a grant uses; of the catalog, the APIs a `resource` may name (RFC 8707). */
+export type GrantStores = Pick<Stores, "codes" | "tokens" | "users" | "psd2Consents"> & { catalog: ResourceServers["catalog"] };
 
 /** Everything a grant handler may use; no HTTP request or response. */
 export interface GrantContext {
@@ -29,6 +30,8 @@ export interface GrantContext {
    * if any: the issued access token is bound to it (`cnf.x5t#S256`, §3).
    */
   certificateThumbprint?: string;
+  /** Signs JWT access tokens (RFC 9068); its `baseUrl` also names the APIs a `resource` may ask for (RFC 8707). */
+  signer: TokenSigner;
   /** PSD2 RTS Art. 10a: days after the last SCA that a refresh token of a grant needing SCA works; 0 = no limit. */
   scaReauthenticationDays: number;
   /**

@@ -8,7 +8,8 @@ import { InvalidGrant, InvalidRequest, InvalidScope } from "../../kernel/errors.
 import { hashSecret } from "../../kernel/secrets.js";
 import type { UserRecord } from "../../stores/users.js";
 import type { Client } from "../client-auth.js";
-import type { IssuedToken } from "../issue.js";
+import type { IssuedToken, TokenSigner } from "../issue.js";
+import type { Keyring } from "../../keys/keyring.js";
 import { s256Challenge } from "../pkce.js";
 import { findTokenRow } from "../tokens.js";
 import { authorizationCodeGrant } from "./authorization-code.js";
@@ -17,6 +18,9 @@ import type { Grant } from "./grant.js";
 import { refreshTokenGrant } from "./refresh-token.js";
 
 const NOW = new Date("2026-11-24T10:00:00.000Z");
+
+/** The products here issue opaque tokens: nothing is signed (server/test/jwt-access-tokens.test.ts signs on the real server). */
+const SIGNER: TokenSigner = { keyring: {} as Keyring, issuer: "http://localhost:3000", baseUrl: "http://localhost:3000" };
 const SECOND = 1000;
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const REDIRECT = "https://tpp.example/callback";
@@ -39,6 +43,7 @@ const client: Client = {
   accessTokenLifetimeSeconds: 300,
   refreshTokenLifetimeSeconds: 7_776_000,
   requirePkce: true,
+  requireNonce: false,
   canIntrospect: false,
   tokenEndpointAuthMethods: ["client_secret_basic"],
   securityProfile: "standard",
@@ -46,8 +51,8 @@ const client: Client = {
   jwksUri: null,
   tlsClientAuth: null,
   products: [
-    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [] },
-    { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [] },
+    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque" },
+    { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque" },
   ],
   callbackUrls: [REDIRECT],
 };
@@ -59,7 +64,7 @@ beforeEach(() => {
   stores = memoryStores([alice, { ...alice, id: "user2", username: "bob", status: "disabled" }]);
 });
 
-const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now, scaReauthenticationDays: 180, auditEvent: () => ({ type: "token.issued", actor: c.clientId }) });
+const run = (grant: Grant, params: Record<string, string>, now = NOW, c: Client = client) => grant.handle({ stores, client: c, params, now, scaReauthenticationDays: 180, signer: SIGNER, auditEvent: () => ({ type: "token.issued", actor: c.clientId }) });
 
 /** Stores a code for alice as the flow does; @returns its value. */
 async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userId?: string; appId?: string; scopes?: string[] } = {}): Promise<string> {
@@ -74,6 +79,7 @@ async function storeCode(o: { challenge?: string | null; expiresAt?: Date; userI
     codeChallengeMethod: o.challenge === null ? null : "S256",
     dpopJkt: null,
     nonce: null,
+    resource: null,
     authentication: { acr: "urn:tollgate:sca", amr: ["pwd", "otp", "mfa"], authTime: NOW },
     expiresAt: o.expiresAt ?? new Date(NOW.getTime() + 60 * SECOND),
   });

@@ -20,6 +20,7 @@ import { reauthenticationDue } from "../reauthentication.js";
 import { findTokenRow } from "../tokens.js";
 import { grantScopes, parseScope } from "../scopes.js";
 import { consentDetails, refreshedConsent, withDetailsProducts } from "../../consents/grants.js";
+import { narrowedAudience, requestedResources } from "../resource.js";
 import type { Grant } from "./grant.js";
 
 /** `invalid_grant` for a rotated refresh token presented again: its family was revoked (theft, RFC 9700 §4.14.2). */
@@ -31,7 +32,7 @@ export class RefreshTokenReused extends InvalidGrant {
 
 export const refreshTokenGrant: Grant = {
   type: "refresh_token",
-  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, auditEvent }) {
+  async handle({ stores, client, params, now, dpopJkt, certificateThumbprint, scaReauthenticationDays, signer, auditEvent }) {
     if (params.refresh_token === undefined) throw new InvalidRequest("refresh_token is required");
     // Read past the token cache: rotation must see the row as committed.
     const found = await findTokenRow(stores.tokens, params.refresh_token, true);
@@ -62,9 +63,12 @@ export const refreshTokenGrant: Grant = {
     const consent = refreshedConsent(client, previous.consent, params.authorization_details, now);
     const scopes = consent && granted.length === 0 ? grantScopes(parseScope(params.scope), []) : userTokenScopes(params.scope, granted, client.products);
     if (!(await stores.users.isActive(userId))) throw new InvalidGrant("the resource owner is disabled");
+    // RFC 8707 §2.2: a refresh may narrow the audience of the grant (its authorization request's resources), never widen it.
+    const asked = await requestedResources(params.resource, client, { baseUrl: signer.baseUrl, catalog: stores.catalog });
+    const audience = narrowedAudience(asked, original ? original.resource : previous.audience);
 
     const rotate = client.securityProfile !== "fapi2";
-    const { row, issued } = newToken({
+    const { row, issued } = await newToken({
       client,
       grantType: "refresh_token",
       scopes,
@@ -79,8 +83,9 @@ export const refreshTokenGrant: Grant = {
       x5t: certificateThumbprint,
       authentication: previous.authentication ?? undefined,
       consent: consent ?? undefined,
+      audience,
       now,
-    });
+    }, signer);
     if (!rotate) {
       await stores.tokens.insert(row, auditEvent(issued));
       return issued;

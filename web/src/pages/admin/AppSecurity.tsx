@@ -7,6 +7,7 @@ import {
   type AppSettings,
   type SecurityProfile,
   type SigningAlgorithm,
+  type SubjectType,
   type TlsClientAuthParameter,
   type TokenResponseProfile,
 } from "../../api/admin";
@@ -14,6 +15,7 @@ import { graphql, GraphQLRequestError } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
+import { splitLines } from "../../components/Format";
 import { PanelForm, Subform } from "../../components/FormLayouts";
 import { Panel } from "../../components/Panel";
 import {
@@ -92,17 +94,28 @@ const ID_TOKEN_ALGORITHMS: ReadonlyArray<{ value: SigningAlgorithm; label: strin
   { value: "ES256", label: "ES256 (ECDSA P-256 with SHA-256)" },
 ];
 
+const SUBJECT_TYPES: ReadonlyArray<{ value: SubjectType; label: string }> = [
+  { value: "public", label: "Public (the customer's own identifier)" },
+  { value: "pairwise", label: "Pairwise (per sector)" },
+];
+
 /**
- * The token response profile, PKCE, ID token signing algorithm, introspection, client
- * authentication methods and tls_client_auth certificate name of the app (setAppSettings). A FAPI 2.0 app keeps RFC 6749
- * responses and PKCE, and chooses among private_key_jwt and mutual TLS. A refused certificate
- * name (BAD_USER_INPUT on `tlsClientAuth`) is shown by its field.
+ * The token response profile, PKCE, introspection, client authentication methods and
+ * tls_client_auth certificate name of the app, and its OpenID Connect settings: ID token signing
+ * algorithm, subject identifiers, sector identifier URI, post-logout redirect URIs (one per line)
+ * and nonce requirement (setAppSettings). A FAPI 2.0 app keeps RFC 6749 responses, PKCE and a
+ * nonce with openid, and chooses among private_key_jwt and mutual TLS. A refused certificate name
+ * (BAD_USER_INPUT on `tlsClientAuth`) is shown by its field; other refusals in the form's alert.
  */
 export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
   const [profile, setProfile] = useState<TokenResponseProfile>(app.tokenResponseProfile);
   const [requirePkce, setRequirePkce] = useState(app.requirePkce);
   const [idTokenAlg, setIdTokenAlg] = useState<SigningAlgorithm>(app.idTokenSignedResponseAlg);
+  const [subjectType, setSubjectType] = useState<SubjectType>(app.subjectType);
+  const [sectorUri, setSectorUri] = useState(app.sectorIdentifierUri ?? "");
+  const [postLogoutUris, setPostLogoutUris] = useState(app.postLogoutRedirectUris.join("\n"));
+  const [requireNonce, setRequireNonce] = useState(app.requireNonce);
   const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
   const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
   const [tlsParameter, setTlsParameter] = useState<TlsClientAuthParameter>(app.tlsClientAuth?.parameter ?? "tls_client_auth_subject_dn");
@@ -121,8 +134,11 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
       if (tokenEndpointAuthMethods.length === 0) throw new FormInputError("Choose at least one client authentication method.");
       const tlsClientAuth = showCertificateName ? tlsClientAuthInput(app.tlsClientAuth, tlsParameter, tlsValue) : undefined;
       const input: AppSettings = {
-        ...(!fapi2 && { tokenResponseProfile: profile, requirePkce }),
+        ...(!fapi2 && { tokenResponseProfile: profile, requirePkce, requireNonce }),
         idTokenSignedResponseAlg: idTokenAlg,
+        subjectType,
+        sectorIdentifierUri: sectorUri.trim() || null,
+        postLogoutRedirectUris: splitLines(postLogoutUris),
         canIntrospect,
         tokenEndpointAuthMethods,
         ...(tlsClientAuth !== undefined && { tlsClientAuth }),
@@ -147,7 +163,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
         fapi2 && (
           <p className="muted small">
             FAPI 2.0 fixes the rest: client authentication with private_key_jwt or mutual TLS (RFC 8705) only, RFC 6749 token responses, PKCE
-            required.
+            required, and a nonce with every openid sign-in request.
           </p>
         )
       }
@@ -157,13 +173,50 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
     >
       {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={TOKEN_RESPONSE_PROFILES} />}
       {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
-      <SelectField
-        label="ID token algorithm"
-        hint="How the app's ID tokens are signed (OpenID Connect). PS256 is the usual choice of open-banking ecosystems; ES256 is cheaper to sign."
-        value={idTokenAlg}
-        onChange={setIdTokenAlg}
-        options={ID_TOKEN_ALGORITHMS}
-      />
+      <fieldset className="fieldset wide">
+        <legend>OpenID Connect</legend>
+        <p className="hint">How the app signs customers in with the openid scope: its ID tokens, the identifier it gets for a customer, and logout.</p>
+        <SelectField
+          label="ID token algorithm"
+          hint="How the app's ID tokens are signed (OpenID Connect). PS256 is the usual choice of open-banking ecosystems; ES256 is cheaper to sign."
+          value={idTokenAlg}
+          onChange={setIdTokenAlg}
+          options={ID_TOKEN_ALGORITHMS}
+        />
+        <SelectField
+          label="Subject identifiers"
+          hint="The customer identifier (sub) in ID tokens and UserInfo. Pairwise gives each sector its own, so unrelated apps cannot match customers; changing it changes the identifier the app sees."
+          value={subjectType}
+          onChange={setSubjectType}
+          options={SUBJECT_TYPES}
+        />
+        <TextField
+          label="Sector identifier URI"
+          hint="For pairwise identifiers: an https URL whose host is the app's sector, shared by the apps that should see one identifier. Empty: the host of the callback URLs."
+          type="url"
+          value={sectorUri}
+          onChange={setSectorUri}
+          maxLength={URL_MAX_LENGTH}
+          placeholder="https://tpp.example/sector.json"
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <TextAreaField
+          label="Post-logout redirect URIs"
+          hint="One per line. Where the bank may send the customer after signing out at the app's request (RP-Initiated Logout), matched exactly: https (http only on localhost)."
+          value={postLogoutUris}
+          onChange={setPostLogoutUris}
+          placeholder="https://app.example/signed-out"
+        />
+        {!fapi2 && (
+          <CheckboxField
+            label="Require nonce with openid"
+            hint="Sign-in requests with the openid scope must carry a nonce, which the ID token repeats; without one they are refused (invalid_request)."
+            checked={requireNonce}
+            onChange={setRequireNonce}
+          />
+        )}
+      </fieldset>
       <CheckboxField
         label="May introspect tokens"
         hint="For resource servers: the app may call the introspection endpoint (RFC 7662)."

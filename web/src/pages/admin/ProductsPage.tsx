@@ -5,6 +5,7 @@ import {
   DELETE_API_PRODUCT,
   PRODUCTS_AND_APIS,
   UPDATE_API_PRODUCT,
+  type AccessTokenFormat,
   type Api,
   type ApiProduct,
   type AuthorizationDetailsType,
@@ -16,7 +17,7 @@ import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
-import { CheckboxField, TextField } from "../../components/Field";
+import { CheckboxField, SelectField, TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { Chips, splitList } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
@@ -37,6 +38,15 @@ const DETAILS_TYPES: ReadonlyArray<{ value: AuthorizationDetailsType; label: str
   { value: "account_information", label: "Account information (account_information)", hint: "PSD2 account access: which accounts, and what of them." },
   { value: "payment_initiation", label: "Payment initiation (payment_initiation)", hint: "A PSD2 payment: amount, creditor, accounts." },
 ];
+
+/** The access token formats of a product (schema.graphql AccessTokenFormat), as the console words them. */
+const ACCESS_TOKEN_FORMATS: ReadonlyArray<{ value: AccessTokenFormat; label: string }> = [
+  { value: "opaque", label: "Opaque" },
+  { value: "jwt", label: "JWT (RFC 9068)" },
+];
+
+/** A product's access token format in words ("JWT (RFC 9068)"). */
+const accessTokenFormatName = (format: AccessTokenFormat) => ACCESS_TOKEN_FORMATS.find((f) => f.value === format)?.label ?? format;
 
 /** A product's scopes, each with its description for end users. */
 function ScopeList({ scopes }: { scopes: ApiProduct["scopeDescriptions"] }) {
@@ -67,6 +77,7 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
   { header: "APIs", cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
   { header: SCA_LABEL, cell: (p) => (p.requiresSca ? "Yes" : "No") },
   { header: "Authorization details", cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
+  { header: "Access tokens", cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
 ];
 
 /** The products' columns with "Edit" and "Delete" (behind a confirmation) per product. */
@@ -153,6 +164,7 @@ type ProductDraft = {
   descriptions: ReadonlyMap<string, string>;
   requiresSca: boolean;
   detailsTypes: ReadonlySet<AuthorizationDetailsType>;
+  accessTokenFormat: AccessTokenFormat;
   apiIds: ReadonlySet<string>;
 };
 
@@ -166,6 +178,7 @@ function productDraft(product?: ApiProduct): ProductDraft {
     descriptions: new Map(),
     requiresSca: product?.requiresSca ?? false,
     detailsTypes: new Set(product?.authorizationDetailsTypes),
+    accessTokenFormat: product?.accessTokenFormat ?? "opaque",
     apiIds: new Set(product?.apis.map((a) => a.id)),
   };
 }
@@ -187,6 +200,7 @@ function productInput(draft: ProductDraft, rows: readonly ScopeRow[], apis: read
     scopeDescriptions: scopeDescriptionsInput(rows),
     requiresSca: draft.requiresSca,
     authorizationDetailsTypes: DETAILS_TYPES.map((t) => t.value).filter((t) => draft.detailsTypes.has(t)),
+    accessTokenFormat: draft.accessTokenFormat,
     apiIds: apis.map((a) => a.id).filter((id) => draft.apiIds.has(id)),
   };
 }
@@ -225,6 +239,12 @@ function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>
         checked={fields.values.requiresSca}
         onChange={fields.set("requiresSca")}
       />
+      <SelectField
+        label="Access token format"
+        hint="JWT: signed tokens that your resource servers can validate offline with the JWK Set; opaque: validated by introspection or this gateway."
+        {...fields.bind("accessTokenFormat")}
+        options={ACCESS_TOKEN_FORMATS}
+      />
       <fieldset className="fieldset">
         <legend>Authorization details types (RFC 9396)</legend>
         <p className="hint">What a client approved for this product may ask the user to authorize in detail.</p>
@@ -258,7 +278,7 @@ function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>
   );
 }
 
-/** "Create an API product": its name, texts, scopes with their descriptions, SCA, authorization details types and APIs. */
+/** "Create an API product": its name, texts, scopes with their descriptions, SCA, access token format, authorization details types and APIs. */
 function CreateProduct({ apis, stored, onCreated }: { apis: readonly Api[]; stored: ReadonlyMap<string, string>; onCreated: () => void }) {
   const action = useAction();
   const form = useProductForm(undefined, stored);
