@@ -9,6 +9,7 @@
  * never descended into, and every list is bounded before its entries are read, so the cost
  * is linear in the input.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { isValidIBAN } from "ibantools";
 import { sumDecimals, decimalEquals, formatDecimal, parseDecimal, type Decimal } from "../kernel/decimal.js";
 import { InvalidRequest, OAuthError } from "../kernel/errors.js";
@@ -68,10 +69,6 @@ function fail(at: string, problem: string): never {
   throw new InvalidAuthorizationDetails(`${at} ${problem}`);
 }
 
-/** True for a JSON object (not null, not an array). Shared with dynamic-linking.ts and berlin-group.ts. */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** An own member's value; undefined when absent (never one inherited from Object.prototype). Shared with dynamic-linking.ts and berlin-group.ts. */
 export function member(value: Record<string, unknown>, name: string): unknown {

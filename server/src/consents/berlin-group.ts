@@ -5,6 +5,7 @@
  * then checked by the same rules as an RFC 9396 request (authorization-details.ts), with
  * error paths rooted at "body".
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import {
   InvalidAuthorizationDetails,
   checkAccountInformation,
@@ -12,7 +13,6 @@ import {
   checkObject,
   checkPaymentInitiation,
   isCalendarDate,
-  isJsonObject,
   latestValidUntil,
   member,
   type AccountInformation,

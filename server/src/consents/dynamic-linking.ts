@@ -3,8 +3,9 @@
  * the amounts and payees the PSU authorized, and an account call may reach only the accounts
  * and data the PSU authorized. Pure functions over the approved authorization details.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { decimalEquals, parseDecimal } from "../kernel/decimal.js";
-import { isAmountOf, isCalendarDate, isJsonObject, isPaymentText, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
+import { isAmountOf, isCalendarDate, isPaymentText, member, shown, type AccountInformation, type AccountReference, type PaymentInitiation } from "./authorization-details.js";
 
 /** An IBAN as callers write it in a body or path: ASCII letters, digits and spaces (no other characters, so none case-folds into another). */
 const LOOSE_IBAN = /^[A-Za-z0-9 ]{1,64}$/;

@@ -5,6 +5,11 @@
  * things. Such a document is refused.
  */
 
+/** A JSON object (not null, not an array), as JSON.parse gives it. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** The JSON text is not JSON, or names one member twice in an object. */
 export class StrictJsonError extends Error {}
 

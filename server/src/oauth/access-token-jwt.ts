@@ -14,6 +14,7 @@ import type { AccessTokenFormat, ClientRecord } from "../stores/clients.js";
 import type { Authentication } from "../stores/tokens.js";
 import { jwkVerifier, type JwkVerifier } from "./jws-verify.js";
 import { MAX_JWT_LENGTH } from "./signing.js";
+import { isJsonObject } from "../kernel/strict-json.js";
 
 /** The `typ` of a JWT access token (RFC 9068 §2.1). */
 export const ACCESS_TOKEN_JWT_TYPE = "at+jwt";
@@ -96,7 +97,7 @@ export function isJwt(value: string): boolean {
 function decodedJson(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

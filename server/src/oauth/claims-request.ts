@@ -7,7 +7,7 @@
  * requests ignored, as §5.5 allows.
  */
 import { InvalidRequest } from "../kernel/errors.js";
-import { parseStrictJson, StrictJsonError } from "../kernel/strict-json.js";
+import { parseStrictJson, StrictJsonError, isJsonObject } from "../kernel/strict-json.js";
 
 /** Longest `claims` parameter accepted, in characters. */
 export const MAX_CLAIMS_LENGTH = 4096;
@@ -25,7 +25,6 @@ export interface ClaimsRequest {
   acr: AcrRequest | null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * One claim's request (§5.5.1): `null`, or an object whose `essential` is a boolean and whose
@@ -34,7 +33,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  */
 function claimRequest(name: string, request: unknown): { essential: boolean; values: unknown[] } {
   if (request === null) return { essential: false, values: [] };
-  if (!isObject(request)) throw new InvalidRequest(`claims: the request of ${name.slice(0, 40)} must be null or an object`);
+  if (!isJsonObject(request)) throw new InvalidRequest(`claims: the request of ${name.slice(0, 40)} must be null or an object`);
   const { essential, value, values } = request;
   if (essential !== undefined && typeof essential !== "boolean") throw new InvalidRequest(`claims: essential of ${name.slice(0, 40)} must be true or false`);
   if (values !== undefined && !Array.isArray(values)) throw new InvalidRequest(`claims: values of ${name.slice(0, 40)} must be an array`);
@@ -55,12 +54,12 @@ export function parseClaimsRequest(text: string): ClaimsRequest {
   } catch (error) {
     throw new InvalidRequest(error instanceof StrictJsonError ? `claims is not valid JSON: ${error.message}` : "claims is not valid JSON");
   }
-  if (!isObject(parsed)) throw new InvalidRequest("claims must be a JSON object (OpenID Connect Core section 5.5)");
+  if (!isJsonObject(parsed)) throw new InvalidRequest("claims must be a JSON object (OpenID Connect Core section 5.5)");
   let acr: AcrRequest | null = null;
   for (const target of ["userinfo", "id_token"] as const) {
     const requests = parsed[target];
     if (requests === undefined) continue;
-    if (!isObject(requests)) throw new InvalidRequest(`claims: ${target} must be an object of claim requests`);
+    if (!isJsonObject(requests)) throw new InvalidRequest(`claims: ${target} must be an object of claim requests`);
     for (const [name, request] of Object.entries(requests)) {
       const checked = claimRequest(name, request);
       if (target === "id_token" && name === "acr") acr = { essential: checked.essential, values: checked.values.filter((v): v is string => typeof v === "string") };

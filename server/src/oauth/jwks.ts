@@ -3,6 +3,7 @@
  * `private_key_jwt` client assertions (client-assertion.ts). Checked once, when it is
  * registered, so that only public signing keys this server accepts are ever stored.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { importJWK, type JWK } from "jose";
 import { publicKeyProblem, SIGNING_ALGORITHMS } from "./signing.js";
 
@@ -24,9 +25,6 @@ const MAX_KEYS = 10;
 /** The members kept of each key (RFC 7517 §4, RFC 7518 §6.2.1 and §6.3.1, RFC 8037 §2); the rest (`x5c`, `key_ops`, `ext` …) is dropped. */
 const PUBLIC_MEMBERS = ["kty", "crv", "x", "y", "n", "e", "kid", "alg", "use"] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Parses and checks the JSON text of a JWK Set an admin registers for an app: a JSON
@@ -48,14 +46,14 @@ export async function parsePublicJwks(text: string): Promise<PublicJwks> {
   } catch {
     throw new InvalidJwks("the JWK Set is not valid JSON");
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.keys)) throw new InvalidJwks('the JWK Set must be a JSON object with a "keys" array (RFC 7517 section 5)');
+  if (!isJsonObject(parsed) || !Array.isArray(parsed.keys)) throw new InvalidJwks('the JWK Set must be a JSON object with a "keys" array (RFC 7517 section 5)');
   const { keys } = parsed;
   if (keys.length < 1 || keys.length > MAX_KEYS) throw new InvalidJwks(`the JWK Set must hold 1 to ${MAX_KEYS} keys`);
   const kids = new Set<string>();
   const checked: JWK[] = [];
   for (const [index, key] of keys.entries()) {
     const name = `key ${index + 1}`;
-    if (!isObject(key)) throw new InvalidJwks(`${name} is not a JSON object`);
+    if (!isJsonObject(key)) throw new InvalidJwks(`${name} is not a JSON object`);
     const problem = publicKeyProblem(key);
     if (problem) throw new InvalidJwks(`${name} ${problem}`);
     if (key.kid !== undefined) {

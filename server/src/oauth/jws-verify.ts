@@ -12,6 +12,7 @@
 import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject, type VerifyKeyObjectInput } from "node:crypto";
 import { calculateJwkThumbprint, type JWK, type JWTPayload } from "jose";
 import type { SigningAlgorithm } from "./signing.js";
+import { isJsonObject } from "../kernel/strict-json.js";
 
 /**
  * Why a JWS was refused: `signature` when its signature does not verify with the key;
@@ -72,7 +73,7 @@ function decodedPayload(encoded: string): JWTPayload {
   } catch {
     throw new JwsRefused("payload");
   }
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) throw new JwsRefused("payload");
+  if (!isJsonObject(payload)) throw new JwsRefused("payload");
   return payload as JWTPayload;
 }
 

@@ -11,6 +11,7 @@
  * (32 KiB, 10 keys); the software statement as software-statement.ts bounds it. The HTTP layer
  * bounds the body's bytes before JSON parsing.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { MAX_DN_STRING_LENGTH } from "../certificates/distinguished-name.js";
 import { TLS_CLIENT_AUTH_PARAMETERS, tlsClientAuthExpectation, type TlsClientAuthExpectation } from "../certificates/client-auth.js";
 import type { ClientAuthMethod } from "../kernel/auth-methods.js";
@@ -24,7 +25,6 @@ import { MAX_IDENTIFIER_LENGTH } from "./software-statement.js";
 import { MAX_REDIRECT_URIS, redirectUriProblem } from "./uris.js";
 import {
   absent,
-  isJsonObject,
   optionalDisplayText,
   optionalIdTokenAlg,
   optionalPostLogoutRedirectUris,

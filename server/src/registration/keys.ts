@@ -3,9 +3,10 @@
  * one (`jwks_uri`), never both. Read the same way from a software statement's claims and from a
  * request's members; each caller names its error.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { InvalidJwks, parsePublicJwks, type PublicJwks } from "../oauth/jwks.js";
 import { jwksUriProblem } from "./uris.js";
-import { absent, isJsonObject, optionalText, type Refuse } from "./values.js";
+import { absent, optionalText, type Refuse } from "./values.js";
 
 /** The keys of a registration: at most one of the two. */
 export interface ClientKeys {

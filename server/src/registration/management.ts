@@ -10,9 +10,10 @@
  * therefore accepted when their value is exactly the one issued (or null), and refused when it
  * differs, so that a client never believes it changed one of them.
  */
+import { isJsonObject } from "../kernel/strict-json.js";
 import { invalidClientMetadata } from "./errors.js";
 import { issuedSecretMatches } from "./credentials.js";
-import { absent, isJsonObject, ownMember } from "./values.js";
+import { absent, ownMember } from "./values.js";
 
 /** What the server issued to a registered client, as stored. */
 export interface IssuedMembers {

@@ -12,10 +12,6 @@ import { MAX_REDIRECT_URIS, postLogoutRedirectUriProblem, sectorIdentifierUriPro
 /** Makes the error of a refused value; the description names the member and what is wrong. */
 export type Refuse = (description: string) => RegistrationError;
 
-/** A JSON object (not null, not an array). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The member `name` of `body`: own members only, never one of Object.prototype's (`constructor`, `__proto__`). */
 export function ownMember(body: Record<string, unknown>, name: string): unknown {
