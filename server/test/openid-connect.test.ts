@@ -17,7 +17,8 @@ import { rotateKeys } from "../src/keys/rotation.js";
 import { loadKeyEncryption } from "../src/kernel/key-encryption.js";
 import { accessTokenHashClaim, ID_TOKEN_LIFETIME_SECONDS } from "../src/oauth/id-token.js";
 import { loadConfig } from "../src/config.js";
-import { pushedParams, pushRequest } from "./support/fapi.js";
+import { demoClientKey, pushedParams, pushRequest } from "./support/fapi.js";
+import { DEMO_FAPI_PRIVATE_JWK } from "../src/demo/fapi-key.js";
 import { request } from "./support/flow.js";
 import { Browser, interactionIdFrom, json, pkcePair } from "./support/flow.js";
 import { runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
@@ -149,6 +150,28 @@ describe("openid-client 6 as the relying party", () => {
     const jwks = createLocalJWKSet((await (await fetch(`${issuer.origin}/oauth2/v1/jwks`)).json()) as JSONWebKeySet);
     expect((await jwtVerify(before.tokens.id_token!, jwks, { currentDate: new Date(decodeJwt(before.tokens.id_token!).iat! * 1000) })).protectedHeader.kid).toBe(oldKid);
   });
+
+  it("as a FAPI 2.0 relying party: PAR, private_key_jwt and DPoP; the ID token validates, and UserInfo takes the DPoP-bound token with a proof", async () => {
+    const fapi = await client.discovery(issuer, DEMO.fapiApp.consumerKey, { id_token_signed_response_alg: "PS256" }, client.PrivateKeyJwt({ key: await demoClientKey(), kid: DEMO_FAPI_PRIVATE_JWK.kid }), {
+      execute: [client.allowInsecureRequests],
+    });
+    client.enableNonRepudiationChecks(fapi);
+    const dpop = client.getDPoPHandle(fapi, await client.randomDPoPKeyPair("ES256"));
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const url = await client.buildAuthorizationUrlWithPAR(
+      fapi,
+      { redirect_uri: DEMO.callbackUrl, scope: "openid profile aisp", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", nonce },
+      { DPoP: dpop },
+    );
+    expect([...url.searchParams.keys()].sort()).toEqual(["client_id", "request_uri"]);
+    const tokens = await client.authorizationCodeGrant(fapi, await runBrowserStep(url), { pkceCodeVerifier: verifier, expectedNonce: nonce, idTokenExpected: true }, undefined, { DPoP: dpop });
+    expect(tokens.token_type.toLowerCase()).toBe("dpop");
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ aud: DEMO.fapiApp.consumerKey, nonce, acr: "urn:tollgate:sca" });
+    const userInfo = await client.fetchUserInfo(fapi, tokens.access_token, claims.sub, { DPoP: dpop });
+    expect(userInfo).toMatchObject({ sub: claims.sub, name: "Alice Martin" });
+  });
 });
 
 describe("OpenID Connect Core requirements on the provider", () => {
@@ -278,6 +301,18 @@ describe("OpenID Connect Core authentication request parameters", () => {
     const long = await runBrowserStep(authorizationUrl("openid", { login_hint: "a".repeat(257) }));
     expect(long.searchParams.get("error")).toBe("invalid_request");
     expect(long.searchParams.get("error_description")).toBe("login_hint may have at most 256 characters");
+  });
+
+  it("§3.1.2.1 ui_locales: passed to the pages in order of preference (their dates and amounts follow it); a malformed or oversized value is invalid_request", async () => {
+    const browser = new Browser(issuer.origin);
+    const start = await browser.fetch(authorizationUrl("openid", { ui_locales: "de-DE fr" }).href);
+    expect(start.status).toBe(302);
+    const view = await json(await browser.fetch(`/interaction/${encodeURIComponent(interactionIdFrom(start.headers.get("location")))}`));
+    expect(view.uiLocales).toEqual(["de-DE", "fr"]);
+    for (const bad of ["de_DE", "de-DE,fr", `${"de-DE ".repeat(30)}fr`]) {
+      const answer = await runBrowserStep(authorizationUrl("openid", { ui_locales: bad }));
+      expect(answer.searchParams.get("error"), bad).toBe("invalid_request");
+    }
   });
 
   it("§3.1.2.1 id_token_hint: a session is reused for its user only (prompt=none: login_required for another's); a forged or another client's hint is invalid_request", async () => {
