@@ -9,8 +9,8 @@
  * METRICS_PORT unset and set). Counts only the server's user-space instructions
  * (JavaScript, V8, libuv, SQLite), not the kernel's work for its syscalls; valgrind slows
  * the server about fifty times, so it is driven over 10 connections (instrumented, on this
- * machine: about 120 issuances/s and 30 DPoP gateway calls/s; all six scenarios with the
- * default counts take about a quarter of an hour).
+ * machine: about 120 issuances/s, 30 DPoP gateway calls/s and 5 code exchanges with an ID
+ * token/s; all eight scenarios with the default counts take about twenty minutes).
  *
  * The built server starts under `valgrind --tool=callgrind --instr-atstart=no` (with the
  * flags of `npm start`) on a fresh SQLite file, on a port chosen beforehand with BASE_URL set
@@ -19,29 +19,42 @@
  * settles), then callgrind's counters zeroed, instrumentation on (`callgrind_control -i on`)
  * for a fixed number of requests, off again, and the dump's total divided by the requests
  * answered. The scenarios are those of `npm run bench` (bench/run.ts), ours alone:
- * issuance, gateway and introspection send one request again and again; `refresh` chains
+ * issuance, gateway, introspection and `gateway-jwt` (API `bench-jwt` with a JWT access token of
+ * an app whose one product issues them: support.ts registerJwtApi) send one request again and again; `refresh` chains
  * each connection through rotated refresh tokens (2 × 10 + 1 of them, from the authorization
  * code flow, alice signing in with a passkey: support.ts enrolDemoPasskey); `gateway-dpop`
  * and `refresh-fapi` send JWTs of their own in every request
  * (bench/fapi.ts), signed in batches just before each batch is sent, with instrumentation off
  * while they are signed: a batch is sized to last about 20 s at the rate of the batch before
- * (the first: 100 requests), since a DPoP proof is accepted for 60 s after its `iat`.
- * Env: INSTR_REQUESTS (counted requests per scenario; default 8,000, and 3,000 for the
- * one-use scenarios refresh, gateway-dpop and refresh-fapi), INSTR_WARMUP (warm-up requests;
- * default 15,000, and 3,000 for the one-use scenarios), INSTR_THREAD=main (count only the
- * main thread, where requests run: the totals of all threads include V8's helper threads and
- * the WAL checkpoint thread, whose share follows how long the run takes, and moved by ±10 %
- * between identical runs on a busy machine), INSTR_DUMP_DIR (keep each scenario's callgrind
- * dumps in <dir>/<scenario>/, to read with `callgrind_annotate`: where the instructions go,
- * by function of V8, Node, OpenSSL and SQLite; JIT-compiled JavaScript shows as `???`).
+ * (the first: 100 requests), since a DPoP proof is accepted for 60 s after its `iat`;
+ * `code-openid` exchanges codes for scope=openid (bench/openid.ts: the demo strict app, an
+ * ID token signed PS256 in every answer) made in the same batches through the authorization
+ * endpoint with instrumentation off (a code lives 60 s; under valgrind the server makes a
+ * few a second, so fewer are counted). With `code-openid`, the instructions of one
+ * signIdToken alone follow, PS256 and ES256, counted over bench/id-token-signer.ts under
+ * callgrind, all threads (see countIdTokenSigning): rows `signIdToken PS256 alone` and
+ * `signIdToken ES256 alone`, per ID token signed.
+ * Env: INSTR_REQUESTS (counted requests per scenario; default 8,000, 3,000 for the one-use
+ * scenarios refresh, gateway-dpop and refresh-fapi, and 300 for code-openid), INSTR_WARMUP
+ * (warm-up requests; default 15,000, 3,000 for the one-use scenarios and 100 for
+ * code-openid), INSTR_THREAD=main (count only the main thread, where requests run, but not
+ * the thread pool, where an ID token is signed: the totals of all threads include V8's
+ * helper threads and the WAL checkpoint thread, whose share follows how long the run takes,
+ * and moved by ±10 % between identical runs on a busy machine), INSTR_DUMP_DIR (keep each
+ * scenario's callgrind dumps in <dir>/<scenario>/, the signIdToken counts' in
+ * <dir>/signIdToken-<alg>/, to read with `callgrind_annotate`: where the instructions go, by
+ * function of V8, Node, OpenSSL and SQLite; JIT-compiled JavaScript shows as `???`).
  * Needs valgrind (callgrind and callgrind_control) on the PATH: see {@link callgrindMissing}.
  */
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { DEMO } from "../server/src/demo/seed.js";
-import { dpopClientCredentialsToken, dpopGatewayTargets, fapiRefreshTargets, fapiRefreshToken, tollgateFapi, type OneUseTargets } from "./fapi.js";
+import { OWN_SIGNING_ALGORITHMS } from "../server/src/stores/signing-keys.js";
+import { dpopClientCredentialsToken, dpopGatewayTargets, fapiRefreshTargets, fapiRefreshToken, tollgateFapi } from "./fapi.js";
+import { codeExchangeTarget, tollgateCodes } from "./openid.js";
 import {
   accessToken,
   freePort,
@@ -52,9 +65,11 @@ import {
   refreshTarget,
   refreshTokens,
   registerApi,
+  registerJwtApi,
   removeTempDir,
   startInstance,
   startPeer,
+  startScript,
   stopAll,
   tokenTarget,
   type Instance,
@@ -62,14 +77,25 @@ import {
 } from "./support.js";
 
 /** The scenarios that can be counted, in the order of `npm run bench`. */
-export const INSTRUCTION_SCENARIOS = ["issuance", "gateway", "introspection", "refresh", "gateway-dpop", "refresh-fapi"] as const;
+export const INSTRUCTION_SCENARIOS = ["issuance", "gateway", "introspection", "refresh", "gateway-dpop", "refresh-fapi", "code-openid", "gateway-jwt"] as const;
 
 /** Scenarios whose requests can be sent once only (a rotated refresh token, a DPoP proof, a client assertion): fewer are counted by default. */
 const ONE_USE = new Set<string>(["refresh", "gateway-dpop", "refresh-fapi"]);
 
+/**
+ * Requests counted and sent before (warm-up) by default in `code-openid`: few, since under
+ * valgrind our authorization endpoint makes only a few codes a second, and each must be
+ * exchanged within 60 s of being made; and enough, since the ID token's signature is most of
+ * the count.
+ */
+const CODE_EXCHANGES = { counted: 300, warmup: 100 };
+
+/** ID tokens signed by signIdToken alone per algorithm: unrecorded first, then counted. */
+const SIGNATURES = { warmup: 50, counted: 500 };
+
 /** Connections the load is sent over. */
 const CONNECTIONS = 10;
-/** Seconds a batch of requests carrying DPoP proofs should last at most: proofs are accepted for 60 s after their `iat`. */
+/** Seconds a batch of one-use requests should last at most: DPoP proofs are accepted for 60 s after their `iat`, and codes live 60 s. */
 const BATCH_SECONDS = 20;
 /** Requests of the first batch of a scenario with DPoP proofs, before its rate is known. */
 const FIRST_BATCH = 100;
@@ -116,32 +142,35 @@ function envCount(name: string, fallback: number): number {
 
 /** Requests counted for `scenario` (INSTR_REQUESTS). */
 export function countedRequests(scenario: string): number {
-  return envCount("INSTR_REQUESTS", ONE_USE.has(scenario) ? 3000 : 8000);
+  return envCount("INSTR_REQUESTS", scenario === "code-openid" ? CODE_EXCHANGES.counted : ONE_USE.has(scenario) ? 3000 : 8000);
 }
 
 /** Warm-up requests for `scenario` (INSTR_WARMUP). */
 function warmupRequests(scenario: string): number {
-  return envCount("INSTR_WARMUP", ONE_USE.has(scenario) ? 3000 : 15000);
+  return envCount("INSTR_WARMUP", scenario === "code-openid" ? CODE_EXCHANGES.warmup : ONE_USE.has(scenario) ? 3000 : 15000);
 }
 
 /** Where a scenario's requests come from. */
 interface Source {
   /** The target for the next `count` requests. */
-  next(count: number): Target;
+  next(count: number): Promise<Target>;
   /** Most requests the next batch may carry, given the requests per second of the batch before (undefined for the first). */
   batchSize(lastRate: number | undefined): number;
 }
 
 /** A source sending one target again and again (repeatable requests, or refresh's self-feeding chain), in one batch. */
 function repeat(target: Target): Source {
-  return { next: () => target, batchSize: () => Infinity };
+  return { next: async () => target, batchSize: () => Infinity };
 }
 
-/** A source of requests with JWTs of their own, signed for each batch just before it is sent. */
-function oneUse(targets: OneUseTargets): Source {
+/**
+ * A source of requests each sent once, made for each batch just before it is sent: JWTs of
+ * their own (bench/fapi.ts), or authorization codes (bench/openid.ts).
+ */
+function oneUse(targets: { forCount(count: number, spare: number): Target | Promise<Target> }): Source {
   return {
     // Twice the connections spare: autocannon also asks for a request when it opens a connection.
-    next: (count) => targets.forCount(count, 2 * CONNECTIONS),
+    next: async (count) => targets.forCount(count, 2 * CONNECTIONS),
     batchSize: (lastRate) => (lastRate === undefined ? FIRST_BATCH : Math.max(50, Math.floor(lastRate * BATCH_SECONDS))),
   };
 }
@@ -161,7 +190,7 @@ function send(target: Target, amount: number): Promise<{ answered: number; non2x
   );
 }
 
-/** Runs callgrind_control `option` on the server process. */
+/** Runs callgrind_control `option` on a process under callgrind (the server, or bench/id-token-signer.ts). */
 function control(server: Instance, ...option: string[]): void {
   execFileSync("callgrind_control", [...option, String(server.child.pid)], { stdio: "ignore" });
 }
@@ -179,11 +208,44 @@ function dumpedInstructions(dir: string, mainThreadOnly: boolean): number {
 }
 
 /**
+ * What a process is started behind to be counted: callgrind, instrumentation off until
+ * `callgrind_control -i on`, its dumps written to `dumps`, threads apart with `mainThreadOnly`.
+ */
+function callgrindWrapper(dumps: string, mainThreadOnly: boolean): string[] {
+  return [
+    "valgrind",
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    // V8 writes and rewrites machine code in its heap: callgrind must see the new code.
+    "--smc-check=all-non-file",
+    ...(mainThreadOnly ? ["--separate-threads=yes"] : []),
+    `--callgrind-out-file=${path.join(dumps, "callgrind.out.%p")}`,
+  ];
+}
+
+/**
+ * Dumps what `counted` (a process under callgrind) counted since its counters were zeroed
+ * into `dumps` (emptied first), copied to INSTR_DUMP_DIR/<keepAs> when that is set.
+ * @returns the instructions counted (see {@link dumpedInstructions}).
+ */
+function dumpCounted(counted: Instance, dumps: string, mainThreadOnly: boolean, keepAs: string): number {
+  for (const file of readdirSync(dumps)) rmSync(path.join(dumps, file));
+  control(counted, "-d");
+  const keep = process.env.INSTR_DUMP_DIR;
+  if (keep) {
+    mkdirSync(path.join(keep, keepAs), { recursive: true });
+    for (const file of readdirSync(dumps)) copyFileSync(path.join(dumps, file), path.join(keep, keepAs, file));
+  }
+  return dumpedInstructions(dumps, mainThreadOnly);
+}
+
+/**
  * Counts the instructions per request of each of `scenarios` (names of
  * {@link INSTRUCTION_SCENARIOS}) on a server of its own under callgrind, as described at the
- * top of this file, and stops it (and the upstream it starts) before returning.
+ * top of this file, and stops it (and the upstream it starts) before returning; with
+ * `code-openid`, then the instructions of one signIdToken alone (see {@link countIdTokenSigning}).
  * @param log - gets a line when the server is up and as each scenario's count is known.
- * @returns one count per scenario, in the order given.
+ * @returns one count per scenario, in the order given, then the signIdToken counts.
  * @throws on an unknown scenario name, when valgrind is missing (see {@link callgrindMissing}),
  *   when a probe does not answer 200, or when a scenario's set-up fails.
  */
@@ -198,20 +260,17 @@ export async function countInstructions(scenarios: readonly string[], log: (line
   mkdirSync(dumps);
   let server: Instance | undefined;
   let upstream: Instance | undefined;
+  const counts: InstructionCount[] = [];
   try {
     upstream = await startPeer("upstream.ts");
     const port = await freePort();
-    server = await startInstance({ DATABASE_URL: `file:${path.join(dir, "bench.db")}`, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` }, [
-      "valgrind",
-      "--tool=callgrind",
-      "--instr-atstart=no",
-      // V8 writes and rewrites machine code in its heap: callgrind must see the new code.
-      "--smc-check=all-non-file",
-      ...(mainThreadOnly ? ["--separate-threads=yes"] : []),
-      `--callgrind-out-file=${path.join(dumps, "callgrind.out.%p")}`,
-    ]);
+    server = await startInstance(
+      { DATABASE_URL: `file:${path.join(dir, "bench.db")}`, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` },
+      callgrindWrapper(dumps, mainThreadOnly),
+    );
     const s = server;
-    const apiPath = await registerApi(s.url, "bench", upstream.url);
+    const upstreamUrl = upstream.url;
+    const apiPath = await registerApi(s.url, "bench", upstreamUrl);
     let fapi: Awaited<ReturnType<typeof tollgateFapi>> | undefined;
     const fapiServer = async () => (fapi ??= await tollgateFapi(s.url));
     const prepare: Record<string, () => Promise<Source>> = {
@@ -225,9 +284,16 @@ export async function countInstructions(scenarios: readonly string[], log: (line
         const f = await fapiServer();
         return oneUse(fapiRefreshTargets(f, await fapiRefreshToken(f), 0));
       },
+      "code-openid": async () => {
+        const codes = await tollgateCodes(s.url);
+        return oneUse({ forCount: (count, spare) => codeExchangeTarget(codes, count, spare) });
+      },
+      "gateway-jwt": async () => {
+        const jwt = await registerJwtApi(s.url, "bench-jwt", upstreamUrl);
+        return repeat({ url: `${s.url}${jwt.apiPath}`, headers: { authorization: `Bearer ${await accessToken(jwt.token)}` } });
+      },
     };
     log(`callgrind: ${CONNECTIONS} connections${mainThreadOnly ? ", main thread only" : ""}`);
-    const counts: InstructionCount[] = [];
     for (const name of scenarios) {
       const source = await prepare[name]!();
       let probed = false;
@@ -240,7 +306,7 @@ export async function countInstructions(scenarios: readonly string[], log: (line
         let seconds = 0;
         for (let done = 0; done < total; ) {
           const amount = Math.min(total - done, source.batchSize(rate));
-          const target = source.next(amount);
+          const target = await source.next(amount);
           if (!probed) {
             await probe(target);
             probed = true;
@@ -262,21 +328,50 @@ export async function countInstructions(scenarios: readonly string[], log: (line
       await sendAll(warmupRequests(name), false);
       control(s, "-z"); // drop whatever was counted so far
       const { answered, non2xx, errors, seconds } = await sendAll(countedRequests(name), true);
-      for (const file of readdirSync(dumps)) rmSync(path.join(dumps, file));
-      control(s, "-d");
-      const keep = process.env.INSTR_DUMP_DIR;
-      if (keep) {
-        mkdirSync(path.join(keep, name), { recursive: true });
-        for (const file of readdirSync(dumps)) copyFileSync(path.join(dumps, file), path.join(keep, name, file));
-      }
-      const count = { scenario: name, instructionsPerRequest: dumpedInstructions(dumps, mainThreadOnly) / answered, counted: answered, non2xx, errors };
+      const count = { scenario: name, instructionsPerRequest: dumpCounted(s, dumps, mainThreadOnly, name) / answered, counted: answered, non2xx, errors };
       counts.push(count);
-      log(`${name}: ${Math.round(count.instructionsPerRequest / 1000).toLocaleString("en")} thousand instructions per request (${answered} requests in ${seconds.toFixed(0)} s, ${non2xx} non-2xx, ${errors} errors)`);
+      log(`${name}: ${thousands(count.instructionsPerRequest)} thousand instructions per request (${answered} requests in ${seconds.toFixed(0)} s, ${non2xx} non-2xx, ${errors} errors)`);
     }
-    return counts;
   } finally {
     await stopAll(server, upstream);
     removeTempDir(dir);
+  }
+  return scenarios.includes("code-openid") ? [...counts, ...(await countIdTokenSigning(log))] : counts;
+}
+
+/** Instructions in thousands, for the log lines. */
+const thousands = (instructions: number) => Math.round(instructions / 1000).toLocaleString("en");
+
+/**
+ * The instructions of one `signIdToken` (server/src/oauth/id-token.ts) alone, PS256 then
+ * ES256: bench/id-token-signer.ts (a keyring as the server's, its keys in memory) under
+ * callgrind, always all threads (node:crypto signs on the thread pool), signing
+ * {@link SIGNATURES} `warmup` ID tokens unrecorded, then `counted` ones one after the other
+ * with instrumentation on (the one request that asks for them is counted too: well under 1 %
+ * of them). Named `signIdToken <alg> alone`.
+ */
+async function countIdTokenSigning(log: (line: string) => void): Promise<InstructionCount[]> {
+  const dumps = makeTempDir("tollgate-id-token-signing-");
+  let signer: Instance | undefined;
+  try {
+    signer = await startScript(fileURLToPath(new URL("./id-token-signer.ts", import.meta.url)), {}, callgrindWrapper(dumps, false));
+    const counts: InstructionCount[] = [];
+    for (const alg of OWN_SIGNING_ALGORITHMS) {
+      const sign = (count: number) => probe({ url: `${signer!.url}/sign?alg=${alg}&count=${count}`, method: "POST", headers: {} });
+      await sign(SIGNATURES.warmup);
+      control(signer, "-z");
+      control(signer, "-i", "on");
+      await sign(SIGNATURES.counted);
+      control(signer, "-i", "off");
+      const name = `signIdToken ${alg} alone`;
+      const count = { scenario: name, instructionsPerRequest: dumpCounted(signer, dumps, false, `signIdToken-${alg}`) / SIGNATURES.counted, counted: SIGNATURES.counted, non2xx: 0, errors: 0 };
+      counts.push(count);
+      log(`${name}: ${thousands(count.instructionsPerRequest)} thousand instructions per ID token (${SIGNATURES.counted} signed)`);
+    }
+    return counts;
+  } finally {
+    await stopAll(signer);
+    removeTempDir(dumps);
   }
 }
 

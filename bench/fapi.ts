@@ -12,8 +12,8 @@ import { DEMO_FAPI_PRIVATE_JWK } from "../server/src/demo/fapi-key.js";
 import { DEMO } from "../server/src/demo/seed.js";
 import { CLIENT_ASSERTION_TYPE, MAX_ASSERTION_LIFETIME_SECONDS } from "../server/src/oauth/client-assertion.js";
 import { accessTokenHash, DPOP_PROOF_MAX_AGE_SECONDS } from "../server/src/oauth/dpop.js";
-import { Browser, callbackParams, formBody, obtainCode, pkcePair, randomState } from "../server/test/support/flow.js";
-import { enrolDemoPasskey, type Target } from "./support.js";
+import { Browser, formBody, obtainCode, pkcePair, randomState } from "../server/test/support/flow.js";
+import { codeFromRedirects, eachOnce, enrolDemoPasskey, type OneUse, type Target } from "./support.js";
 
 /** Lifetime of a client assertion, seconds: it outlives any run its request is built for. */
 const ASSERTION_LIFETIME_SECONDS = Math.min(120, MAX_ASSERTION_LIFETIME_SECONDS);
@@ -121,22 +121,7 @@ export async function oidcProviderFapi(issuer: string, clientId: string): Promis
   return {
     clientId,
     ...rest,
-    async authorize(requestUri) {
-      const browser = new Browser(issuer);
-      let url = `${authorizationEndpoint}?${formBody({ client_id: clientId, request_uri: requestUri })}`;
-      for (let hops = 0; hops < 10; hops++) {
-        const res = await browser.fetch(url);
-        const location = res.headers.get("location");
-        if (res.status < 300 || res.status > 399 || location === null) throw new Error(`GET ${url} answered ${res.status}: ${await res.text()}`);
-        url = new URL(location, url).href;
-        if (url.startsWith(DEMO.callbackUrl)) {
-          const params = callbackParams(url);
-          if (!params.code) throw new Error(`no code in callback redirect ${url}`);
-          return params.code;
-        }
-      }
-      throw new Error(`no redirect to the callback after 10 hops from ${authorizationEndpoint}`);
-    },
+    authorize: (requestUri) => codeFromRedirects(new Browser(issuer), `${authorizationEndpoint}?${formBody({ client_id: clientId, request_uri: requestUri })}`),
   };
 }
 
@@ -191,12 +176,6 @@ export async function dpopClientCredentialsToken(server: FapiServer): Promise<st
   return tokens.access_token as string;
 }
 
-/** What a one-use request adds to its target's request: its JWTs. */
-interface OneUse {
-  headers: Record<string, string>;
-  body?: string;
-}
-
 /**
  * The targets of a scenario in which every request carries JWTs of its own (a DPoP proof or
  * client assertion is accepted once), each built when it is asked for, just before its run,
@@ -228,33 +207,8 @@ export interface OneUseTargets {
  * @param initialRate - requests per second expected of the first run of `forRun`.
  */
 function oneUseTargets(request: Omit<Target, "requests">, build: (iat: number) => OneUse, initialRate: number): OneUseTargets {
-  const { pathname, search } = new URL(request.url);
-  const label = `${request.method ?? "GET"} ${request.url}`;
-  const withJwts = (one: OneUse) => ({ headers: { ...request.headers, ...one.headers }, ...(one.body === undefined ? {} : { body: one.body }) });
   /** A target sending prepared[0] in the probe, then prepared[1], prepared[2], … under load. */
-  const target = (prepared: OneUse[]): { target: Target; used: () => number } => {
-    let used = 0;
-    const next = (): OneUse => {
-      if (++used < prepared.length) return prepared[used]!;
-      if (used === prepared.length) console.warn(`warning: ${label} used up its ${prepared.length} one-use requests: the rest of this run signs its own`);
-      return build(nowSeconds());
-    };
-    return {
-      used: () => used,
-      target: {
-        ...request,
-        ...withJwts(prepared[0]!),
-        requests: [
-          {
-            method: request.method ?? "GET",
-            path: `${pathname}${search}`,
-            // The probe sent prepared[0]; autocannon asks once per request it sends (and once per connection it opens).
-            setupRequest: (req) => ({ ...req, ...withJwts(next()) }),
-          },
-        ],
-      },
-    };
-  };
+  const target = (prepared: OneUse[]) => eachOnce(request, prepared, { make: () => build(nowSeconds()), note: "the rest of this run signs its own" });
   let highestRate: number | undefined;
   let previous: { used: () => number; seconds: number } | undefined;
   return {

@@ -5,12 +5,13 @@
  * INSTR_THREAD), which `npm run bench` also runs at its end. The built server runs under
  * callgrind on a fresh SQLite file.
  * Prints a line per scenario as it is counted, then a table: scenario, instructions per
- * request (thousands), its budget (thousands), requests counted, non-2xx, errors; then a
+ * request (thousands), its budget (thousands), requests counted, non-2xx, errors (with
+ * code-openid, two more rows: one signIdToken alone, PS256 and ES256, per ID token); then a
  * verdict per budgeted scenario. Exits 1 when a scenario costs more than its budget
  * (INSTRUCTION_BUDGETS of bench/callgrind.ts) by more than 5 %. CI does not run it: it takes
- * a quarter of an hour.
+ * about twenty minutes.
  * Env: BENCH_SCENARIOS (comma-separated, default all of issuance, gateway, introspection,
- * refresh, gateway-dpop, refresh-fapi), and those of bench/callgrind.ts.
+ * refresh, gateway-dpop, refresh-fapi, code-openid), and those of bench/callgrind.ts.
  * Needs valgrind (callgrind and callgrind_control) on the PATH.
  */
 import { budgetLines, budgetVerdict, callgrindMissing, countInstructions, INSTRUCTION_SCENARIOS, instructionTable } from "./callgrind.js";

@@ -17,6 +17,10 @@
  *   - oidc-provider 9.13 with the FAPI 2.0 profile, DPoP and PAR
  *     (bench/peers/oidc-provider-fapi.ts: one private_key_jwt client with the key of our
  *     demo fapi2 app, DPoP-bound tokens, refresh tokens not rotated);
+ *   - oidc-provider 9.13 as an OpenID Provider (bench/peers/oidc-provider-openid.ts: one
+ *     client_secret_basic client whose ID tokens it signs PS256 with its RSA 2048 key, its
+ *     interactions answered by the peer process, an in-memory store big enough for a run's
+ *     codes);
  *   - a bare node:http upstream (bench/peers/upstream.ts) and a bare node:http proxy to it
  *     (bench/peers/proxy.ts).
  * Scenarios, each on ours on every database and on the peer:
@@ -33,11 +37,25 @@
  *   6. `refresh-fapi`: the refresh grant of the demo fapi2 app, its DPoP-bound refresh token
  *      (PAR, alice's sign-in and consent, code exchange with DPoP) sent again by every
  *      request with a new client assertion (private_key_jwt) and a new DPoP proof, vs the
- *      same at the oidc-provider FAPI peer.
+ *      same at the oidc-provider FAPI peer;
+ *   7. `code-openid`: the authorization code exchange (POST /oauth2/v1/token,
+ *      grant_type=authorization_code with the PKCE code_verifier, client_secret_basic) of
+ *      codes issued for scope=openid with a nonce, so that every answer carries an ID token
+ *      signed PS256 (the demo strict app's default), vs the same at the oidc-provider OpenID
+ *      peer (PEER_OIDC_CLIENT, ID tokens PS256). Codes are single-use and live 60 s: each run
+ *      exchanges a set number of them (BENCH_CODES, default 2,000; its warm-up the share of
+ *      them its seconds are of BENCH_DURATION), made just before it through each server's
+ *      authorization endpoint by a browser signed in there (bench/openid.ts), and its req/s
+ *      are those exchanges over the time to the last answer, not a BENCH_DURATION run;
+ *   8. `gateway-jwt`: GET /bench-jwt/ (the same upstream) with a JWT access token (RFC 9068,
+ *      PS256) of an app whose only API product issues them, checked offline and then by its
+ *      row, vs the same server's gateway with the demo app's opaque token (scenario 2's
+ *      request) in the peer column: one such peer side per database.
  * The sides of a scenario run alternately, round after round (ours on SQLite, ours on
  * PostgreSQL, the peer(s); then again), so that they share the machine's noise. Scenarios 5
- * and 6 build each run's one-use JWTs before the run (bench/fapi.ts). Each measured run
- * follows an unrecorded warm-up with its own freshly prepared requests.
+ * and 6 build each run's one-use JWTs before the run (bench/fapi.ts), scenario 7 its codes
+ * (bench/openid.ts). Each measured run follows an unrecorded warm-up with its own freshly
+ * prepared requests.
  * Prints one table (req/s mean over rounds, p50/p99 worst over rounds, failures summed,
  * peak RSS = highest VmRSS of the server process sampled every 100 ms during the measured
  * runs; ratios of req/s: `ours/peer` on our rows, ours on a database against the peer of the
@@ -50,16 +68,18 @@
  * Then, unless BENCH_INSTRUCTIONS=false, the instructions per request of our server on
  * SQLite in every scenario that ran, counted under callgrind by bench/callgrind.ts (its own
  * server; its env: INSTR_REQUESTS, INSTR_WARMUP, INSTR_THREAD), printed as a table (scenario,
- * instructions per request in thousands, budget, requests counted, non-2xx, errors) and a
- * verdict per budgeted scenario; skipped with a note when
- * valgrind or callgrind_control is not on the PATH.
+ * instructions per request in thousands, budget, requests counted, non-2xx, errors; with
+ * `code-openid`, also the instructions of one signIdToken alone, PS256 and ES256) and a
+ * verdict per budgeted scenario; skipped with a note when valgrind or callgrind_control is
+ * not on the PATH.
  * Asserts nothing; fails only if a probe does not answer 200 (or an introspection probe
  * finds the token inactive), or the set-up of a scenario fails.
  * Env: BENCH_DURATION (seconds per run, default 10; at most about 50 for scenarios 5 and 6,
  * whose DPoP proofs must stay under 60 s old), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS
  * (runs per scenario and side, default 2), BENCH_WARMUP (seconds, default 2),
  * BENCH_SCENARIOS (comma-separated names to run only those, e.g. "gateway,gateway-dpop";
- * default all), BENCH_DATABASES (comma-separated, default "sqlite,postgresql"),
+ * default all), BENCH_CODES (codes exchanged per run of scenario 7, default 2000; making
+ * them must take under 50 s), BENCH_DATABASES (comma-separated, default "sqlite,postgresql"),
  * BENCH_POSTGRES_URL (maintenance database, default
  * postgresql://root@127.0.0.1:5432/postgres), BENCH_REDIS_URL (default
  * redis://127.0.0.1:6379), BENCH_INSTRUCTIONS (false: no callgrind phase),
@@ -77,6 +97,7 @@ import {
   type FapiServer,
   type OneUseTargets,
 } from "./fapi.js";
+import { codeExchangeTarget, codesForRun, oidcProviderCodes, tollgateCodes, type CodeServer } from "./openid.js";
 import {
   PEER_CLIENT,
   PEER_FAPI_CLIENT,
@@ -96,6 +117,7 @@ import {
   refreshTarget,
   refreshTokens,
   registerApi,
+  registerJwtApi,
   sampleRss,
   startInstance,
   startPeer,
@@ -134,6 +156,8 @@ interface Ours {
   instance: Instance;
   /** The gateway path of API `bench`. */
   apiPath: string;
+  /** API `bench-jwt`, the same upstream behind a product of JWT access tokens (RFC 9068), and a request for such a token. */
+  jwt: { apiPath: string; token: Target };
   fapi: FapiServer;
 }
 
@@ -174,6 +198,16 @@ function oneUse(setUp: () => Promise<OneUseTargets>): Side["prepare"] {
   return async (seconds) => (await (targets ??= setUp())).forRun(seconds);
 }
 
+/**
+ * The `prepare` of a side exchanging authorization codes (bench/openid.ts): `setUp` (the
+ * server's code supply, signing in) runs before the side's first run, and every run gets
+ * codes of its own, made just before it.
+ */
+function codeExchanges(setUp: () => Promise<CodeServer>): Side["prepare"] {
+  let server: Promise<CodeServer> | undefined;
+  return async (seconds) => codeExchangeTarget(await (server ??= setUp()), codesForRun(seconds), connections);
+}
+
 /** Folds the rounds: req/s mean, p50/p99 worst, failures summed. */
 function combine(runs: Figures[]): Figures {
   return {
@@ -194,6 +228,7 @@ const ours: Ours[] = [];
 const instances: Instance[] = [];
 let oidc: Instance | undefined;
 let oidcFapi: Instance | undefined;
+let oidcOpenid: Instance | undefined;
 let upstream: Instance | undefined;
 let proxy: Instance | undefined;
 let scenariosRun: string[] = [];
@@ -202,6 +237,7 @@ try {
   proxy = await startPeer("proxy.ts", { UPSTREAM_URL: upstream.url });
   oidc = await startPeer("oidc-provider.ts");
   oidcFapi = await startPeer("oidc-provider-fapi.ts");
+  oidcOpenid = await startPeer("oidc-provider-openid.ts");
   for (const kind of databases) {
     const db = await createDatabase(kind);
     dbs.push(db);
@@ -209,11 +245,13 @@ try {
     const instance = await startInstance({ ...db.env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
     instances.push(instance);
     const apiPath = await registerApi(instance.url, "bench", upstream.url);
-    ours.push({ db: kind, label: db.label, instance, apiPath, fapi: await tollgateFapi(instance.url) });
+    const jwt = await registerJwtApi(instance.url, "bench-jwt", upstream.url);
+    ours.push({ db: kind, label: db.label, instance, apiPath, jwt, fapi: await tollgateFapi(instance.url) });
   }
   const metadata = (await (await fetch(`${oidc.url}/.well-known/openid-configuration`)).json()) as Record<string, string>;
   const peerToken = formPost(metadata.token_endpoint!, PEER_CLIENT, `grant_type=client_credentials&scope=${encodeURIComponent(PEER_CLIENT.scope)}`);
   const peerFapi = await oidcProviderFapi(oidcFapi.url, PEER_FAPI_CLIENT.clientId);
+  const openidIssuer = oidcOpenid.url;
   const p = proxy;
   // The bare proxy forwards the Authorization header unread: any of our tokens will do.
   const first = ours[0]!;
@@ -273,12 +311,33 @@ try {
         prepare: oneUse(async () => fapiRefreshTargets(peerFapi, await fapiRefreshToken(peerFapi), INITIAL_RATE.refresh)),
       },
     },
+    {
+      name: "code-openid",
+      ours: (o) => ({ server: `Tollgate, ${o.label}`, instance: o.instance, prepare: codeExchanges(() => tollgateCodes(o.instance.url)) }),
+      peer: {
+        server: "oidc-provider",
+        instance: oidcOpenid,
+        prepare: codeExchanges(() => oidcProviderCodes(openidIssuer)),
+      },
+    },
+    {
+      name: "gateway-jwt",
+      ours: (o) => ({
+        server: `Tollgate, ${o.label}, JWT access token`,
+        instance: o.instance,
+        prepare: async () => ({ url: `${o.instance.url}${o.jwt.apiPath}`, headers: { authorization: `Bearer ${await accessToken(o.jwt.token)}` } }),
+      }),
+      // The same server's gateway and upstream with an opaque token: scenario 2's request.
+      peer: (o) => ({ server: `Tollgate, ${o.label}, opaque token`, instance: o.instance, prepare: () => gatewayTarget(o.instance.url, o.apiPath) }),
+    },
   ];
 
   const only = process.env.BENCH_SCENARIOS?.split(",");
   if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => only.includes(s.name)));
   scenariosRun = scenarios.map((s) => s.name);
-  console.log(`${connections} connections, ${duration} s per run, ${rounds} round(s) per scenario and side, ours on ${ours.map((o) => o.label).join(" and ")}\n`);
+  console.log(`${connections} connections, ${duration} s per run, ${rounds} round(s) per scenario and side, ours on ${ours.map((o) => o.label).join(" and ")}`);
+  if (scenariosRun.includes("code-openid")) console.log(`code-openid: each run exchanges ${codesForRun(duration)} codes made before it (BENCH_CODES), req/s over the time to the last answer`);
+  console.log();
   const table: Record<string, Row> = {};
   const results = new Map<string, Result[]>();
   for (const s of scenarios) {
@@ -369,7 +428,7 @@ try {
     );
   }
 } finally {
-  await stopAll(...instances, oidc, oidcFapi, proxy, upstream);
+  await stopAll(...instances, oidc, oidcFapi, oidcOpenid, proxy, upstream);
   await dropAll(...dbs);
 }
 

@@ -1,10 +1,11 @@
 /**
  * Shared parts of the benchmarks: starting the built server and the peer servers as child
  * processes (so the load generator and the servers do not share one event loop), the demo
- * requests (token, gateway, introspection, refresh), the admin API, autocannon runs, and
- * memory readings from /proc, and the databases a benchmark runs our server on (a SQLite file
- * in a temp dir, or a PostgreSQL database created for the run and dropped after it, with
- * Redis). Benchmarks print figures; they assert nothing.
+ * requests (token, gateway, introspection, refresh), targets whose requests are each sent
+ * once, the admin API, autocannon runs, and memory readings from /proc, and the databases a
+ * benchmark runs our server on (a SQLite file in a temp dir, or a PostgreSQL database
+ * created for the run and dropped after it, with Redis). Benchmarks print figures; they
+ * assert nothing.
  * Env: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_DATABASES (comma-separated, `sqlite,postgresql` by default: the databases of the
  * benchmarks that run on both), BENCH_POSTGRES_URL (the maintenance database the PostgreSQL
@@ -24,7 +25,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { DEMO } from "../server/src/demo/seed.js";
 import { generate as totpCode } from "otplib";
-import { Browser, obtainCode, rememberPasskey, tokenRequest } from "../server/test/support/flow.js";
+import { Browser, callbackParams, obtainCode, rememberPasskey, tokenRequest } from "../server/test/support/flow.js";
 import { SoftwarePasskey } from "../server/test/support/passkey.js";
 import { SERVER_ENTRY, serverEnv, serverNodeFlags } from "../server/test/support/start-command.js";
 
@@ -39,9 +40,16 @@ export interface Target {
   body?: string;
   /**
    * autocannon per-request hooks, for requests that depend on earlier answers (refresh
-   * rotation). The probe sends the static request above; the load sends these.
+   * rotation) or are each sent once ({@link eachOnce}). The probe sends the static request
+   * above; the load sends these.
    */
   requests?: autocannon.Request[];
+  /**
+   * The requests of a run, when a run sends a set number of them rather than lasting its
+   * seconds (requests made beforehand that cannot be made on the fly: authorization codes,
+   * bench/openid.ts); its req/s are then its answers over the time to its last answer.
+   */
+  amount?: number;
 }
 
 export interface Instance {
@@ -223,9 +231,10 @@ export async function dropAll(...databases: (BenchDatabase | undefined)[]): Prom
 
 /**
  * Starts the built server as `npm start` runs it (its node flags, then
- * dist/server/src/main.js) with `env` (PORT 0, demo seeded, logs and rate limits off) and
- * resolves once /healthz answers. With BENCH_CPU_PROFILE_DIR set, the
- * server writes a V8 CPU profile there when it stops (`node --cpu-prof`).
+ * dist/server/src/main.js) with `env` (PORT 0, demo seeded, logs off, and the rate limits
+ * of the token and authorization endpoints off) and resolves once /healthz answers. With
+ * BENCH_CPU_PROFILE_DIR set, the server writes a V8 CPU profile there when it stops
+ * (`node --cpu-prof`).
  * @param wrapper - a command the server runs under (bench/instructions.ts: callgrind).
  */
 export async function startInstance(env: Record<string, string>, wrapper: readonly string[] = []): Promise<Instance> {
@@ -240,6 +249,7 @@ export async function startInstance(env: Record<string, string>, wrapper: readon
     SEED_DEMO: "true",
     TOKEN_RATE_LIMIT_PER_CLIENT: "0",
     TOKEN_RATE_LIMIT_PER_IP: "0",
+    AUTHORIZE_RATE_LIMIT_PER_IP: "0",
     ...env,
   }, wrapper);
   for (let i = 0; i < 100; i++) {
@@ -272,14 +282,23 @@ export const PEERS = {
   oidcProvider: "oidc-provider.ts",
   /** oidc-provider with the FAPI 2.0 profile, DPoP and PAR, and one private_key_jwt client (PEER_FAPI_CLIENT). */
   oidcProviderFapi: "oidc-provider-fapi.ts",
+  /** oidc-provider as an OpenID Provider, one client whose ID tokens it signs PS256 (PEER_OIDC_CLIENT). */
+  oidcProviderOpenid: "oidc-provider-openid.ts",
 } as const;
 
-export { PEER_CLIENT, PEER_FAPI_CLIENT } from "./peers/client.js";
+export { PEER_CLIENT, PEER_FAPI_CLIENT, PEER_OIDC_CLIENT } from "./peers/client.js";
 
 /** Starts a peer of bench/peers/ with `node --import tsx`, `env` added to this process's. */
 export async function startPeer(script: (typeof PEERS)[keyof typeof PEERS], env: Record<string, string> = {}): Promise<Instance> {
-  const file = fileURLToPath(new URL(`./peers/${script}`, import.meta.url));
-  return spawnListening(["--import", "tsx", file], { ...process.env, ...env });
+  return startScript(fileURLToPath(new URL(`./peers/${script}`, import.meta.url)), env);
+}
+
+/**
+ * Starts a TypeScript `file` that prints `listening on <url>` with `node --import tsx`
+ * (behind `wrapper`, e.g. callgrind), `env` added to this process's.
+ */
+export async function startScript(file: string, env: Record<string, string> = {}, wrapper: readonly string[] = []): Promise<Instance> {
+  return spawnListening(["--import", "tsx", file], { ...process.env, ...env }, wrapper);
 }
 
 /** Stops an instance: SIGTERM, then SIGKILL after 5 s. */
@@ -404,6 +423,39 @@ export async function registerApi(baseUrl: string, name: string, upstreamUrl: st
   return `/${name}/`;
 }
 
+/** The API, product, scope and app {@link registerJwtApi} makes. */
+const JWT_BENCH = { product: "Bench-JWT", scope: "bench_jwt", app: "Bench JWT client" } as const;
+
+/**
+ * Registers API `name` (upstream `upstreamUrl`) behind a new API product that issues JWT access
+ * tokens (RFC 9068; its own scope, `bench_jwt`), and a new app of the demo developer holding
+ * only that product, all through the admin API: that app's client credentials tokens are JWTs.
+ * @returns the gateway path `/<name>/` and a target getting a JWT access token for it.
+ */
+export async function registerJwtApi(baseUrl: string, name: string, upstreamUrl: string): Promise<{ apiPath: string; token: Target }> {
+  const { createApiProduct } = await adminGraphql<{ createApiProduct: { id: string } }>(
+    baseUrl,
+    "mutation ($input: CreateApiProductInput!) { createApiProduct(input: $input) { id } }",
+    { input: { name: JWT_BENCH.product, scopes: [JWT_BENCH.scope], scopeDescriptions: [{ name: JWT_BENCH.scope, description: "Read the bench API" }], accessTokenFormat: "jwt" } },
+  );
+  const { createApi } = await adminGraphql<{ createApi: { id: string } }>(baseUrl, "mutation ($input: CreateApiInput!) { createApi(input: $input) { id } }", {
+    input: { name, upstreamUrl, requiredScopes: [JWT_BENCH.scope] },
+  });
+  await adminGraphql(baseUrl, "mutation ($id: ID!, $input: UpdateApiProductInput!) { updateApiProduct(id: $id, input: $input) { id } }", {
+    id: createApiProduct.id,
+    input: { apiIds: [createApi.id] },
+  });
+  const { developers } = await adminGraphql<{ developers: { nodes: { id: string; email: string }[] } }>(baseUrl, "{ developers { nodes { id email } } }");
+  const developer = developers.nodes.find((d) => d.email === DEMO.developerEmail);
+  if (!developer) throw new Error(`no demo developer ${DEMO.developerEmail} at ${baseUrl}`);
+  const { createApp } = await adminGraphql<{ createApp: Client }>(baseUrl, "mutation ($input: CreateAppInput!) { createApp(input: $input) { consumerKey consumerSecret } }", {
+    input: { developerId: developer.id, name: JWT_BENCH.app, apiProductIds: [createApiProduct.id] },
+  });
+  const token = formPost(`${baseUrl}/oauth2/v1/token`, createApp, `grant_type=client_credentials&scope=${JWT_BENCH.scope}`);
+  if ((await accessToken(token)).split(".").length !== 3) throw new Error(`the ${JWT_BENCH.product} product's token at ${baseUrl} is not a JWT`);
+  return { apiPath: `/${name}/`, token };
+}
+
 /** The enrolments of {@link enrolDemoPasskey}, by server URL. */
 const demoPasskeys = new Map<string, Promise<void>>();
 
@@ -443,6 +495,29 @@ async function enrol(baseUrl: string): Promise<void> {
   const { options } = (await post("/session/factors/webauthn/registration-options", csrf, {})) as { options: Parameters<SoftwarePasskey["register"]>[0] };
   await post("/session/factors/webauthn", csrf, { response: passkey.register(options), name: "Benchmark passkey" });
   rememberPasskey(baseUrl, DEMO.user.username, passkey);
+}
+
+/**
+ * Follows the redirects of an authorization request from `url` in `browser` (its cookies
+ * sent and kept) until one leads to the demo callback URL, as a user agent would; for a
+ * server that needs no page on the way (the oidc-provider peers, whose interactions their
+ * own process answers).
+ * @returns the code of that redirect. @throws when an answer is not a redirect, or after 10.
+ */
+export async function codeFromRedirects(browser: Browser, url: string): Promise<string> {
+  let next = url;
+  for (let hops = 0; hops < 10; hops++) {
+    const res = await browser.fetch(next);
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status > 399 || location === null) throw new Error(`GET ${next} answered ${res.status}: ${await res.text()}`);
+    next = new URL(location, next).href;
+    if (next.startsWith(DEMO.callbackUrl)) {
+      const params = callbackParams(next);
+      if (!params.code) throw new Error(`no code in callback redirect ${next}`);
+      return params.code;
+    }
+  }
+  throw new Error(`no redirect to the callback after 10 hops from ${url}`);
 }
 
 /**
@@ -499,6 +574,38 @@ export function refreshTarget(baseUrl: string, tokens: string[]): Target {
   };
 }
 
+/** What one request of an {@link eachOnce} target adds to the target's request: JWTs (bench/fapi.ts), an authorization code (bench/openid.ts). */
+export interface OneUse {
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * A target whose requests each send one of `prepared` once, in order: the probe prepared[0],
+ * the load prepared[1], prepared[2], … (autocannon asks for a request once per request it
+ * sends, and once more per connection it opens). Once they are used up, every further
+ * request is `more.make()`, after a warning that ends with `more.note`.
+ * @returns the target, and how many of `prepared` it has handed out.
+ */
+export function eachOnce(request: Omit<Target, "requests">, prepared: readonly OneUse[], more: { make: () => OneUse; note: string }): { target: Target; used: () => number } {
+  const { pathname, search } = new URL(request.url);
+  const withOne = (one: OneUse) => ({ headers: { ...request.headers, ...one.headers }, ...(one.body === undefined ? {} : { body: one.body }) });
+  let used = 0;
+  const next = (): OneUse => {
+    if (++used < prepared.length) return prepared[used]!;
+    if (used === prepared.length) console.warn(`warning: ${request.method ?? "GET"} ${request.url} used up its ${prepared.length} one-use requests: ${more.note}`);
+    return more.make();
+  };
+  return {
+    used: () => used,
+    target: {
+      ...request,
+      ...withOne(prepared[0]!),
+      requests: [{ method: request.method ?? "GET", path: `${pathname}${search}`, setupRequest: (req) => ({ ...req, ...withOne(next()) }) }],
+    },
+  };
+}
+
 export interface Figures {
   "req/s": number;
   "p50 ms": number;
@@ -534,13 +641,20 @@ export async function load(targets: Target[], options: LoadOptions = {}): Promis
   return run(targets, options);
 }
 
-/** Loads the targets at once, without a probe or warm-up. */
+/**
+ * Loads the targets at once, without a probe or warm-up. A target of a set `amount` of
+ * requests runs until they are answered (autocannon then ignores the duration); its req/s
+ * are its answers over the time from the start to its last answer (autocannon's own figures
+ * are per whole second, and it ends such a run at the next whole second).
+ */
 async function run(targets: Target[], options: LoadOptions): Promise<Figures> {
   const share = (n: number) => Math.max(1, Math.round(n / targets.length));
   const results = await Promise.all(
     targets.map(
       (t) =>
-        new Promise<autocannon.Result>((resolve, reject) => {
+        new Promise<autocannon.Result & { perSecond: number }>((resolve, reject) => {
+          const started = performance.now();
+          let lastAnswer = started;
           const instance = autocannon(
             {
               ...t,
@@ -548,14 +662,19 @@ async function run(targets: Target[], options: LoadOptions): Promise<Figures> {
               duration: options.duration ?? duration,
               ...(options.overallRate ? { overallRate: options.overallRate / targets.length } : {}),
             },
-            (err, result) => (err ? reject(err as Error) : resolve(result)),
+            (err, result) => {
+              if (err) return reject(err as Error);
+              const perSecond = t.amount === undefined ? result.requests.average : result.requests.total / ((lastAnswer - started) / 1000);
+              resolve({ ...result, perSecond });
+            },
           );
+          if (t.amount !== undefined) instance.on("response", () => (lastAnswer = performance.now()));
           if (options.onResponse) instance.on("response", (_client, status) => options.onResponse!(status));
         }),
     ),
   );
   return {
-    "req/s": Math.round(results.reduce((sum, r) => sum + r.requests.average, 0)),
+    "req/s": Math.round(results.reduce((sum, r) => sum + r.perSecond, 0)),
     "p50 ms": Math.max(...results.map((r) => r.latency.p50)),
     "p99 ms": Math.max(...results.map((r) => r.latency.p99)),
     "non-2xx": results.reduce((sum, r) => sum + r.non2xx, 0),

@@ -20,3 +20,17 @@ export const PEER_FAPI_CLIENT = {
   redirectUri: "http://localhost:8080/callback",
   scope: "aisp",
 } as const;
+
+/**
+ * The OpenID Connect client registered at the oidc-provider OpenID peer
+ * (bench/peers/oidc-provider-openid.ts) for scenario `code-openid`, set up as our demo strict
+ * app is used there: client_secret_basic, the authorization code grant with PKCE (and refresh
+ * tokens), the demo callback URL (server/src/demo/seed.ts DEMO.callbackUrl), ID tokens signed
+ * PS256, and scope `openid`.
+ */
+export const PEER_OIDC_CLIENT = {
+  consumerKey: "bench-oidc-client",
+  consumerSecret: "bench-oidc-client-secret-8f3e61c2a9",
+  redirectUri: "http://localhost:8080/callback",
+  scope: "openid",
+} as const;

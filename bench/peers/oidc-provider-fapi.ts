@@ -10,31 +10,18 @@
  * exchange issues one (`issueRefreshToken`: no `offline_access` scope needed, as with ours).
  * Generated signing and cookie keys, the default in-memory adapter (which also remembers the
  * used `jti`s of client assertions and DPoP proofs), opaque access tokens.
- *
- * No dev interactions: the benchmark drives the front channel itself, and every request to
- * `/interaction/<uid>` is answered here at once, without a page: user `bench-user` signs in
- * and grants the requested scopes (`provider.interactionFinished`), which redirects back to
- * the authorization endpoint and on to the callback with the code.
+ * No dev interactions: every interaction is answered at once by this process
+ * (bench/peers/user-flow.ts).
  * Prints `listening on <issuer>` once it listens on 127.0.0.1 (any free port); the endpoints
  * are in `<issuer>/.well-known/openid-configuration`.
  * Env: none.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import Provider from "oidc-provider";
 import { listenPeer } from "./listen.js";
 import { DEMO_FAPI_PUBLIC_JWKS } from "../../server/src/demo/fapi-key.js";
 import { PEER_FAPI_CLIENT } from "./client.js";
-
-/** The account every interaction signs in. */
-const ACCOUNT_ID = "bench-user";
-
-/** The little of oidc-provider's interaction API used here (bench/peers/types.d.ts declares the rest). */
-interface InteractionApi {
-  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ params: { client_id: string; scope: string } }>;
-  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options: { mergeWithLastSubmission: boolean }): Promise<void>;
-  Grant: new (properties: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
-}
+import { answeringInteractions, USER_FLOW_CONFIGURATION } from "./user-flow.js";
 
 const { server, issuer, serve } = await listenPeer();
 
@@ -58,8 +45,7 @@ const provider = new Provider(issuer, {
   scopes: PEER_FAPI_CLIENT.scope.split(" "),
   jwks: { keys: [{ ...generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" }), use: "sig", alg: "ES256" }] },
   cookies: { keys: [randomBytes(32).toString("hex")] },
-  findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
-  issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed("refresh_token"),
+  ...USER_FLOW_CONFIGURATION,
   rotateRefreshToken: false,
   features: {
     devInteractions: { enabled: false },
@@ -68,24 +54,6 @@ const provider = new Provider(issuer, {
     pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: true },
   },
 });
-const interactions = provider as unknown as InteractionApi;
-
-/** Signs in {@link ACCOUNT_ID} and grants the requested scopes: a 303 back to the authorization endpoint. */
-async function finishInteraction(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { params } = await interactions.interactionDetails(req, res);
-  const grant = new interactions.Grant({ accountId: ACCOUNT_ID, clientId: params.client_id });
-  grant.addOIDCScope(params.scope);
-  const grantId = await grant.save();
-  await interactions.interactionFinished(req, res, { login: { accountId: ACCOUNT_ID }, consent: { grantId } }, { mergeWithLastSubmission: false });
-}
-
-const callback = provider.callback();
-serve((req, res) => {
-  if (!req.url?.startsWith("/interaction/")) return callback(req, res);
-  finishInteraction(req, res).catch((error: unknown) => {
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-    res.end(String(error));
-  });
-});
+serve(answeringInteractions(provider));
 console.log(`listening on ${issuer}`);
 process.once("SIGTERM", () => server.close(() => process.exit(0)).closeAllConnections());
