@@ -438,6 +438,7 @@ describe("interaction API", () => {
       ],
       user: null,
       loginHint: null,
+      uiLocales: [],
       scaRequired: true,
       authorizationDetails: null,
       accounts: [],
