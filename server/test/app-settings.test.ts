@@ -3,11 +3,12 @@
  * `setAppSettings` changes the token response profile, the PKCE requirement, the
  * introspection permission, the client authentication methods and the OpenID Connect settings
  * (ID token signing algorithm, subject type, sector identifier URI, post-logout redirect URIs,
- * nonce requirement); each change takes effect on the next request and is audited. Real server,
+ * nonce requirement) and the signed request object requirement (RFC 9101); each change takes effect on the next request and is audited. Real server,
  * real database, real HTTP.
  */
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_FAPI_PUBLIC_JWKS } from "../src/demo/fapi-key.js";
 import { DEMO } from "../src/demo/seed.js";
 import { JWKS_PATH } from "../src/kernel/paths.js";
 import {
@@ -30,7 +31,7 @@ import { startTestServer, type TestServer } from "./support/server.js";
 let server: TestServer;
 let admin: GraphQLClient;
 
-const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods idTokenSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce";
+const SETTINGS = "id tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods idTokenSignedResponseAlg introspectionSignedResponseAlg authorizationSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce requireSignedRequestObject";
 
 /** A new app's settings, as createApp leaves them. */
 const DEFAULTS = {
@@ -39,10 +40,13 @@ const DEFAULTS = {
   canIntrospect: false,
   tokenEndpointAuthMethods: ["client_secret_basic"],
   idTokenSignedResponseAlg: "PS256",
+  introspectionSignedResponseAlg: "PS256",
+  authorizationSignedResponseAlg: "PS256",
   subjectType: "public",
   sectorIdentifierUri: null,
   postLogoutRedirectUris: [],
   requireNonce: false,
+  requireSignedRequestObject: false,
 };
 
 /** Post-logout redirect URIs an app may register: https, and http on localhost, as callback URLs. */
@@ -162,6 +166,55 @@ describe("setAppSettings", () => {
     expect(await idTokenAlg()).toBe("PS256");
   });
 
+  it("switches the introspection response algorithm (RFC 9701 §6): PS256 by default, ES256 for the next signed introspection response, and back", async () => {
+    const { appId, client } = await newApp("Signed introspection settings app");
+    await setSettings(appId, { canIntrospect: true });
+    /** The `alg` of a signed introspection response to the app, checked against the server's JWK Set. */
+    const introspectionAlg = async () => {
+      const answer = await tokenRequest(server.url, INTROSPECTION_ENDPOINT, client, { token: "unknown" }, { headers: { Accept: "application/token-introspection+jwt" } });
+      const jwks = (await send(new URL(JWKS_PATH, server.url))).body as JSONWebKeySet;
+      const { alg } = decodeProtectedHeader(answer.text);
+      await jwtVerify(answer.text, createLocalJWKSet(jwks), { algorithms: [alg!], audience: client.consumerKey, typ: "token-introspection+jwt" });
+      return alg;
+    };
+    expect(await introspectionAlg()).toBe("PS256");
+
+    expect(await setSettings(appId, { introspectionSignedResponseAlg: "ES256" })).toEqual({ id: appId, ...DEFAULTS, canIntrospect: true, introspectionSignedResponseAlg: "ES256" });
+    const { app } = await admin.data("query($id: ID!) { app(id: $id) { introspectionSignedResponseAlg } }", { id: appId });
+    expect(app.introspectionSignedResponseAlg).toBe("ES256");
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input: { introspectionSignedResponseAlg: "ES256" } });
+    expect(await introspectionAlg()).toBe("ES256");
+
+    expect((await setSettings(appId, { idTokenSignedResponseAlg: "ES256" })).introspectionSignedResponseAlg).toBe("ES256");
+    expect((await setSettings(appId, { introspectionSignedResponseAlg: "PS256" })).introspectionSignedResponseAlg).toBe("PS256");
+    expect(await introspectionAlg()).toBe("PS256");
+  });
+
+  it("switches the authorization response algorithm (JARM section 3): PS256 by default, ES256 for the next signed response, and back", async () => {
+    const { appId, client } = await newApp("Signed authorization response settings app");
+    /** The `alg` of a signed authorization response to the app (prompt=none without a session: login_required), checked against the server's JWK Set. */
+    const responseAlg = async () => {
+      const query = new URLSearchParams({ client_id: client.consumerKey, redirect_uri: DEMO.callbackUrl, response_type: "code", response_mode: "jwt", scope: "aisp", state: "s", prompt: "none", code_challenge: pkcePair().challenge, code_challenge_method: "S256" });
+      const answer = await fetch(`${server.url}/authorize?${query}`, { redirect: "manual" });
+      const response = new URL(answer.headers.get("location")!).searchParams.get("response")!;
+      const jwks = (await send(new URL(JWKS_PATH, server.url))).body as JSONWebKeySet;
+      const { alg } = decodeProtectedHeader(response);
+      await jwtVerify(response, createLocalJWKSet(jwks), { algorithms: [alg!], audience: client.consumerKey });
+      return alg;
+    };
+    expect(await responseAlg()).toBe("PS256");
+
+    expect(await setSettings(appId, { authorizationSignedResponseAlg: "ES256" })).toEqual({ id: appId, ...DEFAULTS, authorizationSignedResponseAlg: "ES256" });
+    const { app } = await admin.data("query($id: ID!) { app(id: $id) { authorizationSignedResponseAlg } }", { id: appId });
+    expect(app.authorizationSignedResponseAlg).toBe("ES256");
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input: { authorizationSignedResponseAlg: "ES256" } });
+    expect(await responseAlg()).toBe("ES256");
+
+    expect((await setSettings(appId, { idTokenSignedResponseAlg: "ES256" })).authorizationSignedResponseAlg).toBe("ES256");
+    expect((await setSettings(appId, { authorizationSignedResponseAlg: "PS256" })).authorizationSignedResponseAlg).toBe("PS256");
+    expect(await responseAlg()).toBe("PS256");
+  });
+
   it("requires a nonce with openid (OpenID Connect Core §3.1.2.1): without one the next request is refused to the callback, with one the ID token carries it, without openid none is needed; and off again", async () => {
     const { appId, client } = await newApp("Nonce settings app");
     const pkce = pkcePair();
@@ -187,6 +240,39 @@ describe("setAppSettings", () => {
     expect((await setSettings(appId, { canIntrospect: true })).requireNonce).toBe(true);
     expect((await setSettings(appId, { requireNonce: false })).requireNonce).toBe(false);
     expect(await authorize("openid aisp")).toMatch(/^\/login\?interaction=/);
+  });
+
+  it("requires signed request objects (RFC 9101 section 10.5) only with the app's keys: read back, audited, the next plain request refused; the keys stay while it is on; and off again", async () => {
+    const { appId, client } = await newApp("Signed request object settings app");
+    const mutation = "mutation($id: ID!, $input: AppSettingsInput!) { setAppSettings(appId: $id, input: $input) { id } }";
+    const setKeys = "mutation($id: ID!, $jwks: String) { setAppKeys(appId: $id, jwks: $jwks) { id } }";
+    const pkce = pkcePair();
+    /** Where /authorize sends the browser for a plain (unsigned) request of the app. */
+    const authorize = async () => {
+      const params = authorizeParams(client, { scope: "aisp", state: "s-jar", code_challenge: pkce.challenge, code_challenge_method: "S256" });
+      return (await request(new URL(authorizePath(params), server.url))).headers.get("location")!;
+    };
+    // No keys to verify request objects with: refused, naming the field, nothing changed.
+    const keyless = await admin.failure(mutation, { id: appId, input: { requireSignedRequestObject: true } });
+    expect({ code: keyless.code, message: keyless.message }).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^requireSignedRequestObject: .*setAppKeys/) });
+    expect(await setSettings(appId, {})).toEqual({ id: appId, ...DEFAULTS });
+
+    await admin.data(setKeys, { id: appId, jwks: JSON.stringify(DEMO_FAPI_PUBLIC_JWKS) });
+    expect(await authorize()).toMatch(/^\/login\?interaction=/);
+    expect(await setSettings(appId, { requireSignedRequestObject: true })).toEqual({ id: appId, ...DEFAULTS, requireSignedRequestObject: true });
+    expect((await admin.data("query($id: ID!) { app(id: $id) { requireSignedRequestObject } }", { id: appId })).app.requireSignedRequestObject).toBe(true);
+    expect(await lastSettingsEvent()).toEqual({ actor: `client:${DEMO.adminApp.consumerKey}`, subject: appId, input: { requireSignedRequestObject: true } });
+    const refused = new URL(await authorize());
+    expect(`${refused.origin}${refused.pathname}`).toBe(DEMO.callbackUrl);
+    expect(Object.fromEntries(refused.searchParams)).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/signed request object/), state: "s-jar" });
+
+    // The keys cannot be removed while it is on; a change of another setting keeps it; then off, and the keys may go.
+    const removal = await admin.failure(setKeys, { id: appId, jwks: null });
+    expect({ code: removal.code, message: removal.message }).toEqual({ code: "BAD_USER_INPUT", message: expect.stringMatching(/^requireSignedRequestObject: /) });
+    expect((await setSettings(appId, { canIntrospect: true })).requireSignedRequestObject).toBe(true);
+    expect((await setSettings(appId, { requireSignedRequestObject: false })).requireSignedRequestObject).toBe(false);
+    expect(await authorize()).toMatch(/^\/login\?interaction=/);
+    await admin.data(setKeys, { id: appId, jwks: null });
   });
 
   it("sets the subject identifiers, sector identifier URI and post-logout redirect URIs: read back, audited, followed by the next ID token and the logout endpoint; null and [] remove them", async () => {
@@ -262,6 +348,8 @@ describe("setAppSettings", () => {
     expect((await admin.failure(mutation, { id: appId, input: { tokenEndpointAuthMethods: ["client_secret_jwt"] } })).status).toBe(400);
     // RS256 is not offered (FAPI 2.0 Security Profile section 5.4.1), nor is an unsigned ID token.
     for (const alg of ["RS256", "none"]) expect((await admin.failure(mutation, { id: appId, input: { idTokenSignedResponseAlg: alg } })).status).toBe(400);
+    for (const alg of ["RS256", "none"]) expect((await admin.failure(mutation, { id: appId, input: { introspectionSignedResponseAlg: alg } })).status).toBe(400);
+    for (const alg of ["RS256", "none"]) expect((await admin.failure(mutation, { id: appId, input: { authorizationSignedResponseAlg: alg } })).status).toBe(400);
     expect((await admin.failure(mutation, { id: "no-such-app", input: { requirePkce: false } })).code).toBe("NOT_FOUND");
     expect(await setSettings(appId, {})).toEqual(before);
   });

@@ -11,7 +11,7 @@ import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FAPI_CLIENT_ID, demoClientKey } from "./support/fapi.js";
-import { clientOptions, runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
+import { clientOptions, pushedAuthorizationUrl, runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -114,24 +114,14 @@ describe("FAPI 2.0 openid_connect variant with oauth4webapi: the same flow with 
   it("gets an ID token with the nonce, at_hash and acr, signed with a key of the JWK Set; UserInfo answers with the DPoP-bound token; a refresh's ID token has no nonce", async () => {
     const codeVerifier = oauth.generateRandomCodeVerifier();
     const nonce = oauth.generateRandomNonce();
-    const par = await oauth.pushedAuthorizationRequest(
-      as,
-      rp,
-      auth,
-      {
-        redirect_uri: DEMO.callbackUrl,
-        response_type: "code",
-        scope: "openid profile aisp",
-        nonce,
-        code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-        code_challenge_method: "S256",
-      },
-      { DPoP: dpop, ...clientOptions },
-    );
-    const pushed = await oauth.processPushedAuthorizationResponse(as, rp, par);
-    const authorizationUrl = new URL(as.authorization_endpoint!);
-    authorizationUrl.searchParams.set("client_id", FAPI_CLIENT_ID);
-    authorizationUrl.searchParams.set("request_uri", pushed.request_uri);
+    const authorizationUrl = await pushedAuthorizationUrl(as, rp, auth, {
+      redirect_uri: DEMO.callbackUrl,
+      response_type: "code",
+      scope: "openid profile aisp",
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: "S256",
+    }, { DPoP: dpop });
     const params = oauth.validateAuthResponse(as, rp, await runBrowserStep(authorizationUrl), oauth.expectNoState);
 
     const response = await oauth.authorizationCodeGrantRequest(as, rp, auth, params, DEMO.callbackUrl, codeVerifier, { DPoP: dpop, ...clientOptions });

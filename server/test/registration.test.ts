@@ -162,6 +162,8 @@ describe("registration (RFC 7591)", () => {
       registration_client_uri: `${server.url}${REGISTER}/${body.client_id}`,
       require_pushed_authorization_requests: true,
       id_token_signed_response_alg: "PS256",
+      introspection_signed_response_alg: "PS256",
+      authorization_signed_response_alg: "PS256",
     });
     expect(body.client_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(body.registration_access_token).toEqual(expect.any(String));
@@ -413,6 +415,79 @@ describe("id_token_signed_response_alg (OpenID Connect Registration section 2)",
     const second = await idTokenOf(registered.client_id);
     expect(decodeProtectedHeader(second.idToken).alg).toBe("PS256");
     await verify(second.idToken, "PS256");
+  });
+});
+
+describe("introspection_signed_response_alg (RFC 9701 section 6)", () => {
+  /** The App column signed introspection responses to the client `clientId` are signed by. */
+  async function storedAlg(clientId: string): Promise<string> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { introspectionSignedResponseAlg: true } } } });
+    return credential.app.introspectionSignedResponseAlg;
+  }
+
+  it("registered with ES256: stored on the app, answered at registration and at a read; left out: PS256", async () => {
+    const answer = await register({ introspection_signed_response_alg: "ES256" });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.introspection_signed_response_alg).toBe("ES256");
+    expect(await storedAlg(answer.body.client_id)).toBe("ES256");
+    expect((await configure(answer.body.registration_client_uri, answer.body.registration_access_token)).body.introspection_signed_response_alg).toBe("ES256");
+    const plain = await register();
+    expect(plain.body.introspection_signed_response_alg).toBe("PS256");
+    expect(await storedAlg(plain.body.client_id)).toBe("PS256");
+  });
+
+  it("anything but PS256 or ES256 is 400 invalid_client_metadata naming them, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const alg of ["RS256", "none", "HS256", 256]) {
+      const answer = await register({ introspection_signed_response_alg: alg });
+      expect(answer.status, String(alg)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^introspection_signed_response_alg must be PS256 or ES256 /) });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("an RFC 7592 update changes it to ES256 and, left out, back to PS256", async () => {
+    const registered = (await register()).body;
+    const uri = registered.registration_client_uri;
+    const read = (await configure(uri, registered.registration_access_token)).body;
+    const updated = await configure(uri, registered.registration_access_token, "PUT", { ...read, introspection_signed_response_alg: "ES256" });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.introspection_signed_response_alg).toBe("ES256");
+    expect(await storedAlg(registered.client_id)).toBe("ES256");
+    const { introspection_signed_response_alg: _alg, ...withoutAlg } = read;
+    const reset = await configure(uri, updated.body.registration_access_token, "PUT", withoutAlg);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.introspection_signed_response_alg).toBe("PS256");
+    expect(await storedAlg(registered.client_id)).toBe("PS256");
+  });
+});
+
+describe("authorization_signed_response_alg (JARM section 3)", () => {
+  /** The App column signed authorization responses to the client `clientId` are signed by. */
+  async function storedAlg(clientId: string): Promise<string> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { authorizationSignedResponseAlg: true } } } });
+    return credential.app.authorizationSignedResponseAlg;
+  }
+
+  it("registered with ES256: stored on the app, answered at registration and at a read; left out: PS256", async () => {
+    const answer = await register({ authorization_signed_response_alg: "ES256" });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.authorization_signed_response_alg).toBe("ES256");
+    expect(await storedAlg(answer.body.client_id)).toBe("ES256");
+    expect((await configure(answer.body.registration_client_uri, answer.body.registration_access_token)).body.authorization_signed_response_alg).toBe("ES256");
+    const plain = await register();
+    expect(plain.body.authorization_signed_response_alg).toBe("PS256");
+    expect(await storedAlg(plain.body.client_id)).toBe("PS256");
+  });
+
+  it("anything but PS256 or ES256 is 400 invalid_client_metadata naming them, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const alg of ["RS256", "none", "HS256", 256]) {
+      const answer = await register({ authorization_signed_response_alg: alg });
+      expect(answer.status, String(alg)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^authorization_signed_response_alg must be PS256 or ES256 /) });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
   });
 });
 
@@ -743,6 +818,64 @@ describe("require_nonce (OpenID Connect Core section 3.1.2.1)", () => {
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.require_nonce).toBe(true);
     expect(await storedRequireNonce(registered.client_id)).toBe(true);
+  });
+});
+
+describe("require_signed_request_object (RFC 9101 section 10.5)", () => {
+  /** The App column the authorization endpoint and PAR read, of the client `clientId`. */
+  async function storedRequirement(clientId: string): Promise<boolean> {
+    const credential = await server.prisma.credential.findUniqueOrThrow({ where: { consumerKey: clientId }, select: { app: { select: { requireSignedRequestObject: true } } } });
+    return credential.app.requireSignedRequestObject;
+  }
+
+  it("registered true: stored on the app, answered at registration and at a read; left out: false", async () => {
+    const answer = await register({ grant_types: ["authorization_code"], require_signed_request_object: true });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.require_signed_request_object).toBe(true);
+    expect(await storedRequirement(answer.body.client_id)).toBe(true);
+    expect((await configure(answer.body.registration_client_uri, answer.body.registration_access_token)).body.require_signed_request_object).toBe(true);
+    const plain = await register();
+    expect(plain.body.require_signed_request_object).toBe(false);
+    expect(await storedRequirement(plain.body.client_id)).toBe(false);
+  });
+
+  it("its pushed request without a request object is 400 invalid_request", async () => {
+    const registered = (await register({ grant_types: ["authorization_code"], require_signed_request_object: true })).body;
+    const refused = await postForm(server.url, PAR_ENDPOINT, {
+      response_type: "code",
+      redirect_uri: DEMO_SOFTWARE.redirectUri,
+      scope: "aisp",
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      ...(await assertionFields(server.url, {}, registered.client_id)),
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toMatchObject({ error: "invalid_request" });
+  });
+
+  it("anything but a boolean is 400 invalid_client_metadata naming it, and registers nothing", async () => {
+    const before = await server.prisma.app.count();
+    for (const value of ["true", 1, [true]]) {
+      const answer = await register({ require_signed_request_object: value });
+      expect(answer.status, String(value)).toBe(400);
+      expect(answer.body).toEqual({ error: "invalid_client_metadata", error_description: "require_signed_request_object must be true or false" });
+    }
+    expect(await server.prisma.app.count()).toBe(before);
+  });
+
+  it("an RFC 7592 update turns it on and, left out, off again", async () => {
+    const registered = (await register()).body;
+    const uri = registered.registration_client_uri;
+    const read = (await configure(uri, registered.registration_access_token)).body;
+    const updated = await configure(uri, registered.registration_access_token, "PUT", { ...read, require_signed_request_object: true });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.require_signed_request_object).toBe(true);
+    expect(await storedRequirement(registered.client_id)).toBe(true);
+    const { require_signed_request_object: _jar, ...without } = read;
+    const reset = await configure(uri, updated.body.registration_access_token, "PUT", without);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body.require_signed_request_object).toBe(false);
+    expect(await storedRequirement(registered.client_id)).toBe(false);
   });
 });
 

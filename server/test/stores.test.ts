@@ -220,13 +220,15 @@ describe("the database's other stores", () => {
       resource: ["http://localhost:3000/accounts"],
       dpopJkt: null,
       prompt: null,
+      clientId: DEMO.app.consumerKey,
+      responseMode: "query.jwt",
       scaRequired: true,
       stage: "login",
       userId: null,
       authentication: null,
       expiresAt: new Date(NOW.getTime() + HOUR),
     });
-    expect(i).toMatchObject({ loginHint: "alice", uiLocales: "de-DE en", resource: ["http://localhost:3000/accounts"] });
+    expect(i).toMatchObject({ loginHint: "alice", uiLocales: "de-DE en", resource: ["http://localhost:3000/accounts"], clientId: DEMO.app.consumerKey, responseMode: "query.jwt" });
     expect(await server.db.interactions.find(i.id)).toEqual(i);
     expect(await server.db.interactions.advance(i.id, "login", "factor")).toBe(true);
     const authentication = { amr: ["pwd", "otp", "mfa"], authTime: NOW };

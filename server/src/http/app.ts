@@ -73,7 +73,7 @@ export function createApp(
 
   const sessions = new BrowserSessions(config, db.sessions);
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
-  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects }, metrics));
+  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, metrics));
   app.use(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),

@@ -112,7 +112,7 @@ export function createRequestListener(
     ["/token", post("/token", "token", tokenEndpoint(db, endpoint("/token"), dpop, op, config.sca.reauthenticationDays, metrics))],
     [PAR_PATH, post(PAR_PATH, "par", parEndpoint(db, endpoint(PAR_PATH), dpop, idTokenHints(op.keyring, config.authUrl)))],
     ["/oauth2/v1/revoke", post("/oauth2/v1/revoke", "revoke", revocationEndpoint(db, endpoint("/oauth2/v1/revoke"), metrics))],
-    ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), metrics))],
+    ["/oauth2/v1/introspect", post("/oauth2/v1/introspect", "introspect", introspectionEndpoint(db, endpoint("/oauth2/v1/introspect"), op.keyring, metrics))],
   ]);
   const gatewayCall = chain([log, gatewayObserver(traffic, metrics), certificates], forward, refusalObserver("gateway", refusals, metrics));
 

@@ -11,6 +11,7 @@ import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
 import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { claimPushedRequest, errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
+import type { AuthorizationResponder } from "../oauth/authorization-response.js";
 import { ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
@@ -41,8 +42,8 @@ export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "co
 export interface FlowContext {
   /** The stores the flow reads and writes. */
   db: FlowStores;
-  /** OAuth issuer, `iss` on redirects (RFC 9207). */
-  issuer: string;
+  /** Answers the client: `iss` on redirects (RFC 9207), and the keys of signed responses (JARM). */
+  responder: AuthorizationResponder;
   /** Interaction lifetime, seconds. */
   interactionTtlSeconds: number;
   /** Inactivity allowed after authenticating before consent needs a new authentication, seconds (RTS Art. 4(3)(d)). */
@@ -129,6 +130,8 @@ export async function startFlow(
     dpopJkt: request.dpopJkt,
     nonce: request.nonce,
     resource: request.resource,
+    clientId: request.client.clientId,
+    responseMode: request.responseMode,
   };
   const reused =
     session !== undefined &&
@@ -141,17 +144,17 @@ export async function startFlow(
       : undefined;
   const user = reused && (await activeUser(ctx.db.users, reused.userId));
   const refused = user && refusal(user, request.scopes);
-  if (refused) return { redirectTo: errorRedirect(grant, "access_denied", refused, ctx.issuer) };
+  if (refused) return { redirectTo: await errorRedirect(ctx.responder, grant, "access_denied", refused, now) };
   // A PSD2 consent is approved by the PSU each time: nothing remembered stands for it.
   const consented = user && !request.consent ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt.includes("none")) {
-    if (request.scaRequired) return { redirectTo: errorRedirect(grant, "login_required", "strong customer authentication is required", ctx.issuer) };
-    if (!user) return { redirectTo: errorRedirect(grant, "login_required", "the user is not signed in", ctx.issuer) };
-    if (!consented) return { redirectTo: errorRedirect(grant, "consent_required", "the user has not consented to this request", ctx.issuer) };
+    if (request.scaRequired) return { redirectTo: await errorRedirect(ctx.responder, grant, "login_required", "strong customer authentication is required", now) };
+    if (!user) return { redirectTo: await errorRedirect(ctx.responder, grant, "login_required", "the user is not signed in", now) };
+    if (!consented) return { redirectTo: await errorRedirect(ctx.responder, grant, "consent_required", "the user has not consented to this request", now) };
   }
   if (user && reused && consented && !request.prompt.includes("consent")) {
-    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
-    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.issuer, now) };
+    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
+    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.responder, now) };
   }
   const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
@@ -258,11 +261,11 @@ export async function completeAuthentication(
   if (refused || (consented && !splitList(interaction.prompt ?? "").includes("consent"))) {
     if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
     const grant = codeGrant(interaction);
-    if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
+    if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
     return {
       redirectTo: refused
-        ? errorRedirect(grant, "access_denied", refused, ctx.issuer)
-        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.issuer, now),
+        ? await errorRedirect(ctx.responder, grant, "access_denied", refused, now)
+        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.responder, now),
     };
   }
   if (!(await ctx.db.interactions.authenticate(interaction.id, from, "consent", user.id, done))) throw notAt(from);
@@ -315,10 +318,10 @@ export async function completeConsent(
   const psd2 = answer.approve && user && consentId !== null ? await psd2Approval(ctx, consentId, user, answer) : undefined;
   if (!(await ctx.db.interactions.advance(interaction.id, "consent", "done"))) throw notAt("consent");
   // Before the consent is answered: a sign-in whose pushed request already got its code changes nothing.
-  if (answer.approve && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: errorRedirect(grant, "invalid_request", PUSHED_REQUEST_ANSWERED, ctx.issuer) };
+  if (answer.approve && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
   const deny = async (description: string) => {
     if (consentId !== null && user) await ctx.db.psd2Consents.answer(consentId, { userId: user.id, rejected: true }, now);
-    return { redirectTo: errorRedirect(grant, "access_denied", description, ctx.issuer) };
+    return { redirectTo: await errorRedirect(ctx.responder, grant, "access_denied", description, now) };
   };
   if (!answer.approve) return deny("the user denied the request");
   if (!user) return deny("the user's account is disabled");
@@ -339,7 +342,7 @@ export async function completeConsent(
     request: ctx.request,
   });
   const authentication = withAcr(interaction.authentication);
-  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.issuer, now) };
+  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.responder, now) };
 }
 
 /**
@@ -383,6 +386,8 @@ function codeGrant(i: InteractionRecord) {
     dpopJkt: i.dpopJkt,
     nonce: i.nonce,
     resource: i.resource,
+    clientId: i.clientId,
+    responseMode: i.responseMode,
   };
 }
 

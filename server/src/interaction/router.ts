@@ -13,6 +13,7 @@ import type { Metrics } from "../kernel/metrics.js";
 import { validateAuthorizationRequest } from "../oauth/authorize.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
 import type { Subjects } from "../oauth/subject.js";
+import type { AuthorizationResponder } from "../oauth/authorization-response.js";
 import { afterLogout, endsAtOnce, LOGOUT_PAGE, logoutParameters, readLogoutRequest } from "../oidc/logout.js";
 import { END_SESSION_PATH } from "../kernel/paths.js";
 import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
@@ -24,6 +25,7 @@ import type { AccountDirectory } from "../consents/accounts.js";
 import { AttemptOver, checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
 import { SignInThrottle } from "./throttle.js";
 import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
+import { requestObjects } from "../oauth/request-object.js";
 
 /**
  * Builds the router for /authorize, /interaction/*, /session and /session/factors.
@@ -38,10 +40,12 @@ export function interactionRouter(
   sessions: BrowserSessions,
   limiters: LimiterFactory,
   accounts: AccountDirectory,
-  openId: { hints: IdTokenHints; subjects: Subjects },
+  openId: { hints: IdTokenHints; subjects: Subjects; keyring: AuthorizationResponder["keyring"] },
   metrics?: Metrics,
 ): Router {
-  const ctx: FlowContext = { db, issuer: config.authUrl, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects };
+  // Request objects sent by value (RFC 9101 §5.1).
+  const objects = requestObjects(config.authUrl, db.replays, config.tppAddresses);
+  const ctx: FlowContext = { db, responder: { issuer: config.authUrl, keyring: openId.keyring, clients: db.clients }, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects };
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
@@ -64,7 +68,7 @@ export function interactionRouter(
 
   router.get("/authorize", async (req: Request, res: Response) => {
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const request = await validateAuthorizationRequest(db, openId.hints, config.baseUrl, query, ctx.issuer, new Date());
+    const request = await validateAuthorizationRequest(db, openId.hints, objects, config.baseUrl, query, ctx.responder, new Date());
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {

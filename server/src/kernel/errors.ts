@@ -248,7 +248,7 @@ export class UseDpopNonce extends OAuthError {
  * an error page, never redirected.
  */
 export class InvalidAuthorizationRequest extends OAuthError {
-  constructor(error: "invalid_request" | "unauthorized_client", description: string) {
+  constructor(error: "invalid_request" | "invalid_request_object" | "unauthorized_client", description: string) {
     super(error, description, 400);
   }
 }

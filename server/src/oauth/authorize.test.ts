@@ -1,6 +1,12 @@
 /** The pure parts of the authorization endpoint (the rest needs a database: server/test). */
 import { describe, expect, it } from "vitest";
 import { CODE_LIFETIME_SECONDS, errorRedirect, nonceRequired } from "./authorize.js";
+import type { AuthorizationResponder, ResponseTarget } from "./authorization-response.js";
+
+/** Query mode signs nothing and looks no client up. */
+const responder = (issuer: string) => ({ issuer }) as AuthorizationResponder;
+const target = (redirectUri: string, state: string | null): ResponseTarget => ({ redirectUri, state, clientId: "c", responseMode: "query" });
+const NOW = new Date("2026-12-01T00:00:00Z");
 
 describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minutes is RECOMMENDED)", () => {
   it("is decisions.md's 60 s, within the RFC's 10 minutes", () => {
@@ -10,8 +16,8 @@ describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minu
 });
 
 describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
-  it("sends error, error_description, state and iss", () => {
-    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb", state: "s1" }, "access_denied", "the user denied consent", "https://auth.bank.example"));
+  it("sends error, error_description, state and iss", async () => {
+    const url = new URL(await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", "s1"), "access_denied", "the user denied consent", NOW));
     expect(Object.fromEntries(url.searchParams)).toEqual({
       error: "access_denied",
       error_description: "the user denied consent",
@@ -20,14 +26,14 @@ describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
     });
   });
 
-  it("§4.1.2.1: leaves state out when the request had none", () => {
-    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb", state: null }, "invalid_scope", "scope is required", "https://auth.bank.example"));
+  it("§4.1.2.1: leaves state out when the request had none", async () => {
+    const url = new URL(await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", null), "invalid_scope", "scope is required", NOW));
     expect(url.searchParams.has("state")).toBe(false);
     expect(url.searchParams.get("iss")).toBe("https://auth.bank.example");
   });
 
-  it("RFC 9207 §2: iss is the issuer identifier exactly, also with a path", () => {
-    const url = new URL(errorRedirect({ redirectUri: "https://client.example/cb?x=1", state: "s" }, "invalid_request", "d", "https://bank.example/auth"));
+  it("RFC 9207 §2: iss is the issuer identifier exactly, also with a path", async () => {
+    const url = new URL(await errorRedirect(responder("https://bank.example/auth"), target("https://client.example/cb?x=1", "s"), "invalid_request", "d", NOW));
     expect(url.searchParams.get("iss")).toBe("https://bank.example/auth");
     expect(url.searchParams.get("x")).toBe("1");
   });

@@ -27,8 +27,9 @@ import {
 import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
-import { redirectWith } from "./redirect.js";
+import { authorizationResponse, errorResponseMode, parseResponseMode, type AuthorizationResponder, type ResponseMode, type ResponseTarget } from "./authorization-response.js";
 import { requestedResources, type ResourceServers } from "./resource.js";
+import { InvalidRequestObject, type RequestObjects } from "./request-object.js";
 import { grantScopes, OPENID_SCOPE, openIdScopes, parseScope } from "./scopes.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
 
@@ -88,6 +89,8 @@ export interface AuthorizationRequest {
   consent: ConsentRequest | null;
   /** The SHA-256 hex of the `request_uri` the request was pushed under (RFC 9126), used up when its code is issued; null when not pushed. */
   requestUriHash: string | null;
+  /** How the authorization response is sent (`response_mode`; JARM §2.3: `query.jwt` for `jwt`). */
+  responseMode: ResponseMode;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -236,12 +239,14 @@ async function checkParameters(
   if (client.securityProfile === "fapi2" && !pushed) {
     throw new InvalidRequest("this client must push its authorization request first (PAR, RFC 9126) and send only client_id and request_uri");
   }
+  if (client.requireSignedRequestObject && values("request").length === 0) {
+    throw new InvalidRequest("this client must send its authorization parameters in a signed request object (the request parameter, RFC 9101)");
+  }
   const responseType = given(values, "response_type");
   if (!responseType) throw new InvalidRequest("response_type is required");
   if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
-  // OAuth 2.0 Multiple Response Type Encoding Practices §2.1: the answer comes in the query; jwt (JARM), fragment and form_post are not served.
-  const responseMode = given(values, "response_mode");
-  if (responseMode !== undefined && responseMode !== "query") throw new InvalidRequest("response_mode must be query (the only one supported), or left out");
+  // OAuth 2.0 Multiple Response Type Encoding Practices §2.1 and JARM §2.3: the answer comes in the query, plain or signed.
+  const responseMode = parseResponseMode(given(values, "response_mode"));
   const state = given(values, "state");
   const codeChallenge = given(values, "code_challenge") ?? null;
   const pkceMayReplaceState = client.tokenResponseProfile === "rfc6749" || client.securityProfile === "fapi2";
@@ -312,7 +317,30 @@ async function checkParameters(
     maxAge: maxAge === null ? null : Number(maxAge),
     scaRequired,
     consent,
+    responseMode,
   };
+}
+
+/**
+ * The parameters of a request object sent by value to the authorization endpoint (RFC 9101
+ * §5.1), beside which only `client_id` may be sent: only the object's parameters count.
+ * @returns them, and `request` (the mark of a signed request).
+ * @throws InvalidAuthorizationRequest (an error page: the object's redirect URI is not trusted
+ *   before it verifies) `invalid_request` for another parameter beside it or a repeated one,
+ *   `invalid_request_object` for an object that does not verify.
+ */
+async function requestObjectValues(requestObjects: RequestObjects, client: ClientRecord, params: URLSearchParams, now: Date): Promise<Values> {
+  const beside = [...new Set(params.keys())].filter((name) => name !== "client_id" && name !== "request");
+  if (beside.length > 0) throw new InvalidAuthorizationRequest("invalid_request", `with a request object every parameter goes inside it (RFC 9101 section 5): ${beside.slice(0, 5).join(", ").slice(0, 200)} was sent beside it`);
+  const jwt = one((n) => params.getAll(n), "request");
+  if (jwt === undefined) throw new InvalidAuthorizationRequest("invalid_request", "request must be sent once, not empty");
+  let parameters: Record<string, string>;
+  try {
+    parameters = await requestObjects(jwt, client, now);
+  } catch (error) {
+    throw error instanceof InvalidRequestObject ? new InvalidAuthorizationRequest("invalid_request_object", error.message) : error;
+  }
+  return (name) => (name === "request" ? [jwt] : name in parameters ? [parameters[name]!] : []);
 }
 
 /** Every non-empty value of a front-channel parameter (RFC 6749 §3.1: one sent without a value is omitted). */
@@ -356,10 +384,11 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
  * Validates an authorization request's query string, or the request a `request_uri` refers
  * to (RFC 9126 §4).
  * @param hints - reads an `id_token_hint` (oauth/id-token.ts).
+ * @param requestObjects - reads a request object sent by value (RFC 9101 §5.1, oauth/request-object.ts).
  * @param baseUrl - BASE_URL: the APIs behind it are the resources a `resource` may name (RFC 8707).
  * @param query - the raw query string (without `?`).
- * @param issuer - `iss` value for error redirects (RFC 9207).
- * @param now - for a pushed request's expiry.
+ * @param responder - answers the errors after the redirect URI is known, in the request's response mode (oauth/authorization-response.ts).
+ * @param now - for a pushed request's expiry and a signed error response's `exp`.
  * @throws InvalidAuthorizationRequest (shown as a page, never redirected) when `client_id`
  *   is missing, unknown or revoked, `redirect_uri` is missing or not exactly registered, or
  *   the `request_uri` cannot be used.
@@ -371,15 +400,18 @@ async function pushedParameters(pushedRequests: PushedRequestStore, client: Clie
 export async function validateAuthorizationRequest(
   stores: { clients: ClientStore; pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore; catalog: CatalogStore },
   hints: IdTokenHints,
+  requestObjects: RequestObjects,
   baseUrl: string,
   query: string,
-  issuer: string,
+  responder: AuthorizationResponder,
   now: Date,
 ): Promise<AuthorizationRequest> {
   const params = new URLSearchParams(query);
   const record = await namedClient(stores.clients, (n) => params.getAll(n));
+  if (params.has("request") && params.has("request_uri")) throw new InvalidAuthorizationRequest("invalid_request", "request and request_uri may not be sent together (RFC 9101 section 5)");
   const pushed = params.has("request_uri") ? await pushedParameters(stores.pushedRequests, record, params, now) : undefined;
-  const values = pushed?.values ?? ((n: string) => params.getAll(n));
+  const signed = params.has("request") ? await requestObjectValues(requestObjects, record, params, now) : undefined;
+  const values = pushed?.values ?? signed ?? ((n: string) => params.getAll(n));
   const redirectUri = registeredRedirectUri(record, values);
   if (record.appStatus !== "approved" || record.credentialStatus !== "approved") {
     throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
@@ -390,7 +422,8 @@ export async function validateAuthorizationRequest(
     return { client, redirectUri, ...checked, requestUriHash: pushed?.requestUriHash ?? null };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    throw new AuthorizationErrorRedirect(errorRedirect({ redirectUri, state: one(values, "state") ?? null }, err.error, err.message, issuer));
+    const target = { redirectUri, state: one(values, "state") ?? null, clientId: client.clientId, responseMode: errorResponseMode(one(values, "response_mode")) };
+    throw new AuthorizationErrorRedirect(await errorRedirect(responder, target, err.error, err.message, now));
   }
 }
 
@@ -398,30 +431,35 @@ export async function validateAuthorizationRequest(
  * Validates a pushed authorization request (RFC 9126 §2.1) of an authenticated client, as
  * the authorization endpoint would, and keeps it for one use.
  * @param baseUrl - BASE_URL: the APIs behind it are the resources a `resource` may name (RFC 8707).
+ * @param requestObjects - reads a request object pushed as `request` (RFC 9101 §5; FAPI 2.0 Message Signing §5.3.1).
  * @param params - the PAR body, client authentication included (left out of what is kept).
  * @param dpopJkt - the key of the request's DPoP proof, if any (RFC 9449 §10.1): it must
  *   equal a `dpop_jkt` sent too, and binds the code when none is.
  * @returns the `request_uri` and its lifetime in seconds, for the 201 answer (§2.2).
- * @throws OAuthError 400 with the RFC's code for an invalid request, `request_not_supported`
- *   for a request object (`request`, RFC 9101: JAR is not built; OpenID Connect Core §6.1),
- *   and `invalid_request` for a `request_uri` in the body (§2.1).
+ * @throws OAuthError 400 with the RFC's code for an invalid request, `invalid_request_object`
+ *   for a request object that does not verify (oauth/request-object.ts), and `invalid_request`
+ *   for a `request_uri` in the body (§2.1) or an authorization parameter beside a request object.
  */
 export async function pushAuthorizationRequest(
   stores: { pushedRequests: PushedRequestStore; psd2Consents: Psd2ConsentStore; catalog: CatalogStore },
   hints: IdTokenHints,
+  requestObjects: RequestObjects,
   baseUrl: string,
   client: Client,
   params: FormParams,
   dpopJkt: string | undefined,
   now: Date,
 ): Promise<{ requestUri: string; expiresIn: number }> {
-  if (params.request !== undefined) throw new OAuthError("request_not_supported", "request objects (the request parameter, RFC 9101) are not supported: push the authorization parameters as form parameters");
   if (params.request_uri !== undefined) throw new InvalidRequest("request_uri may not be pushed (RFC 9126 section 2.1)");
-  if (dpopJkt !== undefined && params.dpop_jkt !== undefined && params.dpop_jkt !== dpopJkt) {
+  const beside = params.request === undefined ? [] : PUSHABLE.filter((name) => name !== "client_id" && params[name] !== undefined);
+  if (beside.length > 0) throw new InvalidRequest(`with a request object every authorization parameter goes inside it (RFC 9101 section 5): ${beside.join(", ")} was sent beside it`);
+  // Only the request object's parameters count; it is kept with them (the mark of a signed request, and its evidence).
+  const authorization = params.request === undefined ? params : { ...(await requestObjects(params.request, client, now)), request: params.request };
+  if (dpopJkt !== undefined && authorization.dpop_jkt !== undefined && authorization.dpop_jkt !== dpopJkt) {
     throw new InvalidDpopProof("dpop_jkt does not match the key of the DPoP proof (RFC 9449 section 10.1)");
   }
   const kept: Record<string, string> = { client_id: client.clientId };
-  for (const name of PUSHABLE) if (params[name] !== undefined) kept[name] = params[name];
+  for (const name of [...PUSHABLE, "request"]) if (authorization[name] !== undefined) kept[name] = authorization[name];
   if (dpopJkt !== undefined) kept.dpop_jkt = dpopJkt;
   const values: Values = (name) => (name in kept ? [kept[name]!] : []);
   try {
@@ -464,13 +502,11 @@ export async function claimPushedRequest(
   return true;
 }
 
-/** What an authorization code is bound to. */
-export interface CodeGrant {
+/** What an authorization code is bound to, and where and how it is sent ({@link ResponseTarget}). */
+export interface CodeGrant extends ResponseTarget {
   appId: string;
   userId: string;
-  redirectUri: string;
   scopes: string[];
-  state: string | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
   dpopJkt: string | null;
@@ -485,10 +521,13 @@ export interface CodeGrant {
 
 /**
  * Issues a single-use authorization code (lifetime {@link CODE_LIFETIME_SECONDS}) and
- * returns the redirect to the client: `code`, `state`, `iss` (RFC 6749 §4.1.2, RFC 9207).
+ * returns the redirect to the client in the grant's response mode: `code`, `state`, `iss`
+ * (RFC 6749 §4.1.2, RFC 9207), or them signed in `response` (JARM §2.3.1).
+ * @throws ServiceUnavailable when a signed response cannot be signed now (then no code is stored).
  */
-export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, issuer: string, now: Date): Promise<string> {
+export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, responder: AuthorizationResponder, now: Date): Promise<string> {
   const code = newSecret();
+  const location = await authorizationResponse(responder, grant, { code }, now);
   await codes.insert({
     codeHash: hashSecret(code),
     appId: grant.appId,
@@ -504,10 +543,14 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     consent: grant.consent,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
-  return redirectWith(grant.redirectUri, { code, state: grant.state, iss: issuer });
+  return location;
 }
 
-/** The redirect for an error answered to the client after the request was validated. */
-export function errorRedirect(grant: Pick<CodeGrant, "redirectUri" | "state">, error: string, description: string, issuer: string): string {
-  return redirectWith(grant.redirectUri, { error, error_description: description, state: grant.state, iss: issuer });
+/**
+ * The redirect for an error answered to the client once its redirect URI is known (RFC 6749
+ * §4.1.2.1), in the request's response mode (JARM §2.3.1).
+ * @throws ServiceUnavailable when a signed response cannot be signed now.
+ */
+export function errorRedirect(responder: AuthorizationResponder, target: ResponseTarget, error: string, description: string, now: Date): Promise<string> {
+  return authorizationResponse(responder, target, { error, error_description: description }, now);
 }

@@ -106,20 +106,52 @@ function localKeySet(jwks: object): JWTVerifyGetKey {
   return keySet;
 }
 
-/** Why jose refused an assertion, for its description: never the assertion itself. */
-function joseRefusal(error: unknown): string {
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "the client assertion's signature does not verify with the app's keys";
-  if (error instanceof errors.JWKSNoMatchingKey) return "none of the app's keys fits the client assertion's kid and alg";
+/** Why jose refused a JWT of an app (`what`: "the client assertion", "the request object"), for its description: never the JWT itself. */
+function joseRefusal(error: unknown, what: string): string {
+  if (error instanceof errors.JWSSignatureVerificationFailed) return `${what}'s signature does not verify with the app's keys`;
+  if (error instanceof errors.JWKSNoMatchingKey) return `none of the app's keys fits ${what}'s kid and alg`;
   if (error instanceof errors.JWKSTimeout) return "the app's jwks_uri did not answer in time";
   if (error instanceof OutboundRefused) return `the app's jwks_uri cannot be used: ${error.message}`;
   if (error instanceof JwksCoolingDown) return `the app's jwks_uri failed and is not fetched again for ${JWKS_COOLDOWN_MS / 1000} seconds`;
-  if (error instanceof errors.JWTExpired) return "the client assertion has expired (exp)";
+  if (error instanceof errors.JWTExpired) return `${what} has expired (exp)`;
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === "nbf") return `the client assertion's nbf is more than ${MAX_CLOCK_SKEW_SECONDS} seconds in the future`;
-    return `the client assertion's ${error.claim} claim is invalid`;
+    if (error.claim === "nbf") return `${what}'s nbf is more than ${MAX_CLOCK_SKEW_SECONDS} seconds in the future`;
+    return `${what}'s ${error.claim} claim is invalid`;
   }
-  if (error instanceof errors.JWTInvalid) return "the client assertion's payload is not a JSON object";
-  return "the client assertion is malformed, or the app's keys cannot be read";
+  if (error instanceof errors.JWTInvalid) return `${what}'s payload is not a JSON object`;
+  return `${what} is malformed, or the app's keys cannot be read`;
+}
+
+/** A JWT an app signed was refused; the message says why, naming the JWT, never quoting it. */
+export class AppJwtRefused extends Error {}
+
+/**
+ * Verifies a JWT an app signed with one of its registered keys (a client assertion, a request
+ * object): at most `maxLength` characters; `alg` one of {@link SIGNING_ALGORITHMS} (never
+ * `none` nor an HMAC); signed by a key of `keys` (the `jwks` when registered, else the set at
+ * `jwksUri`); `exp` after `now` and `nbf` not beyond it, with {@link MAX_CLOCK_SKEW_SECONDS}.
+ * @param what - names the JWT in the refusals: "the client assertion", "the request object".
+ * @returns its claims, for the caller to check.
+ * @throws AppJwtRefused for every failure, jose's included, and when the app has no keys.
+ */
+export async function verifyAppJwt(jwt: string, keys: AssertionKeys, now: Date, what: string, maxLength = MAX_JWT_LENGTH): Promise<JWTPayload> {
+  if (jwt.length > maxLength) throw new AppJwtRefused(`${what} is longer than ${maxLength} characters`);
+  let alg: unknown;
+  try {
+    ({ alg } = decodeProtectedHeader(jwt));
+  } catch {
+    throw new AppJwtRefused(`${what} is not a JWT`);
+  }
+  if (!isSigningAlgorithm(alg)) throw new AppJwtRefused(`${what}'s alg must be one of ${SIGNING_ALGORITHMS.join(", ")}`);
+  const { jwks, jwksUri } = keys;
+  if (!jwks && !jwksUri) throw new AppJwtRefused(`the app has no registered keys (jwks) to verify ${what} with`);
+  try {
+    const keySet = jwks ? localKeySet(jwks) : remoteKeySet(jwksUri!, keys.addresses);
+    // jose checks the signature, then exp and nbf with the skew; the rest is the caller's.
+    return (await jwtVerify(jwt, keySet, { algorithms: [...SIGNING_ALGORITHMS], currentDate: now, clockTolerance: MAX_CLOCK_SKEW_SECONDS })).payload;
+  } catch (error) {
+    throw new AppJwtRefused(joseRefusal(error, what));
+  }
 }
 
 /** RFC 7523 §3: `iss`, `sub`, `aud`, `exp`, `iat` and `jti` of a verified assertion (jose has checked `nbf`). */
@@ -153,23 +185,11 @@ function checkClaims(payload: JWTPayload, ctx: AssertionContext): { jti: string;
  */
 export async function verifyClientAssertion(assertion: string, ctx: AssertionContext): Promise<void> {
   const refuse = (description: string) => new InvalidClient(description, ctx.realm);
-  if (assertion.length > MAX_JWT_LENGTH) throw refuse(`the client assertion is longer than ${MAX_JWT_LENGTH} characters`);
-  let alg: unknown;
-  try {
-    ({ alg } = decodeProtectedHeader(assertion));
-  } catch {
-    throw refuse("the client assertion is not a JWT");
-  }
-  if (!isSigningAlgorithm(alg)) throw refuse(`the client assertion's alg must be one of ${SIGNING_ALGORITHMS.join(", ")}`);
-  const { jwks, jwksUri } = ctx.keys;
-  if (!jwks && !jwksUri) throw refuse("the app has no registered keys (jwks) for private_key_jwt");
   let payload: JWTPayload;
   try {
-    const keySet = jwks ? localKeySet(jwks) : remoteKeySet(jwksUri!, ctx.keys.addresses);
-    // jose checks the signature, then exp and nbf with the skew; everything else is checkClaims'.
-    ({ payload } = await jwtVerify(assertion, keySet, { algorithms: [...SIGNING_ALGORITHMS], currentDate: ctx.now, clockTolerance: MAX_CLOCK_SKEW_SECONDS }));
+    payload = await verifyAppJwt(assertion, ctx.keys, ctx.now, "the client assertion");
   } catch (error) {
-    throw refuse(joseRefusal(error));
+    throw error instanceof AppJwtRefused ? refuse(error.message) : error;
   }
   const { jti, exp } = checkClaims(payload, ctx);
   if (!(await ctx.replays.firstUse(hashSecret(`assertion:${ctx.clientId}:${jti}`), new Date(exp * 1000), ctx.now))) {

@@ -13,6 +13,7 @@ import { ID_TOKEN_CLAIMS } from "./id-token.js";
 import { SIGNING_ALGORITHMS } from "./signing.js";
 import { END_SESSION_PATH, JWKS_PATH, PAR_PATH, REGISTRATION_PATH, TOKEN_PATH, USERINFO_PATH } from "../kernel/paths.js";
 import { OWN_SIGNING_ALGORITHMS } from "../stores/signing-keys.js";
+import { RESPONSE_MODES } from "./authorization-response.js";
 
 /**
  * The metadata document (RFC 8414 §2) for this deployment. `scopes_supported` leaves out
@@ -30,7 +31,9 @@ import { OWN_SIGNING_ALGORITHMS } from "../stores/signing-keys.js";
  * signs with (keys/keyring.ts), on the authorization server's origin. It is also the OpenID
  * Provider's configuration (OpenID Connect Discovery 1.0 §3, served at both addresses): the
  * UserInfo endpoint, the `openid`, `profile` and `email` scopes, public subjects, the ID
- * token algorithms (PS256, ES256) and the claims an ID token and UserInfo may carry.
+ * token algorithms (PS256, ES256) and the claims an ID token and UserInfo may carry. Signed
+ * introspection responses (RFC 9701 §7) and signed authorization responses (JARM §4) use the
+ * same two algorithms, the latter in the response modes of {@link RESPONSE_MODES}.
  */
 export function metadata(config: Config, scopes: string[], authorizationDetailsTypes: string[], registration = false): Record<string, unknown> {
   const mtls = config.tls !== undefined || config.clientCertificates.header !== undefined;
@@ -53,7 +56,7 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     end_session_endpoint: `${config.authUrl}${END_SESSION_PATH}`,
     scopes_supported: [...OPENID_SCOPES, ...scopes.filter((s) => s !== ADMIN_SCOPE)],
     response_types_supported: ["code"],
-    response_modes_supported: ["query"],
+    response_modes_supported: [...RESPONSE_MODES],
     grant_types_supported: [...grants.keys()],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
@@ -61,16 +64,21 @@ export function metadata(config: Config, scopes: string[], authorizationDetailsT
     token_endpoint_auth_signing_alg_values_supported: algorithms,
     revocation_endpoint_auth_signing_alg_values_supported: algorithms,
     introspection_endpoint_auth_signing_alg_values_supported: algorithms,
+    introspection_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],
     dpop_signing_alg_values_supported: algorithms,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    authorization_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],
     prompt_values_supported: [...PROMPTS],
     acr_values_supported: [...ACR_VALUES],
     subject_types_supported: ["public", "pairwise"],
     id_token_signing_alg_values_supported: [...OWN_SIGNING_ALGORITHMS],
     claims_supported: [...ID_TOKEN_CLAIMS, ...Object.values(SCOPE_CLAIMS).flat()],
     claims_parameter_supported: true,
-    request_parameter_supported: false,
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+    // RFC 9101 §10.5: not required server-wide; an app may require it (App.requireSignedRequestObject).
+    require_signed_request_object: false,
     authorization_details_types_supported: authorizationDetailsTypes,
     ...(mtls ? { tls_client_certificate_bound_access_tokens: true } : {}),
     ...(config.tls ? { mtls_endpoint_aliases: endpoints(config.tls.baseUrl) } : {}),

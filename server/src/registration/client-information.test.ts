@@ -62,8 +62,11 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
       dpop_bound_access_tokens: true,
       require_pushed_authorization_requests: true,
       id_token_signed_response_alg: "PS256",
+      introspection_signed_response_alg: "PS256",
+      authorization_signed_response_alg: "PS256",
       subject_type: "public",
       require_nonce: true,
+      require_signed_request_object: false,
       software_id: "s-1",
       software_statement: "h.p.s",
     });
@@ -100,6 +103,20 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(metadataMembers(BASIC).id_token_signed_response_alg).toBe("PS256");
   });
 
+  it("answers the registered introspection_signed_response_alg (RFC 9701 section 6), in a registration and a read", () => {
+    const es256 = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", introspectionSignedResponseAlg: "ES256" }, STATEMENT, "fapi2");
+    expect(clientInformationResponse({ ...BASE, metadata: es256, registrationAccessToken: "rat" }).introspection_signed_response_alg).toBe("ES256");
+    expect(clientInformationResponse({ ...BASE, metadata: es256 }).introspection_signed_response_alg).toBe("ES256");
+    expect(metadataMembers(BASIC).introspection_signed_response_alg).toBe("PS256");
+  });
+
+  it("answers the registered authorization_signed_response_alg (JARM section 3), in a registration and a read", () => {
+    const es256 = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", authorizationSignedResponseAlg: "ES256" }, STATEMENT, "fapi2");
+    expect(clientInformationResponse({ ...BASE, metadata: es256, registrationAccessToken: "rat" }).authorization_signed_response_alg).toBe("ES256");
+    expect(clientInformationResponse({ ...BASE, metadata: es256 }).authorization_signed_response_alg).toBe("ES256");
+    expect(metadataMembers(BASIC).authorization_signed_response_alg).toBe("PS256");
+  });
+
   it("answers subject_type (public by default) and sector_identifier_uri (when registered), in a registration and a read", () => {
     expect(clientInformationResponse({ ...BASE, metadata: PAIRWISE, registrationAccessToken: "rat" })).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: "https://tpp.example/sector.json" });
     expect(clientInformationResponse({ ...BASE, metadata: PAIRWISE })).toMatchObject({ subject_type: "pairwise", sector_identifier_uri: "https://tpp.example/sector.json" });
@@ -120,6 +137,13 @@ describe("clientInformationResponse (RFC 7591 section 3.2.1, RFC 7592 section 3)
     expect(clientInformationResponse({ ...BASE, metadata: NONCE }).require_nonce).toBe(true);
     expect(metadataMembers(BASIC).require_nonce).toBe(false);
     expect(metadataMembers(FAPI).require_nonce).toBe(true);
+  });
+
+  it("answers require_signed_request_object (RFC 9101 section 10.5) as registered, false by default, in a registration and a read", () => {
+    const jar = resolveMetadata({ tokenEndpointAuthMethod: "private_key_jwt", requireSignedRequestObject: true }, STATEMENT, "fapi2");
+    expect(clientInformationResponse({ ...BASE, metadata: jar, registrationAccessToken: "rat" }).require_signed_request_object).toBe(true);
+    expect(clientInformationResponse({ ...BASE, metadata: jar }).require_signed_request_object).toBe(true);
+    expect(metadataMembers(BASIC).require_signed_request_object).toBe(false);
   });
 
   it("is read back by parseClientMetadata into the same registration (what an RFC 7592 update sends)", async () => {

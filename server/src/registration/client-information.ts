@@ -39,7 +39,7 @@ export function registrationClientUri(registrationEndpoint: string, clientId: st
 
 /**
  * The registered metadata under their RFC 7591 §2 names (RFC 8705 §2.1.2 and §3.4, RFC 9449 §5.2,
- * RFC 9126 §6, OpenID Connect Dynamic Client Registration 1.0 §2, OpenID Connect RP-Initiated
+ * RFC 9126 §6, OpenID Connect Dynamic Client Registration 1.0 §2, RFC 9701 §6, JARM §3, RFC 9101 §10.5, OpenID Connect RP-Initiated
  * Logout 1.0 §3.1 for the extensions, and Tollgate's `require_nonce`, OpenID Connect Core
  * §3.1.2.1); members without a value are left out, and so are
  * `post_logout_redirect_uris` when there are none. What a client sends back
@@ -59,10 +59,13 @@ export function metadataMembers(metadata: RegisteredMetadata): Record<string, un
     dpop_bound_access_tokens: metadata.dpopBoundAccessTokens,
     require_pushed_authorization_requests: metadata.requirePushedAuthorizationRequests,
     id_token_signed_response_alg: metadata.idTokenSignedResponseAlg,
+    introspection_signed_response_alg: metadata.introspectionSignedResponseAlg,
+    authorization_signed_response_alg: metadata.authorizationSignedResponseAlg,
     subject_type: metadata.subjectType,
     sector_identifier_uri: metadata.sectorIdentifierUri,
     post_logout_redirect_uris: metadata.postLogoutRedirectUris.length > 0 ? metadata.postLogoutRedirectUris : undefined,
     require_nonce: metadata.requireNonce,
+    require_signed_request_object: metadata.requireSignedRequestObject,
     software_id: metadata.softwareId,
     software_version: metadata.softwareVersion,
   };

@@ -29,10 +29,13 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tls_client_certificate_bound_access_tokens: true,
       dpop_bound_access_tokens: false,
       id_token_signed_response_alg: "ES256",
+      introspection_signed_response_alg: "ES256",
+      authorization_signed_response_alg: "ES256",
       subject_type: "pairwise",
       sector_identifier_uri: "https://tpp.example/sector.json",
       post_logout_redirect_uris: ["https://tpp.example/signed-out", "https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
       require_nonce: true,
+      require_signed_request_object: true,
       software_id: "acme",
       software_version: 2,
       software_statement: "a.b.c",
@@ -49,10 +52,13 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
       tlsClientCertificateBoundAccessTokens: true,
       dpopBoundAccessTokens: false,
       idTokenSignedResponseAlg: "ES256",
+      introspectionSignedResponseAlg: "ES256",
+      authorizationSignedResponseAlg: "ES256",
       subjectType: "pairwise",
       sectorIdentifierUri: "https://tpp.example/sector.json",
       postLogoutRedirectUris: ["https://tpp.example/signed-out", "https://tpp.example/bye?x=1"],
       requireNonce: true,
+      requireSignedRequestObject: true,
       softwareId: "acme",
       softwareVersion: "2",
       softwareStatement: "a.b.c",
@@ -62,7 +68,7 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
   it("takes an empty body, null members and an empty scope as left out", async () => {
     const empty = await parseClientMetadata({});
     expect(Object.values(empty).every((value) => value === undefined)).toBe(true);
-    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, subject_type: null, sector_identifier_uri: null, post_logout_redirect_uris: null, require_nonce: null });
+    const nulls = await parseClientMetadata({ redirect_uris: null, client_name: null, jwks: null, jwks_uri: null, tls_client_auth_san_dns: null, scope: "", dpop_bound_access_tokens: null, id_token_signed_response_alg: null, introspection_signed_response_alg: null, authorization_signed_response_alg: null, subject_type: null, sector_identifier_uri: null, post_logout_redirect_uris: null, require_nonce: null, require_signed_request_object: null });
     expect(Object.values(nulls).every((value) => value === undefined)).toBe(true);
   });
 
@@ -72,8 +78,8 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     expect(parsed.clientName).toBe("Ok");
     expect(Object.keys(parsed).sort()).toEqual(
       [
-        "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
-        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri", "postLogoutRedirectUris", "requireNonce",
+        "clientName", "dpopBoundAccessTokens", "grantTypes", "idTokenSignedResponseAlg", "introspectionSignedResponseAlg", "authorizationSignedResponseAlg", "redirectUris", "responseTypes", "scope", "softwareId", "softwareStatement", "softwareVersion",
+        "tlsClientAuth", "tlsClientCertificateBoundAccessTokens", "tokenEndpointAuthMethod", "subjectType", "sectorIdentifierUri", "postLogoutRedirectUris", "requireNonce", "requireSignedRequestObject",
       ].sort(),
     );
     expect((parsed as Record<string, unknown>).admin).toBeUndefined();
@@ -95,8 +101,20 @@ describe("parseClientMetadata reads the RFC 7591 members", () => {
     for (const value of [true, false]) expect((await parseClientMetadata({ require_nonce: value })).requireNonce).toBe(value);
   });
 
+  it("reads require_signed_request_object true and false (RFC 9101 section 10.5)", async () => {
+    for (const value of [true, false]) expect((await parseClientMetadata({ require_signed_request_object: value })).requireSignedRequestObject).toBe(value);
+  });
+
   it("reads id_token_signed_response_alg PS256 and ES256 (OpenID Connect Registration section 2)", async () => {
     for (const alg of ["PS256", "ES256"]) expect((await parseClientMetadata({ id_token_signed_response_alg: alg })).idTokenSignedResponseAlg).toBe(alg);
+  });
+
+  it("reads introspection_signed_response_alg PS256 and ES256 (RFC 9701 section 6)", async () => {
+    for (const alg of ["PS256", "ES256"]) expect((await parseClientMetadata({ introspection_signed_response_alg: alg })).introspectionSignedResponseAlg).toBe(alg);
+  });
+
+  it("reads authorization_signed_response_alg PS256 and ES256 (JARM section 3)", async () => {
+    for (const alg of ["PS256", "ES256"]) expect((await parseClientMetadata({ authorization_signed_response_alg: alg })).authorizationSignedResponseAlg).toBe(alg);
   });
 
   it("reads subject_type public and pairwise, and an https sector_identifier_uri as sent (OpenID Connect Registration section 2)", async () => {
@@ -238,9 +256,25 @@ describe("parseClientMetadata refuses", () => {
     for (const value of ["true", "false", 1, 0, "", [true], { required: true }]) await expectRefused({ require_nonce: value }, /^require_nonce must be true or false$/);
   });
 
+  it("a require_signed_request_object that is not a boolean (RFC 9101 section 10.5)", async () => {
+    for (const value of ["true", 1, 0, "", [true], { required: true }]) await expectRefused({ require_signed_request_object: value }, /^require_signed_request_object must be true or false$/);
+  });
+
   it("an id_token_signed_response_alg other than our own signing algorithms (FAPI 2.0 section 5.4.1), naming the allowed values", async () => {
     for (const alg of ["none", "RS256", "HS256", "EdDSA", "ps256", "PS256 ", "", 256, true, ["ES256"], { alg: "ES256" }]) {
       await expectRefused({ id_token_signed_response_alg: alg }, /^id_token_signed_response_alg must be PS256 or ES256 \(FAPI 2\.0 Security Profile section 5\.4\.1\)/);
+    }
+  });
+
+  it("an introspection_signed_response_alg other than our own signing algorithms (RFC 9701 section 6, FAPI 2.0 section 5.4.1), naming the allowed values", async () => {
+    for (const alg of ["none", "RS256", "HS256", "EdDSA", "es256", "", 256, ["PS256"]]) {
+      await expectRefused({ introspection_signed_response_alg: alg }, /^introspection_signed_response_alg must be PS256 or ES256 \(FAPI 2\.0 Security Profile section 5\.4\.1\): the algorithms this server signs introspection responses with$/);
+    }
+  });
+
+  it("an authorization_signed_response_alg other than our own signing algorithms (JARM section 3), naming the allowed values", async () => {
+    for (const alg of ["none", "RS256", "HS256", "EdDSA", "es256", "", 256, ["PS256"]]) {
+      await expectRefused({ authorization_signed_response_alg: alg }, /^authorization_signed_response_alg must be PS256 or ES256 \(FAPI 2\.0 Security Profile section 5\.4\.1\): the algorithms this server signs authorization responses with$/);
     }
   });
 
@@ -282,7 +316,7 @@ describe("properties", () => {
   const MEMBERS = [
     "redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name", "scope", "jwks", "jwks_uri",
     "tls_client_auth_subject_dn", "tls_client_auth_san_dns", "tls_client_auth_san_uri", "tls_client_auth_san_ip", "tls_client_auth_san_email",
-    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris", "require_nonce", "software_id", "software_version", "software_statement",
+    "tls_client_certificate_bound_access_tokens", "dpop_bound_access_tokens", "id_token_signed_response_alg", "introspection_signed_response_alg", "subject_type", "sector_identifier_uri", "post_logout_redirect_uris", "require_nonce", "require_signed_request_object", "software_id", "software_version", "software_statement",
   ];
   const outcome = (body: unknown) => parseClientMetadata(body).then(() => undefined, (e: unknown) => e);
 

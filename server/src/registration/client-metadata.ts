@@ -27,6 +27,8 @@ import {
   absent,
   optionalDisplayText,
   optionalIdTokenAlg,
+  optionalIntrospectionAlg,
+  optionalAuthorizationAlg,
   optionalPostLogoutRedirectUris,
   optionalSectorIdentifierUri,
   optionalStringList,
@@ -84,6 +86,10 @@ export interface RequestedMetadata {
   dpopBoundAccessTokens?: boolean;
   /** OpenID Connect Registration §2 `id_token_signed_response_alg`: PS256 or ES256 (values.ts `optionalIdTokenAlg`). */
   idTokenSignedResponseAlg?: OwnSigningAlgorithm;
+  /** RFC 9701 §6 `introspection_signed_response_alg`: PS256 or ES256 (values.ts `optionalIntrospectionAlg`). */
+  introspectionSignedResponseAlg?: OwnSigningAlgorithm;
+  /** JARM §3 `authorization_signed_response_alg`: PS256 or ES256 (values.ts `optionalAuthorizationAlg`). */
+  authorizationSignedResponseAlg?: OwnSigningAlgorithm;
   /** OpenID Connect Registration §2 `subject_type`: public or pairwise (values.ts `optionalSubjectType`). */
   subjectType?: SubjectType;
   /** OpenID Connect Registration §2 `sector_identifier_uri`: an https URL (values.ts `optionalSectorIdentifierUri`), not yet fetched. */
@@ -92,6 +98,8 @@ export interface RequestedMetadata {
   postLogoutRedirectUris?: string[];
   /** `require_nonce`: a `nonce` on every authorization request with `openid` (OpenID Connect Core §3.1.2.1). */
   requireNonce?: boolean;
+  /** RFC 9101 §10.5 `require_signed_request_object`: every authorization request a signed request object (JAR). */
+  requireSignedRequestObject?: boolean;
   softwareId?: string;
   softwareVersion?: string;
   /** `software_statement`, a string, not yet verified (software-statement.ts). */
@@ -158,9 +166,9 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
 /**
  * Parses a registration or update request body (RFC 7591 §2 members, RFC 8705 §2.1.2 and §3.4,
  * RFC 9449 §5.2, OpenID Connect Dynamic Client Registration 1.0 §2 `id_token_signed_response_alg`,
- * `subject_type` and `sector_identifier_uri`, OpenID Connect RP-Initiated Logout 1.0 §3.1
- * `post_logout_redirect_uris`, and Tollgate's `require_nonce`: a `nonce` required with `openid`,
- * OpenID Connect Core §3.1.2.1) into {@link RequestedMetadata}. Members other than
+ * `subject_type` and `sector_identifier_uri`, RFC 9701 §6 `introspection_signed_response_alg`, OpenID Connect RP-Initiated Logout 1.0 §3.1
+ * `post_logout_redirect_uris`, RFC 9101 §10.5 `require_signed_request_object`, and Tollgate's
+ * `require_nonce`: a `nonce` required with `openid`, OpenID Connect Core §3.1.2.1) into {@link RequestedMetadata}. Members other than
  * those of the interface are ignored. Checks each member alone; how they fit together and with the
  * software statement is resolve.ts's.
  *
@@ -171,11 +179,12 @@ function authMethodOf(value: unknown): RegistrationAuthMethod | undefined {
  *   `token_endpoint_auth_method`, grant or response type, an invalid `scope`, `jwks` (not public
  *   signing keys of PS256/ES256/EdDSA) or `jwks_uri`, both `jwks` and `jwks_uri`, none or several
  *   well-formed `tls_client_auth_*` members when any is present, an `id_token_signed_response_alg`
- *   other than PS256 or ES256, a `subject_type` other than public or pairwise, a
+ *   or `introspection_signed_response_alg` other than PS256 or ES256, a `subject_type` other than public or pairwise, a
  *   `sector_identifier_uri` that is not an https URL (what it serves is checked later:
  *   sector-identifier.ts), `post_logout_redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} URLs each valid as a redirect URI (uris.ts): not `invalid_redirect_uri`,
- *   which RFC 7591 §3.2.2 keeps for `redirect_uris`; a `require_nonce` that is not a boolean.
+ *   which RFC 7591 §3.2.2 keeps for `redirect_uris`; a `require_nonce` or
+ *   `require_signed_request_object` that is not a boolean.
  * @throws RegistrationError `invalid_redirect_uri`: `redirect_uris` not an array of at most
  *   {@link MAX_REDIRECT_URIS} valid https URIs (uris.ts).
  * @throws RegistrationError `invalid_software_statement`: `software_statement` not a string.
@@ -199,10 +208,13 @@ export async function parseClientMetadata(body: unknown): Promise<RequestedMetad
     tlsClientCertificateBoundAccessTokens: optionalBoolean(ownMember(body, "tls_client_certificate_bound_access_tokens"), "tls_client_certificate_bound_access_tokens"),
     dpopBoundAccessTokens: optionalBoolean(ownMember(body, "dpop_bound_access_tokens"), "dpop_bound_access_tokens"),
     idTokenSignedResponseAlg: optionalIdTokenAlg(ownMember(body, "id_token_signed_response_alg"), invalidClientMetadata),
+    introspectionSignedResponseAlg: optionalIntrospectionAlg(ownMember(body, "introspection_signed_response_alg"), invalidClientMetadata),
+    authorizationSignedResponseAlg: optionalAuthorizationAlg(ownMember(body, "authorization_signed_response_alg"), invalidClientMetadata),
     subjectType: optionalSubjectType(ownMember(body, "subject_type"), invalidClientMetadata),
     sectorIdentifierUri: optionalSectorIdentifierUri(ownMember(body, "sector_identifier_uri"), invalidClientMetadata),
     postLogoutRedirectUris: optionalPostLogoutRedirectUris(ownMember(body, "post_logout_redirect_uris"), invalidClientMetadata),
     requireNonce: optionalBoolean(ownMember(body, "require_nonce"), "require_nonce"),
+    requireSignedRequestObject: optionalBoolean(ownMember(body, "require_signed_request_object"), "require_signed_request_object"),
     softwareId: optionalText(ownMember(body, "software_id"), "software_id", MAX_IDENTIFIER_LENGTH, invalidClientMetadata),
     softwareVersion: optionalVersion(ownMember(body, "software_version"), invalidClientMetadata),
     softwareStatement: typeof statement === "string" ? statement : undefined,

@@ -136,7 +136,7 @@ function grantOf(statement: SoftwareStatement, metadata: RegisteredMetadata, cer
   return { grant, psd2 };
 }
 
-/** The app settings of a registration's metadata: its method, keys and certificate name, ID token algorithm, subjects, post-logout redirect URIs, nonce requirement, RFC 6749 responses and PKCE. */
+/** The app settings of a registration's metadata: its method, keys and certificate name, ID token, introspection and authorization response algorithms, subjects, post-logout redirect URIs, nonce requirement, RFC 6749 responses and PKCE. */
 function appSettingsOf(metadata: RegisteredMetadata) {
   return {
     tokenEndpointAuthMethods: [metadata.tokenEndpointAuthMethod],
@@ -147,10 +147,13 @@ function appSettingsOf(metadata: RegisteredMetadata) {
     jwksUri: metadata.jwksUri ?? null,
     tlsClientAuth: metadata.tlsClientAuth ?? null,
     idTokenSignedResponseAlg: metadata.idTokenSignedResponseAlg,
+    introspectionSignedResponseAlg: metadata.introspectionSignedResponseAlg,
+    authorizationSignedResponseAlg: metadata.authorizationSignedResponseAlg,
     subjectType: metadata.subjectType,
     sectorIdentifierUri: metadata.sectorIdentifierUri ?? null,
     postLogoutRedirectUris: metadata.postLogoutRedirectUris,
     requireNonce: metadata.requireNonce,
+    requireSignedRequestObject: metadata.requireSignedRequestObject,
   };
 }
 
@@ -249,18 +252,23 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
   const hash = app?.registration ? await stores.apps.registrationAccessTokenHash(app.id) : undefined;
   if (!issuedSecretMatches(token, hash) || !app?.registration || !client) return undefined;
   const parsed = JSON.parse(app.registration) as StoredAppRegistration;
-  // The app's columns are what its ID tokens are signed with, what `sub` they carry, where the
-  // logout endpoint may send the browser and whether a nonce is required (as the authorization
-  // endpoint decides it: always for fapi2), and a registration stored before id_token_signed_response_alg,
-  // subject_type, sector_identifier_uri, post_logout_redirect_uris and require_nonce were registered
-  // has none in its JSON: the columns are answered.
+  // The app's columns are what its ID tokens and introspection responses are signed with, what
+  // `sub` they carry, where the logout endpoint may send the browser and whether a nonce is
+  // required (as the authorization endpoint decides it: always for fapi2), and a registration
+  // stored before id_token_signed_response_alg, introspection_signed_response_alg,
+  // authorization_signed_response_alg, subject_type,
+  // sector_identifier_uri, post_logout_redirect_uris, require_nonce and
+  // require_signed_request_object were registered has none in its JSON: the columns are answered.
   const metadata: RegisteredMetadata = {
     ...parsed.metadata,
     idTokenSignedResponseAlg: app.idTokenSignedResponseAlg,
+    introspectionSignedResponseAlg: app.introspectionSignedResponseAlg,
+    authorizationSignedResponseAlg: app.authorizationSignedResponseAlg,
     subjectType: app.subjectType,
     sectorIdentifierUri: app.sectorIdentifierUri ?? undefined,
     postLogoutRedirectUris: app.postLogoutRedirectUris,
     requireNonce: nonceRequired(app),
+    requireSignedRequestObject: app.requireSignedRequestObject,
   };
   const stored: StoredAppRegistration = { ...parsed, metadata };
   const secretIssued = stored.metadata.tokenEndpointAuthMethod === "client_secret_basic";

@@ -195,6 +195,32 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
     await refusal(resolveUpdate({ ...response, id_token_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /id_token_signed_response_alg must be PS256 or ES256/);
   });
 
+  it("changes introspection_signed_response_alg, and takes PS256 back when the update leaves it out (RFC 9701 section 6)", async () => {
+    const { stored, response } = await registered();
+    expect(response.introspection_signed_response_alg).toBe("PS256");
+    const update = await resolveUpdate({ ...response, introspection_signed_response_alg: "ES256" }, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toEqual({ ...stored.metadata, introspectionSignedResponseAlg: "ES256" });
+    const es256 = await registered({ introspection_signed_response_alg: "ES256" });
+    expect(es256.stored.metadata.introspectionSignedResponseAlg).toBe("ES256");
+    expect(es256.response.introspection_signed_response_alg).toBe("ES256");
+    const { introspection_signed_response_alg: _alg, ...rest } = es256.response;
+    expect((await resolveUpdate(rest, es256.stored, { ...ctx, now: LATER })).metadata.introspectionSignedResponseAlg).toBe("PS256");
+    await refusal(resolveUpdate({ ...response, introspection_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /introspection_signed_response_alg must be PS256 or ES256/);
+  });
+
+  it("changes authorization_signed_response_alg, and takes PS256 back when the update leaves it out (JARM section 3)", async () => {
+    const { stored, response } = await registered();
+    expect(response.authorization_signed_response_alg).toBe("PS256");
+    const update = await resolveUpdate({ ...response, authorization_signed_response_alg: "ES256" }, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toEqual({ ...stored.metadata, authorizationSignedResponseAlg: "ES256" });
+    const es256 = await registered({ authorization_signed_response_alg: "ES256" });
+    expect(es256.stored.metadata.authorizationSignedResponseAlg).toBe("ES256");
+    expect(es256.response.authorization_signed_response_alg).toBe("ES256");
+    const { authorization_signed_response_alg: _alg, ...rest } = es256.response;
+    expect((await resolveUpdate(rest, es256.stored, { ...ctx, now: LATER })).metadata.authorizationSignedResponseAlg).toBe("PS256");
+    await refusal(resolveUpdate({ ...response, authorization_signed_response_alg: "RS256" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /authorization_signed_response_alg must be PS256 or ES256/);
+  });
+
   it("changes require_nonce, and takes false back when the update leaves it out; a fapi2 client's stays true (OpenID Connect Core section 3.1.2.1)", async () => {
     const standard = { ...ctx, profile: "standard" as const, now: LATER };
     const { stored, response } = await registered({ require_nonce: true }, { profile: "standard" });
@@ -209,6 +235,19 @@ describe("resolveUpdate (RFC 7592 section 2.2)", () => {
     expect(fapi.response.require_nonce).toBe(true);
     expect((await resolveUpdate(fapi.response, fapi.stored, { ...ctx, now: LATER })).metadata.requireNonce).toBe(true);
     await refusal(resolveUpdate({ ...fapi.response, require_nonce: false }, fapi.stored, { ...ctx, now: LATER }), "invalid_client_metadata", /leave require_nonce out or set it to true$/);
+  });
+
+  it("changes require_signed_request_object, and takes false back when the update leaves it out (RFC 9101 section 10.5)", async () => {
+    const { stored, response } = await registered();
+    expect(response.require_signed_request_object).toBe(false);
+    const update = await resolveUpdate({ ...response, require_signed_request_object: true }, stored, { ...ctx, now: LATER });
+    expect(update.metadata).toEqual({ ...stored.metadata, requireSignedRequestObject: true });
+    const jar = await registered({ require_signed_request_object: true });
+    expect(jar.stored.metadata.requireSignedRequestObject).toBe(true);
+    expect(jar.response.require_signed_request_object).toBe(true);
+    const { require_signed_request_object: _jar, ...rest } = jar.response;
+    expect((await resolveUpdate(rest, jar.stored, { ...ctx, now: LATER })).metadata.requireSignedRequestObject).toBe(false);
+    await refusal(resolveUpdate({ ...response, require_signed_request_object: "yes" }, stored, { ...ctx, now: LATER }), "invalid_client_metadata", /^require_signed_request_object must be true or false$/);
   });
 
   it("replaces post_logout_redirect_uris, and clears them when the update leaves them out (OpenID Connect RP-Initiated Logout 1.0 section 3.1)", async () => {

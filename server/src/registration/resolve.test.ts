@@ -55,10 +55,13 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
       dpopBoundAccessTokens: true,
       requirePushedAuthorizationRequests: true,
       idTokenSignedResponseAlg: "PS256",
+      introspectionSignedResponseAlg: "PS256",
+      authorizationSignedResponseAlg: "PS256",
       subjectType: "public",
       sectorIdentifierUri: undefined,
       postLogoutRedirectUris: [],
       requireNonce: true,
+      requireSignedRequestObject: false,
     });
   });
 
@@ -110,6 +113,20 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata(method, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
     expect(resolveMetadata({ ...method, idTokenSignedResponseAlg: "ES256" }, es256, "fapi2").idTokenSignedResponseAlg).toBe("ES256");
     refusal({ ...method, idTokenSignedResponseAlg: "PS256" }, es256, "fapi2", "invalid_client_metadata", /id_token_signed_response_alg differs from the software statement's/);
+  });
+
+  it("takes introspection_signed_response_alg from the request, else PS256 (RFC 9701 section 6)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    expect(resolveMetadata(method, STATEMENT, "fapi2").introspectionSignedResponseAlg).toBe("PS256");
+    expect(resolveMetadata({ ...method, introspectionSignedResponseAlg: "ES256" }, STATEMENT, "fapi2").introspectionSignedResponseAlg).toBe("ES256");
+    expect(resolveMetadata({ ...method, introspectionSignedResponseAlg: "PS256" }, STATEMENT, "standard").introspectionSignedResponseAlg).toBe("PS256");
+  });
+
+  it("takes authorization_signed_response_alg from the request, else PS256 (JARM section 3)", () => {
+    const method = { tokenEndpointAuthMethod: "private_key_jwt" } as const;
+    expect(resolveMetadata(method, STATEMENT, "fapi2").authorizationSignedResponseAlg).toBe("PS256");
+    expect(resolveMetadata({ ...method, authorizationSignedResponseAlg: "ES256" }, STATEMENT, "fapi2").authorizationSignedResponseAlg).toBe("ES256");
+    expect(resolveMetadata({ ...method, authorizationSignedResponseAlg: "PS256" }, STATEMENT, "standard").authorizationSignedResponseAlg).toBe("PS256");
   });
 
   it("takes subject_type and sector_identifier_uri from the statement, else the request; public by default (OpenID Connect Registration section 2)", () => {
@@ -169,6 +186,18 @@ describe("resolveMetadata: the software statement takes precedence (RFC 7591 sec
     expect(resolveMetadata(method, STATEMENT, "fapi2").requireNonce).toBe(true);
     expect(resolveMetadata({ ...method, requireNonce: true }, STATEMENT, "fapi2").requireNonce).toBe(true);
     refusal({ ...method, requireNonce: false }, STATEMENT, "fapi2", "invalid_client_metadata", /^a fapi2 client sends a nonce with every openid request .*: leave require_nonce out or set it to true$/);
+  });
+
+  it("takes require_signed_request_object from the request, false when left out; true needs keys (RFC 9101 section 10.5)", () => {
+    const basic = { tokenEndpointAuthMethod: "client_secret_basic" } as const;
+    expect(resolveMetadata(basic, STATEMENT, "standard").requireSignedRequestObject).toBe(false);
+    expect(resolveMetadata({ ...basic, requireSignedRequestObject: true }, STATEMENT, "standard").requireSignedRequestObject).toBe(true);
+    expect(resolveMetadata({ ...basic, requireSignedRequestObject: false }, STATEMENT, "standard").requireSignedRequestObject).toBe(false);
+    const keyless = { ...STATEMENT, jwks: undefined };
+    const byUri = { ...basic, requireSignedRequestObject: true, jwksUri: "https://tpp.example/jwks" };
+    expect(resolveMetadata(byUri, keyless, "standard").requireSignedRequestObject).toBe(true);
+    expect(resolveMetadata({ ...basic, requireSignedRequestObject: false }, keyless, "standard").requireSignedRequestObject).toBe(false);
+    refusal({ ...basic, requireSignedRequestObject: true }, keyless, "standard", "invalid_client_metadata", /^require_signed_request_object true needs the client's public keys: jwks or jwks_uri/);
   });
 
   it("keeps the request's scope", () => {

@@ -24,7 +24,11 @@
  *
  * ID tokens are signed with {@link DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG} unless the statement or the
  * request names `id_token_signed_response_alg` (PS256 or ES256, FAPI 2.0 Security Profile §5.4.1):
- * not OpenID Connect Registration §2's RS256, which this server never signs with.
+ * not OpenID Connect Registration §2's RS256, which this server never signs with. Signed
+ * introspection responses likewise with {@link DEFAULT_INTROSPECTION_SIGNED_RESPONSE_ALG} unless the
+ * request names `introspection_signed_response_alg` (RFC 9701 §6; a software statement has none),
+ * and signed authorization responses with {@link DEFAULT_AUTHORIZATION_SIGNED_RESPONSE_ALG} unless it
+ * names `authorization_signed_response_alg` (JARM §3).
  *
  * Subjects (OpenID Connect Core §8): `subject_type` is {@link DEFAULT_SUBJECT_TYPE} unless the
  * statement or the request names `pairwise`. A pairwise client's sector is the host of its
@@ -37,6 +41,10 @@
  * Connect Registration §2) is the request's, false when left out; a `fapi2` client needs a nonce
  * with `openid` regardless (oauth/authorize.ts `nonceRequired`), so it registers true, and a
  * `fapi2` request with `false` is refused rather than told something that would not hold.
+ *
+ * Request objects (RFC 9101 §10.5): `require_signed_request_object` is the request's, false when
+ * left out; `true` needs the client's keys (`jwks` or `jwks_uri`), which verify the request objects
+ * (oauth/request-object.ts), as private_key_jwt does.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TlsClientAuthExpectation } from "../certificates/client-auth.js";
@@ -59,6 +67,12 @@ export const FAPI2_REGISTRATION_AUTH_METHODS: readonly RegistrationAuthMethod[] 
 
 /** The `id_token_signed_response_alg` of a registration that names none: the App column's default too (prisma/schema.prisma). */
 export const DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG: OwnSigningAlgorithm = "PS256";
+
+/** The `introspection_signed_response_alg` of a registration that names none: the App column's default too (prisma/schema.prisma). */
+export const DEFAULT_INTROSPECTION_SIGNED_RESPONSE_ALG: OwnSigningAlgorithm = "PS256";
+
+/** The `authorization_signed_response_alg` of a registration that names none (JARM §3): the App column's default too (prisma/schema.prisma). */
+export const DEFAULT_AUTHORIZATION_SIGNED_RESPONSE_ALG: OwnSigningAlgorithm = "PS256";
 
 /** The `subject_type` of a registration that names none (OpenID Connect Registration §2): the App column's default too (prisma/schema.prisma). */
 export const DEFAULT_SUBJECT_TYPE: SubjectType = "public";
@@ -92,6 +106,10 @@ export interface RegisteredMetadata {
   requirePushedAuthorizationRequests: boolean;
   /** OpenID Connect Registration §2: the algorithm its ID tokens are signed with (statement first, else request, else PS256). */
   idTokenSignedResponseAlg: OwnSigningAlgorithm;
+  /** RFC 9701 §6: the algorithm its signed introspection responses are signed with (the request's, else PS256). */
+  introspectionSignedResponseAlg: OwnSigningAlgorithm;
+  /** JARM §3: the algorithm its signed authorization responses are signed with (the request's, else PS256). */
+  authorizationSignedResponseAlg: OwnSigningAlgorithm;
   /** OpenID Connect Core §8: the `sub` its users get (statement first, else request, else public). */
   subjectType: SubjectType;
   /** OpenID Connect Registration §2 (statement first, else request): an https URL listing every redirect URI; its host is a pairwise client's sector. */
@@ -100,6 +118,8 @@ export interface RegisteredMetadata {
   postLogoutRedirectUris: string[];
   /** OpenID Connect Core §3.1.2.1: a `nonce` on every authorization request with `openid` (the request's, else false; always true for `fapi2`). */
   requireNonce: boolean;
+  /** RFC 9101 §10.5: every authorization request a signed request object (the request's, else false; only with keys). */
+  requireSignedRequestObject: boolean;
 }
 
 /** The statement's value of a member, the request's when the statement has none; a differing request value is refused. */
@@ -174,6 +194,21 @@ function requireNonceOf(requested: RequestedMetadata, profile: SecurityProfile):
   return required;
 }
 
+/**
+ * `require_signed_request_object` (RFC 9101 §10.5): the request's, false when left out.
+ * @throws RegistrationError `invalid_client_metadata` for `true` without the client's keys, which verify its request objects.
+ */
+function requireSignedRequestObjectOf(requested: RequestedMetadata, hasKeys: boolean): boolean {
+  const required = requested.requireSignedRequestObject ?? false;
+  if (required && !hasKeys) throw invalidClientMetadata(keysNeeded("require_signed_request_object true"));
+  return required;
+}
+
+/** Why a member is refused without the client's keys: jwks or jwks_uri, in the statement or the request. */
+function keysNeeded(what: string): string {
+  return `${what} needs the client's public keys: jwks or jwks_uri, in the software statement or the request`;
+}
+
 /** The client authentication method, checked against the profile and what it needs (keys, a certificate expectation). */
 function authMethodOf(requested: RequestedMetadata, profile: SecurityProfile, hasKeys: boolean): RegistrationAuthMethod {
   const method = requested.tokenEndpointAuthMethod ?? (profile === "fapi2" ? undefined : "client_secret_basic");
@@ -181,7 +216,7 @@ function authMethodOf(requested: RequestedMetadata, profile: SecurityProfile, ha
     throw invalidClientMetadata(`a fapi2 registration must choose token_endpoint_auth_method ${FAPI2_REGISTRATION_AUTH_METHODS.join(" or ")} (FAPI 2.0 Security Profile section 5.3.2.1)`);
   }
   if ((method === "private_key_jwt" || method === "self_signed_tls_client_auth") && !hasKeys) {
-    throw invalidClientMetadata(`${method} needs the client's public keys: jwks or jwks_uri, in the software statement or the request`);
+    throw invalidClientMetadata(keysNeeded(method));
   }
   if (method === "tls_client_auth" && requested.tlsClientAuth === undefined) {
     throw invalidClientMetadata("tls_client_auth needs exactly one of tls_client_auth_subject_dn, tls_client_auth_san_dns, _san_uri, _san_ip, _san_email (RFC 8705 section 2.1.2)");
@@ -230,7 +265,7 @@ function bindingOf(requested: RequestedMetadata, profile: SecurityProfile, metho
  *   method; authorization_code without code or the reverse; refresh_token without authorization_code;
  *   `pairwise` without `sector_identifier_uri` and with redirect URIs on more than one host; a
  *   post-logout redirect URI the statement does not list (when it lists some); `require_nonce`
- *   false for `fapi2`.
+ *   false for `fapi2`; `require_signed_request_object` true without keys.
  * @throws RegistrationError `invalid_redirect_uri`: a redirect URI the statement does not list,
  *   or none for the authorization_code grant.
  */
@@ -240,7 +275,8 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
   const clientName = agreed("client_name", requested.clientName, statement.clientName);
   const redirectUris = redirectUrisOf(requested.redirectUris, statement.redirectUris);
   const keys = keysOf(requested, statement);
-  const tokenEndpointAuthMethod = authMethodOf(requested, profile, keys.jwks !== undefined || keys.jwksUri !== undefined);
+  const hasKeys = keys.jwks !== undefined || keys.jwksUri !== undefined;
+  const tokenEndpointAuthMethod = authMethodOf(requested, profile, hasKeys);
   return {
     securityProfile: profile,
     softwareId,
@@ -255,8 +291,11 @@ export function resolveMetadata(requested: RequestedMetadata, statement: Softwar
     ...bindingOf(requested, profile, tokenEndpointAuthMethod),
     requirePushedAuthorizationRequests: profile === "fapi2",
     idTokenSignedResponseAlg: agreed("id_token_signed_response_alg", requested.idTokenSignedResponseAlg, statement.idTokenSignedResponseAlg) ?? DEFAULT_ID_TOKEN_SIGNED_RESPONSE_ALG,
+    introspectionSignedResponseAlg: requested.introspectionSignedResponseAlg ?? DEFAULT_INTROSPECTION_SIGNED_RESPONSE_ALG,
+    authorizationSignedResponseAlg: requested.authorizationSignedResponseAlg ?? DEFAULT_AUTHORIZATION_SIGNED_RESPONSE_ALG,
     ...subjectsOf(requested, statement, redirectUris),
     postLogoutRedirectUris: postLogoutRedirectUrisOf(requested.postLogoutRedirectUris, statement.postLogoutRedirectUris),
     requireNonce: requireNonceOf(requested, profile),
+    requireSignedRequestObject: requireSignedRequestObjectOf(requested, hasKeys),
   };
 }

@@ -91,9 +91,32 @@ export function optionalVersion(value: unknown, refuse: Refuse): string | undefi
  * @throws the error of `refuse`.
  */
 export function optionalIdTokenAlg(value: unknown, refuse: Refuse): OwnSigningAlgorithm | undefined {
+  return optionalOwnAlg(value, "id_token_signed_response_alg", "ID tokens", refuse);
+}
+
+/**
+ * `introspection_signed_response_alg` (RFC 9701 §6): one of the algorithms this server signs
+ * introspection responses with, as {@link optionalIdTokenAlg}; undefined when absent.
+ * @throws the error of `refuse`.
+ */
+export function optionalIntrospectionAlg(value: unknown, refuse: Refuse): OwnSigningAlgorithm | undefined {
+  return optionalOwnAlg(value, "introspection_signed_response_alg", "introspection responses", refuse);
+}
+
+/**
+ * `authorization_signed_response_alg` (JARM §3): one of the algorithms this server signs
+ * authorization responses with, as {@link optionalIdTokenAlg}; undefined when absent.
+ * @throws the error of `refuse`.
+ */
+export function optionalAuthorizationAlg(value: unknown, refuse: Refuse): OwnSigningAlgorithm | undefined {
+  return optionalOwnAlg(value, "authorization_signed_response_alg", "authorization responses", refuse);
+}
+
+/** A member naming one of this server's own signing algorithms (`OWN_SIGNING_ALGORITHMS`) for `what` it signs; undefined when absent. */
+function optionalOwnAlg(value: unknown, member: string, what: string, refuse: Refuse): OwnSigningAlgorithm | undefined {
   if (absent(value)) return undefined;
   const alg = OWN_SIGNING_ALGORITHMS.find((each) => each === value);
-  if (!alg) throw refuse(`id_token_signed_response_alg must be ${OWN_SIGNING_ALGORITHMS.join(" or ")} (FAPI 2.0 Security Profile section 5.4.1): the algorithms this server signs ID tokens with`);
+  if (!alg) throw refuse(`${member} must be ${OWN_SIGNING_ALGORITHMS.join(" or ")} (FAPI 2.0 Security Profile section 5.4.1): the algorithms this server signs ${what} with`);
   return alg;
 }
 

@@ -24,6 +24,8 @@ export interface AppRecord {
   requirePkce: boolean;
   /** OpenID Connect Core §3.1.2.1: a `nonce` on every authorization request with `openid` (a fapi2 app needs one regardless); false unless set. */
   requireNonce: boolean;
+  /** RFC 9101 §10.5 `require_signed_request_object`: every authorization request a signed request object (JAR), verified with the app's keys; false unless set. */
+  requireSignedRequestObject: boolean;
   canIntrospect: boolean;
   /** Client authentication methods (RFC 7591 §2 names), as stored. */
   tokenEndpointAuthMethods: string[];
@@ -36,6 +38,10 @@ export interface AppRecord {
   tlsClientAuth: TlsClientAuthName | null;
   /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`): PS256 unless set. */
   idTokenSignedResponseAlg: OwnSigningAlgorithm;
+  /** The algorithm its signed introspection responses are signed with (RFC 9701 §6 `introspection_signed_response_alg`): PS256 unless set. */
+  introspectionSignedResponseAlg: OwnSigningAlgorithm;
+  /** The algorithm its signed authorization responses are signed with (JARM §3 `authorization_signed_response_alg`): PS256 unless set. */
+  authorizationSignedResponseAlg: OwnSigningAlgorithm;
   /** OpenID Connect Core §8 `subject_type`: the `sub` its users get (oauth/subject.ts); public unless set. */
   subjectType: "public" | "pairwise";
   /** OpenID Connect Registration §2 `sector_identifier_uri`: its host is a pairwise app's sector; null when not set. */
@@ -69,6 +75,8 @@ export interface AppSettings {
   requirePkce?: boolean;
   /** A `nonce` on every authorization request with `openid`; false by default. */
   requireNonce?: boolean;
+  /** Every authorization request a signed request object (JAR); false by default. */
+  requireSignedRequestObject?: boolean;
   canIntrospect?: boolean;
   /** RFC 7591 §2 names. */
   tokenEndpointAuthMethods?: string[];
@@ -81,6 +89,10 @@ export interface AppSettings {
   tlsClientAuth?: TlsClientAuthName | null;
   /** The algorithm its ID tokens are signed with; PS256 by default. */
   idTokenSignedResponseAlg?: OwnSigningAlgorithm;
+  /** The algorithm its signed introspection responses are signed with; PS256 by default. */
+  introspectionSignedResponseAlg?: OwnSigningAlgorithm;
+  /** The algorithm its signed authorization responses (JARM) are signed with; PS256 by default. */
+  authorizationSignedResponseAlg?: OwnSigningAlgorithm;
   /** public (the default) or pairwise subject identifiers. */
   subjectType?: "public" | "pairwise";
   /** The sector identifier URL; null removes it. */

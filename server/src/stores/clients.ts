@@ -49,6 +49,10 @@ export interface ClientRecord {
   tokenResponseProfile: TokenResponseProfile;
   /** The algorithm its ID tokens are signed with (OpenID Connect Registration §2 `id_token_signed_response_alg`). */
   idTokenSignedResponseAlg: "PS256" | "ES256";
+  /** The algorithm its signed authorization responses are signed with (JARM §3 `authorization_signed_response_alg`). */
+  authorizationSignedResponseAlg: "PS256" | "ES256";
+  /** The algorithm its signed introspection responses are signed with (RFC 9701 §6 `introspection_signed_response_alg`). */
+  introspectionSignedResponseAlg: "PS256" | "ES256";
   /** Its subject identifiers (OpenID Connect Core §8): `public` or `pairwise`. */
   subjectType: "public" | "pairwise";
   /** OpenID Connect Registration §2 `sector_identifier_uri`: the pairwise sector's host; null when none. */
@@ -65,6 +69,8 @@ export interface ClientRecord {
    * (oauth/authorize.ts `nonceRequired`, which also requires one of every `fapi2` app).
    */
   requireNonce: boolean;
+  /** RFC 9101 §10.5 `require_signed_request_object`: every authorization request must be a signed request object. */
+  requireSignedRequestObject: boolean;
   /** May call the introspection endpoint (RFC 7662). */
   canIntrospect: boolean;
   /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */

@@ -26,6 +26,10 @@ export interface InteractionRecord {
   uiLocales: string | null;
   /** RFC 8707: the resource indicators of the request, carried into the code; null when none. */
   resource: readonly string[] | null;
+  /** The request's `client_id`: the audience of a signed authorization response (JARM §2.1); null on rows older than it. */
+  clientId: string | null;
+  /** How the authorization response is sent: in the query, or signed in it (`query.jwt`, JARM §2.3.1). */
+  responseMode: "query" | "query.jwt";
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */

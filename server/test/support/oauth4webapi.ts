@@ -154,3 +154,22 @@ export async function prepareAuthorization(
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   return { url, state, codeVerifier, codeChallenge };
 }
+
+/**
+ * Pushes `parameters` (RFC 9126) as `client`, authenticated by `auth`, and answers the
+ * authorization URL the browser then opens: `client_id` and the `request_uri` alone.
+ * @param options - the DPoP handle, when the request carries a proof.
+ */
+export async function pushedAuthorizationUrl(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  auth: oauth.ClientAuth,
+  parameters: Record<string, string>,
+  options: { DPoP?: oauth.DPoPHandle } = {},
+): Promise<URL> {
+  const pushed = await oauth.processPushedAuthorizationResponse(as, client, await oauth.pushedAuthorizationRequest(as, client, auth, parameters, { ...options, ...clientOptions }));
+  const url = new URL(as.authorization_endpoint!);
+  url.searchParams.set("client_id", client.client_id);
+  url.searchParams.set("request_uri", pushed.request_uri);
+  return url;
+}

@@ -364,6 +364,10 @@ export interface AppDetail extends AppSummary {
   tlsClientAuth: TlsClientAuth | null;
   /** What its ID tokens are signed with (id_token_signed_response_alg). */
   idTokenSignedResponseAlg: SigningAlgorithm;
+  /** What its signed introspection responses are signed with (introspection_signed_response_alg, RFC 9701). */
+  introspectionSignedResponseAlg: SigningAlgorithm;
+  /** What its signed authorization responses are signed with (authorization_signed_response_alg, JARM). */
+  authorizationSignedResponseAlg: SigningAlgorithm;
   /** The sub its users get (OpenID Connect Core §8 subject_type). */
   subjectType: SubjectType;
   /** A pairwise app's sector (sector_identifier_uri), or null. */
@@ -372,6 +376,8 @@ export interface AppDetail extends AppSummary {
   postLogoutRedirectUris: string[];
   /** A nonce on every authorization request with openid (a FAPI 2.0 app needs one regardless). */
   requireNonce: boolean;
+  /** Every authorization request a signed request object (require_signed_request_object, RFC 9101 JAR). */
+  requireSignedRequestObject: boolean;
   /** How the app registered itself (RFC 7591), or null for an app created in the console or the admin API. */
   registration: AppRegistration | null;
   credentials: Credential[];
@@ -423,12 +429,18 @@ export interface AppSettings {
   securityProfile?: SecurityProfile;
   /** Applies to ID tokens issued from now on. */
   idTokenSignedResponseAlg?: SigningAlgorithm;
+  /** Applies to introspection responses from now on. */
+  introspectionSignedResponseAlg?: SigningAlgorithm;
+  /** Applies to authorization responses from now on. */
+  authorizationSignedResponseAlg?: SigningAlgorithm;
   subjectType?: SubjectType;
   /** null removes it. */
   sectorIdentifierUri?: string | null;
   /** Replaces them; [] removes them. */
   postLogoutRedirectUris?: string[];
   requireNonce?: boolean;
+  /** Needs the app's keys; applies to authorization requests from now on. */
+  requireSignedRequestObject?: boolean;
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -445,7 +457,7 @@ const REGISTRATION_FIELDS = `softwareId softwareVersion organizationId organizat
   registeredAt statementIssuedAt statementExpiresAt`;
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
   tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri tlsClientAuth { parameter value }
-  idTokenSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
+  idTokenSignedResponseAlg introspectionSignedResponseAlg authorizationSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce requireSignedRequestObject registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {

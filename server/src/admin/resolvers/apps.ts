@@ -50,10 +50,13 @@ function settings(input: AppSettingsInput): AppSettings {
     tlsClientAuth: tlsClientAuth(input.tlsClientAuth),
     securityProfile: input.securityProfile ?? undefined,
     idTokenSignedResponseAlg: input.idTokenSignedResponseAlg ?? undefined,
+    introspectionSignedResponseAlg: input.introspectionSignedResponseAlg ?? undefined,
+    authorizationSignedResponseAlg: input.authorizationSignedResponseAlg ?? undefined,
     subjectType: input.subjectType ?? undefined,
     sectorIdentifierUri: checkNullable(v.sectorIdentifierUri, input.sectorIdentifierUri, "sectorIdentifierUri", true),
     postLogoutRedirectUris: checkOptional(v.postLogoutRedirectUris, input.postLogoutRedirectUris, "postLogoutRedirectUris"),
     requireNonce: input.requireNonce ?? undefined,
+    requireSignedRequestObject: input.requireSignedRequestObject ?? undefined,
   };
 }
 

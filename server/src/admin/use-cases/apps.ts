@@ -50,17 +50,25 @@ const KEYED_METHODS = ["private_key_jwt", "self_signed_tls_client_auth"];
 /** Why tls_client_auth cannot be allowed yet. */
 const NO_TLS_NAME = "tls_client_auth needs the name the app's certificate carries: set tlsClientAuth first (RFC 8705 section 2.1.2)";
 
-/** The settings that must hold together: the security profile, what it fixes, the keys and the certificate name the methods need. */
-type ProfileSettings = Pick<AppRecord, "securityProfile" | "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce" | "jwks" | "jwksUri" | "tlsClientAuth">;
+/** Why a required signed request object cannot be verified (RFC 9101 §6.2: with the client's keys). */
+const NO_REQUEST_OBJECT_KEYS =
+  "signed request objects (RFC 9101) are verified with the app's public signing keys: register a JWK Set or a jwks_uri first (setAppKeys), and keep them while requireSignedRequestObject is on";
+
+/** The settings that must hold together: the security profile, what it fixes, the keys and the certificate name the methods and request objects need. */
+type ProfileSettings = Pick<
+  AppRecord,
+  "securityProfile" | "tokenEndpointAuthMethods" | "tokenResponseProfile" | "requirePkce" | "requireSignedRequestObject" | "jwks" | "jwksUri" | "tlsClientAuth"
+>;
 
 /**
  * Why an app's settings cannot hold together, by the setting at fault: private_key_jwt or
  * self_signed_tls_client_auth without registered keys (`keys`), tls_client_auth without a
- * certificate name (`tlsClientAuth`), or a fapi2 app with a method other than private_key_jwt
+ * certificate name (`tlsClientAuth`), signed request objects required without registered keys
+ * (`requireSignedRequestObject`), or a fapi2 app with a method other than private_key_jwt
  * and mutual TLS, or whose token response profile or PKCE requirement is not {@link FAPI2_SETTINGS}'.
  * @returns undefined when they hold together.
  */
-function settingsProblem(app: ProfileSettings): { setting: "keys" | "tlsClientAuth" | keyof typeof FAPI2_SETTINGS; message: string } | undefined {
+function settingsProblem(app: ProfileSettings): { setting: "keys" | "tlsClientAuth" | "requireSignedRequestObject" | keyof typeof FAPI2_SETTINGS; message: string } | undefined {
   const hasKeys = app.jwks !== null || app.jwksUri !== null;
   const methods = app.tokenEndpointAuthMethods;
   if (app.securityProfile === "fapi2") {
@@ -78,6 +86,7 @@ function settingsProblem(app: ProfileSettings): { setting: "keys" | "tlsClientAu
   const keyed = methods.find((m) => KEYED_METHODS.includes(m));
   if (keyed && !hasKeys) return { setting: "keys", message: app.securityProfile === "fapi2" ? `a fapi2 app authenticates with ${keyed}, which ${KEYS_FIRST}` : `${keyed} ${KEYS_FIRST}` };
   if (methods.includes("tls_client_auth") && !app.tlsClientAuth) return { setting: "tlsClientAuth", message: NO_TLS_NAME };
+  if (app.requireSignedRequestObject && !hasKeys) return { setting: "requireSignedRequestObject", message: NO_REQUEST_OBJECT_KEYS };
   return undefined;
 }
 
@@ -112,7 +121,7 @@ export function createApp(
   o: AppSettings & { developerId: string; name: string; callbackUrls: string[]; apiProductIds: string[] } & Audited,
 ): Promise<IssuedCredential> {
   const { audit, apiProductIds, ...app } = o;
-  const problem = settingsProblem({ securityProfile: "standard", tokenEndpointAuthMethods: app.tokenEndpointAuthMethods ?? [], tokenResponseProfile: "", requirePkce: true, jwks: null, jwksUri: null, tlsClientAuth: null });
+  const problem = settingsProblem({ securityProfile: "standard", tokenEndpointAuthMethods: app.tokenEndpointAuthMethods ?? [], tokenResponseProfile: "", requirePkce: true, requireSignedRequestObject: false, jwks: null, jwksUri: null, tlsClientAuth: null });
   if (problem) throw inputError("tokenEndpointAuthMethods", problem.message);
   const { consumerKey, consumerSecret, consumerSecretHash } = newKeyPair();
   return auditedChange(db, audit, async (stores) => {
@@ -152,7 +161,8 @@ export function setAppStatus(db: Database, o: { appId: string; status: "approved
 /**
  * Changes an app's client settings (token lifetimes, response profile, PKCE, introspection,
  * authentication methods, security profile, and the OpenID Connect ones: ID token signing
- * algorithm, subject type, sector identifier URI, post-logout redirect URIs, nonce requirement);
+ * algorithm, subject type, sector identifier URI, post-logout redirect URIs, nonce requirement;
+ * and the signed request object requirement, RFC 9101, which needs the app's keys);
  * undefined keeps a setting. They apply to requests from now on (the token endpoint reads the
  * app through the catalog cache, which this write empties). Switching to fapi2 also sets what
  * `FAPI2_SETTINGS` holds unless given; back to standard keeps the settings as they are.
@@ -178,7 +188,8 @@ export function updateAppSettings(db: Database, o: { appId: string } & AppSettin
  * Revokes nothing: tokens issued before stay valid.
  * @param o - `jwks`: the checked JSON text of a public JWK Set (oauth/jwks.ts parsePublicJwks);
  *   `jwksUri`: a checked URL (validation.ts `v.jwksUri`).
- * @throws NotFound; BAD_USER_INPUT when removing the keys of an app that is fapi2 or allows private_key_jwt.
+ * @throws NotFound; BAD_USER_INPUT when removing the keys of an app that is fapi2, allows private_key_jwt
+ *   or requires signed request objects.
  */
 export function setAppKeys(db: Database, o: { appId: string; jwks: string | null; jwksUri: string | null } & Audited): Promise<AppRecord> {
   const keys = { jwks: o.jwks, jwksUri: o.jwksUri };

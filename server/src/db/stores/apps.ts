@@ -22,6 +22,7 @@ const APP = {
   tokenResponseProfile: true,
   requirePkce: true,
   requireNonce: true,
+  requireSignedRequestObject: true,
   canIntrospect: true,
   tokenEndpointAuthMethods: true,
   securityProfile: true,
@@ -30,6 +31,8 @@ const APP = {
   tlsClientAuthParameter: true,
   tlsClientAuthValue: true,
   idTokenSignedResponseAlg: true,
+  introspectionSignedResponseAlg: true,
+  authorizationSignedResponseAlg: true,
   subjectType: true,
   sectorIdentifierUri: true,
   postLogoutRedirectUris: true,
@@ -42,8 +45,8 @@ const APP_WITH_KEYS = { ...APP, credentials: { select: { consumerKey: true } } }
 const CREDENTIAL = { id: true, appId: true, consumerKey: true, status: true, expiresAt: true, createdAt: true } satisfies Prisma.CredentialSelect;
 
 /**
- * An app row as its record (no JWK Set is stored as ""; an ID token algorithm other than ES256
- * reads as PS256, a subject type other than pairwise as public, as clients.ts reads them; the
+ * An app row as its record (no JWK Set is stored as ""; an ID token, introspection or
+ * authorization response algorithm other than ES256 reads as PS256, a subject type other than pairwise as public, as clients.ts reads them; the
  * post-logout redirect URIs are stored space-separated, as clients.ts splits them).
  */
 function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, ...row }: Prisma.AppGetPayload<{ select: typeof APP }>): AppRecord {
@@ -54,6 +57,8 @@ function toApp({ tlsClientAuthParameter: parameter, tlsClientAuthValue: value, .
     securityProfile: row.securityProfile === "fapi2" ? "fapi2" : "standard",
     jwks: row.jwks === "" ? null : row.jwks,
     idTokenSignedResponseAlg: row.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+    introspectionSignedResponseAlg: row.introspectionSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+    authorizationSignedResponseAlg: row.authorizationSignedResponseAlg === "ES256" ? "ES256" : "PS256",
     subjectType: row.subjectType === "pairwise" ? "pairwise" : "public",
     postLogoutRedirectUris: splitList(row.postLogoutRedirectUris),
   };
@@ -67,6 +72,7 @@ function settingsColumns(s: AppSettings) {
     tokenResponseProfile: s.tokenResponseProfile,
     requirePkce: s.requirePkce,
     requireNonce: s.requireNonce,
+    requireSignedRequestObject: s.requireSignedRequestObject,
     canIntrospect: s.canIntrospect,
     tokenEndpointAuthMethods: s.tokenEndpointAuthMethods && joinList(s.tokenEndpointAuthMethods),
     securityProfile: s.securityProfile,
@@ -75,6 +81,8 @@ function settingsColumns(s: AppSettings) {
     tlsClientAuthParameter: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.parameter ?? null),
     tlsClientAuthValue: s.tlsClientAuth === undefined ? undefined : (s.tlsClientAuth?.value ?? null),
     idTokenSignedResponseAlg: s.idTokenSignedResponseAlg,
+    introspectionSignedResponseAlg: s.introspectionSignedResponseAlg,
+    authorizationSignedResponseAlg: s.authorizationSignedResponseAlg,
     subjectType: s.subjectType,
     sectorIdentifierUri: s.sectorIdentifierUri,
     postLogoutRedirectUris: s.postLogoutRedirectUris && joinList(s.postLogoutRedirectUris),

@@ -21,6 +21,8 @@ interface CredentialRow extends Row {
   appStatus: string;
   tokenResponseProfile: string;
   idTokenSignedResponseAlg: string;
+  authorizationSignedResponseAlg: string;
+  introspectionSignedResponseAlg: string;
   subjectType: string;
   sectorIdentifierUri: string | null;
   postLogoutRedirectUris: string;
@@ -28,6 +30,7 @@ interface CredentialRow extends Row {
   refreshTokenLifetimeSeconds: number;
   requirePkce: unknown;
   requireNonce: unknown;
+  requireSignedRequestObject: unknown;
   canIntrospect: unknown;
   tokenEndpointAuthMethods: string;
   securityProfile: string;
@@ -40,8 +43,8 @@ interface CredentialRow extends Row {
 }
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
-  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."postLogoutRedirectUris", a."accessTokenLifetimeSeconds",
-  a."refreshTokenLifetimeSeconds", a."requirePkce", a."requireNonce", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
+  a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."authorizationSignedResponseAlg", a."introspectionSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."postLogoutRedirectUris", a."accessTokenLifetimeSeconds",
+  a."refreshTokenLifetimeSeconds", a."requirePkce", a."requireNonce", a."requireSignedRequestObject", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
 
@@ -92,6 +95,8 @@ export function clientStore(x: Executor): ClientStore {
       developerEmail: c.developerEmail,
       tokenResponseProfile: c.tokenResponseProfile === "rfc6749" ? "rfc6749" : "apigee",
       idTokenSignedResponseAlg: c.idTokenSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+      authorizationSignedResponseAlg: c.authorizationSignedResponseAlg === "ES256" ? "ES256" : "PS256",
+      introspectionSignedResponseAlg: c.introspectionSignedResponseAlg === "ES256" ? "ES256" : "PS256",
       subjectType: c.subjectType === "pairwise" ? "pairwise" : "public",
       sectorIdentifierUri: c.sectorIdentifierUri,
       postLogoutRedirectUris: splitList(c.postLogoutRedirectUris),
@@ -99,6 +104,7 @@ export function clientStore(x: Executor): ClientStore {
       refreshTokenLifetimeSeconds: c.refreshTokenLifetimeSeconds,
       requirePkce: booleanOf(c.requirePkce),
       requireNonce: booleanOf(c.requireNonce),
+      requireSignedRequestObject: booleanOf(c.requireSignedRequestObject),
       canIntrospect: booleanOf(c.canIntrospect),
       tokenEndpointAuthMethods: parseClientAuthMethods(splitList(c.tokenEndpointAuthMethods)),
       securityProfile: c.securityProfile === "fapi2" ? "fapi2" : "standard",

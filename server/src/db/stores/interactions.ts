@@ -5,8 +5,9 @@ import { joinList, splitList } from "../../kernel/list.js";
 import type { InteractionRecord, InteractionStage, InteractionStore } from "../../stores/interactions.js";
 import type { Executor } from "./executor.js";
 
-type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "resource"> & {
+type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "resource" | "responseMode"> & {
   scope: string;
+  responseMode: string | null;
   resource: string | null;
   stage: string;
   amr: string;
@@ -16,8 +17,8 @@ type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "reso
 };
 
 function parse(row: Row): InteractionRecord {
-  const { scope, stage, amr, authTime, resource, createdAt: _c, updatedAt: _u, ...rest } = row;
-  return { ...rest, scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
+  const { scope, stage, amr, authTime, resource, responseMode, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return { ...rest, responseMode: responseMode === "query.jwt" ? "query.jwt" : "query", scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
 /** The interaction store over `x`. */
@@ -26,10 +27,11 @@ export function interactionStore(x: Executor): InteractionStore {
   const move = async (id: string, from: InteractionStage, data: object) => (await prisma.interaction.updateMany({ where: { id, stage: from }, data })).count === 1;
   return {
     async create(i) {
-      const { scopes, authentication, resource, ...rest } = i;
+      const { scopes, authentication, resource, responseMode, ...rest } = i;
       return parse(
         await prisma.interaction.create({
-          data: { ...rest, scope: joinList(scopes), resource: resource ? joinList(resource) : null, amr: joinList(authentication?.amr ?? []), authTime: authentication?.authTime ?? null },
+          // The column's null is query mode.
+          data: { ...rest, responseMode: responseMode === "query" ? null : responseMode, scope: joinList(scopes), resource: resource ? joinList(resource) : null, amr: joinList(authentication?.amr ?? []), authTime: authentication?.authTime ?? null },
         }),
       );
     },

@@ -89,7 +89,7 @@ const TOKEN_RESPONSE_PROFILES = [
   { value: "rfc6749", label: "RFC 6749 (plain OAuth 2.0, for strict client libraries)" },
 ] as const;
 
-const ID_TOKEN_ALGORITHMS: ReadonlyArray<{ value: SigningAlgorithm; label: string }> = [
+const SIGNING_ALGORITHMS: ReadonlyArray<{ value: SigningAlgorithm; label: string }> = [
   { value: "PS256", label: "PS256 (RSASSA-PSS with SHA-256)" },
   { value: "ES256", label: "ES256 (ECDSA P-256 with SHA-256)" },
 ];
@@ -101,7 +101,8 @@ const SUBJECT_TYPES: ReadonlyArray<{ value: SubjectType; label: string }> = [
 
 /**
  * The token response profile, PKCE, introspection, client authentication methods and
- * tls_client_auth certificate name of the app, and its OpenID Connect settings: ID token signing
+ * tls_client_auth certificate name of the app, the algorithms of its signed introspection responses
+ * (RFC 9701) and authorization responses (JARM), and its OpenID Connect settings: ID token signing
  * algorithm, subject identifiers, sector identifier URI, post-logout redirect URIs (one per line)
  * and nonce requirement (setAppSettings). A FAPI 2.0 app keeps RFC 6749 responses, PKCE and a
  * nonce with openid, and chooses among private_key_jwt and mutual TLS. A refused certificate name
@@ -116,7 +117,10 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
   const [sectorUri, setSectorUri] = useState(app.sectorIdentifierUri ?? "");
   const [postLogoutUris, setPostLogoutUris] = useState(app.postLogoutRedirectUris.join("\n"));
   const [requireNonce, setRequireNonce] = useState(app.requireNonce);
+  const [requireSignedRequestObject, setRequireSignedRequestObject] = useState(app.requireSignedRequestObject);
   const [canIntrospect, setCanIntrospect] = useState(app.canIntrospect);
+  const [introspectionAlg, setIntrospectionAlg] = useState<SigningAlgorithm>(app.introspectionSignedResponseAlg);
+  const [authorizationAlg, setAuthorizationAlg] = useState<SigningAlgorithm>(app.authorizationSignedResponseAlg);
   const [methods, setMethods] = useState(new Set(app.tokenEndpointAuthMethods));
   const [tlsParameter, setTlsParameter] = useState<TlsClientAuthParameter>(app.tlsClientAuth?.parameter ?? "tls_client_auth_subject_dn");
   const [tlsValue, setTlsValue] = useState(app.tlsClientAuth?.value ?? "");
@@ -140,6 +144,9 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
         sectorIdentifierUri: sectorUri.trim() || null,
         postLogoutRedirectUris: splitLines(postLogoutUris),
         canIntrospect,
+        introspectionSignedResponseAlg: introspectionAlg,
+        authorizationSignedResponseAlg: authorizationAlg,
+        requireSignedRequestObject,
         tokenEndpointAuthMethods,
         ...(tlsClientAuth !== undefined && { tlsClientAuth }),
       };
@@ -173,6 +180,19 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
     >
       {!fapi2 && <SelectField label="Token response" value={profile} onChange={setProfile} options={TOKEN_RESPONSE_PROFILES} />}
       {!fapi2 && <RequirePkceField checked={requirePkce} onChange={setRequirePkce} />}
+      <SelectField
+        label="Authorization response algorithm"
+        hint="How authorization responses are signed when the app asks for them signed (response_mode=jwt, JARM); otherwise they are plain query parameters."
+        value={authorizationAlg}
+        onChange={setAuthorizationAlg}
+        options={SIGNING_ALGORITHMS}
+      />
+      <CheckboxField
+        label="Require signed request objects (JAR)"
+        hint="Authorization and pushed requests must come as a request object signed with the app's keys (RFC 9101); others are refused. Register the app's keys first."
+        checked={requireSignedRequestObject}
+        onChange={setRequireSignedRequestObject}
+      />
       <fieldset className="fieldset wide">
         <legend>OpenID Connect</legend>
         <p className="hint">How the app signs customers in with the openid scope: its ID tokens, the identifier it gets for a customer, and logout.</p>
@@ -181,7 +201,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
           hint="How the app's ID tokens are signed (OpenID Connect). PS256 is the usual choice of open-banking ecosystems; ES256 is cheaper to sign."
           value={idTokenAlg}
           onChange={setIdTokenAlg}
-          options={ID_TOKEN_ALGORITHMS}
+          options={SIGNING_ALGORITHMS}
         />
         <SelectField
           label="Subject identifiers"
@@ -223,6 +243,15 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
         checked={canIntrospect}
         onChange={setCanIntrospect}
       />
+      {canIntrospect && (
+        <SelectField
+          label="Introspection response algorithm"
+          hint="How introspection responses are signed when the app asks for a JWT (RFC 9701, Accept: application/token-introspection+jwt); otherwise it gets plain JSON."
+          value={introspectionAlg}
+          onChange={setIntrospectionAlg}
+          options={SIGNING_ALGORITHMS}
+        />
+      )}
       <fieldset className="fieldset wide">
         <legend>Client authentication</legend>
         <p className="hint">How the app may prove its identity; one method per request.</p>

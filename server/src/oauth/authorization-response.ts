@@ -1,0 +1,93 @@
+/**
+ * The authorization response (RFC 6749 §4.1.2, §4.1.2.1) in its response mode: plain query
+ * parameters with `iss` (RFC 9207), or one `response` parameter holding a JWT this server
+ * signs (JWT Secured Authorization Response Mode for OAuth 2.0, "JARM"; FAPI 2.0 Message
+ * Signing §5.4). Both the authorization endpoint and the sign-in flow answer through
+ * {@link authorizationResponse}.
+ */
+import type { Keyring } from "../keys/keyring.js";
+import { KeyBackendUnavailable } from "../keys/backend.js";
+import type { ClientStore } from "../stores/clients.js";
+import { InvalidAuthorizationRequest, InvalidRequest, ServiceUnavailable } from "../kernel/errors.js";
+import { redirectWith } from "./redirect.js";
+
+/**
+ * The `response_mode` values served (OAuth 2.0 Multiple Response Type Encoding Practices §2.1;
+ * JARM §2.3.1 and §2.3.4: for `response_type=code`, `jwt` means `query.jwt`). `form_post.jwt`
+ * is not: its auto-posting page would need a script the server's CSP does not run.
+ */
+export const RESPONSE_MODES = ["query", "query.jwt", "jwt"] as const;
+
+/** How the answer travels: query parameters, or a signed `response` JWT in the query (JARM §2.3.1). */
+export type ResponseMode = "query" | "query.jwt";
+
+/**
+ * Lifetime of a signed authorization response, seconds (JARM §2.1: a lifetime of
+ * at most 10 minutes is recommended). Five minutes: far beyond the 60 s of the code it carries, and room
+ * for clock skew between this server and the client.
+ */
+export const AUTHORIZATION_RESPONSE_LIFETIME_SECONDS = 300;
+
+/**
+ * The response mode a `response_mode` parameter asks for; `query` when left out.
+ * @throws InvalidRequest for any other value (`form_post.jwt`, `fragment`, `form_post` …).
+ */
+export function parseResponseMode(value: string | undefined): ResponseMode {
+  if (value === undefined || value === "query") return "query";
+  if (value === "jwt" || value === "query.jwt") return "query.jwt";
+  throw new InvalidRequest(`response_mode must be one of ${RESPONSE_MODES.join(", ")}, or left out`);
+}
+
+/**
+ * The response mode an error of the request is answered in, once its redirect URI is known:
+ * the one asked for when it is served, else `query` (a mode not served cannot carry the answer).
+ */
+export function errorResponseMode(value: string | undefined): ResponseMode {
+  return value === "jwt" || value === "query.jwt" ? "query.jwt" : "query";
+}
+
+/** What answers an authorization response: the issuer, the keys that sign a JARM response, and the clients whose algorithm it uses. */
+export interface AuthorizationResponder {
+  issuer: string;
+  keyring: Keyring;
+  clients: Pick<ClientStore, "byConsumerKey">;
+}
+
+/** Where and how one authorization request is answered. */
+export interface ResponseTarget {
+  /** The validated redirect URI. */
+  redirectUri: string;
+  state: string | null;
+  /** The client the request named (`client_id`): the `aud` of a signed response; null only on a sign-in begun before interactions kept it. */
+  clientId: string | null;
+  responseMode: ResponseMode;
+}
+
+/** The answer itself: a code (§4.1.2), or an error (§4.1.2.1). */
+export type ResponseParameters = { code: string } | { error: string; error_description: string };
+
+/**
+ * The redirect that carries an authorization response to the client. In `query` mode:
+ * the parameters, `state` and `iss` (RFC 9207 §2). In `query.jwt` mode: `response` only, a
+ * JWT (`typ` JWT) with `iss`, `aud` (the client_id), `exp` ({@link AUTHORIZATION_RESPONSE_LIFETIME_SECONDS}),
+ * the parameters and `state`, signed with the current key of the app's
+ * `authorization_signed_response_alg` (JARM §2.1, §2.3.1; RFC 9207 §2.4: no separate `iss`).
+ * @throws ServiceUnavailable (503, the server's error page) when no key can sign now: a
+ *   signed response is never replaced by an unsigned one.
+ * @throws InvalidAuthorizationRequest `unauthorized_client` when the client is gone since the request.
+ */
+export async function authorizationResponse(responder: AuthorizationResponder, target: ResponseTarget, params: ResponseParameters, now: Date): Promise<string> {
+  const state = target.state ?? undefined;
+  if (target.responseMode === "query") return redirectWith(target.redirectUri, { ...params, state, iss: responder.issuer });
+  const client = target.clientId === null ? undefined : await responder.clients.byConsumerKey(target.clientId);
+  if (!client) throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
+  const exp = Math.floor(now.getTime() / 1000) + AUTHORIZATION_RESPONSE_LIFETIME_SECONDS;
+  const payload = { iss: responder.issuer, aud: client.clientId, exp, ...params, ...(state === undefined ? {} : { state }) };
+  try {
+    const response = await responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) });
+    return redirectWith(target.redirectUri, { response });
+  } catch (error) {
+    if (error instanceof KeyBackendUnavailable) throw new ServiceUnavailable("the authorization response cannot be signed now: try again later", error);
+    throw error;
+  }
+}
