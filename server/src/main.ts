@@ -2,17 +2,11 @@
  * `npm start`: runs Tollgate with the environment's configuration and prints where it
  * listens and, with the demo on, the demo credentials and ready-to-paste curl lines.
  */
-import { enableCompileCache } from "node:module";
-
-// Node's compile cache (in the OS's temporary directory) keeps the compiled modules between
-// starts, a third of the time to load them; the build fills it (scripts/warm-start.mjs). It
-// must be on before the modules below load, so they are imported, not declared as imports.
-enableCompileCache();
-const { loadConfig } = await import("./config.js");
-const { signDemoSoftwareStatement } = await import("./demo/directory.js");
-const { DEMO } = await import("./demo/seed.js");
-const { totpUri } = await import("./interaction/factors.js");
-const { startServer } = await import("./server.js");
+import { loadConfig } from "./config.js";
+import { signDemoSoftwareStatement } from "./demo/directory.js";
+import { DEMO } from "./demo/seed.js";
+import { totpUri } from "./interaction/factors.js";
+import { startServer } from "./server.js";
 
 const config = loadConfig();
 const running = await startServer(config);
