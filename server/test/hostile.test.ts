@@ -977,10 +977,11 @@ function checkAuthorize(req: H.RawRequest, res: H.RawResponse, query: string): "
     return "callback";
   }
   H.check(res.status === 400, "/authorize must answer 302 or 400", req, res);
-  // With a request_uri (RFC 9126 §4) the pushed request's parameters replace the query's: the query's redirect_uri is
-  // not the request's, and a request_uri that cannot be used (these are all made up) gets the error page.
-  const pushed = (p.all.get("request_uri") ?? []).length > 0;
-  H.check(!(clientOk && redirectOk) || pushed, "a request with a registered client_id and redirect_uri must be answered by a redirect, not the error page", req, res);
+  // With a request_uri (RFC 9126 §4) the pushed request's parameters replace the query's, and with a request (a request
+  // object by value, RFC 9101 §5) the object's: the query's redirect_uri is not the request's, and a request_uri or a
+  // request object that cannot be used (these are all made up) gets the error page.
+  const replaced = (p.all.get("request_uri") ?? []).length > 0 || (p.all.get("request") ?? []).some((v) => v !== "");
+  H.check(!(clientOk && redirectOk) || replaced, "a request with a registered client_id and redirect_uri must be answered by a redirect, not the error page", req, res);
   H.check((res.headers["content-type"]?.[0] ?? "").startsWith("text/html"), "the /authorize error page is HTML", req, res);
   H.check(res.headers.location === undefined, "the error page must not redirect", req, res);
   H.check(H.header(res, "x-frame-options") === "DENY", "the error page cannot be framed", req, res);

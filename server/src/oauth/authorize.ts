@@ -330,7 +330,7 @@ async function checkParameters(
  *   `invalid_request_object` for an object that does not verify.
  */
 async function requestObjectValues(requestObjects: RequestObjects, client: ClientRecord, params: URLSearchParams, now: Date): Promise<Values> {
-  const beside = [...new Set(params.keys())].filter((name) => name !== "client_id" && name !== "request");
+  const beside = [...new Set(params.keys())].filter((name) => name !== "client_id" && name !== "request" && sent(params, name).length > 0);
   if (beside.length > 0) throw new InvalidAuthorizationRequest("invalid_request", `with a request object every parameter goes inside it (RFC 9101 section 5): ${beside.slice(0, 5).join(", ").slice(0, 200)} was sent beside it`);
   const jwt = one((n) => params.getAll(n), "request");
   if (jwt === undefined) throw new InvalidAuthorizationRequest("invalid_request", "request must be sent once, not empty");
@@ -408,9 +408,11 @@ export async function validateAuthorizationRequest(
 ): Promise<AuthorizationRequest> {
   const params = new URLSearchParams(query);
   const record = await namedClient(stores.clients, (n) => params.getAll(n));
-  if (params.has("request") && params.has("request_uri")) throw new InvalidAuthorizationRequest("invalid_request", "request and request_uri may not be sent together (RFC 9101 section 5)");
+  // A parameter sent without a value is omitted (RFC 6749 §3.1).
+  const byValue = sent(params, "request").length > 0;
+  if (byValue && params.has("request_uri")) throw new InvalidAuthorizationRequest("invalid_request", "request and request_uri may not be sent together (RFC 9101 section 5)");
   const pushed = params.has("request_uri") ? await pushedParameters(stores.pushedRequests, record, params, now) : undefined;
-  const signed = params.has("request") ? await requestObjectValues(requestObjects, record, params, now) : undefined;
+  const signed = byValue ? await requestObjectValues(requestObjects, record, params, now) : undefined;
   const values = pushed?.values ?? signed ?? ((n: string) => params.getAll(n));
   const redirectUri = registeredRedirectUri(record, values);
   if (record.appStatus !== "approved" || record.credentialStatus !== "approved") {
