@@ -130,10 +130,10 @@ describe("response_mode values not served, and request objects at PAR", () => {
     expect(callback.error_description).toMatch(/response_mode/);
   });
 
-  it("PAR answers a request object (JAR) with request_not_supported, whatever else is missing", async () => {
+  it("PAR answers an unsigned request object (alg none, RFC 9101 §6.2) with invalid_request_object, whatever else is missing", async () => {
     const answer = await postForm(base, PAR_ENDPOINT, { request: "eyJhbGciOiJub25lIn0.eyJzY29wZSI6ImFpc3AifQ.", ...(await assertionFields(base)) });
-    const body = await expectOAuthError(answer, 400, "request_not_supported");
-    expect(body.error_description).toMatch(/request object/);
+    const body = await expectOAuthError(answer, 400, "invalid_request_object");
+    expect(body.error_description).toMatch(/request object's alg must be one of/);
   });
 });
 
