@@ -32,6 +32,7 @@ const config: CodegenConfig = {
           MyConsent: record("consents", "ConsentRow"),
           Psd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
           MyPsd2Consent: record("psd2-consents", "Psd2ConsentSummary"),
+          AuthorizationEvidence: record("evidence", "EvidenceRecord"),
           AuditEvent: record("audit", "AuditEventRow"),
           SigningKey: record("signing-keys", "SigningKeyRecord"),
           SigningKeyRotation: "../use-cases/signing-keys.js#SigningKeyRotationResult",

@@ -129,6 +129,9 @@ export const configSchema = z.object({
     description: "seconds between purges of expired codes, interactions, sessions, tokens and old audit events (`0`: off)",
   }),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365).meta({ description: "days audit events are kept" }),
+  EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).default(1826).meta({
+    description: "days the evidence of signed authorization requests and responses is kept after its consent ended (five years: the record-keeping of the EU anti-money-laundering directive)",
+  }),
   CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000).meta({
     description:
       "how long a cached client, credential or API lookup is used, milliseconds; changes made through this instance apply at " +
@@ -380,6 +383,8 @@ export interface Config {
   authorizeRateLimitPerIp: number;
   purgeIntervalSeconds: number;
   auditRetentionDays: number;
+  /** Days (EVIDENCE_RETENTION_DAYS). */
+  evidenceRetentionDays: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   /** Milliseconds (REDIS_COMMAND_TIMEOUT_MS). */
@@ -496,6 +501,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,
     purgeIntervalSeconds: e.PURGE_INTERVAL_SECONDS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    evidenceRetentionDays: e.EVIDENCE_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
     catalogCacheTtlMs: e.CATALOG_CACHE_TTL_MS,
     tokenCacheMaxAgeMs: e.TOKEN_CACHE_MAX_AGE_MS,

@@ -232,7 +232,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const tlsPort = tlsServer && config.tls ? await listen(tlsServer, config.tls.port, config.host) : undefined;
   const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
   const metricsListener = metrics && config.metrics ? await startMetricsListener(metrics, config.metrics.port, config.metrics.host) : undefined;
-  const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, config.auditRetentionDays, metrics);
+  const stopPurge = schedulePurge(db, logger, config.purgeIntervalSeconds, { auditDays: config.auditRetentionDays, evidenceDays: config.evidenceRetentionDays }, metrics);
   return {
     url: `http://${hostInUrl}:${port}`,
     tlsUrl: tlsPort === undefined ? undefined : `https://${hostInUrl}:${tlsPort}`,

@@ -19,6 +19,9 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** Retention of the tests that are not about it, days. */
+const RETENTION = { auditDays: 30, evidenceDays: 30 };
+
 const random = () => randomBytes(32).toString("hex");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,6 +77,12 @@ function rows(server: TestServer, o: Owners) {
     usedJti: async (expiresAt: Date) => (await db.usedJti.create({ data: { key: random(), expiresAt } })).key,
     psd2Consent: async (createdAt: Date, status: string) =>
       (await db.psd2Consent.create({ data: { appId: o.appId, kind: "payment_initiation", origin: "rar", status, requestedDetails: "[]", createdAt } })).id,
+    evidence: async (createdAt: Date, psd2ConsentId: string | null = null) =>
+      (
+        await db.authorizationEvidence.create({
+          data: { appId: o.appId, clientId: DEMO.app.consumerKey, userId: o.userId, psd2ConsentId, requestObject: "h.p.s", outcome: "code", createdAt },
+        })
+      ).id,
   };
 }
 
@@ -98,6 +107,7 @@ describe("purgeExpired", () => {
     const past = new Date(now.getTime() - HOUR);
     const future = new Date(now.getTime() + HOUR);
     const retentionDays = 30;
+    const evidenceDays = 60;
 
     const before = {
       apps: await db.app.count(),
@@ -117,6 +127,12 @@ describe("purgeExpired", () => {
       unanswered: await make.psd2Consent(new Date(now.getTime() - DAY - MINUTE), "received"),
       awaiting: await make.psd2Consent(new Date(now.getTime() - DAY + MINUTE), "received"),
       answered: await make.psd2Consent(new Date(now.getTime() - 2 * DAY), "valid"),
+    };
+    // Evidence is kept the evidence retention past its consent's end (here: no consent, so from its making), and while its consent lasts.
+    const evidence = {
+      old: await make.evidence(new Date(now.getTime() - (evidenceDays + 1) * DAY)),
+      inside: await make.evidence(new Date(now.getTime() - (evidenceDays - 1) * DAY)),
+      ofLiveConsent: await make.evidence(new Date(now.getTime() - (evidenceDays + 1) * DAY), psd2.answered),
     };
 
     const codes = {
@@ -167,7 +183,7 @@ describe("purgeExpired", () => {
     expect(await db.accessToken.count({ where: { id: tokens.ccExpired } })).toBe(1);
 
     // A purge as of two hours ago with a long retention finds nothing yet: `now` is honoured.
-    expect(await purgeExpired(server.db, new Date(now.getTime() - 2 * HOUR), 10_000)).toEqual({
+    expect(await purgeExpired(server.db, new Date(now.getTime() - 2 * HOUR), { auditDays: 10_000, evidenceDays: 10_000 })).toEqual({
       tokens: 0,
       interactions: 0,
       sessions: 0,
@@ -177,9 +193,10 @@ describe("purgeExpired", () => {
       pushedRequests: 0,
       usedJtis: 0,
       unansweredConsents: 0,
+      evidence: 0,
     });
 
-    const counts = await purgeExpired(server.db, now, retentionDays);
+    const counts = await purgeExpired(server.db, now, { auditDays: retentionDays, evidenceDays });
     expect(counts).toEqual({
       tokens: 3,
       interactions: 1,
@@ -190,6 +207,7 @@ describe("purgeExpired", () => {
       pushedRequests: 1,
       usedJtis: 1,
       unansweredConsents: 1,
+      evidence: 1,
     });
 
     const ids = async <T extends { id: string }>(rowsOf: Promise<T[]>) => new Set((await rowsOf).map((r) => r.id));
@@ -228,6 +246,7 @@ describe("purgeExpired", () => {
     expect(await ids(db.pushedAuthorizationRequest.findMany({ select: { id: true } }))).toEqual(new Set([pushed.live]));
     expect(new Set((await db.usedJti.findMany({ select: { key: true } })).map((r) => r.key))).toEqual(new Set([jtis.live]));
     expect(await ids(db.psd2Consent.findMany({ select: { id: true } }))).toEqual(new Set([psd2.awaiting, psd2.answered]));
+    expect(await ids(db.authorizationEvidence.findMany({ select: { id: true } }))).toEqual(new Set([evidence.inside, evidence.ofLiveConsent]));
 
     // Live rows are untouched, not just present.
     const kept = await db.accessToken.findUniqueOrThrow({ where: { id: tokens.accessExpiredRefreshLive } });
@@ -246,7 +265,18 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(server.db, now, retentionDays)).toEqual({ tokens: 0, interactions: 0, sessions: 0, authorizationCodes: 0, auditEvents: 0, gatewayTraffic: 0, pushedRequests: 0, usedJtis: 0, unansweredConsents: 0 });
+    expect(await purgeExpired(server.db, now, { auditDays: retentionDays, evidenceDays })).toEqual({
+      tokens: 0,
+      interactions: 0,
+      sessions: 0,
+      authorizationCodes: 0,
+      auditEvents: 0,
+      gatewayTraffic: 0,
+      pushedRequests: 0,
+      usedJtis: 0,
+      unansweredConsents: 0,
+      evidence: 0,
+    });
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {
@@ -265,7 +295,7 @@ describe("purgeExpired", () => {
       })),
     });
     await db.interaction.createMany({ data: Array.from({ length: 600 }, () => ({ appId: o.appId, redirectUri: DEMO.callbackUrl, expiresAt: past })) });
-    const counts = await purgeExpired(server.db, now, 30);
+    const counts = await purgeExpired(server.db, now, RETENTION);
     expect(counts.tokens).toBe(n);
     expect(counts.interactions).toBe(600);
     expect(await db.accessToken.count({ where: { expiresAt: { lt: now }, refreshTokenExpiresAt: null } })).toBe(0);
@@ -280,7 +310,7 @@ describe("purgeExpired", () => {
     await server.prisma.accessToken.update({ where: { id: row.id }, data: { expiresAt: past } });
     await server.prisma.authorizationCode.update({ where: { id: row.familyId! }, data: { expiresAt: past } });
 
-    const counts = await purgeExpired(server.db, new Date(), 30);
+    const counts = await purgeExpired(server.db, new Date(), RETENTION);
     expect(counts.tokens).toBe(0);
     expect(counts.authorizationCodes).toBe(0);
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(1);
@@ -292,7 +322,7 @@ describe("purgeExpired", () => {
 
     // Once the whole family is past its refresh expiry, the rows and the code go together.
     await server.prisma.accessToken.updateMany({ where: { familyId: row.familyId }, data: { expiresAt: past, refreshTokenExpiresAt: past } });
-    const later = await purgeExpired(server.db, new Date(), 30);
+    const later = await purgeExpired(server.db, new Date(), RETENTION);
     expect(later.tokens).toBe(2);
     expect(later.authorizationCodes).toBe(1);
     expect(await server.prisma.authorizationCode.count({ where: { id: row.familyId! } })).toBe(0);

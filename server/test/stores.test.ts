@@ -222,13 +222,14 @@ describe("the database's other stores", () => {
       prompt: null,
       clientId: DEMO.app.consumerKey,
       responseMode: "query.jwt",
+      requestObject: "h.p.s",
       scaRequired: true,
       stage: "login",
       userId: null,
       authentication: null,
       expiresAt: new Date(NOW.getTime() + HOUR),
     });
-    expect(i).toMatchObject({ loginHint: "alice", uiLocales: "de-DE en", resource: ["http://localhost:3000/accounts"], clientId: DEMO.app.consumerKey, responseMode: "query.jwt" });
+    expect(i).toMatchObject({ loginHint: "alice", uiLocales: "de-DE en", resource: ["http://localhost:3000/accounts"], clientId: DEMO.app.consumerKey, responseMode: "query.jwt", requestObject: "h.p.s" });
     expect(await server.db.interactions.find(i.id)).toEqual(i);
     expect(await server.db.interactions.advance(i.id, "login", "factor")).toBe(true);
     const authentication = { amr: ["pwd", "otp", "mfa"], authTime: NOW };
@@ -257,6 +258,42 @@ describe("the database's other stores", () => {
       { name: "aisp", description: "Read your account details, balances and transactions" },
       { name: "unknown", description: "unknown" },
     ]);
+  });
+
+  it("evidence: kept with its PSD2 consent or the PSU's scope consent, and deleted once made and ended before the retention cutoff", async () => {
+    const { evidence, psd2Consents, consents, users } = server.db;
+    const DAY = 24 * HOUR;
+    const cutoff = new Date(NOW.getTime() - 5 * DAY);
+    const old = new Date(NOW.getTime() - 10 * DAY);
+    const psu = await users.create({ username: `psu-${newId()}`, passwordHash: "$argon2id$x", role: "user" });
+    const details = JSON.stringify([{ type: "account_information" }]);
+    const newConsent = () => psd2Consents.create({ appId: ids.appId, kind: "account_information", origin: "rar", requestedDetails: details, validUntil: new Date(NOW.getTime() + 30 * DAY) });
+    const rejected = await newConsent();
+    await psd2Consents.answer(rejected.id, { userId: psu.id, rejected: true }, new Date(NOW.getTime() - 8 * DAY));
+    const open = await newConsent();
+    const keep = (psd2ConsentId: string | null, createdAt: Date, outcome = "code") =>
+      evidence.insert({ appId: ids.appId, clientId: DEMO.app.consumerKey, userId: psu.id, psd2ConsentId, requestObject: `req-${newId()}`, authorizationResponse: null, outcome, createdAt });
+
+    await keep(null, old, "access_denied"); // no consent at all: kept the retention from its making
+    await keep(rejected.id, old, "access_denied");
+    await keep(open.id, old);
+    await keep(null, NOW, "access_denied");
+    await consents.remember(psu.id, ids.appId, ["aisp"]);
+    await keep(null, old); // with the PSU's live scope consent
+    const [scopeConsent] = await consents.list({ userId: psu.id });
+    expect(await evidence.ofConsent(scopeConsent!.id)).toMatchObject([{ outcome: "code", consentId: scopeConsent!.id, psd2ConsentId: null }]);
+    expect(await evidence.ofPsd2Consent(rejected.id)).toMatchObject([{ outcome: "access_denied", userId: psu.id, clientId: DEMO.app.consumerKey }]);
+
+    // Ended before the cutoff: the consent-less one and the rejected consent's; the open and scope consents' stay, as does the recent one.
+    expect(await evidence.deleteEnded(cutoff, 100)).toBe(2);
+    expect(await evidence.ofPsd2Consent(rejected.id)).toEqual([]);
+    expect(await evidence.ofPsd2Consent(open.id)).toHaveLength(1);
+    expect(await evidence.ofConsent(scopeConsent!.id)).toHaveLength(1);
+    await consents.revoke(scopeConsent!.id, new Date(NOW.getTime() - 6 * DAY));
+    expect(await evidence.deleteEnded(cutoff, 100)).toBe(1);
+    expect(await evidence.ofConsent(scopeConsent!.id)).toEqual([]);
+    expect(await evidence.deleteEnded(new Date(NOW.getTime() + DAY), 100)).toBe(1); // the recent, consent-less one
+    expect(await evidence.ofPsd2Consent(open.id)).toHaveLength(1);
   });
 
   it("users: found by name and id, a taken username is a Conflict, an unknown id a NotFound", async () => {

@@ -11,7 +11,7 @@ import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
 import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { claimPushedRequest, errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
-import type { AuthorizationResponder } from "../oauth/authorization-response.js";
+import type { AuthorizationResponder, ResponseTarget } from "../oauth/authorization-response.js";
 import { ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
@@ -36,7 +36,7 @@ const PUSHED_REQUEST_ANSWERED = "a code was already issued for this request_uri 
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays" | "catalog">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays" | "catalog" | "evidence">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -132,6 +132,7 @@ export async function startFlow(
     resource: request.resource,
     clientId: request.client.clientId,
     responseMode: request.responseMode,
+    requestObject: request.requestObject,
   };
   const reused =
     session !== undefined &&
@@ -143,18 +144,20 @@ export async function startFlow(
       ? session
       : undefined;
   const user = reused && (await activeUser(ctx.db.users, reused.userId));
+  // Whom an answer given now is for: the signed-in user, and a Berlin Group consent the scope named.
+  const target = { ...grant, userId: user ? user.id : null, psd2ConsentId: request.consent?.consentId ?? null };
   const refused = user && refusal(user, request.scopes);
-  if (refused) return { redirectTo: await errorRedirect(ctx.responder, grant, "access_denied", refused, now) };
+  if (refused) return { redirectTo: await errorRedirect(ctx.responder, target, "access_denied", refused, now) };
   // A PSD2 consent is approved by the PSU each time: nothing remembered stands for it.
   const consented = user && !request.consent ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt.includes("none")) {
-    if (request.scaRequired) return { redirectTo: await errorRedirect(ctx.responder, grant, "login_required", "strong customer authentication is required", now) };
-    if (!user) return { redirectTo: await errorRedirect(ctx.responder, grant, "login_required", "the user is not signed in", now) };
-    if (!consented) return { redirectTo: await errorRedirect(ctx.responder, grant, "consent_required", "the user has not consented to this request", now) };
+    if (request.scaRequired) return { redirectTo: await errorRedirect(ctx.responder, target, "login_required", "strong customer authentication is required", now) };
+    if (!user) return { redirectTo: await errorRedirect(ctx.responder, target, "login_required", "the user is not signed in", now) };
+    if (!consented) return { redirectTo: await errorRedirect(ctx.responder, target, "consent_required", "the user has not consented to this request", now) };
   }
   if (user && reused && consented && !request.prompt.includes("consent")) {
-    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
-    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(reused) }, ctx.responder, now) };
+    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, target, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
+    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...target, userId: user.id, authentication: withAcr(reused) }, ctx.responder, now) };
   }
   const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
@@ -375,6 +378,7 @@ function idle(ctx: FlowContext, authTime: Date, now: Date): boolean {
   return now.getTime() - authTime.getTime() > ctx.idleSeconds * 1000;
 }
 
+/** What an interaction's answer is bound to and whom it is for ({@link ResponseTarget}). */
 function codeGrant(i: InteractionRecord) {
   return {
     appId: i.appId,
@@ -388,6 +392,9 @@ function codeGrant(i: InteractionRecord) {
     resource: i.resource,
     clientId: i.clientId,
     responseMode: i.responseMode,
+    userId: i.userId,
+    psd2ConsentId: i.consentId,
+    requestObject: i.requestObject,
   };
 }
 

@@ -3,11 +3,12 @@
  * parameters with `iss` (RFC 9207), or one `response` parameter holding a JWT this server
  * signs (JWT Secured Authorization Response Mode for OAuth 2.0, "JARM"; FAPI 2.0 Message
  * Signing §5.4). Both the authorization endpoint and the sign-in flow answer through
- * {@link authorizationResponse}.
+ * {@link authorizationResponse}; {@link keepEvidence} keeps a PSU's signed request and answer.
  */
 import type { Keyring } from "../keys/keyring.js";
 import { KeyBackendUnavailable } from "../keys/backend.js";
 import type { ClientStore } from "../stores/clients.js";
+import type { EvidenceStore } from "../stores/evidence.js";
 import { InvalidAuthorizationRequest, InvalidRequest, ServiceUnavailable } from "../kernel/errors.js";
 import { redirectWith } from "./redirect.js";
 
@@ -46,11 +47,15 @@ export function errorResponseMode(value: string | undefined): ResponseMode {
   return value === "jwt" || value === "query.jwt" ? "query.jwt" : "query";
 }
 
-/** What answers an authorization response: the issuer, the keys that sign a JARM response, and the clients whose algorithm it uses. */
+/**
+ * What answers an authorization response: the issuer, the keys that sign a JARM response, the
+ * clients whose algorithm it uses, and where the evidence of signed requests and answers is kept.
+ */
 export interface AuthorizationResponder {
   issuer: string;
   keyring: Keyring;
   clients: Pick<ClientStore, "byConsumerKey">;
+  evidence: Pick<EvidenceStore, "insert">;
 }
 
 /** Where and how one authorization request is answered. */
@@ -61,10 +66,23 @@ export interface ResponseTarget {
   /** The client the request named (`client_id`): the `aud` of a signed response; null only on a sign-in begun before interactions kept it. */
   clientId: string | null;
   responseMode: ResponseMode;
+  appId: string;
+  /** The PSU who answered; null while nobody signed in (then nothing is kept as evidence). */
+  userId: string | null;
+  /** The PSD2 consent the request authorizes; null when none. */
+  psd2ConsentId: string | null;
+  /** The verified signed request object the request came in (RFC 9101); null when unsigned. */
+  requestObject: string | null;
 }
 
 /** The answer itself: a code (§4.1.2), or an error (§4.1.2.1). */
 export type ResponseParameters = { code: string } | { error: string; error_description: string };
+
+/** An authorization response: the redirect that carries it, and the signed `response` JWT in it (null in `query` mode). */
+export interface AuthorizationAnswer {
+  location: string;
+  response: string | null;
+}
 
 /**
  * The redirect that carries an authorization response to the client. In `query` mode:
@@ -76,18 +94,39 @@ export type ResponseParameters = { code: string } | { error: string; error_descr
  *   signed response is never replaced by an unsigned one.
  * @throws InvalidAuthorizationRequest `unauthorized_client` when the client is gone since the request.
  */
-export async function authorizationResponse(responder: AuthorizationResponder, target: ResponseTarget, params: ResponseParameters, now: Date): Promise<string> {
+export async function authorizationResponse(responder: AuthorizationResponder, target: ResponseTarget, params: ResponseParameters, now: Date): Promise<AuthorizationAnswer> {
   const state = target.state ?? undefined;
-  if (target.responseMode === "query") return redirectWith(target.redirectUri, { ...params, state, iss: responder.issuer });
+  if (target.responseMode === "query") return { location: redirectWith(target.redirectUri, { ...params, state, iss: responder.issuer }), response: null };
   const client = target.clientId === null ? undefined : await responder.clients.byConsumerKey(target.clientId);
   if (!client) throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
   const exp = Math.floor(now.getTime() / 1000) + AUTHORIZATION_RESPONSE_LIFETIME_SECONDS;
   const payload = { iss: responder.issuer, aud: client.clientId, exp, ...params, ...(state === undefined ? {} : { state }) };
   try {
     const response = await responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) });
-    return redirectWith(target.redirectUri, { response });
+    return { location: redirectWith(target.redirectUri, { response }), response };
   } catch (error) {
     if (error instanceof KeyBackendUnavailable) throw new ServiceUnavailable("the authorization response cannot be signed now: try again later", error);
     throw error;
   }
+}
+
+/**
+ * Keeps the evidence of an answered authorization request (FAPI 2.0 Message Signing:
+ * non-repudiation; stores/evidence.ts) when the request or its answer was signed and a PSU
+ * answered it: the request object as the client signed it, the response as this server signed
+ * it, and the outcome (`code`, or the error). A request refused before anyone signed in is not
+ * kept: anyone could send those, and they would fill the store for years.
+ */
+export async function keepEvidence(responder: AuthorizationResponder, target: ResponseTarget, answer: AuthorizationAnswer, params: ResponseParameters, now: Date): Promise<void> {
+  if (target.userId === null || (target.requestObject === null && answer.response === null)) return;
+  await responder.evidence.insert({
+    appId: target.appId,
+    clientId: target.clientId ?? "",
+    userId: target.userId,
+    psd2ConsentId: target.psd2ConsentId,
+    requestObject: target.requestObject,
+    authorizationResponse: answer.response,
+    outcome: "code" in params ? "code" : params.error,
+    createdAt: now,
+  });
 }

@@ -5,7 +5,16 @@ import type { AuthorizationResponder, ResponseTarget } from "./authorization-res
 
 /** Query mode signs nothing and looks no client up. */
 const responder = (issuer: string) => ({ issuer }) as AuthorizationResponder;
-const target = (redirectUri: string, state: string | null): ResponseTarget => ({ redirectUri, state, clientId: "c", responseMode: "query" });
+const target = (redirectUri: string, state: string | null): ResponseTarget => ({
+  redirectUri,
+  state,
+  clientId: "c",
+  responseMode: "query",
+  appId: "a",
+  userId: null,
+  psd2ConsentId: null,
+  requestObject: null,
+});
 const NOW = new Date("2026-12-01T00:00:00Z");
 
 describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minutes is RECOMMENDED)", () => {

@@ -27,7 +27,7 @@ import {
 import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
-import { authorizationResponse, errorResponseMode, parseResponseMode, type AuthorizationResponder, type ResponseMode, type ResponseTarget } from "./authorization-response.js";
+import { authorizationResponse, errorResponseMode, keepEvidence, parseResponseMode, type AuthorizationResponder, type ResponseMode, type ResponseTarget } from "./authorization-response.js";
 import { requestedResources, type ResourceServers } from "./resource.js";
 import { InvalidRequestObject, type RequestObjects } from "./request-object.js";
 import { grantScopes, OPENID_SCOPE, openIdScopes, parseScope } from "./scopes.js";
@@ -91,6 +91,8 @@ export interface AuthorizationRequest {
   requestUriHash: string | null;
   /** How the authorization response is sent (`response_mode`; JARM §2.3: `query.jwt` for `jwt`). */
   responseMode: ResponseMode;
+  /** The verified signed request object the parameters came in (RFC 9101), by value or pushed; null when unsigned. */
+  requestObject: string | null;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -318,6 +320,7 @@ async function checkParameters(
     scaRequired,
     consent,
     responseMode,
+    requestObject: given(values, "request") ?? null,
   };
 }
 
@@ -424,7 +427,16 @@ export async function validateAuthorizationRequest(
     return { client, redirectUri, ...checked, requestUriHash: pushed?.requestUriHash ?? null };
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    const target = { redirectUri, state: one(values, "state") ?? null, clientId: client.clientId, responseMode: errorResponseMode(one(values, "response_mode")) };
+    const target = {
+      redirectUri,
+      state: one(values, "state") ?? null,
+      clientId: client.clientId,
+      responseMode: errorResponseMode(one(values, "response_mode")),
+      appId: client.appId,
+      userId: null,
+      psd2ConsentId: null,
+      requestObject: null,
+    };
     throw new AuthorizationErrorRedirect(await errorRedirect(responder, target, err.error, err.message, now));
   }
 }
@@ -506,7 +518,6 @@ export async function claimPushedRequest(
 
 /** What an authorization code is bound to, and where and how it is sent ({@link ResponseTarget}). */
 export interface CodeGrant extends ResponseTarget {
-  appId: string;
   userId: string;
   scopes: string[];
   codeChallenge: string | null;
@@ -524,12 +535,13 @@ export interface CodeGrant extends ResponseTarget {
 /**
  * Issues a single-use authorization code (lifetime {@link CODE_LIFETIME_SECONDS}) and
  * returns the redirect to the client in the grant's response mode: `code`, `state`, `iss`
- * (RFC 6749 §4.1.2, RFC 9207), or them signed in `response` (JARM §2.3.1).
+ * (RFC 6749 §4.1.2, RFC 9207), or them signed in `response` (JARM §2.3.1). A signed request
+ * or response is kept as evidence (authorization-response.ts keepEvidence).
  * @throws ServiceUnavailable when a signed response cannot be signed now (then no code is stored).
  */
 export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, responder: AuthorizationResponder, now: Date): Promise<string> {
   const code = newSecret();
-  const location = await authorizationResponse(responder, grant, { code }, now);
+  const answer = await authorizationResponse(responder, grant, { code }, now);
   await codes.insert({
     codeHash: hashSecret(code),
     appId: grant.appId,
@@ -545,14 +557,19 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     consent: grant.consent,
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
-  return location;
+  await keepEvidence(responder, grant, answer, { code }, now);
+  return answer.location;
 }
 
 /**
  * The redirect for an error answered to the client once its redirect URI is known (RFC 6749
- * §4.1.2.1), in the request's response mode (JARM §2.3.1).
+ * §4.1.2.1), in the request's response mode (JARM §2.3.1); a signed request or response of a
+ * PSU's is kept as evidence (authorization-response.ts keepEvidence).
  * @throws ServiceUnavailable when a signed response cannot be signed now.
  */
-export function errorRedirect(responder: AuthorizationResponder, target: ResponseTarget, error: string, description: string, now: Date): Promise<string> {
-  return authorizationResponse(responder, target, { error, error_description: description }, now);
+export async function errorRedirect(responder: AuthorizationResponder, target: ResponseTarget, error: string, description: string, now: Date): Promise<string> {
+  const params = { error, error_description: description };
+  const answer = await authorizationResponse(responder, target, params, now);
+  await keepEvidence(responder, target, answer, params, now);
+  return answer.location;
 }

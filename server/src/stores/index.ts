@@ -11,6 +11,7 @@ import type { ClientStore } from "./clients.js";
 import type { AuthorizationCodeStore } from "./codes.js";
 import type { ConsentStore } from "./consents.js";
 import type { ConsentAccessStore } from "./consent-access.js";
+import type { EvidenceStore } from "./evidence.js";
 import type { FactorStore } from "./factors.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
@@ -35,6 +36,7 @@ export interface Stores {
   consents: ConsentStore;
   psd2Consents: Psd2ConsentStore;
   consentAccess: ConsentAccessStore;
+  evidence: EvidenceStore;
   users: UserStore;
   factors: FactorStore;
   audit: AuditStore;

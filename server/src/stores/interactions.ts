@@ -30,6 +30,8 @@ export interface InteractionRecord {
   clientId: string | null;
   /** How the authorization response is sent: in the query, or signed in it (`query.jwt`, JARM §2.3.1). */
   responseMode: "query" | "query.jwt";
+  /** The verified signed request object the request came in (RFC 9101, compact JWS), kept as evidence; null when unsigned. */
+  requestObject: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */

@@ -35,6 +35,10 @@ export const consentResolvers: Resolvers = {
     app: (c, _a, { db }) => found(db.apps.find(c.appId), "no app with this id"),
     user: (c, _a, { db }) => found(db.users.byId(c.userId), "no user with this id"),
     scopes: (c) => splitList(c.scope),
+    evidence: (c, _a, { db }) => db.evidence.ofConsent(c.id),
+  },
+  AuthorizationEvidence: {
+    answeredAt: (e) => e.createdAt,
   },
   MyConsent: {
     appName: async (c, _a, { db }) => (await db.apps.find(c.appId))?.name ?? "",

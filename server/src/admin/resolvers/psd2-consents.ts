@@ -1,6 +1,7 @@
 /**
- * PSD2 consents: admins list and revoke any (`psd2Consents`, `revokePsd2Consent`); a
- * signed-in PSU lists and revokes their own (`myPsd2Consents`, `revokeMyPsd2Consent`).
+ * PSD2 consents: admins list, read with their evidence, and revoke any (`psd2Consents`,
+ * `psd2Consent`, `revokePsd2Consent`); a signed-in PSU lists and revokes their own
+ * (`myPsd2Consents`, `revokeMyPsd2Consent`).
  */
 import { requireUser } from "../context.js";
 import type { MyPsd2ConsentResolvers, Psd2ConsentResolvers, Resolvers } from "../generated/resolvers.js";
@@ -38,6 +39,7 @@ export const psd2ConsentResolvers: Resolvers = {
       const consents = await db.psd2Consents.list({ clientId: a.clientId, status: status as Psd2ConsentStatus | null | undefined });
       return a.status === "valid" || a.status === "expired" ? consents.filter((c) => statusAt(c, new Date()) === a.status) : consents;
     },
+    psd2Consent: async (_p, a, { db }) => (await db.psd2Consents.summary(a.id)) ?? null,
     myPsd2Consents: (_p, _a, ctx) => ctx.db.psd2Consents.list({ userId: requireUser(ctx).userId }),
   },
   Mutation: {
@@ -47,6 +49,6 @@ export const psd2ConsentResolvers: Resolvers = {
       return revokePsd2Consent(ctx.db, { id: args.id, userId, audit: psuRevocation(userId, ctx.request) });
     },
   },
-  Psd2Consent: consentFields,
+  Psd2Consent: { ...consentFields, evidence: (c, _a, { db }) => db.evidence.ofPsd2Consent(c.id) },
   MyPsd2Consent: consentFields,
 };

@@ -10,6 +10,7 @@ import { clientStore } from "./clients.js";
 import { codeStore } from "./codes.js";
 import { consentStore } from "./consents.js";
 import { consentAccessStore } from "./consent-access.js";
+import { evidenceStore } from "./evidence.js";
 import type { Executor } from "./executor.js";
 import { factorStore } from "./factors.js";
 import { interactionStore } from "./interactions.js";
@@ -36,6 +37,7 @@ export function buildStores(x: Executor): Stores {
     consents: consentStore(x),
     psd2Consents: psd2ConsentStore(x),
     consentAccess: consentAccessStore(x),
+    evidence: evidenceStore(x),
     users: userStore(x),
     factors: factorStore(x),
     audit: auditStore(x),
