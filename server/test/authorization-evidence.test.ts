@@ -100,7 +100,7 @@ describe("evidence of a scope consent", () => {
     const { consents } = await admin.data(`query($u: ID) { consents(userId: $u) { id app { name } ${EVIDENCE} } }`, {
       u: (await server.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } })).id,
     });
-    return (consents as { app: { name: string }; evidence: unknown[] }[]).find((c) => c.app.name === DEMO.strictApp.name);
+    return (consents as { id: string; app: { name: string }; evidence: unknown[] }[]).find((c) => c.app.name === DEMO.strictApp.name);
   }
 
   it("a request object by value at /authorize answered in the query: the request is kept, the response was not signed", async () => {
@@ -114,6 +114,9 @@ describe("evidence of a scope consent", () => {
     const consent = await scopeConsent();
     expect(consent!.evidence).toHaveLength(before + 1);
     expect(consent!.evidence.at(-1)).toMatchObject({ clientId: DEMO.strictApp.consumerKey, outcome: "code", requestObject: signed, authorizationResponse: null });
+    const byId = (await admin.data(`query($id: ID!) { consent(id: $id) { id revokedAt ${EVIDENCE} } }`, { id: consent!.id })).consent;
+    expect(byId).toEqual({ id: consent!.id, revokedAt: null, evidence: consent!.evidence });
+    expect((await admin.data('{ consent(id: "no-such-consent") { id } }')).consent).toBeNull();
   });
 
   it("keeps nothing for an unsigned request answered unsigned", async () => {

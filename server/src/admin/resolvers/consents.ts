@@ -19,6 +19,7 @@ async function newestToken(db: AdminContext["db"], c: ConsentRow) {
 export const consentResolvers: Resolvers = {
   Query: {
     consents: (_p, a, { db }) => db.consents.list(a),
+    consent: async (_p, a, { db }) => (await db.consents.find(a.id)) ?? null,
     myConsents: (_p, _a, ctx) => ctx.db.consents.list({ userId: requireUser(ctx).userId }),
   },
   Mutation: {
