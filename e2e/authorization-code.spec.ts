@@ -195,6 +195,25 @@ test("denying consent sends access_denied with the original state back to the ap
   await expectConsentPage(page, DEMO.strictApp.name);
 });
 
+test("response_mode=form_post.jwt (JARM): Chromium posts the signed response from Tollgate's page to the app, so no code is in any URL", async ({ page, rp }) => {
+  await page.goto(`${rp.url}/start?app=strict&response_mode=form_post.jwt`);
+  await expectLoginPage(page, DEMO.strictApp.name);
+  const flow = lastFlow(rp);
+  await signIn(page, ALICE.username, ALICE.password);
+  await expectConsentPage(page, DEMO.strictApp.name);
+  const posted = page.waitForRequest((r) => r.url() === rp.callbackUrl && r.method() === "POST");
+  await page.getByRole("button", { name: "Allow" }).click();
+
+  // Tollgate's page ran its one script under its Content Security Policy and posted only `response`.
+  const post = await posted;
+  expect([...new URLSearchParams(post.postData() ?? "").keys()]).toEqual(["response"]);
+  await expect(page.getByRole("heading", { name: "Signed in" })).toBeVisible();
+  expect(page.url()).toBe(rp.callbackUrl);
+  await expect(page.getByTestId("returned-state")).toHaveText(flow.state);
+  expect(await shownStatus(page, "token-status")).toBe(200);
+  expect(await shownStatus(page, "api-status")).toBe(200);
+});
+
 test("'Not you? Sign out' on the consent page goes back to the sign-in of the same request, signed out", async ({ page, rp }) => {
   await page.goto(`${rp.url}/start?app=strict`);
   const interaction = await expectLoginPage(page, DEMO.strictApp.name);

@@ -3,13 +3,16 @@
  * browser journeys. It does what a real confidential client does, over real HTTP, with
  * node:http and fetch only:
  *
- * - `GET /start?app=legacy|strict[&prompt=…]`: makes a `state` (and, for apps that use
- *   PKCE, an S256 verifier/challenge), remembers them, and redirects the browser to
- *   Tollgate's `/authorize` for `scope`.
+ * - `GET /start?app=legacy|strict[&prompt=…][&response_mode=…]`: makes a `state` (and, for
+ *   apps that use PKCE, an S256 verifier/challenge), remembers them, and redirects the
+ *   browser to Tollgate's `/authorize` for `scope`.
  * - `GET /callback`: checks `state` (400 page when it is missing, unknown or already used)
  *   and `iss` (RFC 9207); on `error=` shows the error, its description and the state;
  *   otherwise exchanges the code at `POST /token` with HTTP Basic, calls the protected API
  *   through the gateway with the access token, and shows both results.
+ * - `POST /callback` (`response_mode=form_post.jwt`, JARM §2.3.3): verifies the posted
+ *   `response` JWT against Tollgate's JWK Set (its `iss` and `aud`), then goes on as
+ *   `GET /callback` with the parameters it carries.
  * - `POST /refresh` (form field `session`): refreshes the session's tokens, calls the API
  *   with the new access token, presents the old refresh token again (a replay, which
  *   Tollgate treats as theft), then tries the new refresh token and access token once more.
@@ -20,6 +23,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createRemoteJWKSet, jwtVerify } from "jose";
+import { JWKS_PATH } from "../../server/src/kernel/paths.js";
 
 /** An OAuth client registered at Tollgate. */
 export interface RelyingPartyClient {
@@ -47,6 +52,8 @@ export interface StartedFlow {
   codeVerifier: string | null;
   codeChallenge: string | null;
   prompt: string | null;
+  /** The `response_mode` sent; null when none. */
+  responseMode: string | null;
   authorizeUrl: string;
 }
 
@@ -183,7 +190,9 @@ export async function startRelyingParty(options: RelyingPartyOptions): Promise<R
       authorize.searchParams.set("code_challenge_method", "S256");
     }
     if (prompt) authorize.searchParams.set("prompt", prompt);
-    const flow: StartedFlow = { app, state, codeVerifier, codeChallenge, prompt, authorizeUrl: authorize.href };
+    const responseMode = url.searchParams.get("response_mode");
+    if (responseMode) authorize.searchParams.set("response_mode", responseMode);
+    const flow: StartedFlow = { app, state, codeVerifier, codeChallenge, prompt, responseMode, authorizeUrl: authorize.href };
     pending.set(state, flow);
     flows.push(flow);
     res.writeHead(302, { Location: authorize.href, "Cache-Control": "no-store" });
@@ -239,6 +248,22 @@ export async function startRelyingParty(options: RelyingPartyOptions): Promise<R
     send(res, 200, page("Signed in", html));
   }
 
+  const jwks = createRemoteJWKSet(new URL(`${tollgate}${JWKS_PATH}`));
+
+  /** A form_post.jwt answer: the `response` JWT verified, then its parameters handled as a GET callback's (JARM §2.3.3, §2.4). */
+  async function postedCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const response = new URLSearchParams(await readBody(req)).get("response") ?? "";
+    const audiences = Object.values(options.clients).map((c) => c.clientId);
+    const verified = await jwtVerify(response, jwks, { issuer: tollgate, audience: audiences }).catch(() => undefined);
+    if (!verified) {
+      send(res, 400, page("Invalid response", field("response-check", "response", "does not verify")));
+      return;
+    }
+    const url = new URL(`${origin}/callback`);
+    for (const [name, value] of Object.entries(verified.payload)) if (typeof value === "string") url.searchParams.set(name, value);
+    await callback(url, res);
+  }
+
   async function refresh(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = new URLSearchParams(await readBody(req)).get("session") ?? "";
     const session = sessions.get(id);
@@ -274,7 +299,9 @@ export async function startRelyingParty(options: RelyingPartyOptions): Promise<R
         ? Promise.resolve(start(url, res))
         : route === "GET /callback"
           ? callback(url, res)
-          : route === "POST /refresh"
+          : route === "POST /callback"
+            ? postedCallback(req, res)
+            : route === "POST /refresh"
             ? refresh(req, res)
             : Promise.resolve(send(res, 404, page("Not found", "")));
     handled.catch((err: unknown) => {

@@ -109,13 +109,13 @@ describe("parameters beside request_uri at /authorize (RFC 9101 §5, RFC 9126 §
 });
 
 describe("response_mode values not served, and request objects at PAR", () => {
-  it.each(["fragment", "form_post", "form_post.jwt", "fragment.jwt"])("PAR refuses response_mode=%s with invalid_request", async (mode) => {
+  it.each(["fragment", "form_post", "fragment.jwt"])("PAR refuses response_mode=%s with invalid_request", async (mode) => {
     const answer = await pushRequest(base, pushedParams(pkcePair().challenge, { response_mode: mode }));
     const body = await expectOAuthError(answer, 400, "invalid_request");
     expect(body.error_description).toMatch(/response_mode/);
   });
 
-  it("PAR accepts response_mode=query, and the code comes in the query (jwt and query.jwt: server/test/jarm.test.ts)", async () => {
+  it("PAR accepts response_mode=query, and the code comes in the query (jwt, query.jwt and form_post.jwt: server/test/jarm.test.ts)", async () => {
     const { requestUri } = await pushed({ response_mode: "query" });
     const browser = new Browser(base);
     expect((await finish(browser, await open(browser, authorizeUrl(requestUri)))).code).toBeTruthy();

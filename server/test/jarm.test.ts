@@ -9,7 +9,9 @@ import * as oauth from "oauth4webapi";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
-import { AUTHORIZATION_RESPONSE_LIFETIME_SECONDS } from "../src/oauth/authorization-response.js";
+import { createHash } from "node:crypto";
+import { AUTHORIZATION_RESPONSE_LIFETIME_SECONDS, FORM_POST_PATH } from "../src/oauth/authorization-response.js";
+import { formPostPage } from "../src/oauth/form-post.js";
 import { FAPI_CLIENT_ID, demoClientKey } from "./support/fapi.js";
 import { Browser } from "./support/flow.js";
 import { clientFor, clientOptions, prepareAuthorization, pushedAuthorizationUrl, runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
@@ -30,7 +32,7 @@ afterAll(async () => {
 });
 
 /** The error a signed error response carries, as oauth4webapi reads it. */
-async function signedError(callback: URL, state: string, client: oauth.Client = strict.client): Promise<URLSearchParams> {
+async function signedError(callback: URL | URLSearchParams, state: string, client: oauth.Client = strict.client): Promise<URLSearchParams> {
   const err = await oauth.validateJwtAuthResponse(as, client, callback, state, clientOptions).then(
     () => undefined,
     (e: unknown) => e,
@@ -46,7 +48,7 @@ function onlyResponse(callback: URL): void {
 
 describe("JARM §4 metadata", () => {
   it("advertises the response modes and the signing algorithms", () => {
-    expect(as.response_modes_supported).toEqual(["query", "query.jwt", "jwt"]);
+    expect(as.response_modes_supported).toEqual(["query", "query.jwt", "jwt", "form_post.jwt"]);
     expect(as.authorization_signing_alg_values_supported).toEqual(["PS256", "ES256"]);
   });
 });
@@ -137,8 +139,63 @@ describe("JARM §2.3.1 response_mode=query.jwt: the errors after the redirect UR
   });
 });
 
+/**
+ * The form a `form_post.jwt` page posts (JARM §2.3.3, Form Post Response Mode §2), after
+ * checking the page: not cached, and a policy that runs its one script by hash only.
+ */
+async function postedForm(res: Response): Promise<{ action: string; fields: URLSearchParams }> {
+  expect(res.status).toBe(200);
+  expect(res.headers.get("cache-control")).toBe("no-cache, no-store");
+  const html = await res.text();
+  const script = /<script>([^<]*)<\/script>/.exec(html)![1]!;
+  const hash = createHash("sha256").update(script).digest("base64");
+  expect(res.headers.get("content-security-policy")).toBe(`default-src 'none'; script-src 'sha256-${hash}'; frame-ancestors 'none'; base-uri 'none'`);
+  expect(html.match(/<form /g)).toHaveLength(1);
+  const action = /<form method="post" action="([^"]*)">/.exec(html)![1]!.replaceAll("&amp;", "&");
+  return { action, fields: new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1]!, m[2]!])) };
+}
+
+describe("JARM §2.3.3 response_mode=form_post.jwt: the signed response is posted to the redirect URI by the browser", () => {
+  it("the code: the consent step sends the browser to a page that posts only response, once; oauth4webapi validates it and the code is exchanged", async () => {
+    const request = await prepareAuthorization(as, strict.client, "aisp", { response_mode: "form_post.jwt", prompt: "consent" });
+    const browser = new Browser(request.url.origin);
+    const next = await runBrowserStep(request.url, { browser });
+    expect(next.href).toBe(new URL(FORM_POST_PATH, request.url.origin).href);
+    const { action, fields } = await postedForm(await browser.fetch(FORM_POST_PATH));
+    expect(action).toBe(DEMO.callbackUrl);
+    expect([...fields.keys()]).toEqual(["response"]);
+    const params = await oauth.validateJwtAuthResponse(as, strict.client, fields, request.state, clientOptions);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      strict.client,
+      await oauth.authorizationCodeGrantRequest(as, strict.client, strict.auth, params, DEMO.callbackUrl, request.codeVerifier, clientOptions),
+    );
+    expect(tokens.access_token).toBeTruthy();
+
+    // Posted once: loaded again, or by another browser, it is an error page of the SPA.
+    for (const b of [browser, new Browser(request.url.origin)]) {
+      const again = await b.fetch(FORM_POST_PATH);
+      expect(again.status).toBe(302);
+      expect(new URL(again.headers.get("location")!, request.url.origin).searchParams.get("error")).toBe("expired");
+    }
+  });
+
+  it("an error found at the authorization endpoint is posted by the endpoint's own answer: a page, not a redirect", async () => {
+    const request = await prepareAuthorization(as, strict.client, "aisp", { response_mode: "form_post.jwt", prompt: "sometimes" });
+    const { action, fields } = await postedForm(await new Browser(request.url.origin).fetch(request.url.href));
+    expect(action).toBe(DEMO.callbackUrl);
+    const error = await signedError(fields, request.state);
+    expect(error.get("error")).toBe("invalid_request");
+  });
+
+  it("the page escapes what it writes: a redirect URI with & and a quote stays one attribute", () => {
+    const { body } = formPostPage({ action: 'https://tpp.example/cb?a=1&b="x"', response: "h.p.s" });
+    expect(body).toContain('action="https://tpp.example/cb?a=1&amp;b=&quot;x&quot;"');
+  });
+});
+
 describe("response_mode values not served (OAuth 2.0 Multiple Response Type Encoding Practices §2.1)", () => {
-  for (const mode of ["fragment", "form_post", "form_post.jwt", "fragment.jwt"]) {
+  for (const mode of ["fragment", "form_post", "fragment.jwt"]) {
     it(`${mode} is invalid_request, answered in the query (no mode to sign it in)`, async () => {
       const request = await prepareAuthorization(as, strict.client, "aisp", { response_mode: mode });
       const start = await new Browser(request.url.origin).fetch(request.url.href);

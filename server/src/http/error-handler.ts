@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import { sendJson } from "../kernel/json.js";
 import { AuthorizationErrorRedirect, InvalidAuthorizationRequest, UnknownPath, OAuthError, ServiceUnavailable } from "../kernel/errors.js";
 import { escapeHtml } from "../kernel/text.js";
+import { sendAuthorizationRedirect } from "../oauth/form-post.js";
 
 /** Errors from Express, body-parser or serve-static carry a client-error `status` (or `statusCode`). */
 function clientErrorStatus(err: unknown): number | undefined {
@@ -60,7 +61,7 @@ export function sendError(err: unknown, req: IncomingMessage & { id?: unknown; l
     return;
   }
   if (err instanceof AuthorizationErrorRedirect) {
-    res.writeHead(302, { "Cache-Control": "no-store", Location: err.location }).end();
+    sendAuthorizationRedirect(res, err.redirect);
     return;
   }
   const known = toOAuthError(err);

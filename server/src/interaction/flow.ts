@@ -11,7 +11,7 @@ import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
 import type { Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { claimPushedRequest, errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
-import type { AuthorizationResponder, ResponseTarget } from "../oauth/authorization-response.js";
+import type { AuthorizationRedirect, AuthorizationResponder } from "../oauth/authorization-response.js";
 import { ACR_SCA } from "../kernel/acr.js";
 import { OAuthError } from "../kernel/errors.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
@@ -83,7 +83,7 @@ export interface InteractionView {
 }
 
 /** The outcome of a step: either the next stage to show, or where to send the browser. */
-export type StepResult = { stage: "consent" } | { redirectTo: string };
+export type StepResult = { stage: "consent" } | AuthorizationRedirect;
 
 function subset(scopes: readonly string[], of: readonly string[]): boolean {
   return scopes.every((s) => of.includes(s));
@@ -119,7 +119,7 @@ export async function startFlow(
   request: AuthorizationRequest,
   session: SessionAuthentication | undefined,
   now: Date,
-): Promise<{ redirectTo: string } | { interaction: InteractionRecord }> {
+): Promise<AuthorizationRedirect | { interaction: InteractionRecord }> {
   const grant = {
     appId: request.client.appId,
     redirectUri: request.redirectUri,
@@ -147,17 +147,17 @@ export async function startFlow(
   // Whom an answer given now is for: the signed-in user, and a Berlin Group consent the scope named.
   const target = { ...grant, userId: user ? user.id : null, psd2ConsentId: request.consent?.consentId ?? null };
   const refused = user && refusal(user, request.scopes);
-  if (refused) return { redirectTo: await errorRedirect(ctx.responder, target, "access_denied", refused, now) };
+  if (refused) return errorRedirect(ctx.responder, target, "access_denied", refused, now);
   // A PSD2 consent is approved by the PSU each time: nothing remembered stands for it.
   const consented = user && !request.consent ? subset(request.scopes, await ctx.db.consents.scopesOf(user.id, request.client.appId)) : false;
   if (request.prompt.includes("none")) {
-    if (request.scaRequired) return { redirectTo: await errorRedirect(ctx.responder, target, "login_required", "strong customer authentication is required", now) };
-    if (!user) return { redirectTo: await errorRedirect(ctx.responder, target, "login_required", "the user is not signed in", now) };
-    if (!consented) return { redirectTo: await errorRedirect(ctx.responder, target, "consent_required", "the user has not consented to this request", now) };
+    if (request.scaRequired) return errorRedirect(ctx.responder, target, "login_required", "strong customer authentication is required", now);
+    if (!user) return errorRedirect(ctx.responder, target, "login_required", "the user is not signed in", now);
+    if (!consented) return errorRedirect(ctx.responder, target, "consent_required", "the user has not consented to this request", now);
   }
   if (user && reused && consented && !request.prompt.includes("consent")) {
-    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, target, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
-    return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...target, userId: user.id, authentication: withAcr(reused) }, ctx.responder, now) };
+    if (!(await pushedRequestOpen(ctx, request.requestUriHash, now))) return errorRedirect(ctx.responder, target, "invalid_request", PUSHED_REQUEST_ANSWERED, now);
+    return issueAuthorizationCode(ctx.db.codes, { ...target, userId: user.id, authentication: withAcr(reused) }, ctx.responder, now);
   }
   const fresh = user && reused && !idle(ctx, reused.authTime, now) ? { user, reused } : undefined;
   const interaction = await ctx.db.interactions.create({
@@ -264,12 +264,10 @@ export async function completeAuthentication(
   if (refused || (consented && !splitList(interaction.prompt ?? "").includes("consent"))) {
     if (!(await ctx.db.interactions.authenticate(interaction.id, from, "done", user.id, done))) throw notAt(from);
     const grant = codeGrant(interaction);
-    if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
-    return {
-      redirectTo: refused
-        ? await errorRedirect(ctx.responder, grant, "access_denied", refused, now)
-        : await issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.responder, now),
-    };
+    if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now);
+    return refused
+      ? errorRedirect(ctx.responder, grant, "access_denied", refused, now)
+      : issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.responder, now);
   }
   if (!(await ctx.db.interactions.authenticate(interaction.id, from, "consent", user.id, done))) throw notAt(from);
   return { stage: "consent" };
@@ -289,7 +287,7 @@ export async function enterFactorStage(ctx: FlowContext, interaction: Interactio
  * so does an approval by a user who was disabled since signing in or may not grant a scope.
  * An approval more than the inactivity limit after the authentication sends the interaction
  * back to the login stage (RTS Art. 4(3)(d)).
- * @returns where to send the browser (the client's redirect URI).
+ * @returns where to send the browser: the client's redirect URI, or the page that posts the answer to it (form_post.jwt).
  * @throws OAuthError 409 when not at the consent stage; 400 for scopes outside the request;
  *   401 `login_required` when the user was inactive for too long.
  */
@@ -298,7 +296,7 @@ export async function completeConsent(
   interaction: InteractionRecord,
   answer: ({ approve: true; scopes: string[] } & PsuChoice) | { approve: false },
   now: Date,
-): Promise<{ redirectTo: string }> {
+): Promise<AuthorizationRedirect> {
   if (interaction.stage !== "consent" || interaction.userId === null || interaction.authentication === null) throw notAt("consent");
   if (answer.approve && idle(ctx, interaction.authentication.authTime, now)) {
     await ctx.db.interactions.restartLogin(interaction.id, "consent");
@@ -321,10 +319,10 @@ export async function completeConsent(
   const psd2 = answer.approve && user && consentId !== null ? await psd2Approval(ctx, consentId, user, answer) : undefined;
   if (!(await ctx.db.interactions.advance(interaction.id, "consent", "done"))) throw notAt("consent");
   // Before the consent is answered: a sign-in whose pushed request already got its code changes nothing.
-  if (answer.approve && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return { redirectTo: await errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now) };
+  if (answer.approve && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now);
   const deny = async (description: string) => {
     if (consentId !== null && user) await ctx.db.psd2Consents.answer(consentId, { userId: user.id, rejected: true }, now);
-    return { redirectTo: await errorRedirect(ctx.responder, grant, "access_denied", description, now) };
+    return errorRedirect(ctx.responder, grant, "access_denied", description, now);
   };
   if (!answer.approve) return deny("the user denied the request");
   if (!user) return deny("the user's account is disabled");
@@ -345,7 +343,7 @@ export async function completeConsent(
     request: ctx.request,
   });
   const authentication = withAcr(interaction.authentication);
-  return { redirectTo: await issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.responder, now) };
+  return issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.responder, now);
 }
 
 /**

@@ -10,13 +10,24 @@ import type { Config } from "../config.js";
 import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
-import { validateAuthorizationRequest } from "../oauth/authorize.js";
+import { CODE_LIFETIME_SECONDS, validateAuthorizationRequest } from "../oauth/authorize.js";
+import { sendAuthorizationRedirect } from "../oauth/form-post.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
 import type { Subjects } from "../oauth/subject.js";
-import type { AuthorizationResponder } from "../oauth/authorization-response.js";
+import { FORM_POST_PATH, type AuthorizationResponder } from "../oauth/authorization-response.js";
 import { afterLogout, endsAtOnce, LOGOUT_PAGE, logoutParameters, readLogoutRequest } from "../oidc/logout.js";
 import { END_SESSION_PATH } from "../kernel/paths.js";
-import { completeAuthentication, completeConsent, enterFactorStage, openInteraction, startFlow, viewInteraction, type FlowContext, type FlowStores } from "./flow.js";
+import {
+  completeAuthentication,
+  completeConsent,
+  enterFactorStage,
+  openInteraction,
+  startFlow,
+  viewInteraction,
+  type FlowContext,
+  type FlowStores,
+  type StepResult,
+} from "./flow.js";
 import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
 import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
@@ -72,7 +83,7 @@ export function interactionRouter(
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
     const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
     if ("redirectTo" in started) {
-      res.redirect(302, started.redirectTo);
+      sendAuthorizationRedirect(res, started);
       return;
     }
     const { interaction } = started;
@@ -83,6 +94,26 @@ export function interactionRouter(
   router.all("/authorize", () => {
     throw new MethodNotAllowed(["GET"]);
   });
+
+  // Where a step answered as JSON sends the browser for a form_post.jwt answer: the page that posts it, once.
+  router.get(FORM_POST_PATH, async (req: Request, res: Response) => {
+    const formPost = await sessions.take(req, "formPost");
+    if (!formPost) {
+      res.redirect(302, `/error?${new URLSearchParams({ error: "expired", error_description: "this answer to the application was already sent or has expired; start again from the application" })}`);
+      return;
+    }
+    sendAuthorizationRedirect(res, { redirectTo: FORM_POST_PATH, formPost });
+  });
+
+  /**
+   * A step's JSON answer: a form_post.jwt answer is kept in the session, for {@link FORM_POST_PATH}
+   * to post within the lifetime of the code it carries; the browser is sent there.
+   */
+  async function stepAnswer(req: Request, result: StepResult): Promise<StepResult> {
+    if (!("redirectTo" in result) || !result.formPost) return result;
+    await sessions.stash(req, "formPost", result.formPost, CODE_LIFETIME_SECONDS);
+    return { redirectTo: result.redirectTo };
+  }
 
   router.get("/interaction/:id", async (req: Request<{ id: string }>, res: Response) => {
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), new Date());
@@ -104,7 +135,7 @@ export function interactionRouter(
       return;
     }
     const csrfToken = await sessions.signIn(req, res, outcome.authentication);
-    const result = await completeAuthentication(ctx, interaction, "login", outcome.user, outcome.authentication, now);
+    const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "login", outcome.user, outcome.authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
 
@@ -126,7 +157,7 @@ export function interactionRouter(
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
     const csrfToken = await sessions.signIn(req, res, authentication);
-    const result = await completeAuthentication(ctx, interaction, "factor", user, authentication, now);
+    const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "factor", user, authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
 
@@ -134,7 +165,7 @@ export function interactionRouter(
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
-    res.json(await completeConsent(inRequest(ctx, req), interaction, answer, now));
+    res.json(await stepAnswer(req, await completeConsent(inRequest(ctx, req), interaction, answer, now)));
   });
 
   // "Not you? Sign out" on the consent page: the signed-in user leaves, the request goes back to the sign-in step for another.

@@ -24,6 +24,7 @@ import type { Config } from "../config.js";
 import type { SessionStore } from "../stores/sessions.js";
 import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
+import type { FormPost } from "../oauth/authorization-response.js";
 
 declare module "express-session" {
   interface SessionData {
@@ -64,6 +65,8 @@ export interface Stashed {
   webauthnChallenge: string;
   /** A TOTP key (base32) shown for enrolment, not yet confirmed. */
   totpEnrolment: string;
+  /** A `form_post.jwt` authorization response the browser is sent to post (oauth/authorization-response.ts FORM_POST_PATH). */
+  formPost: FormPost;
 }
 
 /** How and when the signed-in user authenticated. */

@@ -271,8 +271,8 @@ describe("BearerError.withDpopOffered (RFC 9449 §7.1, §7.2: a resource taking 
 
 describe("AuthorizationErrorRedirect (RFC 6749 §4.1.2.1)", () => {
   it("carries the redirect location and is not an OAuthError (so it is never rendered as a JSON error)", () => {
-    const err = new AuthorizationErrorRedirect("https://client.example/cb?error=access_denied&state=xyz");
-    expect(err.location).toBe("https://client.example/cb?error=access_denied&state=xyz");
+    const err = new AuthorizationErrorRedirect({ redirectTo: "https://client.example/cb?error=access_denied&state=xyz" });
+    expect(err.redirect).toEqual({ redirectTo: "https://client.example/cb?error=access_denied&state=xyz" });
     expect(err).not.toBeInstanceOf(OAuthError);
   });
 });

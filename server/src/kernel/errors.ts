@@ -254,12 +254,13 @@ export class InvalidAuthorizationRequest extends OAuthError {
 }
 
 /**
- * An authorization error answered by redirecting the user agent back to the client's
- * registered redirect URI with `error`, `error_description`, `state` and `iss`
- * (RFC 6749 §4.1.2.1, RFC 9207). `location` is the complete redirect URL.
+ * An authorization error answered by sending the user agent back to the client's registered
+ * redirect URI with `error`, `error_description`, `state` and `iss` (RFC 6749 §4.1.2.1, RFC
+ * 9207): `redirectTo` is the complete redirect URL, or, with `formPost`, the signed response
+ * is posted there instead (JARM §2.3.3, oauth/form-post.ts).
  */
 export class AuthorizationErrorRedirect extends Error {
-  constructor(readonly location: string) {
+  constructor(readonly redirect: { redirectTo: string; formPost?: { action: string; response: string } }) {
     super("authorization error redirect");
   }
 }

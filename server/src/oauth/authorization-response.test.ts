@@ -8,6 +8,7 @@ import type { NewEvidence } from "../stores/evidence.js";
 import { InvalidAuthorizationRequest, InvalidRequest, ServiceUnavailable } from "../kernel/errors.js";
 import {
   AUTHORIZATION_RESPONSE_LIFETIME_SECONDS,
+  FORM_POST_PATH,
   authorizationResponse,
   errorResponseMode,
   keepEvidence,
@@ -55,23 +56,25 @@ describe("parseResponseMode (Multiple Response Type Encoding Practices §2.1, JA
     expect(parseResponseMode("query")).toBe("query");
     expect(parseResponseMode("query.jwt")).toBe("query.jwt");
     expect(parseResponseMode("jwt")).toBe("query.jwt");
+    expect(parseResponseMode("form_post.jwt")).toBe("form_post.jwt");
   });
 
-  it("refuses every other mode with invalid_request, form_post.jwt included", () => {
-    for (const mode of ["form_post.jwt", "fragment.jwt", "fragment", "form_post", "JWT", "query.JWT"]) expect(() => parseResponseMode(mode)).toThrow(InvalidRequest);
+  it("refuses every other mode with invalid_request", () => {
+    for (const mode of ["fragment.jwt", "fragment", "form_post", "JWT", "query.JWT", "form_post.JWT"]) expect(() => parseResponseMode(mode)).toThrow(InvalidRequest);
   });
 
   it("errorResponseMode: an error is signed only in a mode served", () => {
     expect(errorResponseMode("jwt")).toBe("query.jwt");
     expect(errorResponseMode("query.jwt")).toBe("query.jwt");
-    for (const mode of [undefined, "query", "form_post.jwt", "fragment"]) expect(errorResponseMode(mode)).toBe("query");
+    expect(errorResponseMode("form_post.jwt")).toBe("form_post.jwt");
+    for (const mode of [undefined, "query", "form_post", "fragment"]) expect(errorResponseMode(mode)).toBe("query");
   });
 });
 
 describe("authorizationResponse", () => {
   it("query mode (RFC 6749 §4.1.2, RFC 9207 §2): the parameters, state and iss, keeping the redirect URI's query; nothing signed", async () => {
     const r = responder();
-    const url = new URL((await authorizationResponse(r, { ...TARGET, responseMode: "query" }, { code: "c1" }, NOW)).location);
+    const url = new URL((await authorizationResponse(r, { ...TARGET, responseMode: "query" }, { code: "c1" }, NOW)).redirectTo);
     expect(Object.fromEntries(url.searchParams)).toEqual({ x: "1", code: "c1", state: "s1", iss: ISSUER });
     expect(r.signed).toEqual([]);
   });
@@ -79,7 +82,7 @@ describe("authorizationResponse", () => {
   it("JARM §2.1, §2.3.1: only response, a JWT with iss, aud, exp and the code and state, in the app's algorithm", async () => {
     const r = responder({ alg: "ES256" });
     const answer = await authorizationResponse(r, TARGET, { code: "c1" }, NOW);
-    const url = new URL(answer.location);
+    const url = new URL(answer.redirectTo);
     expect([...url.searchParams.keys()]).toEqual(["x", "response"]);
     expect(answer.response).toBe(url.searchParams.get("response"));
     const exp = NOW.getTime() / 1000 + AUTHORIZATION_RESPONSE_LIFETIME_SECONDS;
@@ -88,8 +91,14 @@ describe("authorizationResponse", () => {
     expect(AUTHORIZATION_RESPONSE_LIFETIME_SECONDS).toBeLessThanOrEqual(600);
   });
 
+  it("JARM §2.3.3 form_post.jwt: the same JWT, to post to the redirect URI from this server's form-post page", async () => {
+    const answer = await authorizationResponse(responder(), { ...TARGET, responseMode: "form_post.jwt" }, { code: "c1" }, NOW);
+    expect(answer).toEqual({ redirectTo: FORM_POST_PATH, response: answer.response, formPost: { action: TARGET.redirectUri, response: answer.response } });
+    expect(decodeJwt(answer.response!)).toMatchObject({ aud: "client-1", code: "c1", state: "s1" });
+  });
+
   it("JARM §2.1: an error carries error, error_description and state; no state when the request had none", async () => {
-    const url = new URL((await authorizationResponse(responder(), { ...TARGET, state: null }, { error: "access_denied", error_description: "no" }, NOW)).location);
+    const url = new URL((await authorizationResponse(responder(), { ...TARGET, state: null }, { error: "access_denied", error_description: "no" }, NOW)).redirectTo);
     const claims = decodeJwt(url.searchParams.get("response")!);
     expect(claims).toMatchObject({ error: "access_denied", error_description: "no" });
     expect(claims).not.toHaveProperty("state");

@@ -2,7 +2,8 @@
  * The authorization response (RFC 6749 §4.1.2, §4.1.2.1) in its response mode: plain query
  * parameters with `iss` (RFC 9207), or one `response` parameter holding a JWT this server
  * signs (JWT Secured Authorization Response Mode for OAuth 2.0, "JARM"; FAPI 2.0 Message
- * Signing §5.4). Both the authorization endpoint and the sign-in flow answer through
+ * Signing §5.4), in the query or posted by the browser (`form_post.jwt`, oauth/form-post.ts).
+ * Both the authorization endpoint and the sign-in flow answer through
  * {@link authorizationResponse}; {@link keepEvidence} keeps a PSU's signed request and answer.
  */
 import type { Keyring } from "../keys/keyring.js";
@@ -14,13 +15,37 @@ import { redirectWith } from "./redirect.js";
 
 /**
  * The `response_mode` values served (OAuth 2.0 Multiple Response Type Encoding Practices §2.1;
- * JARM §2.3.1 and §2.3.4: for `response_type=code`, `jwt` means `query.jwt`). `form_post.jwt`
- * is not: its auto-posting page would need a script the server's CSP does not run.
+ * JARM §2.3.1, §2.3.3 and §2.3.4: for `response_type=code`, `jwt` means `query.jwt`).
  */
-export const RESPONSE_MODES = ["query", "query.jwt", "jwt"] as const;
+export const RESPONSE_MODES = ["query", "query.jwt", "jwt", "form_post.jwt"] as const;
 
-/** How the answer travels: query parameters, or a signed `response` JWT in the query (JARM §2.3.1). */
-export type ResponseMode = "query" | "query.jwt";
+/**
+ * How the answer travels: query parameters, a signed `response` JWT in the query (JARM
+ * §2.3.1), or that JWT posted to the redirect URI by a form the browser submits (§2.3.3).
+ */
+export type ResponseMode = "query" | "query.jwt" | "form_post.jwt";
+
+/**
+ * The page of this server that a browser answered by a JSON call (the sign-in and consent
+ * pages) is sent to for a `form_post.jwt` answer: it posts the answer kept in the browser's
+ * session (interaction/router.ts).
+ */
+export const FORM_POST_PATH = "/authorize/form-post";
+
+/** A `form_post.jwt` answer (JARM §2.3.3): the signed `response` to post to the redirect URI. */
+export interface FormPost {
+  action: string;
+  response: string;
+}
+
+/**
+ * Where a browser goes with an authorization response: the redirect URI with the answer, or,
+ * for `form_post.jwt`, {@link FORM_POST_PATH} (a call answered with a page posts `formPost` at once).
+ */
+export interface AuthorizationRedirect {
+  redirectTo: string;
+  formPost?: FormPost;
+}
 
 /**
  * Lifetime of a signed authorization response, seconds (JARM §2.1: a lifetime of
@@ -31,11 +56,12 @@ export const AUTHORIZATION_RESPONSE_LIFETIME_SECONDS = 300;
 
 /**
  * The response mode a `response_mode` parameter asks for; `query` when left out.
- * @throws InvalidRequest for any other value (`form_post.jwt`, `fragment`, `form_post` …).
+ * @throws InvalidRequest for any other value (`fragment`, `form_post` …).
  */
 export function parseResponseMode(value: string | undefined): ResponseMode {
   if (value === undefined || value === "query") return "query";
   if (value === "jwt" || value === "query.jwt") return "query.jwt";
+  if (value === "form_post.jwt") return value;
   throw new InvalidRequest(`response_mode must be one of ${RESPONSE_MODES.join(", ")}, or left out`);
 }
 
@@ -44,7 +70,11 @@ export function parseResponseMode(value: string | undefined): ResponseMode {
  * the one asked for when it is served, else `query` (a mode not served cannot carry the answer).
  */
 export function errorResponseMode(value: string | undefined): ResponseMode {
-  return value === "jwt" || value === "query.jwt" ? "query.jwt" : "query";
+  try {
+    return parseResponseMode(value);
+  } catch {
+    return "query";
+  }
 }
 
 /**
@@ -78,9 +108,8 @@ export interface ResponseTarget {
 /** The answer itself: a code (§4.1.2), or an error (§4.1.2.1). */
 export type ResponseParameters = { code: string } | { error: string; error_description: string };
 
-/** An authorization response: the redirect that carries it, and the signed `response` JWT in it (null in `query` mode). */
-export interface AuthorizationAnswer {
-  location: string;
+/** An authorization response: where it sends the browser, and the signed `response` JWT (null in `query` mode). */
+export interface AuthorizationAnswer extends AuthorizationRedirect {
   response: string | null;
 }
 
@@ -90,24 +119,23 @@ export interface AuthorizationAnswer {
  * JWT (`typ` JWT) with `iss`, `aud` (the client_id), `exp` ({@link AUTHORIZATION_RESPONSE_LIFETIME_SECONDS}),
  * the parameters and `state`, signed with the current key of the app's
  * `authorization_signed_response_alg` (JARM §2.1, §2.3.1; RFC 9207 §2.4: no separate `iss`).
+ * In `form_post.jwt` mode: the same JWT, to be posted to the redirect URI (§2.3.3).
  * @throws ServiceUnavailable (503, the server's error page) when no key can sign now: a
  *   signed response is never replaced by an unsigned one.
  * @throws InvalidAuthorizationRequest `unauthorized_client` when the client is gone since the request.
  */
 export async function authorizationResponse(responder: AuthorizationResponder, target: ResponseTarget, params: ResponseParameters, now: Date): Promise<AuthorizationAnswer> {
   const state = target.state ?? undefined;
-  if (target.responseMode === "query") return { location: redirectWith(target.redirectUri, { ...params, state, iss: responder.issuer }), response: null };
+  if (target.responseMode === "query") return { redirectTo: redirectWith(target.redirectUri, { ...params, state, iss: responder.issuer }), response: null };
   const client = target.clientId === null ? undefined : await responder.clients.byConsumerKey(target.clientId);
   if (!client) throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
   const exp = Math.floor(now.getTime() / 1000) + AUTHORIZATION_RESPONSE_LIFETIME_SECONDS;
   const payload = { iss: responder.issuer, aud: client.clientId, exp, ...params, ...(state === undefined ? {} : { state }) };
-  try {
-    const response = await responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) });
-    return { location: redirectWith(target.redirectUri, { response }), response };
-  } catch (error) {
-    if (error instanceof KeyBackendUnavailable) throw new ServiceUnavailable("the authorization response cannot be signed now: try again later", error);
-    throw error;
-  }
+  const response = await responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) }).catch((error: unknown) => {
+    throw error instanceof KeyBackendUnavailable ? new ServiceUnavailable("the authorization response cannot be signed now: try again later", error) : error;
+  });
+  if (target.responseMode === "form_post.jwt") return { redirectTo: FORM_POST_PATH, response, formPost: { action: target.redirectUri, response } };
+  return { redirectTo: redirectWith(target.redirectUri, { response }), response };
 }
 
 /**

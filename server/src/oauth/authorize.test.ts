@@ -26,7 +26,7 @@ describe("CODE_LIFETIME_SECONDS (RFC 6749 §4.1.2: a maximum lifetime of 10 minu
 
 describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
   it("sends error, error_description, state and iss", async () => {
-    const url = new URL(await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", "s1"), "access_denied", "the user denied consent", NOW));
+    const url = new URL((await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", "s1"), "access_denied", "the user denied consent", NOW)).redirectTo);
     expect(Object.fromEntries(url.searchParams)).toEqual({
       error: "access_denied",
       error_description: "the user denied consent",
@@ -36,13 +36,13 @@ describe("errorRedirect (RFC 6749 §4.1.2.1, RFC 9207 §2)", () => {
   });
 
   it("§4.1.2.1: leaves state out when the request had none", async () => {
-    const url = new URL(await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", null), "invalid_scope", "scope is required", NOW));
+    const url = new URL((await errorRedirect(responder("https://auth.bank.example"), target("https://client.example/cb", null), "invalid_scope", "scope is required", NOW)).redirectTo);
     expect(url.searchParams.has("state")).toBe(false);
     expect(url.searchParams.get("iss")).toBe("https://auth.bank.example");
   });
 
   it("RFC 9207 §2: iss is the issuer identifier exactly, also with a path", async () => {
-    const url = new URL(await errorRedirect(responder("https://bank.example/auth"), target("https://client.example/cb?x=1", "s"), "invalid_request", "d", NOW));
+    const url = new URL((await errorRedirect(responder("https://bank.example/auth"), target("https://client.example/cb?x=1", "s"), "invalid_request", "d", NOW)).redirectTo);
     expect(url.searchParams.get("iss")).toBe("https://bank.example/auth");
     expect(url.searchParams.get("x")).toBe("1");
   });

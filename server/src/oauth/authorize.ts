@@ -27,7 +27,17 @@ import {
 import { isCleanText } from "../kernel/text.js";
 import { isPkceValue } from "./pkce.js";
 import { productScopes } from "./products.js";
-import { authorizationResponse, errorResponseMode, keepEvidence, parseResponseMode, type AuthorizationResponder, type ResponseMode, type ResponseTarget } from "./authorization-response.js";
+import {
+  authorizationResponse,
+  errorResponseMode,
+  keepEvidence,
+  parseResponseMode,
+  type AuthorizationAnswer,
+  type AuthorizationRedirect,
+  type AuthorizationResponder,
+  type ResponseMode,
+  type ResponseTarget,
+} from "./authorization-response.js";
 import { requestedResources, type ResourceServers } from "./resource.js";
 import { InvalidRequestObject, type RequestObjects } from "./request-object.js";
 import { grantScopes, OPENID_SCOPE, openIdScopes, parseScope } from "./scopes.js";
@@ -539,7 +549,7 @@ export interface CodeGrant extends ResponseTarget {
  * or response is kept as evidence (authorization-response.ts keepEvidence).
  * @throws ServiceUnavailable when a signed response cannot be signed now (then no code is stored).
  */
-export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, responder: AuthorizationResponder, now: Date): Promise<string> {
+export async function issueAuthorizationCode(codes: AuthorizationCodeStore, grant: CodeGrant, responder: AuthorizationResponder, now: Date): Promise<AuthorizationRedirect> {
   const code = newSecret();
   const answer = await authorizationResponse(responder, grant, { code }, now);
   await codes.insert({
@@ -558,7 +568,7 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
     expiresAt: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
   });
   await keepEvidence(responder, grant, answer, { code }, now);
-  return answer.location;
+  return redirectOf(answer);
 }
 
 /**
@@ -567,9 +577,14 @@ export async function issueAuthorizationCode(codes: AuthorizationCodeStore, gran
  * PSU's is kept as evidence (authorization-response.ts keepEvidence).
  * @throws ServiceUnavailable when a signed response cannot be signed now.
  */
-export async function errorRedirect(responder: AuthorizationResponder, target: ResponseTarget, error: string, description: string, now: Date): Promise<string> {
+export async function errorRedirect(responder: AuthorizationResponder, target: ResponseTarget, error: string, description: string, now: Date): Promise<AuthorizationRedirect> {
   const params = { error, error_description: description };
   const answer = await authorizationResponse(responder, target, params, now);
   await keepEvidence(responder, target, answer, params, now);
-  return answer.location;
+  return redirectOf(answer);
+}
+
+/** Where an answer sends the browser, without the evidence. */
+function redirectOf({ redirectTo, formPost }: AuthorizationAnswer): AuthorizationRedirect {
+  return formPost ? { redirectTo, formPost } : { redirectTo };
 }

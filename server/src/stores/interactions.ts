@@ -28,8 +28,8 @@ export interface InteractionRecord {
   resource: readonly string[] | null;
   /** The request's `client_id`: the audience of a signed authorization response (JARM §2.1); null on rows older than it. */
   clientId: string | null;
-  /** How the authorization response is sent: in the query, or signed in it (`query.jwt`, JARM §2.3.1). */
-  responseMode: "query" | "query.jwt";
+  /** How the authorization response is sent: in the query, signed in it (`query.jwt`, JARM §2.3.1), or signed and posted (`form_post.jwt`, §2.3.3). */
+  responseMode: "query" | "query.jwt" | "form_post.jwt";
   /** The verified signed request object the request came in (RFC 9101, compact JWS), kept as evidence; null when unsigned. */
   requestObject: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */

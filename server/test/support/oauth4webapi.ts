@@ -81,7 +81,8 @@ export interface BrowserStep {
  * cookie jar, follow the server's redirect to the sign-in page by reading the interaction
  * through the JSON API the SPA uses, sign in (the password, then the user's passkey when the
  * factor stage follows), answer consent when asked, and return the
- * redirect back to the client's callback exactly as the browser would be sent there.
+ * redirect back to the client's callback exactly as the browser would be sent there (for a
+ * `form_post.jwt` answer: this server's page that posts it, which `step.browser` may load).
  * @throws when any step answers something other than the expected status.
  */
 export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = {}): Promise<URL> {
@@ -107,7 +108,7 @@ export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = 
     if (res.status !== 200) throw new Error(`sign-in answered ${res.status}: ${JSON.stringify(body)}`);
     if (body.redirectTo) {
       if (step.approve === false) throw new Error("consent was remembered, so the user could not deny: use prompt=consent");
-      return new URL(body.redirectTo as string);
+      return new URL(body.redirectTo as string, browser.baseUrl);
     }
     csrf = body.csrfToken as string;
   }
@@ -115,7 +116,7 @@ export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = 
   const res = await browser.fetch(`/interaction/${encodeURIComponent(id)}/consent`, { json: answer, headers: { "X-CSRF-Token": csrf } });
   const body = await json(res);
   if (res.status !== 200) throw new Error(`consent answered ${res.status}: ${JSON.stringify(body)}`);
-  return new URL(body.redirectTo as string);
+  return new URL(body.redirectTo as string, browser.baseUrl);
 }
 
 /** An authorization request built with oauth4webapi's helpers (RFC 6749 §4.1.1, RFC 7636 §4). */

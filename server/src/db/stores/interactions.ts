@@ -18,7 +18,7 @@ type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "reso
 
 function parse(row: Row): InteractionRecord {
   const { scope, stage, amr, authTime, resource, responseMode, createdAt: _c, updatedAt: _u, ...rest } = row;
-  return { ...rest, responseMode: responseMode === "query.jwt" ? "query.jwt" : "query", scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
+  return { ...rest, responseMode: responseMode === "query.jwt" || responseMode === "form_post.jwt" ? responseMode : "query", scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
 /** The interaction store over `x`. */
