@@ -10,7 +10,9 @@ import { AppsPage } from "./pages/admin/AppsPage";
 import { AuditPage } from "./pages/admin/AuditPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
+import { Psd2ConsentPage } from "./pages/admin/Psd2ConsentPage";
 import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
+import { ScopeConsentPage } from "./pages/admin/ScopeConsentPage";
 import { SearchPage } from "./pages/admin/SearchPage";
 import { SigningKeysPage } from "./pages/admin/SigningKeysPage";
 import { TokensPage } from "./pages/admin/TokensPage";
@@ -50,9 +52,11 @@ export function App() {
           <Route path={patterns.appDetail} element={<AppDetailPage />} />
           <Route path={patterns.products} element={<ProductsPage />} />
           <Route path={patterns.users} element={<UsersPage />} />
+          <Route path={patterns.scopeConsent} element={<ScopeConsentPage />} />
           <Route path={patterns.tokens} element={<TokensPage />} />
           <Route path={patterns.search} element={<SearchPage />} />
           <Route path={patterns.psd2Consents} element={<Psd2ConsentsPage />} />
+          <Route path={patterns.psd2Consent} element={<Psd2ConsentPage />} />
           <Route path={patterns.audit} element={<AuditPage />} />
           <Route path={patterns.signingKeys} element={<SigningKeysPage />} />
           <Route path="*" element={<AdminNotFound />} />

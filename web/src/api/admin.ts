@@ -728,6 +728,25 @@ export const SET_USER_STATUS = gql<{ setUserStatus: User }, { userId: string; st
   }
 `);
 
+/**
+ * Evidence of one authorization a PSU answered whose request or answer was signed (FAPI 2.0
+ * Message Signing): the request object the TPP signed (RFC 9101) and the authorization response
+ * this server signed (JARM), each a compact JWS exactly as sent, or null when not signed.
+ */
+export interface AuthorizationEvidence {
+  id: string;
+  /** When the answer was sent to the TPP. */
+  answeredAt: string;
+  /** The TPP's consumer key the request named. */
+  clientId: string;
+  /** "code" (a code was issued), or the OAuth error sent ("access_denied", …). */
+  outcome: string;
+  requestObject: string | null;
+  authorizationResponse: string | null;
+}
+
+const EVIDENCE_FIELDS = "evidence { id answeredAt clientId outcome requestObject authorizationResponse }";
+
 export interface Consent {
   id: string;
   scopes: string[];
@@ -741,6 +760,25 @@ export const CONSENTS = gql<{ consents: Consent[] }, { userId: string }>(`
     consents(userId: $userId) {
       id scopes createdAt updatedAt
       app { id name developer { organization { name } } }
+    }
+  }
+`);
+
+/** A consent to an app's scopes with what the console's consent page shows: its user, when it was revoked, its evidence. */
+export interface ConsentDetail extends Consent {
+  user: { id: string; username: string };
+  /** When the user (or an admin) revoked it; null while it stands. */
+  revokedAt: string | null;
+  evidence: AuthorizationEvidence[];
+}
+
+export const CONSENT = gql<{ consent: ConsentDetail | null }, { id: string }>(`
+  query Consent($id: ID!) {
+    consent(id: $id) {
+      id scopes createdAt updatedAt revokedAt
+      app { id name developer { organization { name } } }
+      user { id username }
+      ${EVIDENCE_FIELDS}
     }
   }
 `);
@@ -815,6 +853,17 @@ const MY_PSD2_CONSENT_FIELDS = "id appName organizationName kind status origin a
 export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string }>(`
   query Psd2Consents($status: String, $clientId: String) {
     psd2Consents(status: $status, clientId: $clientId) { ${PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+/** A PSD2 consent with the evidence of its signed authorization (the console's consent page). */
+export interface Psd2ConsentDetail extends Psd2Consent {
+  evidence: AuthorizationEvidence[];
+}
+
+export const PSD2_CONSENT = gql<{ psd2Consent: Psd2ConsentDetail | null }, { id: string }>(`
+  query Psd2Consent($id: ID!) {
+    psd2Consent(id: $id) { ${PSD2_CONSENT_FIELDS} ${EVIDENCE_FIELDS} }
   }
 `);
 

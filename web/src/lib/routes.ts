@@ -22,9 +22,12 @@ export const patterns = {
   appDetail: "/admin/apps/:id",
   products: "/admin/products",
   users: "/admin/users",
+  /** One consent of a user to an app's scopes, with its evidence. */
+  scopeConsent: "/admin/consents/:id",
   tokens: "/admin/tokens",
   search: "/admin/search",
   psd2Consents: "/admin/psd2-consents",
+  psd2Consent: "/admin/psd2-consents/:id",
   audit: "/admin/audit",
   signingKeys: "/admin/signing-keys",
 } as const;
@@ -61,6 +64,10 @@ export const routes = {
   /** What the console's search box finds for a text. */
   search: (text: string) => withOptionalQuery(patterns.search, text ? { q: text } : {}),
   psd2Consents: () => patterns.psd2Consents,
+  /** One PSD2 consent, with the evidence of its signed authorization. */
+  psd2Consent: (id: string) => patterns.psd2Consent.replace(":id", () => encodeURIComponent(id)),
+  /** One consent of a user to an app's scopes, with the evidence of its signed authorizations. */
+  scopeConsent: (id: string) => patterns.scopeConsent.replace(":id", () => encodeURIComponent(id)),
   /** The audit log, already filtered (`from` and `to` ISO 8601 instants), e.g. `audit({ clientId })`. */
   audit: (filter: Partial<AuditFilter> = {}) => withOptionalQuery(patterns.audit, filterQuery(filter)),
   /** The server's signing keys and their rotation. */

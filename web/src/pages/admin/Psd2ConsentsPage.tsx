@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { PSD2_CONSENTS, REVOKE_PSD2_CONSENT, type Psd2Consent } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
@@ -11,6 +11,8 @@ import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { describeStatus, formatDate, type Psd2ConsentStatus } from "../../lib/authorization-details";
+import { describePsd2Consent, KIND_NAMES, ORIGIN_NAMES } from "../../lib/psd2-consents";
+import { routes } from "../../lib/routes";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 
 /** The statuses to filter by, in the order of a consent's life. */
@@ -26,12 +28,6 @@ const STATUSES: readonly Psd2ConsentStatus[] = [
   "terminatedByTpp",
   "rejected",
 ];
-
-const KINDS: Record<Psd2Consent["kind"], string> = { account_information: "Account access", payment_initiation: "Payment" };
-const ORIGINS: Record<Psd2Consent["origin"], string> = { rar: "OAuth (RFC 9396)", berlin_group: "the Berlin Group API" };
-
-/** A consent in words: "PSD2 consent of alice for Acme Budgeting". */
-const describeConsent = (c: Psd2Consent) => `PSD2 consent${c.username ? ` of ${c.username}` : ""} for ${c.appName}`;
 
 /** The status filter: a select and "Show", submitted as a form (choosing a status alone changes nothing). */
 function StatusFilter({ initial, onFilter }: { initial: string; onFilter: (status: string) => void }) {
@@ -61,7 +57,7 @@ function StatusFilter({ initial, onFilter }: { initial: string; onFilter: (statu
   );
 }
 
-/** /admin/psd2-consents[?status=…]: every PSD2 consent (RFC 9396 and Berlin Group), by status, with "Revoke" for an active one. */
+/** /admin/psd2-consents[?status=…]: every PSD2 consent (RFC 9396 and Berlin Group), by status, each linked to its page ("View"), with "Revoke" for an active one. */
 export function Psd2ConsentsPage() {
   const [params, setParams] = useSearchParams();
   const status = params.get("status") ?? "";
@@ -73,7 +69,7 @@ export function Psd2ConsentsPage() {
     void action.run(async () => {
       const { revokePsd2Consent: revoked } = await graphql(REVOKE_PSD2_CONSENT, { id: consent.id });
       query.setData((d) => ({ psd2Consents: d.psd2Consents.map((c) => (c.id === revoked.id ? revoked : c)) }));
-      return `${describeConsent(consent)} revoked.`;
+      return `${describePsd2Consent(consent)} revoked.`;
     }, consent.id);
   }
 
@@ -93,8 +89,8 @@ export function Psd2ConsentsPage() {
       header: "Kind",
       cell: (c) => (
         <>
-          {KINDS[c.kind] ?? c.kind}
-          <span className="block small muted">through {ORIGINS[c.origin] ?? c.origin}</span>
+          {KIND_NAMES[c.kind] ?? c.kind}
+          <span className="block small muted">through {ORIGIN_NAMES[c.origin] ?? c.origin}</span>
         </>
       ),
     },
@@ -118,18 +114,26 @@ export function Psd2ConsentsPage() {
     },
     { header: "Valid until", cell: (c) => (c.validUntil ? formatDate(c.validUntil, locale) : <span className="muted">—</span>) },
     { header: "Asked", cell: (c) => <DateTime value={c.createdAt} zone /> },
-    actionsColumn((consent) =>
-      consent.status === "valid" ? (
-        <ConfirmButton
-          label="Revoke"
-          context={`${describeConsent(consent)} asked ${new Date(consent.createdAt).toLocaleString()}`}
-          question={`Revoke this consent? ${consent.appName} can no longer use it.`}
-          confirmLabel="Yes, revoke"
-          {...action.button(consent.id)}
-          onConfirm={() => revoke(consent)}
-        />
-      ) : null,
-    ),
+    actionsColumn((consent) => {
+      const context = `${describePsd2Consent(consent)} asked ${new Date(consent.createdAt).toLocaleString()}`;
+      return (
+        <>
+          <Link to={routes.psd2Consent(consent.id)}>
+            View<span className="visually-hidden"> {context}</span>
+          </Link>
+          {consent.status === "valid" && (
+            <ConfirmButton
+              label="Revoke"
+              context={context}
+              question={`Revoke this consent? ${consent.appName} can no longer use it.`}
+              confirmLabel="Yes, revoke"
+              {...action.button(consent.id)}
+              onConfirm={() => revoke(consent)}
+            />
+          )}
+        </>
+      );
+    }),
   ];
 
   return (

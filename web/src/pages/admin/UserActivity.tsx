@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { Link } from "react-router";
 import { CONSENTS, REVOKE_CONSENT, type Consent } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
@@ -8,6 +9,7 @@ import { actionsColumn, type Column } from "../../components/DataTable";
 import { ListTable } from "../../components/ListTable";
 import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
+import { routes } from "../../lib/routes";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { UserFactors } from "./UserFactors";
 
@@ -31,7 +33,7 @@ export function UserActivity({ userId, username, onClose }: { userId: string; us
   );
 }
 
-/** The apps the user consented to, with "Revoke" per consent (which revokes its tokens too). */
+/** The apps the user consented to, each linked to its page ("View", with its evidence), with "Revoke" per consent (which revokes its tokens too). */
 function Consents({ userId, onRevoked }: { userId: string; onRevoked: () => void }) {
   const query = useQuery(CONSENTS, { userId });
   const action = useAction();
@@ -52,14 +54,19 @@ function Consents({ userId, onRevoked }: { userId: string; onRevoked: () => void
     { header: "Granted", cell: (c) => <DateTime value={c.createdAt} /> },
     { header: "Updated", cell: (c) => <DateTime value={c.updatedAt} /> },
     actionsColumn((consent) => (
-      <ConfirmButton
-        label="Revoke"
-        context={`consent for ${consent.app.name}`}
-        question="Revoke this consent? Every token issued under it is revoked too."
-        confirmLabel="Yes, revoke"
-        {...action.button(consent.id)}
-        onConfirm={() => revoke(consent)}
-      />
+      <>
+        <Link to={routes.scopeConsent(consent.id)}>
+          View<span className="visually-hidden"> consent for {consent.app.name}</span>
+        </Link>
+        <ConfirmButton
+          label="Revoke"
+          context={`consent for ${consent.app.name}`}
+          question="Revoke this consent? Every token issued under it is revoked too."
+          confirmLabel="Yes, revoke"
+          {...action.button(consent.id)}
+          onConfirm={() => revoke(consent)}
+        />
+      </>
     )),
   ];
   return (
