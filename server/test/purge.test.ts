@@ -19,6 +19,20 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** What a purge that finds nothing counts. */
+const NOTHING_PURGED = {
+  tokens: 0,
+  interactions: 0,
+  sessions: 0,
+  authorizationCodes: 0,
+  auditEvents: 0,
+  gatewayTraffic: 0,
+  pushedRequests: 0,
+  usedJtis: 0,
+  unansweredConsents: 0,
+  evidence: 0,
+};
+
 /** Retention of the tests that are not about it, days. */
 const RETENTION = { auditDays: 30, evidenceDays: 30 };
 
@@ -183,18 +197,7 @@ describe("purgeExpired", () => {
     expect(await db.accessToken.count({ where: { id: tokens.ccExpired } })).toBe(1);
 
     // A purge as of two hours ago with a long retention finds nothing yet: `now` is honoured.
-    expect(await purgeExpired(server.db, new Date(now.getTime() - 2 * HOUR), { auditDays: 10_000, evidenceDays: 10_000 })).toEqual({
-      tokens: 0,
-      interactions: 0,
-      sessions: 0,
-      authorizationCodes: 0,
-      auditEvents: 0,
-      gatewayTraffic: 0,
-      pushedRequests: 0,
-      usedJtis: 0,
-      unansweredConsents: 0,
-      evidence: 0,
-    });
+    expect(await purgeExpired(server.db, new Date(now.getTime() - 2 * HOUR), { auditDays: 10_000, evidenceDays: 10_000 })).toEqual(NOTHING_PURGED);
 
     const counts = await purgeExpired(server.db, now, { auditDays: retentionDays, evidenceDays });
     expect(counts).toEqual({
@@ -265,18 +268,7 @@ describe("purgeExpired", () => {
     }).toEqual(before);
 
     // A second run finds nothing more.
-    expect(await purgeExpired(server.db, now, { auditDays: retentionDays, evidenceDays })).toEqual({
-      tokens: 0,
-      interactions: 0,
-      sessions: 0,
-      authorizationCodes: 0,
-      auditEvents: 0,
-      gatewayTraffic: 0,
-      pushedRequests: 0,
-      usedJtis: 0,
-      unansweredConsents: 0,
-      evidence: 0,
-    });
+    expect(await purgeExpired(server.db, now, { auditDays: retentionDays, evidenceDays })).toEqual(NOTHING_PURGED);
   });
 
   it("deletes token rows and interactions in batches past the batch size", async () => {
