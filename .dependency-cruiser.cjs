@@ -15,7 +15,7 @@
 
 const SRC = "^server/src/";
 /** The domain folders: they hold the use cases and see storage only through stores/. */
-const DOMAIN_NAMES = "oauth|consents|certificates|registration|gateway|interaction|admin|maintenance|demo|keys|oidc";
+const DOMAIN_NAMES = "oauth|consents|certificates|registration|gateway|interaction|admin|maintenance|demo|keys|oidc|federation";
 const DOMAINS = `(${DOMAIN_NAMES})`;
 /** The composition root: the files directly in server/src. */
 const ROOT_FILE = `${SRC}[^/]+$`;

@@ -148,6 +148,9 @@ export const configSchema = z.object({
       "SQLite `PRAGMA synchronous`: `NORMAL` (commits survive a process crash; a power loss may drop the last ones) or `FULL` " +
       "(they survive a power loss too, at an fsync per commit; see *Performance → Durability*)",
   }),
+  FEDERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10).meta({
+    description: "longest wait for each call to a bank identity provider (discovery, PAR, token endpoint, JWK Set), seconds; beyond it the TPP gets `temporarily_unavailable`",
+  }),
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000).meta({
     description:
       "PostgreSQL: longest wait for a new connection or a free pooled one, milliseconds (pg's `connectionTimeoutMillis`); " +
@@ -374,6 +377,8 @@ export interface Config {
   sca: { idleSeconds: number; reauthenticationDays: number };
   /** Seconds an approved payment consent's payment may be made in (PAYMENT_CONSENT_LIFETIME_SECONDS). */
   paymentConsentLifetimeSeconds: number;
+  /** Seconds each call to a bank identity provider may take (FEDERATION_TIMEOUT_SECONDS). */
+  federationTimeoutSeconds: number;
   /** Milliseconds an upstream may take to start its answer, and between two pieces of it (UPSTREAM_TIMEOUT_MS). */
   upstreamTimeoutMs: number;
   corsOrigins: string[];
@@ -496,6 +501,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sca: { idleSeconds: e.SCA_IDLE_SECONDS, reauthenticationDays: e.SCA_REAUTHENTICATION_DAYS },
     paymentConsentLifetimeSeconds: e.PAYMENT_CONSENT_LIFETIME_SECONDS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    federationTimeoutSeconds: e.FEDERATION_TIMEOUT_SECONDS,
     corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,

@@ -22,6 +22,7 @@ import { KeyBackendUnavailable } from "./keys/backend.js";
 import type { Keyring } from "./keys/keyring.js";
 import { openKeys } from "./keys/setup.js";
 import { serverSecret } from "./keys/server-secret.js";
+import { federation } from "./federation/upstream.js";
 import { subjects } from "./oauth/subject.js";
 import { loadKeyEncryption } from "./kernel/key-encryption.js";
 import { limiterFactory } from "./kernel/limiter.js";
@@ -178,6 +179,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const keys = await openKeys(config, encryption, db.signingKeys, logger);
   // Pairwise subject identifiers (OpenID Connect Core §8.1) under a salt shared by every instance, sealed in the database.
   const subjectOf = subjects(await serverSecret(db.serverSecrets, encryption, "pairwise-subject", new Date()));
+  const federationOf = federation({
+    stores: db,
+    encryption,
+    keyring: keys.keyring,
+    secret: await serverSecret(db.serverSecrets, encryption, "federation", new Date()),
+    authUrl: config.authUrl,
+    timeoutSeconds: config.federationTimeoutSeconds,
+  });
   /** The signing keys were read and their backend can sign; a backend's reason is safe to show (it never holds a secret). */
   const signingKeys = async () => {
     try {
@@ -209,7 +218,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const { mtls, stopCrlReload } = mtlsSettings(config, logger);
   const listener = withReadiness(
     readiness,
-    createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), { keyring: keys.keyring, subjects: subjectOf }),
+    createRequestListener(config, served, logger, limiterFactory(redis, config.redisKeyPrefix), { metrics, refusals, traffic }, mtls, await registrationSettings(config, mtls), { keyring: keys.keyring, subjects: subjectOf }, federationOf),
   );
   const server = createServer(listener);
   const port = await listen(server, config.port, config.host);

@@ -22,7 +22,7 @@ const FIXTURES = path.join(REPO, "server/test/fixtures/architecture");
 const SRC = "server/src/";
 
 /** What server/src may hold (ARCHITECTURE.md "Layers"). */
-const FOLDERS = ["kernel", "stores", "db", "generated", "oauth", "consents", "certificates", "registration", "gateway", "interaction", "admin", "maintenance", "demo", "keys", "oidc", "http", "observability"];
+const FOLDERS = ["kernel", "stores", "db", "generated", "oauth", "consents", "certificates", "registration", "gateway", "interaction", "admin", "maintenance", "demo", "keys", "oidc", "federation", "http", "observability"];
 const ROOT_FILES = ["server.ts", "main.ts", "config.ts"];
 
 let options: ICruiseOptions;

@@ -439,6 +439,7 @@ describe("interaction API", () => {
       user: null,
       loginHint: null,
       uiLocales: [],
+      identityProvider: null,
       scaRequired: true,
       authorizationDetails: null,
       accounts: [],

@@ -223,6 +223,7 @@ describe("the database's other stores", () => {
       clientId: DEMO.app.consumerKey,
       responseMode: "query.jwt",
       requestObject: "h.p.s",
+      identityProviderId: null,
       scaRequired: true,
       stage: "login",
       userId: null,

@@ -3,7 +3,7 @@
  * chooses which accounts a TPP may read, or which account a payment is made from.
  *
  * A bank plugs its core banking in here: implement {@link AccountDirectory} (one call per
- * consent page, with the PSU's user id and username) and pass it to `createServer`
+ * consent page, with the PSU's user id, username and customer number) and pass it to `createServer`
  * (server.ts `accounts`). Tollgate keeps only the IBANs the PSU chose, in the consent's
  * approved authorization details; names and currencies are shown, never stored.
  */
@@ -22,7 +22,9 @@ export interface PsuAccount {
 export interface AccountDirectory {
   /**
    * The payment accounts the PSU may grant access to or pay from (an empty list when none).
-   * @param psu - the signed-in PSU: the user id and the username of Tollgate's user record.
+   * @param psu - the signed-in PSU: the user id and the username of Tollgate's user record,
+   *   and the bank's customer number when the PSU signed in at its identity provider
+   *   (federation/: the provider's customer number claim; null otherwise).
    */
-  accountsOf(psu: { userId: string; username: string }): Promise<PsuAccount[]>;
+  accountsOf(psu: { userId: string; username: string; customerNumber: string | null }): Promise<PsuAccount[]>;
 }

@@ -16,6 +16,7 @@ import { BrowserSessions } from "../interaction/session.js";
 import { metadataEndpoint } from "../oauth/metadata.js";
 import { jwksEndpoint } from "../keys/jwks-endpoint.js";
 import type { OpenIdProvider } from "../oauth/id-token.js";
+import type { Federation } from "../federation/upstream.js";
 import { errorHandler } from "./error-handler.js";
 import { requestLogger } from "./logger.js";
 import type { Metrics } from "../kernel/metrics.js";
@@ -39,6 +40,7 @@ import { deferredHandler } from "./deferred.js";
  * @param metrics - times each request under its route template; undefined: nothing recorded.
  * @param registration - the dynamic client registration endpoint's settings; undefined: registration is off.
  * @param op - the OpenID Provider's keys (the JWK Set at JWKS_PATH, their rotation in the admin API) and subject identifiers.
+ * @param federation - signs PSUs in at the bank's identity providers (federation/upstream.ts).
  */
 export function createApp(
   config: Config,
@@ -50,6 +52,7 @@ export function createApp(
   metrics: Metrics | undefined,
   registration: RegistrationEndpointSettings | undefined,
   op: OpenIdProvider,
+  federation: Federation,
 ): Express {
   const { keyring, subjects } = op;
   const app = express();
@@ -73,7 +76,7 @@ export function createApp(
 
   const sessions = new BrowserSessions(config, db.sessions);
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
-  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, metrics));
+  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, federation, metrics));
   app.use(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),

@@ -32,6 +32,7 @@ import { clientCertificates } from "./client-certificates.js";
 import type { MtlsSettings } from "../oauth/client-auth.js";
 import type { RegistrationEndpointSettings } from "../registration/endpoint.js";
 import type { OpenIdProvider } from "../oauth/id-token.js";
+import type { Federation } from "../federation/upstream.js";
 import { contextOf } from "../kernel/request-context.js";
 import { chain, clientIp, pathOf, type Middleware, type NodeRequest } from "./node.js";
 import { isTollgatePath, PAR_PATH, TOKEN_PATH } from "../kernel/paths.js";
@@ -54,6 +55,7 @@ export interface RequestObservers {
  * @param mtls - what client certificates are checked against (RFC 8705 §2).
  * @param registration - the dynamic client registration endpoint's settings; undefined: off.
  * @param op - the OpenID Provider's keys (the JWK Set, ID tokens) and subject identifiers.
+ * @param federation - signs PSUs in at the bank's identity providers (federation/upstream.ts).
  */
 export function createRequestListener(
   config: Config,
@@ -64,6 +66,7 @@ export function createRequestListener(
   mtls: MtlsSettings,
   registration: RegistrationEndpointSettings | undefined,
   op: OpenIdProvider,
+  federation: Federation,
 ) {
   const { metrics, refusals, traffic } = observers;
   const dpop: DpopSettings = {
@@ -72,7 +75,7 @@ export function createRequestListener(
     listeners: { main: config.baseUrl, tls: config.tls?.baseUrl },
   };
   const forward = gateway(db, { realm: config.realm, trustedHops: config.trustProxyHops, baseUrl: config.baseUrl, dpop, metrics, upstreamTimeoutMs: config.upstreamTimeoutMs, verifyJwt: accessTokenVerifier(op.keyring, config.authUrl) });
-  const app = createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op);
+  const app = createApp(config, db, logger, limiters, forward, dpop, metrics, registration, op, federation);
   const log: Middleware = requestLogger(logger);
   const certificates = clientCertificates(config.clientCertificates);
 

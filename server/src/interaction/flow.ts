@@ -36,7 +36,7 @@ const PUSHED_REQUEST_ANSWERED = "a code was already issued for this request_uri 
 const INTERACTION_ID = /^[a-z0-9]{1,64}$/;
 
 /** The stores of the flow. */
-export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays" | "catalog" | "evidence">;
+export type FlowStores = Pick<Stores, "users" | "clients" | "interactions" | "consents" | "psd2Consents" | "codes" | "audit" | "pushedRequests" | "factors" | "replays" | "catalog" | "evidence" | "identityProviders">;
 
 /** Flow settings. */
 export interface FlowContext {
@@ -71,6 +71,8 @@ export interface InteractionView {
   loginHint: string | null;
   /** The request's `ui_locales` (§3.1.2.1): language tags in order of preference, for the pages' dates and amounts; empty when none. */
   uiLocales: string[];
+  /** The bank's identity provider the PSU signs in at (federation/), by name; null: Tollgate's own sign-in. */
+  identityProvider: string | null;
   /** The PSD2 consent's authorization details as requested (RFC 9396); null when the request has none. */
   authorizationDetails: AuthorizationDetail[] | null;
   /** The PSU's accounts to choose from, at the consent stage of a PSD2 consent; else empty. */
@@ -107,9 +109,10 @@ function refusal(user: UserRecord, scopes: readonly string[]): string | undefine
 /**
  * Starts the flow for a validated authorization request. This browser's sign-in is reused
  * unless the request needs SCA (two factors in this authentication, RTS Art. 4), `prompt`
- * has `login` or `select_account`, it is older than `max_age`, or it is another user's than its `id_token_hint`
- * names (OpenID Connect Core §3.1.2.1; with `prompt=none`, `login_required`); it reaches the
- * consent page only while within the inactivity limit.
+ * has `login` or `select_account`, it is older than `max_age`, it is another user's than its `id_token_hint`
+ * names (OpenID Connect Core §3.1.2.1; with `prompt=none`, `login_required`), or the PSU
+ * signs in at the bank's identity provider (federation/); it reaches the consent page only
+ * while within the inactivity limit.
  * @param session - how this browser's signed-in user authenticated, if anyone is signed in.
  * @returns a redirect to the client when no page is needed (remembered consent, or
  *   `prompt=none` errors), else the new interaction to show.
@@ -134,8 +137,10 @@ export async function startFlow(
     responseMode: request.responseMode,
     requestObject: request.requestObject,
   };
+  // A sign-in at the bank's identity provider is its own: its single sign-on, not this browser's session, spares the PSU.
   const reused =
     session !== undefined &&
+    request.identityProviderId === null &&
     (request.hintedSubject === null || ctx.subjects(request.client, session.userId) === request.hintedSubject) &&
     !request.scaRequired &&
     !request.prompt.includes("login") &&
@@ -167,6 +172,7 @@ export async function startFlow(
     prompt: request.prompt.length === 0 ? null : joinList(request.prompt),
     loginHint: request.loginHint,
     uiLocales: request.uiLocales,
+    identityProviderId: request.identityProviderId,
     scaRequired: request.scaRequired,
     stage: fresh ? "consent" : "login",
     userId: fresh ? fresh.user.id : null,
@@ -230,8 +236,9 @@ export async function viewInteraction(ctx: FlowContext, interaction: Interaction
     user: user ? { username: user.username } : null,
     loginHint: interaction.loginHint,
     uiLocales: splitList(interaction.uiLocales ?? ""),
+    identityProvider: interaction.identityProviderId === null ? null : ((await db.identityProviders.find(interaction.identityProviderId))?.name ?? null),
     authorizationDetails: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
-    accounts: choosing ? await ctx.accounts.accountsOf({ userId: user.id, username: user.username }) : [],
+    accounts: choosing ? await accountsOf(ctx, user) : [],
     accessUntil: accessUntil(consent, app?.refreshTokenLifetimeSeconds ?? 0, new Date()),
   };
 }
@@ -354,8 +361,23 @@ export async function completeConsent(
 async function psd2Approval(ctx: FlowContext, consentId: string, user: UserRecord, choice: PsuChoice): Promise<ReturnType<typeof approve>> {
   const consent = await ctx.db.psd2Consents.find(consentId);
   if (consent?.status !== "received") return { refused: "the consent is no longer awaiting authorization" };
-  const accounts = await ctx.accounts.accountsOf({ userId: user.id, username: user.username });
+  const accounts = await accountsOf(ctx, user);
   return approve(JSON.parse(consent.requestedDetails) as AuthorizationDetail[], accounts, choice);
+}
+
+/** The PSU's payment accounts, asked of the bank's account directory with the customer number of their latest sign-in at its identity provider. */
+async function accountsOf(ctx: FlowContext, user: UserRecord): Promise<PsuAccount[]> {
+  return ctx.accounts.accountsOf({ userId: user.id, username: user.username, customerNumber: await ctx.db.identityProviders.customerNumberOf(user.id) });
+}
+
+/**
+ * Ends an interaction at the login stage with `error` for the client (RFC 6749 §4.1.2.1): a
+ * sign-in at the bank's identity provider that failed or was refused (federation/).
+ * @throws OAuthError 409 when it is no longer at the login stage.
+ */
+export async function endSignIn(ctx: FlowContext, interaction: InteractionRecord, error: string, description: string, now: Date): Promise<AuthorizationRedirect> {
+  if (!(await ctx.db.interactions.advance(interaction.id, "login", "done"))) throw notAt("login");
+  return errorRedirect(ctx.responder, codeGrant(interaction), error, description, now);
 }
 
 /** An authentication with its `acr`, as codes and tokens carry it. */

@@ -7,11 +7,14 @@
 import { inRequest } from "./in-request.js";
 import express, { Router, type Request, type Response } from "express";
 import type { Config } from "../config.js";
-import { InvalidRequest, MethodNotAllowed } from "../kernel/errors.js";
+import { InvalidRequest, MethodNotAllowed, OAuthError } from "../kernel/errors.js";
 import { consumeRateLimit, type LimiterFactory } from "../kernel/limiter.js";
 import type { Metrics } from "../kernel/metrics.js";
 import { CODE_LIFETIME_SECONDS, validateAuthorizationRequest } from "../oauth/authorize.js";
 import { sendAuthorizationRedirect } from "../oauth/form-post.js";
+import { FEDERATION_CALLBACK_PATH, FEDERATION_START_PATH, type Federation } from "../federation/upstream.js";
+import type { InteractionRecord } from "../stores/interactions.js";
+import { answerFromUpstream, sendUpstream } from "./upstream-sign-in.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
 import type { Subjects } from "../oauth/subject.js";
 import { FORM_POST_PATH, type AuthorizationResponder } from "../oauth/authorization-response.js";
@@ -43,6 +46,7 @@ import { requestObjects } from "../oauth/request-object.js";
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
  * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
  * @param accounts - the PSUs' payment accounts, listed on the consent page of a PSD2 consent.
+ * @param federation - signs PSUs in at the bank's identity providers (federation/upstream.ts).
  * @param metrics - counts sign-in failures and rate-limit refusals; undefined: nothing counted.
  */
 export function interactionRouter(
@@ -52,6 +56,7 @@ export function interactionRouter(
   limiters: LimiterFactory,
   accounts: AccountDirectory,
   openId: { hints: IdTokenHints; subjects: Subjects; keyring: AuthorizationResponder["keyring"] },
+  federation: Federation,
   metrics?: Metrics,
 ): Router {
   // Request objects sent by value (RFC 9101 §5.1).
@@ -68,7 +73,7 @@ export function interactionRouter(
   const router = Router();
   const limitAuthorize = config.authorizeRateLimitPerIp > 0 ? limiters("authorize-ip", config.authorizeRateLimitPerIp, 60) : undefined;
   const { requireCsrf } = sessions;
-  router.use(["/authorize", "/interaction", "/session", END_SESSION_PATH], sessions.middleware, (_req, res, next) => {
+  router.use(["/authorize", "/interaction", "/session", "/federation", END_SESSION_PATH], sessions.middleware, (_req, res, next) => {
     res.set("Cache-Control", "no-store");
     next();
   });
@@ -88,7 +93,45 @@ export function interactionRouter(
     }
     const { interaction } = started;
     await sessions.addInteraction(req, res, interaction.id);
+    if (interaction.identityProviderId !== null && interaction.stage === "login") {
+      await goUpstream(req, res, interaction, request.maxAge);
+      return;
+    }
     res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
+  });
+
+  /** Sends the browser to sign in at the interaction's identity provider, or back to the TPP when it cannot be reached. */
+  async function goUpstream(req: Request, res: Response, interaction: InteractionRecord, maxAge: number | null): Promise<void> {
+    const next = await sendUpstream(inRequest(ctx, req), federation, interaction, maxAge, new Date());
+    if (next === undefined) throw new InvalidRequest("this sign-in request is not at the login step", 409);
+    if (typeof next === "string") res.redirect(302, next);
+    else sendAuthorizationRedirect(res, next);
+  }
+
+  // The sign-in page of an interaction whose PSU signs in at the bank's identity provider sends them there again.
+  router.get(FEDERATION_START_PATH, async (req: Request, res: Response) => {
+    const id = typeof req.query.interaction === "string" ? req.query.interaction : "";
+    const interaction = await openInteraction(db.interactions, id, sessions.browser(req), new Date());
+    if (interaction.identityProviderId === null) throw new InvalidRequest("this sign-in request does not sign in at an identity provider");
+    await goUpstream(req, res, interaction, null);
+  });
+
+  // The identity provider's answer (OpenID Connect Core §3.1.2.5): found by its state, in the browser that started it, used once.
+  router.get(FEDERATION_CALLBACK_PATH, async (req: Request, res: Response) => {
+    const now = new Date();
+    const callback = new URL(req.originalUrl, config.authUrl);
+    const taken = await federation.interactionOf(callback);
+    if (!taken) throw new OAuthError("expired", "this answer of the bank's sign-in is unknown, expired or already used; start again from the application", 410);
+    const interaction = await openInteraction(db.interactions, taken.id, sessions.browser(req), now);
+    const answered = await answerFromUpstream(inRequest(ctx, req), federation, interaction, callback, now);
+    if ("redirectTo" in answered) {
+      sendAuthorizationRedirect(res, answered);
+      return;
+    }
+    await sessions.signIn(req, res, answered.authentication);
+    const result = await completeAuthentication(inRequest(ctx, req), interaction, "login", answered.user, answered.authentication, now);
+    if ("stage" in result) res.redirect(302, `/consent?interaction=${encodeURIComponent(interaction.id)}`);
+    else sendAuthorizationRedirect(res, result);
   });
 
   router.all("/authorize", () => {
@@ -127,6 +170,7 @@ export function interactionRouter(
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
+    if (interaction.identityProviderId !== null) throw new InvalidRequest("this sign-in request signs in at the bank's identity provider, not with a password here", 409);
     const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), interaction.scaRequired, now);
     if ("pending" in outcome) {
       await enterFactorStage(ctx, interaction);

@@ -9,6 +9,7 @@ const product = (name: string, scopes: string[], accessTokenFormat: "opaque" | "
   requiresSca: false,
   authorizationDetailsTypes: [],
   accessTokenFormat,
+  identityProviderId: null,
 });
 const PRODUCTS = [product("OpenData", ["branches"], "jwt"), product("Accounts", ["aisp"], "jwt"), product("Payments", ["pisp"], "opaque")];
 

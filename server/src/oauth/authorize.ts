@@ -103,6 +103,8 @@ export interface AuthorizationRequest {
   responseMode: ResponseMode;
   /** The verified signed request object the parameters came in (RFC 9101), by value or pushed; null when unsigned. */
   requestObject: string | null;
+  /** The bank's identity provider the PSU signs in at ({@link identityProviderOf}); null: Tollgate's own sign-in. */
+  identityProviderId: string | null;
 }
 
 /** Lifetime of a pushed authorization request's `request_uri`, seconds (RFC 9126 §2.2; FAPI 2.0: at most 600, the issue: at most 60). */
@@ -311,8 +313,8 @@ async function checkParameters(
   }
   const scaRequested = [...parseScope(given(values, "acr_values")), ...(acrClaim?.values ?? [])].some((acr) => satisfiesAcr(acr, ACR_SCA));
   const consentProducts = consent ? productsForDetails(client.products, consent.details) : [];
-  const scaRequired =
-    scaRequested || client.products.some((p) => p.requiresSca && (p.scopes.some((s) => scopes.includes(s)) || consentProducts.includes(p.name)));
+  const requestedProducts = client.products.filter((p) => p.scopes.some((s) => scopes.includes(s)) || consentProducts.includes(p.name));
+  const scaRequired = scaRequested || requestedProducts.some((p) => p.requiresSca);
 
   return {
     scopes,
@@ -331,7 +333,21 @@ async function checkParameters(
     consent,
     responseMode,
     requestObject: given(values, "request") ?? null,
+    identityProviderId: identityProviderOf(client, requestedProducts),
   };
+}
+
+/**
+ * The bank's identity provider a PSU signs in at for a request (federation/): the app's, or
+ * else the one the requested API products name (those granting a requested scope or
+ * authorization details type); null: Tollgate's own sign-in.
+ * @throws InvalidRequest when the requested products name different identity providers.
+ */
+function identityProviderOf(client: Client, requested: Client["products"]): string | null {
+  if (client.identityProviderId !== null) return client.identityProviderId;
+  const named = [...new Set(requested.map((p) => p.identityProviderId).filter((id) => id !== null))];
+  if (named.length > 1) throw new InvalidRequest("the requested scopes belong to API products whose users sign in at different identity providers: ask for them separately");
+  return named[0] ?? null;
 }
 
 /**

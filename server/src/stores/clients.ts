@@ -71,6 +71,8 @@ export interface ClientRecord {
   requireNonce: boolean;
   /** RFC 9101 §10.5 `require_signed_request_object`: every authorization request must be a signed request object. */
   requireSignedRequestObject: boolean;
+  /** The bank's identity provider the app's PSUs sign in at (federation/); null: its products', else Tollgate's own sign-in. */
+  identityProviderId: string | null;
   /** May call the introspection endpoint (RFC 7662). */
   canIntrospect: boolean;
   /** Client authentication methods the app may use (RFC 6749 §2.3.1); default client_secret_basic only. */
@@ -87,9 +89,9 @@ export interface ClientRecord {
   tlsClientAuth: { parameter: string; value: string } | null;
   /**
    * API products approved on this credential, with their scopes, whether they need PSD2 strong customer authentication,
-   * and the format of the access tokens they grant (RFC 9068 JWT, or opaque).
+   * the format of the access tokens they grant (RFC 9068 JWT, or opaque), and the identity provider their PSUs sign in at.
    */
-  products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[]; accessTokenFormat: AccessTokenFormat }[];
+  products: { name: string; scopes: string[]; requiresSca: boolean; authorizationDetailsTypes: string[]; accessTokenFormat: AccessTokenFormat; identityProviderId: string | null }[];
   /** Registered redirect URIs, matched exactly. */
   callbackUrls: string[];
 }

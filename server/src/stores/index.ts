@@ -13,6 +13,7 @@ import type { ConsentStore } from "./consents.js";
 import type { ConsentAccessStore } from "./consent-access.js";
 import type { EvidenceStore } from "./evidence.js";
 import type { FactorStore } from "./factors.js";
+import type { IdentityProviderStore } from "./identity-providers.js";
 import type { InteractionStore } from "./interactions.js";
 import type { OrganizationStore } from "./organizations.js";
 import type { ProductStore } from "./products.js";
@@ -39,6 +40,7 @@ export interface Stores {
   evidence: EvidenceStore;
   users: UserStore;
   factors: FactorStore;
+  identityProviders: IdentityProviderStore;
   audit: AuditStore;
   sessions: SessionStore;
   organizations: OrganizationStore;

@@ -32,6 +32,8 @@ export interface InteractionRecord {
   responseMode: "query" | "query.jwt" | "form_post.jwt";
   /** The verified signed request object the request came in (RFC 9101, compact JWS), kept as evidence; null when unsigned. */
   requestObject: string | null;
+  /** The bank's identity provider the PSU signs in at (federation/); null: Tollgate's own sign-in. */
+  identityProviderId: string | null;
   /** Two factors are needed: a scope of a `requiresSca` product, or `acr_values` asking for SCA (RTS Art. 4). */
   scaRequired: boolean;
   /** The PSD2 consent being authorized (status received), holding the requested authorization details (RFC 9396); null when none. */
@@ -65,6 +67,14 @@ export interface InteractionStore {
   authenticate(id: string, from: InteractionStage, to: InteractionStage, userId: string, authentication: { amr: string[]; authTime: Date }): Promise<boolean>;
   /** Sends the interaction back to the login stage, forgetting its user and authentication (a failed or stale sign-in). */
   restartLogin(id: string, from: InteractionStage): Promise<boolean>;
+  /**
+   * Records the SHA-256 hex of the `state` of a sign-in sent to the interaction's identity
+   * provider, replacing an earlier one (federation/), while it is at the login stage.
+   * @returns false when it is no longer at the login stage.
+   */
+  sendUpstream(id: string, stateHash: string): Promise<boolean>;
+  /** The interaction whose upstream sign-in has this `state` hash, which is forgotten: each is answered once. @returns undefined when none. */
+  takeUpstream(stateHash: string): Promise<InteractionRecord | undefined>;
   /** Deletes up to `limit` interactions that expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
 }

@@ -31,6 +31,7 @@ interface CredentialRow extends Row {
   requirePkce: unknown;
   requireNonce: unknown;
   requireSignedRequestObject: unknown;
+  identityProviderId: string | null;
   canIntrospect: unknown;
   tokenEndpointAuthMethods: string;
   securityProfile: string;
@@ -44,7 +45,7 @@ interface CredentialRow extends Row {
 
 const CREDENTIAL_SELECT = `SELECT c."id", c."consumerKey", c."consumerSecretHash", c."status" AS "credentialStatus", c."expiresAt",
   a."id" AS "appId", a."name" AS "appName", a."status" AS "appStatus", a."tokenResponseProfile", a."idTokenSignedResponseAlg", a."authorizationSignedResponseAlg", a."introspectionSignedResponseAlg", a."subjectType", a."sectorIdentifierUri", a."postLogoutRedirectUris", a."accessTokenLifetimeSeconds",
-  a."refreshTokenLifetimeSeconds", a."requirePkce", a."requireNonce", a."requireSignedRequestObject", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
+  a."refreshTokenLifetimeSeconds", a."requirePkce", a."requireNonce", a."requireSignedRequestObject", a."identityProviderId", a."canIntrospect", a."tokenEndpointAuthMethods", a."securityProfile", a."jwks",
   a."jwksUri", a."tlsClientAuthParameter", a."tlsClientAuthValue", d."email" AS "developerEmail", o."name" AS "organizationName"
 FROM "Credential" c JOIN "App" a ON a."id" = c."appId" JOIN "Developer" d ON d."id" = a."developerId" JOIN "Organization" o ON o."id" = d."organizationId"`;
 
@@ -55,9 +56,10 @@ interface ProductRow extends Row {
   requiresSca: unknown;
   authorizationDetailsTypes: string;
   accessTokenFormat: string;
+  identityProviderId: string | null;
 }
 
-const PRODUCTS_SELECT = `SELECT p."name", p."scopes", p."requiresSca", p."authorizationDetailsTypes", p."accessTokenFormat"
+const PRODUCTS_SELECT = `SELECT p."name", p."scopes", p."requiresSca", p."authorizationDetailsTypes", p."accessTokenFormat", p."identityProviderId"
 FROM "CredentialProduct" cp JOIN "ApiProduct" p ON p."id" = cp."apiProductId"
 WHERE cp."credentialId" = ? AND cp."status" = 'approved' ORDER BY p."name"`;
 
@@ -105,6 +107,7 @@ export function clientStore(x: Executor): ClientStore {
       requirePkce: booleanOf(c.requirePkce),
       requireNonce: booleanOf(c.requireNonce),
       requireSignedRequestObject: booleanOf(c.requireSignedRequestObject),
+      identityProviderId: c.identityProviderId,
       canIntrospect: booleanOf(c.canIntrospect),
       tokenEndpointAuthMethods: parseClientAuthMethods(splitList(c.tokenEndpointAuthMethods)),
       securityProfile: c.securityProfile === "fapi2" ? "fapi2" : "standard",
@@ -113,6 +116,7 @@ export function clientStore(x: Executor): ClientStore {
       tlsClientAuth: c.tlsClientAuthParameter && c.tlsClientAuthValue ? { parameter: c.tlsClientAuthParameter, value: c.tlsClientAuthValue } : null,
       products: products.map((p) => ({ name: p.name, scopes: splitList(p.scopes), requiresSca: booleanOf(p.requiresSca), authorizationDetailsTypes: splitList(p.authorizationDetailsTypes),
         accessTokenFormat: accessTokenFormatOf(p.accessTokenFormat),
+        identityProviderId: p.identityProviderId,
       })),
       callbackUrls: callbackUrls.map((u) => u.url),
     };

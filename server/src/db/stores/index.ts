@@ -13,6 +13,7 @@ import { consentAccessStore } from "./consent-access.js";
 import { evidenceStore } from "./evidence.js";
 import type { Executor } from "./executor.js";
 import { factorStore } from "./factors.js";
+import { identityProviderStore } from "./identity-providers.js";
 import { interactionStore } from "./interactions.js";
 import { organizationStore } from "./organizations.js";
 import { productStore } from "./products.js";
@@ -40,6 +41,7 @@ export function buildStores(x: Executor): Stores {
     evidence: evidenceStore(x),
     users: userStore(x),
     factors: factorStore(x),
+    identityProviders: identityProviderStore(x),
     audit: auditStore(x),
     sessions: sessionStore(x),
     organizations: organizationStore(x),

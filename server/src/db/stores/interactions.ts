@@ -12,12 +12,13 @@ type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "reso
   stage: string;
   amr: string;
   authTime: Date | null;
+  upstreamStateHash: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
 
 function parse(row: Row): InteractionRecord {
-  const { scope, stage, amr, authTime, resource, responseMode, createdAt: _c, updatedAt: _u, ...rest } = row;
+  const { scope, stage, amr, authTime, resource, responseMode, upstreamStateHash: _s, createdAt: _c, updatedAt: _u, ...rest } = row;
   return { ...rest, responseMode: responseMode === "query.jwt" || responseMode === "form_post.jwt" ? responseMode : "query", scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
@@ -43,6 +44,12 @@ export function interactionStore(x: Executor): InteractionStore {
     authenticate: (id, from, to, userId, authentication) =>
       move(id, from, { stage: to, userId, amr: joinList(authentication.amr), authTime: authentication.authTime }),
     restartLogin: (id, from) => move(id, from, { stage: "login", userId: null, amr: "", authTime: null }),
+    sendUpstream: (id, stateHash) => move(id, "login", { upstreamStateHash: stateHash }),
+    async takeUpstream(stateHash) {
+      const row = await prisma.interaction.findUnique({ where: { upstreamStateHash: stateHash } });
+      if (!row || (await prisma.interaction.updateMany({ where: { id: row.id, upstreamStateHash: stateHash }, data: { upstreamStateHash: null } })).count !== 1) return undefined;
+      return parse(row);
+    },
     async deleteExpired(before, limit) {
       const ids = (await prisma.interaction.findMany({ where: { expiresAt: { lt: before } }, select: { id: true }, take: limit })).map((i) => i.id);
       return ids.length === 0 ? 0 : (await prisma.interaction.deleteMany({ where: { id: { in: ids } } })).count;

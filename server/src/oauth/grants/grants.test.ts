@@ -47,6 +47,7 @@ const client: Client = {
   requirePkce: true,
   requireNonce: false,
   requireSignedRequestObject: false,
+  identityProviderId: null,
   canIntrospect: false,
   tokenEndpointAuthMethods: ["client_secret_basic"],
   securityProfile: "standard",
@@ -54,8 +55,8 @@ const client: Client = {
   jwksUri: null,
   tlsClientAuth: null,
   products: [
-    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque" },
-    { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque" },
+    { name: "AISP", scopes: ["aisp", "extended_transaction_history"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque", identityProviderId: null },
+    { name: "PISP", scopes: ["pisp"], requiresSca: false, authorizationDetailsTypes: [], accessTokenFormat: "opaque", identityProviderId: null },
   ],
   callbackUrls: [REDIRECT],
 };
