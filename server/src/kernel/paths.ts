@@ -12,6 +12,8 @@ export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
   "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "readyz", "assets",
   // The Berlin Group consent API (consents/berlin-group-api.ts).
   "psd2",
+  // Sign-in at the bank's identity providers (federation/).
+  "federation",
   ...SPA_PAGES.map((page) => page.slice(1)),
 ]);
 
