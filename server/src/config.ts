@@ -148,6 +148,15 @@ export const configSchema = z.object({
       "SQLite `PRAGMA synchronous`: `NORMAL` (commits survive a process crash; a power loss may drop the last ones) or `FULL` " +
       "(they survive a power loss too, at an fsync per commit; see *Performance → Durability*)",
   }),
+  DELEGATED_LOGIN_URL: z.string().refine(isHttpUrl, "must be an http(s) URL").optional().meta({
+    description:
+      "the bank's own login application: PSUs are sent there with `?login_challenge=…` instead of Tollgate's sign-in page, and it answers through `/delegation/v1` (docs/bank-integration.md); with DELEGATED_CONSENT_URL",
+    default: "none: Tollgate's sign-in page",
+  }),
+  DELEGATED_CONSENT_URL: z.string().refine(isHttpUrl, "must be an http(s) URL").optional().meta({
+    description: "the bank's own consent application: PSUs are sent there with `?consent_challenge=…` instead of Tollgate's consent page; with DELEGATED_LOGIN_URL",
+    default: "none: Tollgate's consent page",
+  }),
   FEDERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10).meta({
     description: "longest wait for each call to a bank identity provider (discovery, PAR, token endpoint, JWK Set), seconds; beyond it the TPP gets `temporarily_unavailable`",
   }),
@@ -377,6 +386,8 @@ export interface Config {
   sca: { idleSeconds: number; reauthenticationDays: number };
   /** Seconds an approved payment consent's payment may be made in (PAYMENT_CONSENT_LIFETIME_SECONDS). */
   paymentConsentLifetimeSeconds: number;
+  /** The bank's own login and consent applications (DELEGATED_LOGIN_URL, DELEGATED_CONSENT_URL); undefined: Tollgate's pages. */
+  delegation: { loginUrl: string; consentUrl: string } | undefined;
   /** Seconds each call to a bank identity provider may take (FEDERATION_TIMEOUT_SECONDS). */
   federationTimeoutSeconds: number;
   /** Milliseconds an upstream may take to start its answer, and between two pieces of it (UPSTREAM_TIMEOUT_MS). */
@@ -463,6 +474,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.DPOP_NONCES && e.REDIS_URL && !e.DPOP_NONCE_SECRET) {
     throw new Error("Invalid configuration:\n  DPOP_NONCE_SECRET: required with DPOP_NONCES when REDIS_URL is set, so that every instance accepts the others' nonces");
   }
+  if ((e.DELEGATED_LOGIN_URL === undefined) !== (e.DELEGATED_CONSENT_URL === undefined)) {
+    throw new Error("Invalid configuration:\n  DELEGATED_LOGIN_URL, DELEGATED_CONSENT_URL: give both, or neither");
+  }
   if (e.TLS_PORT !== undefined && (!e.TLS_CERT || !e.TLS_KEY)) throw new Error("Invalid configuration:\n  TLS_CERT, TLS_KEY: required with TLS_PORT");
   if ((e.REGISTRATION_DIRECTORY_ISSUER === undefined) !== (e.REGISTRATION_DIRECTORY_JWKS === undefined)) {
     throw new Error("Invalid configuration:\n  REGISTRATION_DIRECTORY_ISSUER, REGISTRATION_DIRECTORY_JWKS: give both, or neither");
@@ -502,6 +516,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentConsentLifetimeSeconds: e.PAYMENT_CONSENT_LIFETIME_SECONDS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     federationTimeoutSeconds: e.FEDERATION_TIMEOUT_SECONDS,
+    delegation: e.DELEGATED_LOGIN_URL && e.DELEGATED_CONSENT_URL ? { loginUrl: e.DELEGATED_LOGIN_URL, consentUrl: e.DELEGATED_CONSENT_URL } : undefined,
     corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },
     authorizeRateLimitPerIp: e.AUTHORIZE_RATE_LIMIT_PER_IP,

@@ -14,6 +14,8 @@ import { CODE_LIFETIME_SECONDS, validateAuthorizationRequest } from "../oauth/au
 import { sendAuthorizationRedirect } from "../oauth/form-post.js";
 import { FEDERATION_CALLBACK_PATH, FEDERATION_START_PATH, type Federation } from "../federation/upstream.js";
 import type { InteractionRecord } from "../stores/interactions.js";
+import type { Stores } from "../stores/index.js";
+import { DELEGATION_PATH, delegateLogin, delegationRouter } from "./delegation.js";
 import { answerFromUpstream, sendUpstream } from "./upstream-sign-in.js";
 import type { IdTokenHints } from "../oauth/id-token.js";
 import type { Subjects } from "../oauth/subject.js";
@@ -51,7 +53,7 @@ import { requestObjects } from "../oauth/request-object.js";
  */
 export function interactionRouter(
   config: Config,
-  db: FlowStores,
+  db: FlowStores & Pick<Stores, "tokens">,
   sessions: BrowserSessions,
   limiters: LimiterFactory,
   accounts: AccountDirectory,
@@ -86,7 +88,9 @@ export function interactionRouter(
     const query = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
     const request = await validateAuthorizationRequest(db, openId.hints, objects, config.baseUrl, query, ctx.responder, new Date());
     if (limitAuthorize) await consumeRateLimit(limitAuthorize, ip(req), authorizeRefused);
-    const started = await startFlow(ctx, request, sessions.authentication(req), new Date());
+    // With login delegated to the bank's application, Tollgate's own sessions sign no PSU in.
+    const delegated = config.delegation !== undefined && request.identityProviderId === null;
+    const started = await startFlow(ctx, request, delegated ? undefined : sessions.authentication(req), new Date());
     if ("redirectTo" in started) {
       sendAuthorizationRedirect(res, started);
       return;
@@ -95,6 +99,10 @@ export function interactionRouter(
     await sessions.addInteraction(req, res, interaction.id);
     if (interaction.identityProviderId !== null && interaction.stage === "login") {
       await goUpstream(req, res, interaction, request.maxAge);
+      return;
+    }
+    if (config.delegation && interaction.stage === "login") {
+      res.redirect(302, (await delegateLogin(ctx, config.delegation.loginUrl, interaction)) ?? `/login?interaction=${encodeURIComponent(interaction.id)}`);
       return;
     }
     res.redirect(302, `/${interaction.stage}?interaction=${encodeURIComponent(interaction.id)}`);
@@ -134,6 +142,8 @@ export function interactionRouter(
     else sendAuthorizationRedirect(res, result);
   });
 
+  if (config.delegation) router.use(DELEGATION_PATH, delegationRouter(config, ctx, db, config.delegation));
+
   router.all("/authorize", () => {
     throw new MethodNotAllowed(["GET"]);
   });
@@ -170,7 +180,7 @@ export function interactionRouter(
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
     if (interaction.stage !== "login") throw new InvalidRequest("this sign-in request is not at the login step", 409);
-    if (interaction.identityProviderId !== null) throw new InvalidRequest("this sign-in request signs in at the bank's identity provider, not with a password here", 409);
+    if (interaction.identityProviderId !== null || config.delegation) throw new InvalidRequest("this sign-in request signs in at the bank, not with a password here", 409);
     const outcome = await checkPassword(inRequest(signIn, req), username, password, ip(req), interaction.scaRequired, now);
     if ("pending" in outcome) {
       await enterFactorStage(ctx, interaction);
@@ -209,6 +219,7 @@ export function interactionRouter(
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
+    if (config.delegation) throw new InvalidRequest("the bank's own application asks for this consent, not this page", 409);
     res.json(await stepAnswer(req, await completeConsent(inRequest(ctx, req), interaction, answer, now)));
   });
 

@@ -12,8 +12,9 @@ export const TOLLGATE_SEGMENTS: ReadonlySet<string> = new Set([
   "", "oauth2", "token", "authorize", "interaction", "session", "graphql", ".well-known", "healthz", "readyz", "assets",
   // The Berlin Group consent API (consents/berlin-group-api.ts).
   "psd2",
-  // Sign-in at the bank's identity providers (federation/).
+  // Sign-in at the bank's identity providers (federation/), and login and consent delegated to the bank's application.
   "federation",
+  "delegation",
   ...SPA_PAGES.map((page) => page.slice(1)),
 ]);
 

@@ -75,6 +75,14 @@ export interface InteractionStore {
   sendUpstream(id: string, stateHash: string): Promise<boolean>;
   /** The interaction whose upstream sign-in has this `state` hash, which is forgotten: each is answered once. @returns undefined when none. */
   takeUpstream(stateHash: string): Promise<InteractionRecord | undefined>;
+  /**
+   * Opens a challenge for the bank's own application (interaction/delegation.ts): records its
+   * SHA-256 hex, replacing an earlier one, while the interaction is at `stage`.
+   * @returns false when it is no longer at that stage.
+   */
+  openChallenge(id: string, stage: InteractionStage, challengeHash: string): Promise<boolean>;
+  /** The interaction whose challenge has this hash (answered once: answering moves the interaction on). @returns undefined when none. */
+  byChallenge(challengeHash: string): Promise<InteractionRecord | undefined>;
   /** Deletes up to `limit` interactions that expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
 }

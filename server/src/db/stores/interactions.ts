@@ -13,12 +13,13 @@ type Row = Omit<InteractionRecord, "scopes" | "stage" | "authentication" | "reso
   amr: string;
   authTime: Date | null;
   upstreamStateHash: string | null;
+  challengeHash: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
 
 function parse(row: Row): InteractionRecord {
-  const { scope, stage, amr, authTime, resource, responseMode, upstreamStateHash: _s, createdAt: _c, updatedAt: _u, ...rest } = row;
+  const { scope, stage, amr, authTime, resource, responseMode, upstreamStateHash: _s, challengeHash: _h, createdAt: _c, updatedAt: _u, ...rest } = row;
   return { ...rest, responseMode: responseMode === "query.jwt" || responseMode === "form_post.jwt" ? responseMode : "query", scopes: splitList(scope), resource: resource === null ? null : splitList(resource), stage: stage as InteractionStage, authentication: authTime ? { amr: splitList(amr), authTime } : null };
 }
 
@@ -45,6 +46,11 @@ export function interactionStore(x: Executor): InteractionStore {
       move(id, from, { stage: to, userId, amr: joinList(authentication.amr), authTime: authentication.authTime }),
     restartLogin: (id, from) => move(id, from, { stage: "login", userId: null, amr: "", authTime: null }),
     sendUpstream: (id, stateHash) => move(id, "login", { upstreamStateHash: stateHash }),
+    openChallenge: (id, stage, challengeHash) => move(id, stage, { challengeHash }),
+    async byChallenge(challengeHash) {
+      const row = await prisma.interaction.findUnique({ where: { challengeHash } });
+      return row ? parse(row) : undefined;
+    },
     async takeUpstream(stateHash) {
       const row = await prisma.interaction.findUnique({ where: { upstreamStateHash: stateHash } });
       if (!row || (await prisma.interaction.updateMany({ where: { id: row.id, upstreamStateHash: stateHash }, data: { upstreamStateHash: null } })).count !== 1) return undefined;
