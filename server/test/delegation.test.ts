@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
 import { ACR_SCA } from "../src/kernel/acr.js";
+import { DELEGATED_LOGIN } from "../src/stores/tokens.js";
 import {
   authorizeParams,
   authorizePath,
@@ -93,6 +94,11 @@ describe("the bank's application signs the PSU in and asks for consent", () => {
     expect(tokens.status, tokens.text).toBe(200);
     const introspected = await tokenRequest(server.url, INTROSPECTION_ENDPOINT, client, { token: tokens.body.access_token });
     expect(introspected.body).toMatchObject({ active: true, acr: ACR_SCA, username: DEMO.user.username, scope: "aisp" });
+    // The token records where the PSU authenticated, and a refresh keeps it.
+    const refreshed = await tokenRequest(server.url, TOKEN_ENDPOINT, client, { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    const rows = await server.prisma.accessToken.findMany({ where: { familyId: { not: null }, user: { username: DEMO.user.username } }, orderBy: { issuedAt: "desc" }, take: 2 });
+    expect(rows.map((r) => r.authenticatedBy)).toEqual([DELEGATED_LOGIN, DELEGATED_LOGIN]);
   });
 
   it("a payment is approved as asked: the PSU's account is chosen, the details may not be changed", async () => {

@@ -100,6 +100,9 @@ describe("a PSU signed in at the bank's identity provider", () => {
     expect((await callApi(server.url, tokens.body.access_token)).status).toBe(200);
     const introspected = await tokenRequest(server.url, INTROSPECTION_ENDPOINT, client, { token: tokens.body.access_token });
     expect(introspected.body).toMatchObject({ active: true, acr: ACR_SCA, username: `bank:${alice.sub}` });
+    // The token records where the PSU authenticated, and a refresh keeps it.
+    const row = await server.prisma.accessToken.findFirstOrThrow({ where: { user: { username: `bank:${alice.sub}` } }, orderBy: { issuedAt: "desc" } });
+    expect(row.authenticatedBy).toBe("bank");
 
     // The PSU is linked by (provider, sub), with the bank's customer number; the audit names the provider.
     const link = await server.prisma.federatedIdentity.findUniqueOrThrow({ where: { identityProviderId_subject: { identityProviderId: idpId, subject: alice.sub } }, include: { user: true } });

@@ -17,6 +17,8 @@
  * UTC `timestamp(3)` on PostgreSQL; booleans as 0/1 on SQLite.
  */
 import type BetterSqlite3 from "better-sqlite3";
+import { splitList } from "../kernel/list.js";
+import type { Authentication } from "../stores/tokens.js";
 
 export type SqlValue = string | number | boolean | Date | null;
 export type Row = Record<string, unknown>;
@@ -63,6 +65,11 @@ export interface Sql {
  */
 export function dateOf(value: unknown): Date {
   return value instanceof Date ? value : new Date(String(value));
+}
+
+/** The user's authentication of a code or token row, from its `acr`, `amr` (space-separated), `authTime` and `authenticatedBy` columns. */
+export function authenticationOf(acr: string, amr: unknown, authTime: unknown, authenticatedBy: unknown): Authentication {
+  return { acr, amr: splitList(typeof amr === "string" ? amr : ""), authTime: dateOf(authTime), ...(typeof authenticatedBy === "string" ? { authenticatedBy } : {}) };
 }
 
 /** Reads a boolean column (SQLite: 0 or 1; PostgreSQL: a boolean). */

@@ -8,7 +8,7 @@ import type { RequestIds } from "../kernel/request-context.js";
 import type { Stores } from "../stores/index.js";
 import type { InteractionRecord } from "../stores/interactions.js";
 import type { Psd2ConsentRecord } from "../stores/psd2-consents.js";
-import type { Authentication } from "../stores/tokens.js";
+import { DELEGATED_LOGIN, type Authentication } from "../stores/tokens.js";
 import type { UserRecord } from "../stores/users.js";
 import { claimPushedRequest, errorRedirect, issueAuthorizationCode, type AuthorizationRequest } from "../oauth/authorize.js";
 import type { AuthorizationRedirect, AuthorizationResponder } from "../oauth/authorization-response.js";
@@ -54,6 +54,8 @@ export interface FlowContext {
   paymentConsentLifetimeSeconds: number;
   /** The subject identifiers apps are told (oauth/subject.ts): an `id_token_hint`'s `sub` is compared with the session user's. */
   subjects: Subjects;
+  /** PSUs sign in at the bank's own application (interaction/delegation.ts), unless at an identity provider. */
+  loginDelegated: boolean;
   /** The HTTP request being served (its ids go into the audit events); set per request by the router. */
   request?: RequestIds;
 }
@@ -274,7 +276,7 @@ export async function completeAuthentication(
     if (!refused && !(await pushedRequestOpen(ctx, interaction.requestUriHash, now))) return errorRedirect(ctx.responder, grant, "invalid_request", PUSHED_REQUEST_ANSWERED, now);
     return refused
       ? errorRedirect(ctx.responder, grant, "access_denied", refused, now)
-      : issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication) }, ctx.responder, now);
+      : issueAuthorizationCode(ctx.db.codes, { ...grant, userId: user.id, authentication: withAcr(authentication, await authenticatedBy(ctx, interaction)) }, ctx.responder, now);
   }
   if (!(await ctx.db.interactions.authenticate(interaction.id, from, "consent", user.id, done))) throw notAt(from);
   return { stage: "consent" };
@@ -349,7 +351,7 @@ export async function completeConsent(
     details: { username: user.username, role: user.role, scopes, ...(consent ? { psd2_consent_id: consent.consentId, authorization_details: approved } : {}) },
     request: ctx.request,
   });
-  const authentication = withAcr(interaction.authentication);
+  const authentication = withAcr(interaction.authentication, await authenticatedBy(ctx, interaction));
   return issueAuthorizationCode(ctx.db.codes, { ...grant, scopes, userId: user.id, authentication, consent }, ctx.responder, now);
 }
 
@@ -381,8 +383,14 @@ export async function endSignIn(ctx: FlowContext, interaction: InteractionRecord
 }
 
 /** An authentication with its `acr`, as codes and tokens carry it. */
-function withAcr(a: { amr: string[]; authTime: Date }): Authentication {
-  return { acr: acrOf(a.amr), amr: a.amr, authTime: a.authTime };
+function withAcr(a: { amr: string[]; authTime: Date }, by?: string): Authentication {
+  return { acr: acrOf(a.amr), amr: a.amr, authTime: a.authTime, ...(by === undefined ? {} : { authenticatedBy: by }) };
+}
+
+/** Where an interaction's user signed in, as codes and tokens record it ({@link Authentication.authenticatedBy}); undefined: Tollgate's own sign-in. */
+async function authenticatedBy(ctx: FlowContext, interaction: InteractionRecord): Promise<string | undefined> {
+  if (interaction.identityProviderId !== null) return (await ctx.db.identityProviders.find(interaction.identityProviderId))?.name;
+  return ctx.loginDelegated ? DELEGATED_LOGIN : undefined;
 }
 
 /**

@@ -63,7 +63,7 @@ export function interactionRouter(
 ): Router {
   // Request objects sent by value (RFC 9101 §5.1).
   const objects = requestObjects(config.authUrl, db.replays, config.tppAddresses);
-  const ctx: FlowContext = { db, responder: { issuer: config.authUrl, keyring: openId.keyring, clients: db.clients, evidence: db.evidence }, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects };
+  const ctx: FlowContext = { db, responder: { issuer: config.authUrl, keyring: openId.keyring, clients: db.clients, evidence: db.evidence }, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects, loginDelegated: config.delegation !== undefined };
   const signIn: SignInContext = {
     db,
     throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),

@@ -15,7 +15,12 @@ export interface Authentication {
   readonly acr: string;
   readonly amr: readonly string[];
   readonly authTime: Date;
+  /** Where it happened: the bank's identity provider (its name), or {@link DELEGATED_LOGIN} (the bank's own application); absent: Tollgate's own sign-in. */
+  readonly authenticatedBy?: string;
 }
+
+/** The {@link Authentication.authenticatedBy} of a login delegated to the bank's own application (interaction/delegation.ts). */
+export const DELEGATED_LOGIN = "bank application";
 
 /** What is stored for a newly issued access token. */
 export interface NewAccessToken {

@@ -25,6 +25,8 @@ export interface Interaction {
   loginHint: string | null;
   /** The relying party's ui_locales (OpenID Connect Core §3.1.2.1), in order of preference; [] when none. */
   uiLocales: string[];
+  /** The bank's identity provider the PSU signs in at, by name; null: this sign-in page. */
+  identityProvider: string | null;
   csrfToken: string;
   /** The request needs strong customer authentication (a PSD2 product): a password alone never reaches consent. */
   scaRequired: boolean;
@@ -170,6 +172,7 @@ function toInteraction(body: unknown, status: number): Interaction {
   if (!isRecord(body)) throw malformed(status);
   const { id, stage, client, scopes, user, loginHint, csrfToken, scaRequired, accessUntil } = body;
   const uiLocales = body.uiLocales ?? [];
+  const identityProvider = body.identityProvider ?? null;
   // Details the SPA could not put into words are never shown for approval.
   const authorizationDetails =
     body.authorizationDetails === undefined || body.authorizationDetails === null ? null : parseAuthorizationDetails(body.authorizationDetails);
@@ -185,6 +188,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     !(user === null || (isRecord(user) && isString(user.username))) ||
     !(loginHint === null || isString(loginHint)) ||
     !(Array.isArray(uiLocales) && uiLocales.every(isString)) ||
+    !(identityProvider === null || isString(identityProvider)) ||
     !isString(csrfToken) ||
     authorizationDetails === undefined ||
     accounts === undefined ||
@@ -200,6 +204,7 @@ function toInteraction(body: unknown, status: number): Interaction {
     user: user === null ? null : { username: (user as { username: string }).username },
     loginHint: loginHint as string | null,
     uiLocales: uiLocales as string[],
+    identityProvider: identityProvider as string | null,
     csrfToken,
     scaRequired: scaRequired === true,
     authorizationDetails,

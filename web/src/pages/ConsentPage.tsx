@@ -126,6 +126,12 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         <p className="muted">
           <span>
             Signed in as <strong>{user.username}</strong>
+            {interaction.identityProvider && (
+              <>
+                {" "}
+                at <bdi>{interaction.identityProvider}</bdi>
+              </>
+            )}
           </span>
           {" · "}
           <button type="button" className="link-button" disabled={busy} onClick={() => void notMe()}>

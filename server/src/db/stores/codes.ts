@@ -4,10 +4,10 @@
  */
 import { joinList, splitList } from "../../kernel/list.js";
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from "../../stores/codes.js";
-import { dateOf, nullableDateOf } from "../sql.js";
+import { authenticationOf, dateOf, nullableDateOf } from "../sql.js";
 import type { Executor } from "./executor.js";
 
-const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "nonce", "resource", "acr", "amr", "authTime", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
+const SELECT = `SELECT "id", "appId", "userId", "redirectUri", "scope", "codeChallenge", "codeChallengeMethod", "dpopJkt", "nonce", "resource", "acr", "amr", "authTime", "authenticatedBy", "consentId", "authorizationDetails", "expiresAt", "usedAt" FROM "AuthorizationCode"`;
 
 function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
   return {
@@ -21,7 +21,7 @@ function parse(row: Record<string, unknown>): AuthorizationCodeRecord {
     dpopJkt: (row.dpopJkt as string | null) ?? null,
     nonce: (row.nonce as string | null) ?? null,
     resource: typeof row.resource === "string" ? splitList(row.resource) : null,
-    authentication: typeof row.acr === "string" ? { acr: row.acr, amr: splitList(String(row.amr ?? "")), authTime: dateOf(row.authTime) } : null,
+    authentication: typeof row.acr === "string" ? authenticationOf(row.acr, row.amr, row.authTime, row.authenticatedBy) : null,
     consent: typeof row.authorizationDetails === "string" ? { consentId: (row.consentId as string | null) ?? null, authorizationDetails: row.authorizationDetails } : null,
     expiresAt: dateOf(row.expiresAt),
     usedAt: nullableDateOf(row.usedAt),
@@ -44,7 +44,8 @@ export function codeStore(x: Executor): AuthorizationCodeStore {
           resource: resource ? joinList(resource) : null,
           consentId: consent?.consentId ?? null,
           authorizationDetails: consent?.authorizationDetails ?? null,
-          scope: joinList(scopes), acr: authentication?.acr ?? null, amr: authentication ? joinList(authentication.amr) : null, authTime: authentication?.authTime ?? null },
+          scope: joinList(scopes), acr: authentication?.acr ?? null, amr: authentication ? joinList(authentication.amr) : null, authTime: authentication?.authTime ?? null,
+          authenticatedBy: authentication?.authenticatedBy ?? null },
       });
     },
     byHash: (codeHash) => one("codeHash", codeHash),

@@ -16,7 +16,7 @@ import type { AuditEventInput } from "../../stores/audit.js";
 import { accessTokenFormatOf } from "../../stores/clients.js";
 import type { NewAccessToken, Revocation, TokenOwner, TokenRecord, TokenState, TokenStore } from "../../stores/tokens.js";
 import { paginate } from "../paginate.js";
-import { dateOf, nullableDateOf, type SqlValue, type Statement } from "../sql.js";
+import { authenticationOf, dateOf, nullableDateOf, type SqlValue, type Statement } from "../sql.js";
 import { appendEvent } from "./audit.js";
 import type { Executor } from "./executor.js";
 
@@ -44,6 +44,7 @@ interface Row extends Record<string, unknown> {
   acr: string | null;
   amr: string | null;
   authTime: unknown;
+  authenticatedBy: string | null;
   consentId: string | null;
   authorizationDetails: string | null;
   audience: string | null;
@@ -71,7 +72,7 @@ function parseRow(row: Row): TokenRecord {
     familyId: row.familyId,
     jkt: row.jkt,
     x5t: row.x5t,
-    authentication: row.acr === null ? null : { acr: row.acr, amr: splitList(row.amr ?? ""), authTime: dateOf(row.authTime) },
+    authentication: row.acr === null ? null : authenticationOf(row.acr, row.amr, row.authTime, row.authenticatedBy),
     consent: row.authorizationDetails === null ? null : { consentId: row.consentId, authorizationDetails: row.authorizationDetails },
     // Written by us from validated details (consents/authorization-details.ts).
     authorizationDetails: row.authorizationDetails === null ? null : (JSON.parse(row.authorizationDetails) as AuthorizationDetail[]),
@@ -82,12 +83,12 @@ function parseRow(row: Row): TokenRecord {
 
 const INSERT = `INSERT INTO "AccessToken" ("id", "tokenHash", "appId", "credentialId", "userId", "grantType", "scope", "apiProducts", "issuedAt", "expiresAt",
    "status", "refreshTokenHash", "refreshTokenIssuedAt", "refreshTokenExpiresAt", "refreshTokenStatus", "refreshCount", "familyId", "jkt", "x5t", "acr", "amr", "authTime",
-   "consentId", "authorizationDetails", "audience", "format")
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+   "authenticatedBy", "consentId", "authorizationDetails", "audience", "format")
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const BY_ID = `SELECT t."id", t."tokenHash", t."refreshTokenHash", t."appId", t."credentialId", t."userId", u."username", t."scope", t."apiProducts", t."status", t."issuedAt", t."expiresAt",
   t."refreshTokenStatus", t."refreshTokenIssuedAt", t."refreshTokenExpiresAt", t."refreshCount", t."familyId", t."jkt", t."x5t", t."acr", t."amr", t."authTime",
-  t."consentId", t."authorizationDetails", t."audience", t."format"
+  t."authenticatedBy", t."consentId", t."authorizationDetails", t."audience", t."format"
   FROM "AccessToken" t LEFT JOIN "User" u ON u."id" = t."userId" WHERE t."id" = ?`;
 
 /** The bound values of {@link INSERT} for `t`. */
@@ -114,6 +115,7 @@ function insertParams(t: NewAccessToken): SqlValue[] {
     t.authentication?.acr ?? null,
     t.authentication ? joinList(t.authentication.amr) : null,
     t.authentication?.authTime ?? null,
+    t.authentication?.authenticatedBy ?? null,
     t.consent?.consentId ?? null,
     t.consent?.authorizationDetails ?? null,
     t.audience ? joinList(t.audience) : null,
