@@ -186,6 +186,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     secret: await serverSecret(db.serverSecrets, encryption, "federation", new Date()),
     authUrl: config.authUrl,
     timeoutSeconds: config.federationTimeoutSeconds,
+    freshSeconds: config.sca.idleSeconds,
   });
   /** The signing keys were read and their backend can sign; a backend's reason is safe to show (it never holds a secret). */
   const signingKeys = async () => {

@@ -13,14 +13,17 @@
  * oauth4webapi parses it, refresh without rotation and introspection; and the openid_connect
  * variant: the ID token with nonce, at_hash and acr, UserInfo with the DPoP-bound token, the
  * refresh's ID token, and UserInfo's DPoP challenge. Discovery (RFC 8414) and the metadata
- * the variants need are checked once. Nothing is mocked: the client keys are the seeded demo
- * app's and a fresh DPoP key pair.
+ * the variants need are checked once. Last, each variant once more with the PSU signed in at
+ * the bank's identity provider (a second OpenID Provider, support/bank-idp.ts) instead of
+ * Tollgate's own page. Nothing is mocked: the client keys are the seeded demo app's and a fresh
+ * DPoP key pair.
  */
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FAPI_CLIENT_ID, demoClientKey } from "./support/fapi.js";
-import { clientOptions, runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
+import { BANK_ACR, BANK_CUSTOMERS, bankIdpClientFor, startBankIdp, type BankIdp } from "./support/bank-idp.js";
+import { clientOptions, runBrowserStep, startIssuerServer, type BrowserStep } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -60,9 +63,10 @@ const VARIANTS: Variant[] = (["unsigned", "signed_non_repudiation"] as const).fl
  * the browser step, and the callback validated: its plain parameters with iss (plain_response)
  * or its one signed `response` parameter (jarm).
  * @param parameters - the authorization request; its `state`, when there is one, is the state the callback must carry.
+ * @param step - what the PSU does in the browser (support/oauth4webapi.ts), e.g. sign in at the bank's identity provider.
  * @returns the callback's parameters as oauth4webapi validated them (the code).
  */
-async function authorize(variant: Variant, rp: oauth.Client, parameters: Record<string, string>): Promise<URLSearchParams> {
+async function authorize(variant: Variant, rp: oauth.Client, parameters: Record<string, string>, step: BrowserStep = {}): Promise<URLSearchParams> {
   const request = variant.fapi_response_mode === "jarm" ? { ...parameters, response_mode: "jwt" } : parameters;
   const pushedParameters =
     variant.fapi_request_method === "signed_non_repudiation" ? { request: await oauth.issueRequestObject(as, rp, request, { key: await demoClientKey(), kid: "demo-fapi-2026" }) } : request;
@@ -72,7 +76,7 @@ async function authorize(variant: Variant, rp: oauth.Client, parameters: Record<
   const authorizationUrl = new URL(as.authorization_endpoint!);
   authorizationUrl.searchParams.set("client_id", rp.client_id);
   authorizationUrl.searchParams.set("request_uri", pushed.request_uri);
-  const callback = await runBrowserStep(authorizationUrl);
+  const callback = await runBrowserStep(authorizationUrl, step);
   const state = parameters.state ?? oauth.expectNoState;
   if (variant.fapi_response_mode === "plain_response") return oauth.validateAuthResponse(as, rp, callback, state);
   // Only `response` is sent: no code, state or iss beside it (JARM §2.3.1).
@@ -195,4 +199,49 @@ describe.each(VARIANTS)("FAPI 2.0 plan variant fapi_request_method=$fapi_request
       expect(cause[0]).toMatchObject({ scheme: "dpop", parameters: { error: "invalid_token" } });
     });
   });
+});
+
+describe("with the PSU authenticated at the bank's identity provider (federation/: a second OpenID Provider, support/bank-idp.ts)", () => {
+  let bank: BankIdp;
+  const rp: oauth.Client = { ...client, id_token_signed_response_alg: "PS256" };
+
+  beforeAll(async () => {
+    bank = await startBankIdp({ clients: [bankIdpClientFor(server.url)] });
+    const idp = await server.db.identityProviders.create({
+      name: "bank",
+      issuer: bank.issuer,
+      clientId: "tollgate",
+      clientAuthMethod: "private_key_jwt",
+      clientSecret: null,
+      scopes: ["openid"],
+      customerNumberClaim: null,
+      scaAcrValues: [BANK_ACR.sca],
+    });
+    await server.prisma.app.updateMany({ where: { name: DEMO.fapiApp.name }, data: { identityProviderId: idp.id } });
+    // The catalog cache keeps a client for up to a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  });
+  afterAll(async () => {
+    await server?.prisma.app.updateMany({ where: { name: DEMO.fapiApp.name }, data: { identityProviderId: null } });
+    await bank?.close();
+  });
+
+  it.each(VARIANTS)(
+    "fapi_request_method=$fapi_request_method, fapi_response_mode=$fapi_response_mode: an SCA sign-in upstream gives an ID token with acr SCA and a DPoP-bound token that works at the gateway",
+    async (variant) => {
+      const codeVerifier = oauth.generateRandomCodeVerifier();
+      const nonce = oauth.generateRandomNonce();
+      const params = await authorize(
+        variant,
+        rp,
+        { redirect_uri: DEMO.callbackUrl, response_type: "code", scope: "openid aisp", nonce, code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: "S256" },
+        { upstream: BANK_CUSTOMERS.alice },
+      );
+      const response = await oauth.authorizationCodeGrantRequest(as, rp, auth, params, DEMO.callbackUrl, codeVerifier, { DPoP: dpop, ...clientOptions });
+      const tokens = await oauth.processAuthorizationCodeResponse(as, rp, response, { expectedNonce: nonce, requireIdToken: true });
+      expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ iss: as.issuer, aud: FAPI_CLIENT_ID, nonce, acr: "urn:tollgate:sca" });
+      const call = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(`${server.url}/accounts/`), undefined, undefined, { DPoP: dpop, ...clientOptions });
+      expect(call.status).toBe(200);
+    },
+  );
 });

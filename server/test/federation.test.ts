@@ -120,6 +120,19 @@ describe("a PSU signed in at the bank's identity provider", () => {
     expect(await server.prisma.user.count()).toBe(before);
   });
 
+  it("the provider's single sign-on is not SCA for a new request: the PSU is asked to sign in again there (prompt=login)", async () => {
+    const idpBrowser = new Browser(bank.issuer);
+    await answer(new Browser(server.url), await signInAtBankIdp((await authorize(new Browser(server.url))).location, alice, idpBrowser));
+    // The provider's session stands; a new request needing SCA shows its page again, and a sign-in there is new SCA.
+    const browser = new Browser(server.url);
+    const { location } = await authorize(browser, { prompt: "consent" });
+    const page = await idpBrowser.fetch(location);
+    expect(page.status).toBe(303);
+    expect(new URL(page.headers.get("location")!, bank.issuer).pathname).toMatch(/^\/interaction\//);
+    const back = await answer(browser, await signInAtBankIdp(location, alice, idpBrowser));
+    expect(back.headers.get("location")).toMatch(/^\/consent\?interaction=/);
+  });
+
   it("a client secret (client_secret_basic) works as well as private_key_jwt", async () => {
     const { encryption } = loadKeyEncryption(server.kekFile, false);
     await server.db.identityProviders.update(idpId, { clientId: "tollgate-secret", clientAuthMethod: "client_secret_basic", clientSecret: encryption.seal(Buffer.from("bank-secret-0123456789"), `identity-provider:${idpId}`) });

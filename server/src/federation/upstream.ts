@@ -32,6 +32,9 @@ const METADATA_TTL_MS = 3_600_000;
 /** Lifetime of Tollgate's client assertions at an identity provider, seconds (RFC 7523 §3: short). */
 const ASSERTION_LIFETIME_SECONDS = 60;
 
+/** Clock skew allowed between Tollgate and an identity provider when an authentication must be new, seconds. */
+const CLOCK_SKEW_SECONDS = 5;
+
 /** The `amr` values (RFC 8176 §2) an upstream sign-in may carry into Tollgate's tokens. */
 const AMR = /^[a-z]{2,16}$/;
 
@@ -59,7 +62,7 @@ export interface UpstreamIdentity {
   customerNumber: string | null;
   /** The provider's `acr`; null when none. */
   acr: string | null;
-  /** Whether `acr` is one of the provider's SCA values (PSD2 RTS Art. 4). */
+  /** Whether `acr` is one of the provider's SCA values (PSD2 RTS Art. 4), for an authentication made after Tollgate asked. */
   sca: boolean;
   /** RFC 8176 methods: the provider's well-formed ones, with `mfa` exactly when `sca`. */
   amr: string[];
@@ -78,6 +81,11 @@ export interface FederationSettings {
   authUrl: string;
   /** The longest wait for each call to an identity provider, seconds. */
   timeoutSeconds: number;
+  /**
+   * How old the provider's authentication may be, seconds (SCA_IDLE_SECONDS: the inactivity
+   * allowed after authenticating, RTS Art. 4(3)(d)): sent as `max_age`, and checked on `auth_time`.
+   */
+  freshSeconds: number;
 }
 
 export interface Federation {
@@ -85,8 +93,10 @@ export interface Federation {
    * The URL to send the PSU to, to sign in at the interaction's identity provider: the
    * request pushed first when the provider offers PAR. Records the state's hash on the
    * interaction, replacing an earlier one.
-   * @param hints - `max_age` (seconds, null: none) of the TPP's request; `login_hint`,
-   *   `ui_locales` and, when the request needs SCA, `acr_values` come from the interaction.
+   * @param hints - `max_age` (seconds, null: none) of the TPP's request, sent when shorter than
+   *   {@link FederationSettings.freshSeconds}; `login_hint`, `ui_locales` and, when the request
+   *   needs SCA, `acr_values` and `prompt=login` (SCA in this authentication, not the provider's
+   *   single sign-on) come from the interaction.
    * @returns the URL; undefined when the interaction is no longer at the login stage.
    * @throws UpstreamUnavailable when the provider is unknown, unreachable or refuses the pushed request.
    */
@@ -191,7 +201,8 @@ export function federation(settings: FederationSettings): Federation {
 
     async begin(interaction, hints) {
       const idp = await providerOf(interaction);
-      const state = randomBytes(32).toString("base64url");
+      // The state carries when it was sent: its hash is what finds the interaction, so it cannot be changed.
+      const state = `${randomBytes(32).toString("base64url")}.${Math.floor(Date.now() / 1000)}`;
       const parameters: Record<string, string> = {
         redirect_uri: redirectUri,
         scope: [...new Set(["openid", ...idp.scopes])].join(" "),
@@ -200,7 +211,8 @@ export function federation(settings: FederationSettings): Federation {
         code_challenge: await oidc.calculatePKCECodeChallenge(derived("pkce", state)),
         code_challenge_method: "S256",
         ...(interaction.scaRequired && idp.scaAcrValues.length > 0 ? { acr_values: idp.scaAcrValues.join(" ") } : {}),
-        ...(hints.maxAge === null ? {} : { max_age: String(hints.maxAge) }),
+        ...(interaction.scaRequired ? { prompt: "login" } : {}),
+        max_age: String(Math.min(hints.maxAge ?? Infinity, settings.freshSeconds)),
         ...(interaction.loginHint === null ? {} : { login_hint: interaction.loginHint }),
         ...(interaction.uiLocales === null ? {} : { ui_locales: interaction.uiLocales }),
       };
@@ -230,6 +242,7 @@ export function federation(settings: FederationSettings): Federation {
           expectedNonce: derived("nonce", state),
           expectedState: state,
           idTokenExpected: true,
+          maxAge: settings.freshSeconds,
         });
         claims = tokens.claims()!;
       } catch (err) {
@@ -241,7 +254,10 @@ export function federation(settings: FederationSettings): Federation {
         throw new UpstreamRefused("access_denied", "the bank's sign-in could not be verified", String((err as Error).message).slice(0, 200));
       }
       const acr = typeof claims.acr === "string" ? claims.acr : null;
-      const sca = acr !== null && idp.scaAcrValues.includes(acr);
+      const authTime = typeof claims.auth_time === "number" ? claims.auth_time : Math.floor(Date.now() / 1000);
+      // SCA counts only if it happened after Tollgate asked for it (RTS Art. 4: in this authentication).
+      const sentAt = Number(state.slice(state.lastIndexOf(".") + 1));
+      const sca = acr !== null && idp.scaAcrValues.includes(acr) && authTime >= sentAt - CLOCK_SKEW_SECONDS;
       const upstreamAmr = Array.isArray(claims.amr) ? claims.amr.filter((m): m is string => typeof m === "string" && AMR.test(m) && m !== "mfa") : [];
       const claim = idp.customerNumberClaim === null ? claims.sub : claims[idp.customerNumberClaim];
       return {
@@ -251,7 +267,7 @@ export function federation(settings: FederationSettings): Federation {
         acr,
         sca,
         amr: [...new Set(upstreamAmr)].slice(0, 8).concat(sca ? ["mfa"] : []),
-        authTime: new Date((typeof claims.auth_time === "number" ? claims.auth_time : Math.floor(Date.now() / 1000)) * 1000),
+        authTime: new Date(authTime * 1000),
       };
     },
   };

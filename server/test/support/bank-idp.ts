@@ -431,7 +431,8 @@ function shownError(html: string): string | undefined {
 }
 
 /**
- * Plays the PSU's user agent at the bank IdP, with a cookie jar of its own: GETs
+ * Plays the PSU's user agent at the bank IdP, with a cookie jar of its own (or `jar`, kept
+ * between calls: the IdP's single sign-on then answers without its page): GETs
  * `authorizationUrl` (an authorization request at the IdP, e.g. with a PAR `request_uri`),
  * follows the IdP's redirects to its sign-in page, posts `who`'s username, password and
  * one-time code (empty when none), or cancels, and follows the IdP's redirects until one
@@ -441,9 +442,9 @@ function shownError(html: string): string | undefined {
  * @throws Error naming the status and the page on any other answer: an error page of the IdP,
  *   a 5xx, or the sign-in page again (its error shown, e.g. "Wrong username or password").
  */
-export async function signInAtBankIdp(authorizationUrl: string, who: { username: string; password: string; otp?: string } | "cancel"): Promise<URL> {
+export async function signInAtBankIdp(authorizationUrl: string, who: { username: string; password: string; otp?: string } | "cancel", jar?: Browser): Promise<URL> {
   const start = new URL(authorizationUrl);
-  const browser = new Browser(start.origin);
+  const browser = jar ?? new Browser(start.origin);
   const first = await follow(browser, await browser.fetch(start.href), start);
   if ("left" in first) return first.left;
   if (first.status !== 200 || !INTERACTION_PATH.test(first.page.pathname)) {

@@ -11,6 +11,7 @@ import * as oauth from "oauth4webapi";
 import { DEMO } from "../../src/demo/seed.js";
 import { Browser, interactionIdFrom, json, request, signInInteraction } from "./flow.js";
 import { startTestServer, type TestServer } from "./server.js";
+import { signInAtBankIdp } from "./bank-idp.js";
 
 /**
  * Spread into every oauth4webapi request's options: plain HTTP allowed (oauth4webapi refuses
@@ -74,13 +75,15 @@ export interface BrowserStep {
   user?: { username: string; password: string };
   /** The browser (its cookies: a session signed in before); default a new one. */
   browser?: Browser;
+  /** The customer who signs in at the test bank IdP (support/bank-idp.ts), when the request is sent there. */
+  upstream?: { username: string; password: string; otp?: string };
 }
 
 /**
  * Plays the user agent for an authorization URL built by the client: GET it with a fresh
  * cookie jar, follow the server's redirect to the sign-in page by reading the interaction
  * through the JSON API the SPA uses, sign in (the password, then the user's passkey when the
- * factor stage follows), answer consent when asked, and return the
+ * factor stage follows; or, with `step.upstream`, at the bank IdP it is sent to), answer consent when asked, and return the
  * redirect back to the client's callback exactly as the browser would be sent there (for a
  * `form_post.jwt` answer: this server's page that posts it, which `step.browser` may load).
  * @throws when any step answers something other than the expected status.
@@ -89,8 +92,14 @@ export async function runBrowserStep(authorizationUrl: URL, step: BrowserStep = 
   const browser = step.browser ?? new Browser(authorizationUrl.origin);
   const start = await browser.fetch(authorizationUrl.href);
   if (start.status !== 302) throw new Error(`authorization endpoint answered ${start.status}: ${await start.text()}`);
-  const location = start.headers.get("location");
+  let location = start.headers.get("location");
   if (!location) throw new Error("authorization endpoint redirected without Location");
+  if (step.upstream && !location.startsWith("/")) {
+    // Sent to sign in at the bank's identity provider: its answer comes back to Tollgate, which goes on.
+    const back = await browser.fetch((await signInAtBankIdp(location, step.upstream)).href);
+    location = back.headers.get("location");
+    if (back.status !== 302 || !location) throw new Error(`the identity provider's answer was answered ${back.status}: ${await back.text()}`);
+  }
   // An error the server can send back to the client goes straight to the callback.
   if (!location.startsWith("/")) return new URL(location);
 
