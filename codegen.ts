@@ -35,6 +35,7 @@ const config: CodegenConfig = {
           AuthorizationEvidence: record("evidence", "EvidenceRecord"),
           AuditEvent: record("audit", "AuditEventRow"),
           SigningKey: record("signing-keys", "SigningKeyRecord"),
+          IdentityProvider: record("identity-providers", "IdentityProviderRecord"),
           SigningKeyRotation: "../use-cases/signing-keys.js#SigningKeyRotationResult",
           Me: "../context.js#SignedInUser",
         },

@@ -670,7 +670,7 @@ describe("error bodies", () => {
     expectNoInternals(notJson);
   });
 
-  it("the schema offers no field that holds a token value, a secret hash or a password", () => {
+  it("the schema offers no field that holds a token value, a secret hash, a password or a client secret", () => {
     const accessToken = schema.getType("AccessToken") as GraphQLObjectType;
     expect(Object.keys(accessToken.getFields()).sort()).toEqual(
       [
@@ -700,8 +700,11 @@ describe("error bodies", () => {
         if (/hash|secret|password|^token$|^(access|refresh)Token$|tokenValue|^code$/i.test(field)) secretish.push(`${type.name}.${field}`);
       }
     }
-    // The one exception: the secret shown once by createApp / rotateCredential.
-    expect(secretish).toEqual(["IssuedCredential.consumerSecret"]);
+    // The exceptions: the secret shown once by createApp / rotateCredential, and whether an
+    // identity provider has a client secret stored, a Boolean (the secret is write-only).
+    expect(secretish.sort()).toEqual(["IdentityProvider.hasClientSecret", "IssuedCredential.consumerSecret"]);
+    const identityProvider = schema.getType("IdentityProvider") as GraphQLObjectType;
+    expect(String(identityProvider.getFields().hasClientSecret!.type)).toBe("Boolean!");
   });
 });
 

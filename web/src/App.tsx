@@ -8,6 +8,7 @@ import { AccountPage } from "./pages/account/AccountPage";
 import { AppDetailPage } from "./pages/admin/AppDetailPage";
 import { AppsPage } from "./pages/admin/AppsPage";
 import { AuditPage } from "./pages/admin/AuditPage";
+import { IdentityProvidersPage } from "./pages/admin/IdentityProvidersPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
 import { Psd2ConsentPage } from "./pages/admin/Psd2ConsentPage";
@@ -59,6 +60,7 @@ export function App() {
           <Route path={patterns.psd2Consent} element={<Psd2ConsentPage />} />
           <Route path={patterns.audit} element={<AuditPage />} />
           <Route path={patterns.signingKeys} element={<SigningKeysPage />} />
+          <Route path={patterns.identityProviders} element={<IdentityProvidersPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

@@ -10,6 +10,7 @@ import { OAuthError } from "../kernel/errors.js";
 import { bearerToken } from "../oauth/bearer.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findPresentedToken } from "../oauth/tokens.js";
+import type { Federation } from "../federation/upstream.js";
 import type { Keyring } from "../keys/keyring.js";
 import type { RotationSettings } from "../keys/rotation.js";
 import type { Database, Stores } from "../stores/index.js";
@@ -37,6 +38,10 @@ export interface AdminContext {
   keyring: Keyring;
   /** When signing keys rotate (keys/setup.ts rotationSettings): when a next key may sign. */
   rotation: RotationSettings;
+  /** The sign-in at the bank's identity providers (federation/upstream.ts): seals their client secrets, and names Tollgate's redirect URI there. */
+  federation: Pick<Federation, "sealClientSecret" | "redirectUri">;
+  /** Tollgate's JWK Set URL (`<AUTH_URL>/oauth2/v1/jwks`), which an identity provider reads for private_key_jwt. */
+  jwksUri: string;
 }
 
 /**

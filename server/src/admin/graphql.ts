@@ -17,7 +17,9 @@ import express, { Router, type RequestHandler } from "express";
 import { GraphQLError, NoSchemaIntrospectionCustomRule, getVariableValues, validate, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import type { Federation } from "../federation/upstream.js";
 import type { Keyring } from "../keys/keyring.js";
+import { JWKS_PATH } from "../kernel/paths.js";
 import { rotationSettings } from "../keys/setup.js";
 import { Conflict, NotFound, UnknownReference } from "../kernel/domain-errors.js";
 import type { Database } from "../stores/index.js";
@@ -89,19 +91,23 @@ function formatError(logger: Logger) {
 /**
  * Builds the router of the admin API, mounted at `/graphql` (http/app.ts loads it on the first request).
  * @param session - the session middleware shared with the sign-in pages.
- * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `keys`: the signing keys' rotation settings.
+ * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `keys`: the signing keys' rotation settings;
+ *   `authUrl`: AUTH_URL, where Tollgate's JWK Set is.
  * @param keyring - this server's signing keys, which admins may rotate.
+ * @param federation - the sign-in at the bank's identity providers: seals their client secrets, names the redirect URI.
  */
 export async function adminRouter(
   db: Database,
   realm: string,
   session: RequestHandler,
   logger: Logger,
-  config: Pick<Config, "allowLinkLocalUpstreams" | "keys">,
+  config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl">,
   keyring: Keyring,
+  federation: Federation,
 ): Promise<Router> {
   const { allowLinkLocalUpstreams } = config;
   const rotation = rotationSettings(config);
+  const jwksUri = `${config.authUrl}${JWKS_PATH}`;
   const server = new ApolloServer<AdminContext>({
     typeDefs: readFileSync(new URL("./schema.graphql", import.meta.url), "utf8"),
     resolvers: buildResolvers(),
@@ -128,7 +134,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation };
+          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

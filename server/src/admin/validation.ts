@@ -5,9 +5,13 @@ import type { GraphQLError } from "graphql";
 import { z } from "zod";
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
+  ACR_VALUE_MAX_LENGTH,
+  ACR_VALUES_MAX_COUNT,
   API_NAME_MAX_LENGTH,
+  CLAIM_NAME_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
   GRACE_SECONDS,
+  IDENTITY_PROVIDER_NAME_MAX_LENGTH,
   MAX_AGE_SECONDS,
   NAME_MAX_LENGTH,
   PAGE_SIZE,
@@ -17,6 +21,8 @@ import {
   SCOPE_DESCRIPTION_MAX_LENGTH,
   SCOPES_MAX_COUNT,
   TEXT_MAX_LENGTH,
+  UPSTREAM_CLIENT_ID_MAX_LENGTH,
+  UPSTREAM_CLIENT_SECRET_MAX_LENGTH,
   URL_MAX_LENGTH,
   USERNAME_LENGTH,
 } from "../kernel/limits.js";
@@ -61,6 +67,28 @@ const secureUrl = z
   .max(URL_MAX_LENGTH)
   .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
   .refine((u) => URL.canParse(u) && !u.includes("#") && isHttpsOrLoopback(new URL(u)), "an absolute https URL (http only on localhost), without a fragment");
+
+/**
+ * An identity provider's issuer identifier (OpenID Connect Discovery §3: https, no query or
+ * fragment), which Tollgate fetches its metadata from: https, or http on a loopback host
+ * (tests, the demo); RFC 3986 characters only, no user information, never a link-local or
+ * cloud metadata address.
+ */
+const issuer = z
+  .string()
+  .max(URL_MAX_LENGTH)
+  .refine((u) => URI_CHARACTERS.test(u), "RFC 3986 characters only: no spaces, control or non-ASCII characters (percent-encode them)")
+  .refine(
+    (u) => URL.canParse(u) && !u.includes("?") && !u.includes("#") && isHttpsOrLoopback(new URL(u)),
+    "an absolute https URL (http only on 127.0.0.1, localhost or [::1]), without a query or fragment",
+  )
+  .refine((u) => !URL.canParse(u) || (new URL(u).username === "" && new URL(u).password === ""), "no user name or password in the URL")
+  .refine(notLinkLocal, LINK_LOCAL_REFUSED);
+
+/** Visible ASCII and space (RFC 6749 Appendix A VSCHAR): client ids and secrets. */
+const VSCHAR = /^[\x20-\x7e]+$/;
+/** Visible ASCII without space: a claim name, an `acr` value. */
+const NQCHAR = /^[\x21-\x7e]+$/;
 
 /** Text a database stores as given (no lone surrogates, no NUL). */
 const text = (max: number) => z.string().trim().max(max).refine(isCleanText, "must be well-formed text without NUL");
@@ -139,6 +167,31 @@ export const v = {
   first: z.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max),
   /** The console's global search text: a name, a consumer key, a username or a token id prefix. */
   search: text(NAME_MAX_LENGTH).pipe(z.string().min(1)),
+  /** An identity provider's name, shown to PSUs: letters, digits, spaces, . _ - (surrounding spaces dropped). */
+  identityProviderName: z
+    .string()
+    .trim()
+    .regex(new RegExp(`^[A-Za-z0-9 ._-]{1,${IDENTITY_PROVIDER_NAME_MAX_LENGTH}}$`), `1-${IDENTITY_PROVIDER_NAME_MAX_LENGTH} letters, digits, spaces, . _ -`),
+  issuer,
+  /** Tollgate's client id at an identity provider. */
+  upstreamClientId: z
+    .string()
+    .min(1, "a client id is required")
+    .max(UPSTREAM_CLIENT_ID_MAX_LENGTH)
+    .regex(VSCHAR, "printable ASCII characters only"),
+  /** Tollgate's client secret at an identity provider (client_secret_basic). */
+  upstreamClientSecret: z
+    .string()
+    .min(1, "a client secret is required")
+    .max(UPSTREAM_CLIENT_SECRET_MAX_LENGTH)
+    .regex(VSCHAR, "printable ASCII characters only"),
+  /** The ID token claim naming the customer number. */
+  claimName: z.string().max(CLAIM_NAME_MAX_LENGTH).regex(NQCHAR, "printable ASCII characters without spaces"),
+  /** The `acr` values (OpenID Connect Core §2) that mean strong customer authentication at an identity provider. */
+  acrValues: z
+    .array(z.string().max(ACR_VALUE_MAX_LENGTH).regex(NQCHAR, "printable ASCII characters without spaces"))
+    .max(ACR_VALUES_MAX_COUNT)
+    .refine((a) => new Set(a).size === a.length, "duplicate value"),
   /** Client authentication methods (the GraphQL enum admits only known names): one or more, each once. */
   authMethods: z
     .array(z.string())

@@ -23,6 +23,8 @@ const NEUTRAL_TABLES = [
   "GatewayTraffic",
   "PushedAuthorizationRequest",
   "UsedJti",
+  "AuthorizationEvidence",
+  "FederatedIdentity",
   "_prisma_migrations",
 ];
 const UNCACHED_TABLES = ["AccessToken", "User", ...NEUTRAL_TABLES];

@@ -22,6 +22,8 @@ const OUTSIDE_THE_CACHES = [
   "GatewayTraffic",
   "PushedAuthorizationRequest",
   "UsedJti",
+  "AuthorizationEvidence",
+  "FederatedIdentity",
   "_prisma_migrations",
 ];
 

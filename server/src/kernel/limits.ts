@@ -21,6 +21,17 @@ export const SCOPES_MAX_COUNT = 50;
 /** A scope's description for end users (consent and Account pages). */
 export const SCOPE_DESCRIPTION_MAX_LENGTH = 200;
 
+/** An identity provider's name (letters, digits, space, . _ -), shown to PSUs. */
+export const IDENTITY_PROVIDER_NAME_MAX_LENGTH = 64;
+/** Tollgate's client id, and its client secret, at an identity provider (RFC 6749 VSCHAR). */
+export const UPSTREAM_CLIENT_ID_MAX_LENGTH = 255;
+export const UPSTREAM_CLIENT_SECRET_MAX_LENGTH = 255;
+/** The ID token claim naming the bank's customer number. */
+export const CLAIM_NAME_MAX_LENGTH = 64;
+/** An identity provider's `acr` values that mean strong customer authentication: how many, and each one's length. */
+export const ACR_VALUES_MAX_COUNT = 20;
+export const ACR_VALUE_MAX_LENGTH = 255;
+
 /** An app's access token lifetime, seconds (1 minute to 1 day). */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = { min: 60, max: 86_400 } as const;
 /** An app's refresh token lifetime, seconds (1 minute to 400 days). */

@@ -48,6 +48,8 @@ export interface AppRecord {
   sectorIdentifierUri: string | null;
   /** OpenID Connect RP-Initiated Logout 1.0 §3.1 `post_logout_redirect_uris`: where the logout endpoint may send the browser, matched exactly; empty when none. */
   postLogoutRedirectUris: string[];
+  /** The bank's identity provider its PSUs sign in at (federation/), before its API products' choice; null when none. */
+  identityProviderId: string | null;
   /** How the app registered itself (RFC 7591), JSON (registration/stored.ts); null for an app an admin created. */
   registration: string | null;
   createdAt: Date;
@@ -99,6 +101,8 @@ export interface AppSettings {
   sectorIdentifierUri?: string | null;
   /** The post-logout redirect URIs, replacing the app's; none by default. */
   postLogoutRedirectUris?: string[];
+  /** The identity provider its PSUs sign in at; null removes it; none by default. */
+  identityProviderId?: string | null;
 }
 
 /** A credential. Its secret is never read back: only its SHA-256 is stored. */
@@ -143,6 +147,8 @@ export interface AppStore {
   find(id: string): Promise<AppRecord | undefined>;
   /** The apps of a developer, by name. */
   ofDeveloper(developerId: string): Promise<AppRecord[]>;
+  /** The apps whose PSUs sign in at an identity provider, by name. */
+  ofIdentityProvider(identityProviderId: string): Promise<AppRecord[]>;
   /**
    * Creates an app with its callback URLs and its first credential, in one statement.
    * @throws Conflict when the developer has an app of this name or the key is taken, UnknownReference for an unknown developer or product.

@@ -23,6 +23,8 @@ export interface ApiProductRecord {
   authorizationDetailsTypes: string[];
   /** The access tokens of its grants (oauth/access-token-jwt.ts): opaque, or JWTs (RFC 9068). */
   accessTokenFormat: AccessTokenFormat;
+  /** The bank's identity provider the PSUs of its grants sign in at (federation/), unless the app names one; null: Tollgate's own sign-in. */
+  identityProviderId: string | null;
   createdAt: Date;
 }
 
@@ -54,6 +56,8 @@ export interface ApiProductChanges {
   requiresSca?: boolean;
   authorizationDetailsTypes?: string[];
   accessTokenFormat?: AccessTokenFormat;
+  /** null: Tollgate's own sign-in. */
+  identityProviderId?: string | null;
   apiIds?: string[];
 }
 
@@ -71,6 +75,8 @@ export interface ApiChanges {
 export interface ProductStore {
   /** Every API product, by name. */
   listProducts(): Promise<ApiProductRecord[]>;
+  /** The API products whose PSUs sign in at an identity provider, by name. */
+  productsOfIdentityProvider(identityProviderId: string): Promise<ApiProductRecord[]>;
   /** The APIs an API product grants. */
   apisOfProduct(apiProductId: string): Promise<ApiRecord[]>;
   /** Fields left out take their defaults. @throws Conflict when the name is taken, UnknownReference for an unknown API id. */

@@ -219,6 +219,8 @@ export interface ApiProduct {
   requiresSca: boolean;
   authorizationDetailsTypes: AuthorizationDetailsType[];
   accessTokenFormat: AccessTokenFormat;
+  /** The bank's identity provider the PSUs of its grants sign in at (unless the app names one); null: Tollgate's own sign-in. */
+  identityProvider: IdentityProviderOption | null;
   apis: Array<{ id: string; name: string }>;
   createdAt: string;
 }
@@ -240,15 +242,19 @@ export interface Api {
 }
 
 const API_PRODUCT_FIELDS =
-  "id name displayName description scopes scopeDescriptions { name description } requiresSca authorizationDetailsTypes accessTokenFormat apis { id name } createdAt";
+  "id name displayName description scopes scopeDescriptions { name description } requiresSca authorizationDetailsTypes accessTokenFormat identityProvider { id name } apis { id name } createdAt";
 const API_FIELDS = "id name upstreamUrl requiredScopes passCookies requiredAcr maxAgeSeconds consentCheck products { id name } createdAt";
 
-/** The products page: products, APIs, and every scope with its description (to tell a product's new scopes from known ones). */
-export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[]; scopes: Scope[] }>(`
+/**
+ * The products page: products, APIs, every scope with its description (to tell a product's new
+ * scopes from known ones), and the identity providers a product's PSUs may sign in at.
+ */
+export const PRODUCTS_AND_APIS = gql<{ apiProducts: ApiProduct[]; apis: Api[]; scopes: Scope[]; identityProviders: IdentityProviderOption[] }>(`
   query ProductsAndApis {
     apiProducts { ${API_PRODUCT_FIELDS} }
     apis { ${API_FIELDS} }
     scopes { name description }
+    identityProviders { id name }
   }
 `);
 
@@ -264,6 +270,8 @@ export interface CreateApiProductInput {
   authorizationDetailsTypes?: AuthorizationDetailsType[];
   /** Applies to tokens issued from now on. */
   accessTokenFormat?: AccessTokenFormat;
+  /** The identity provider its PSUs sign in at; null: Tollgate's own sign-in. */
+  identityProviderId?: string | null;
   apiIds?: string[];
 }
 
@@ -380,6 +388,8 @@ export interface AppDetail extends AppSummary {
   requireSignedRequestObject: boolean;
   /** How the app registered itself (RFC 7591), or null for an app created in the console or the admin API. */
   registration: AppRegistration | null;
+  /** The bank's identity provider its PSUs sign in at, before its products' choice; null: none of its own. */
+  identityProvider: IdentityProviderOption | null;
   credentials: Credential[];
 }
 
@@ -441,6 +451,8 @@ export interface AppSettings {
   requireNonce?: boolean;
   /** Needs the app's keys; applies to authorization requests from now on. */
   requireSignedRequestObject?: boolean;
+  /** The identity provider its PSUs sign in at; null removes it. */
+  identityProviderId?: string | null;
 }
 
 /** A consumer key and secret, returned once by createApp and rotateCredential. */
@@ -457,7 +469,8 @@ const REGISTRATION_FIELDS = `softwareId softwareVersion organizationId organizat
   registeredAt statementIssuedAt statementExpiresAt`;
 const APP_DETAIL_FIELDS = `${APP_SUMMARY_FIELDS} callbackUrls accessTokenLifetimeSeconds refreshTokenLifetimeSeconds
   tokenResponseProfile requirePkce canIntrospect tokenEndpointAuthMethods securityProfile jwks jwksUri tlsClientAuth { parameter value }
-  idTokenSignedResponseAlg introspectionSignedResponseAlg authorizationSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce requireSignedRequestObject registration { ${REGISTRATION_FIELDS} } credentials { ${CREDENTIAL_FIELDS} }`;
+  idTokenSignedResponseAlg introspectionSignedResponseAlg authorizationSignedResponseAlg subjectType sectorIdentifierUri postLogoutRedirectUris requireNonce requireSignedRequestObject registration { ${REGISTRATION_FIELDS} } identityProvider { id name }
+  credentials { ${CREDENTIAL_FIELDS} }`;
 const ISSUED_FIELDS = "consumerKey consumerSecret app { id name } credential { id }";
 
 export interface AppFilter {
@@ -975,5 +988,90 @@ export const SIGNING_KEYS = gql<{ signingKeys: SigningKey[] }>(`
 export const ROTATE_SIGNING_KEY = gql<{ rotateSigningKey: SigningKeyRotation }, { alg: SigningAlgorithm }>(`
   mutation RotateSigningKey($alg: SigningAlgorithm!) {
     rotateSigningKey(alg: $alg) { alg promoted signsFrom keys { ${SIGNING_KEY_FIELDS} } }
+  }
+`);
+
+/* Identity providers */
+
+/** How Tollgate authenticates at an identity provider: with its own signing keys (private_key_jwt), or the client secret the provider issued. */
+export type UpstreamClientAuth = "private_key_jwt" | "client_secret_basic";
+
+/** An identity provider as a choice of sign-in (an app's, a product's). */
+export interface IdentityProviderOption {
+  id: string;
+  name: string;
+}
+
+/** One of the bank's identity providers (never its client secret). */
+export interface IdentityProvider extends IdentityProviderOption {
+  issuer: string;
+  clientId: string;
+  clientAuthMethod: UpstreamClientAuth;
+  /** openid first. */
+  scopes: string[];
+  /** The ID token claim naming the customer number; null: sub. */
+  customerNumberClaim: string | null;
+  /** The acr values that mean strong customer authentication. */
+  scaAcrValues: string[];
+  /** A client secret is stored (it is never returned). */
+  hasClientSecret: boolean;
+  /** Tollgate's redirect URI, to register at the provider. */
+  redirectUri: string;
+  /** Tollgate's JWK Set URL, for private_key_jwt. */
+  jwksUri: string;
+  apps: Array<{ id: string; name: string }>;
+  apiProducts: Array<{ id: string; name: string }>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** CreateIdentityProviderInput; `clientSecret` is write-only (client_secret_basic only). */
+export interface CreateIdentityProviderInput {
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientAuthMethod: UpstreamClientAuth;
+  clientSecret?: string;
+  scopes?: string[];
+  /** null: sub. */
+  customerNumberClaim?: string | null;
+  scaAcrValues?: string[];
+}
+
+/** UpdateIdentityProviderInput: a field left out keeps its value; a client secret left out is kept (removed on a switch to private_key_jwt). */
+export type UpdateIdentityProviderInput = Partial<CreateIdentityProviderInput>;
+
+const IDENTITY_PROVIDER_FIELDS = `id name issuer clientId clientAuthMethod scopes customerNumberClaim scaAcrValues hasClientSecret redirectUri jwksUri
+  apps { id name } apiProducts { id name } createdAt updatedAt`;
+
+export const IDENTITY_PROVIDERS = gql<{ identityProviders: IdentityProvider[] }>(`
+  query IdentityProviders {
+    identityProviders { ${IDENTITY_PROVIDER_FIELDS} }
+  }
+`);
+
+/** The identity providers an app's or a product's sign-in may name. */
+export const IDENTITY_PROVIDER_OPTIONS = gql<{ identityProviders: IdentityProviderOption[] }>(`
+  query IdentityProviderOptions {
+    identityProviders { id name }
+  }
+`);
+
+export const CREATE_IDENTITY_PROVIDER = gql<{ createIdentityProvider: IdentityProvider }, { input: CreateIdentityProviderInput }>(`
+  mutation CreateIdentityProvider($input: CreateIdentityProviderInput!) {
+    createIdentityProvider(input: $input) { ${IDENTITY_PROVIDER_FIELDS} }
+  }
+`);
+
+export const UPDATE_IDENTITY_PROVIDER = gql<{ updateIdentityProvider: IdentityProvider }, { id: string; input: UpdateIdentityProviderInput }>(`
+  mutation UpdateIdentityProvider($id: ID!, $input: UpdateIdentityProviderInput!) {
+    updateIdentityProvider(id: $id, input: $input) { ${IDENTITY_PROVIDER_FIELDS} }
+  }
+`);
+
+/** Its apps and API products fall back to Tollgate's own sign-in. */
+export const DELETE_IDENTITY_PROVIDER = gql<{ deleteIdentityProvider: string }, { id: string }>(`
+  mutation DeleteIdentityProvider($id: ID!) {
+    deleteIdentityProvider(id: $id)
   }
 `);

@@ -16,6 +16,7 @@ const LINKS = [
   { to: routes.psd2Consents(), label: "PSD2 consents" },
   { to: routes.audit(), label: "Audit log" },
   { to: routes.signingKeys(), label: "Signing keys" },
+  { to: routes.identityProviders(), label: "Identity providers" },
 ];
 
 /**

@@ -30,6 +30,7 @@ export const patterns = {
   psd2Consent: "/admin/psd2-consents/:id",
   audit: "/admin/audit",
   signingKeys: "/admin/signing-keys",
+  identityProviders: "/admin/identity-providers",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
@@ -72,6 +73,8 @@ export const routes = {
   audit: (filter: Partial<AuditFilter> = {}) => withOptionalQuery(patterns.audit, filterQuery(filter)),
   /** The server's signing keys and their rotation. */
   signingKeys: () => patterns.signingKeys,
+  /** The bank's identity providers, where the PSUs of the apps and products that name one sign in. */
+  identityProviders: () => patterns.identityProviders,
 };
 
 /**

@@ -10,6 +10,9 @@ const FIELD_NAMES = new Map([
   ["jwksUri", "JWKS URI"],
   ["postLogoutRedirectUris", "Post-logout redirect URIs"],
   ["sectorIdentifierUri", "Sector identifier URI"],
+  ["identityProviderId", "Sign-in"],
+  ["scaAcrValues", "SCA acr values"],
+  ["clientId", "Client id"],
 ]);
 
 /**

@@ -26,6 +26,7 @@ import {
 import { found } from "../use-cases/common.js";
 import { check, checkNullable, checkOptional, inputError, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
+import { identityProviderId } from "./identity-providers.js";
 
 /** The checked token lifetimes of an input; absent ones undefined. */
 function lifetimes(input: TokenLifetimesInput): AppSettings {
@@ -37,7 +38,7 @@ function lifetimes(input: TokenLifetimesInput): AppSettings {
 
 /**
  * The checked client settings of an input (AppSettingsInput, CreateAppInput); absent ones undefined,
- * a null or empty `sectorIdentifierUri` null (removed).
+ * a null or empty `sectorIdentifierUri` or `identityProviderId` null (removed).
  * @throws BAD_USER_INPUT naming the field: no or repeated methods, a post-logout redirect URI that
  *   would not do as a callback URL or is repeated, a sector identifier URI that is not https (validation.ts).
  */
@@ -57,6 +58,7 @@ function settings(input: AppSettingsInput): AppSettings {
     postLogoutRedirectUris: checkOptional(v.postLogoutRedirectUris, input.postLogoutRedirectUris, "postLogoutRedirectUris"),
     requireNonce: input.requireNonce ?? undefined,
     requireSignedRequestObject: input.requireSignedRequestObject ?? undefined,
+    identityProviderId: identityProviderId(input.identityProviderId),
   };
 }
 
@@ -164,6 +166,7 @@ export const appResolvers: Resolvers = {
     developer: (app, _a, { db }) => found(db.organizations.findDeveloper(app.developerId), "no developer with this id"),
     callbackUrls: (app, _a, { db }) => db.apps.callbackUrls(app.id),
     credentials: (app, _a, { db }) => db.apps.credentials(app.id),
+    identityProvider: (app, _a, { db }) => (app.identityProviderId === null ? null : db.identityProviders.find(app.identityProviderId)),
   },
   Credential: {
     products: (c, _a, { db }) => db.apps.productsOfCredential(c.id),

@@ -12,7 +12,7 @@ const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
  * The audit event of the admin mutation being resolved: type `admin.<field>`, the caller as
  * actor (`admin:<username>` or `client:<client id>`), the first of the `id`, `appId`,
  * `credentialId`, `userId` arguments as subject, and the arguments as details (`{ args }`,
- * passwords replaced by "[redacted]"), in the HTTP request's context (its ids).
+ * passwords and client secrets replaced by "[redacted]"), in the HTTP request's context (its ids).
  * @throws UNAUTHENTICATED or FORBIDDEN when the caller is not an admin (context.ts requireAdmin).
  */
 export function adminEvent(args: object, ctx: AdminContext, info: GraphQLResolveInfo): AuditEventInput {
@@ -21,7 +21,10 @@ export function adminEvent(args: object, ctx: AdminContext, info: GraphQLResolve
   return { type: `admin.${info.fieldName}`, actor: requireAdmin(ctx), subject, details: { args: redact(args) }, request: ctx.request };
 }
 
-/** Arguments as logged: passwords removed. */
+/** Arguments that hold secrets: a user's password, Tollgate's client secret at an identity provider. */
+const SECRET_ARGS = new Set(["password", "clientSecret"]);
+
+/** Arguments as logged: secrets replaced (a null one stays null: it says none was given). */
 function redact(args: object): unknown {
-  return JSON.parse(JSON.stringify(args, (key, value: unknown) => (key === "password" ? "[redacted]" : value)));
+  return JSON.parse(JSON.stringify(args, (key, value: unknown) => (SECRET_ARGS.has(key) && value != null ? "[redacted]" : value)));
 }

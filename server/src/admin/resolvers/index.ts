@@ -9,6 +9,7 @@ import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";
 import { dashboardResolvers } from "./dashboard.js";
+import { identityProviderResolvers } from "./identity-providers.js";
 import { psd2ConsentResolvers } from "./psd2-consents.js";
 import { organizationResolvers } from "./organizations.js";
 import { productResolvers } from "./products.js";
@@ -54,7 +55,7 @@ function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
   return Object.fromEntries(guarded) as F;
 }
 
-const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, dashboardResolvers, consentResolvers, psd2ConsentResolvers, signingKeyResolvers];
+const modules: Resolvers[] = [organizationResolvers, appResolvers, productResolvers, userResolvers, tokenResolvers, dashboardResolvers, consentResolvers, psd2ConsentResolvers, signingKeyResolvers, identityProviderResolvers];
 
 /** The root fields of type `type` of every module. */
 function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolvers[T]> {

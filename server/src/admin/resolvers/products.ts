@@ -4,8 +4,9 @@ import type { Resolvers, UpdateApiInput, UpdateApiProductInput } from "../genera
 import { createApi, createApiProduct, deleteApi, deleteApiProduct, setScopeDescription, updateApi, updateApiProduct } from "../use-cases/products.js";
 import { check, checkNullable, checkOptional, upstreamUrl, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
+import { identityProviderId } from "./identity-providers.js";
 
-/** The checked fields of a product input; absent ones undefined. */
+/** The checked fields of a product input; absent ones undefined, a null or empty `identityProviderId` null (none). */
 function productChanges(input: UpdateApiProductInput): ApiProductChanges & { scopeDescriptions?: ScopeDescription[] } {
   return {
     name: checkOptional(v.productName, input.name, "name"),
@@ -17,6 +18,7 @@ function productChanges(input: UpdateApiProductInput): ApiProductChanges & { sco
     // GraphQL's enums check the values; each details type once.
     authorizationDetailsTypes: input.authorizationDetailsTypes ? [...new Set(input.authorizationDetailsTypes)] : undefined,
     accessTokenFormat: input.accessTokenFormat ?? undefined,
+    identityProviderId: identityProviderId(input.identityProviderId),
     apiIds: input.apiIds ?? undefined,
   };
 }
@@ -80,6 +82,7 @@ export const productResolvers: Resolvers = {
   },
   ApiProduct: {
     apis: (p, _a, { db }) => db.products.apisOfProduct(p.id),
+    identityProvider: (p, _a, { db }) => (p.identityProviderId === null ? null : db.identityProviders.find(p.identityProviderId)),
     scopeDescriptions: async (p, _a, { db }) => {
       const descriptions = new Map((await db.products.listScopes()).map((s) => [s.name, s.description]));
       return p.scopes.map((name) => ({ name, description: descriptions.get(name) ?? "" }));

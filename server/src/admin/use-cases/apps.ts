@@ -12,6 +12,7 @@ import type { Database, Stores } from "../../stores/index.js";
 import { FAPI2_AUTH_METHODS } from "../../kernel/auth-methods.js";
 import { inputError } from "../validation.js";
 import { auditedChange, found, revocationBy, type Audited } from "./common.js";
+import { checkIdentityProvider } from "./identity-providers.js";
 
 /** A credential as issued: its consumer secret, shown this once and stored only as its SHA-256. */
 export interface IssuedCredential {
@@ -162,13 +163,14 @@ export function setAppStatus(db: Database, o: { appId: string; status: "approved
  * Changes an app's client settings (token lifetimes, response profile, PKCE, introspection,
  * authentication methods, security profile, and the OpenID Connect ones: ID token signing
  * algorithm, subject type, sector identifier URI, post-logout redirect URIs, nonce requirement;
- * and the signed request object requirement, RFC 9101, which needs the app's keys);
- * undefined keeps a setting. They apply to requests from now on (the token endpoint reads the
- * app through the catalog cache, which this write empties). Switching to fapi2 also sets what
+ * the signed request object requirement, RFC 9101, which needs the app's keys; and the
+ * identity provider its PSUs sign in at, null for none);
+ * undefined keeps a setting. They apply to requests from now on (the token endpoint and
+ * /authorize read the app through the catalog cache, which this write empties). Switching to fapi2 also sets what
  * `FAPI2_SETTINGS` holds unless given; back to standard keeps the settings as they are.
  * @throws NotFound; BAD_USER_INPUT when the settings would not hold together: private_key_jwt
  *   or fapi2 without the app's keys, or a fapi2 app with other methods, the apigee profile or
- *   without PKCE.
+ *   without PKCE; or for an unknown identity provider.
  */
 export function updateAppSettings(db: Database, o: { appId: string } & AppSettings & Audited): Promise<AppRecord> {
   const { appId, audit, ...settings } = o;
@@ -176,6 +178,7 @@ export function updateAppSettings(db: Database, o: { appId: string } & AppSettin
     const app = await requireApp(stores, appId);
     const changes = changesOf(app, settings);
     checkSettings({ ...app, ...changes }, settings.securityProfile === "fapi2" ? "securityProfile" : "tokenEndpointAuthMethods");
+    await checkIdentityProvider(stores, changes.identityProviderId);
     return stores.apps.update(appId, changes);
   });
 }

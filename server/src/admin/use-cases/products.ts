@@ -8,6 +8,7 @@ import type { Database, Stores } from "../../stores/index.js";
 import type { ApiChanges, ApiProductChanges, ApiProductRecord, ApiRecord, ScopeDescription } from "../../stores/products.js";
 import { inputError } from "../validation.js";
 import { auditedChange, type Audited } from "./common.js";
+import { checkIdentityProvider } from "./identity-providers.js";
 
 /** Descriptions of scopes for end users, given with a product's changes. */
 interface Described {
@@ -18,11 +19,15 @@ interface Described {
  * Creates an API product granting the APIs `apiIds`; fields left out take their defaults.
  * Each of its scopes needs a description for end users, existing or in `scopeDescriptions`.
  * @throws Conflict when the name is taken, UnknownReference for an unknown API id,
- *   BAD_USER_INPUT when a scope has no description or a description names no scope of the product.
+ *   BAD_USER_INPUT when a scope has no description or a description names no scope of the
+ *   product, or for an unknown identity provider.
  */
 export function createApiProduct(db: Database, o: ApiProductChanges & { name: string } & Described & Audited): Promise<ApiProductRecord> {
   const { audit, scopeDescriptions, ...product } = o;
-  return auditedChange(db, audit, async (stores) => describedScopes(stores, await stores.products.createProduct(product), scopeDescriptions));
+  return auditedChange(db, audit, async (stores) => {
+    await checkIdentityProvider(stores, product.identityProviderId);
+    return describedScopes(stores, await stores.products.createProduct(product), scopeDescriptions);
+  });
 }
 
 /**
@@ -33,6 +38,7 @@ export function createApiProduct(db: Database, o: ApiProductChanges & { name: st
 export function updateApiProduct(db: Database, o: { id: string } & ApiProductChanges & Described & Audited): Promise<ApiProductRecord> {
   const { id, audit, scopeDescriptions, ...changes } = o;
   return auditedChange(db, audit, async (stores) => {
+    await checkIdentityProvider(stores, changes.identityProviderId);
     const product = await stores.products.updateProduct(id, changes);
     return changes.scopes === undefined && scopeDescriptions === undefined ? product : describedScopes(stores, product, scopeDescriptions);
   });

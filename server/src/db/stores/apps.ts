@@ -36,6 +36,7 @@ const APP = {
   subjectType: true,
   sectorIdentifierUri: true,
   postLogoutRedirectUris: true,
+  identityProviderId: true,
   registration: true,
   createdAt: true,
 } satisfies Prisma.AppSelect;
@@ -86,6 +87,7 @@ function settingsColumns(s: AppSettings) {
     subjectType: s.subjectType,
     sectorIdentifierUri: s.sectorIdentifierUri,
     postLogoutRedirectUris: s.postLogoutRedirectUris && joinList(s.postLogoutRedirectUris),
+    identityProviderId: s.identityProviderId,
   };
 }
 
@@ -118,6 +120,9 @@ export function appStore(x: Executor): AppStore {
     },
     async ofDeveloper(developerId) {
       return (await prisma.app.findMany({ where: { developerId }, orderBy: { name: "asc" }, select: APP })).map(toApp);
+    },
+    async ofIdentityProvider(identityProviderId) {
+      return (await prisma.app.findMany({ where: { identityProviderId }, orderBy: { name: "asc" }, select: APP })).map(toApp);
     },
     async create(a) {
       const row = await withDomainErrors(

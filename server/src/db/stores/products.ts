@@ -11,7 +11,7 @@ import type { Executor } from "./executor.js";
 import { withDomainErrors } from "./errors.js";
 
 /** The columns of an ApiProductRecord. */
-export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, authorizationDetailsTypes: true, accessTokenFormat: true, createdAt: true } satisfies Prisma.ApiProductSelect;
+export const API_PRODUCT = { id: true, name: true, displayName: true, description: true, scopes: true, requiresSca: true, authorizationDetailsTypes: true, accessTokenFormat: true, identityProviderId: true, createdAt: true } satisfies Prisma.ApiProductSelect;
 /** The columns of an ApiRecord. */
 const API = { id: true, name: true, upstreamUrl: true, requiredScopes: true, passCookies: true, requiredAcr: true, maxAgeSeconds: true, consentCheck: true, createdAt: true } satisfies Prisma.ApiSelect;
 
@@ -40,6 +40,7 @@ function productColumns(p: ApiProductChanges) {
     requiresSca: p.requiresSca,
     authorizationDetailsTypes: p.authorizationDetailsTypes && joinList(p.authorizationDetailsTypes),
     accessTokenFormat: p.accessTokenFormat,
+    identityProviderId: p.identityProviderId,
   };
 }
 
@@ -62,6 +63,9 @@ export function productStore(x: Executor): ProductStore {
   return {
     async listProducts() {
       return (await prisma.apiProduct.findMany({ orderBy: { name: "asc" }, select: API_PRODUCT })).map(toApiProduct);
+    },
+    async productsOfIdentityProvider(identityProviderId) {
+      return (await prisma.apiProduct.findMany({ where: { identityProviderId }, orderBy: { name: "asc" }, select: API_PRODUCT })).map(toApiProduct);
     },
     async apisOfProduct(apiProductId) {
       return (await prisma.apiProductApi.findMany({ where: { apiProductId }, select: { api: { select: API } } })).map((l) => toApi(l.api));

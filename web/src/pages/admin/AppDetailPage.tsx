@@ -14,11 +14,13 @@ import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { TokensSection } from "../../components/TokensSection";
+import { signInName } from "../../lib/identity-providers";
 import { routes } from "../../lib/routes";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { AppCredentials } from "./AppCredentials";
 import { AppRegistration, AppStatusBadge } from "./AppRegistration";
 import { ClientSettings, SecurityProfileSettings, securityProfileName, SigningKeys } from "./AppSecurity";
+import { AppSignIn } from "./AppSignIn";
 
 type SetApp = (app: AppDetail) => void;
 
@@ -47,6 +49,7 @@ export function AppDetailPage() {
       {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
       <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
       <SigningKeys app={app} onChange={setApp} />
+      <AppSignIn app={app} onChange={setApp} />
       <CallbackUrls app={app} onChange={setApp} />
       <TokenLifetimes app={app} onChange={setApp} />
       <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
@@ -114,6 +117,7 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
         facts={[
           ["Status", <AppStatusBadge status={app.status} />],
           ["Security profile", securityProfileName(app.securityProfile)],
+          ["Sign-in", signInName(app.identityProvider)],
           ["Developer", app.developer.email],
           ["Organization", app.developer.organization.name],
           ["Created", <DateTime value={app.createdAt} />],

@@ -10,6 +10,7 @@ import {
   type ApiProduct,
   type AuthorizationDetailsType,
   type CreateApiProductInput,
+  type IdentityProviderOption,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
@@ -24,6 +25,7 @@ import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { ScopeDescriptionFields } from "../../components/ScopeDescriptionFields";
+import { signInName, signInOptions } from "../../lib/identity-providers";
 import { missingDescriptionsMessage, scopeDescriptionsInput, scopeRows, storedDescriptions, undescribedScopes, type ScopeRow } from "../../lib/scope-descriptions";
 import { toggled } from "../../lib/sets";
 import { useFields } from "../../lib/useFields";
@@ -78,6 +80,7 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
   { header: SCA_LABEL, cell: (p) => (p.requiresSca ? "Yes" : "No") },
   { header: "Authorization details", cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
   { header: "Access tokens", cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
+  { header: "Sign-in", cell: (p) => signInName(p.identityProvider) },
 ];
 
 /** The products' columns with "Edit" and "Delete" (behind a confirmation) per product. */
@@ -104,6 +107,7 @@ function productColumns(action: Action, onEdit: (product: ApiProduct) => void, o
 export function ProductsPage() {
   const query = useQuery(PRODUCTS_AND_APIS);
   const apis = query.data?.apis ?? [];
+  const providers = query.data?.identityProviders ?? [];
   const stored = storedDescriptions(query.data?.scopes ?? []);
   const action = useAction();
   const [editingId, setEditingId] = useState<string | null>(null);
@@ -140,8 +144,8 @@ export function ProductsPage() {
           isCurrent={(p) => p.id === editingId}
           empty="There are no API products yet."
         />
-        {editing && <EditProduct key={editing.id} product={editing} apis={apis} stored={stored} onSaved={saved} onClose={() => setEditingId(null)} />}
-        {query.data && <CreateProduct apis={apis} stored={stored} onCreated={query.reload} />}
+        {editing && <EditProduct key={editing.id} product={editing} apis={apis} providers={providers} stored={stored} onSaved={saved} onClose={() => setEditingId(null)} />}
+        {query.data && <CreateProduct apis={apis} providers={providers} stored={stored} onCreated={query.reload} />}
       </Panel>
       <ApisPanel
         list={{ nodes: apis, loading: query.loading, error: query.data ? null : query.error }}
@@ -165,6 +169,8 @@ type ProductDraft = {
   requiresSca: boolean;
   detailsTypes: ReadonlySet<AuthorizationDetailsType>;
   accessTokenFormat: AccessTokenFormat;
+  /** The identity provider's id; "": Tollgate's own sign-in. */
+  identityProviderId: string;
   apiIds: ReadonlySet<string>;
 };
 
@@ -179,6 +185,7 @@ function productDraft(product?: ApiProduct): ProductDraft {
     requiresSca: product?.requiresSca ?? false,
     detailsTypes: new Set(product?.authorizationDetailsTypes),
     accessTokenFormat: product?.accessTokenFormat ?? "opaque",
+    identityProviderId: product?.identityProvider?.id ?? "",
     apiIds: new Set(product?.apis.map((a) => a.id)),
   };
 }
@@ -201,6 +208,7 @@ function productInput(draft: ProductDraft, rows: readonly ScopeRow[], apis: read
     requiresSca: draft.requiresSca,
     authorizationDetailsTypes: DETAILS_TYPES.map((t) => t.value).filter((t) => draft.detailsTypes.has(t)),
     accessTokenFormat: draft.accessTokenFormat,
+    identityProviderId: draft.identityProviderId || null,
     apiIds: apis.map((a) => a.id).filter((id) => draft.apiIds.has(id)),
   };
 }
@@ -213,7 +221,7 @@ function useProductForm(product: ApiProduct | undefined, stored: ReadonlyMap<str
 }
 
 /** The fields of the create and edit forms of a product. */
-function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>; apis: readonly Api[] }) {
+function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useProductForm>; apis: readonly Api[]; providers: readonly IdentityProviderOption[] }) {
   const { fields, rows } = form;
   const { apiIds, detailsTypes, descriptions } = fields.values;
   return (
@@ -244,6 +252,12 @@ function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>
         hint="JWT: signed tokens that your resource servers can validate offline with the JWK Set; opaque: validated by introspection or this gateway."
         {...fields.bind("accessTokenFormat")}
         options={ACCESS_TOKEN_FORMATS}
+      />
+      <SelectField
+        label="Sign-in"
+        hint="Where the PSUs of its grants sign in: Tollgate's own sign-in, or one of the bank's identity providers. An app's own choice comes first."
+        {...fields.bind("identityProviderId")}
+        options={signInOptions(providers)}
       />
       <fieldset className="fieldset">
         <legend>Authorization details types (RFC 9396)</legend>
@@ -278,8 +292,18 @@ function ProductFields({ form, apis }: { form: ReturnType<typeof useProductForm>
   );
 }
 
-/** "Create an API product": its name, texts, scopes with their descriptions, SCA, access token format, authorization details types and APIs. */
-function CreateProduct({ apis, stored, onCreated }: { apis: readonly Api[]; stored: ReadonlyMap<string, string>; onCreated: () => void }) {
+/** "Create an API product": its name, texts, scopes with their descriptions, SCA, access token format, sign-in, authorization details types and APIs. */
+function CreateProduct({
+  apis,
+  providers,
+  stored,
+  onCreated,
+}: {
+  apis: readonly Api[];
+  providers: readonly IdentityProviderOption[];
+  stored: ReadonlyMap<string, string>;
+  onCreated: () => void;
+}) {
   const action = useAction();
   const form = useProductForm(undefined, stored);
 
@@ -296,7 +320,7 @@ function CreateProduct({ apis, stored, onCreated }: { apis: readonly Api[]; stor
 
   return (
     <Subform title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
-      <ProductFields form={form} apis={apis} />
+      <ProductFields form={form} apis={apis} providers={providers} />
     </Subform>
   );
 }
@@ -305,12 +329,14 @@ function CreateProduct({ apis, stored, onCreated }: { apis: readonly Api[]; stor
 function EditProduct({
   product,
   apis,
+  providers,
   stored,
   onSaved,
   onClose,
 }: {
   product: ApiProduct;
   apis: readonly Api[];
+  providers: readonly IdentityProviderOption[];
   stored: ReadonlyMap<string, string>;
   onSaved: (product: ApiProduct) => void;
   onClose: () => void;
@@ -335,7 +361,7 @@ function EditProduct({
       onConfirm={save}
       onClose={onClose}
     >
-      <ProductFields form={form} apis={apis} />
+      <ProductFields form={form} apis={apis} providers={providers} />
     </ConfirmedSubform>
   );
 }
