@@ -42,6 +42,8 @@ export const routes = {
   home: () => patterns.home,
   /** The sign-in page of an authorization request. */
   login: (interactionId: string) => withQuery(patterns.login, { interaction: interactionId }),
+  /** The server's address that sends the PSU of an authorization request to sign in at the bank's identity provider (not a page of the SPA). */
+  signInAtBank: (interactionId: string) => withQuery("/federation/start", { interaction: interactionId }),
   /** The console's and Account page's sign-in, coming back to `next` (a path on this origin) afterwards. */
   signIn: (next: string) => withQuery(patterns.login, { next }),
   /** The consent page of an authorization request. */

@@ -37,13 +37,43 @@ export function LoginPage() {
   if (id) {
     return (
       <InteractionPage key={id} id={id} stage="login" title={TITLE}>
-        {(interaction, reload) => <LoginForm interaction={interaction} onStale={reload} />}
+        {(interaction, reload) =>
+          interaction.identityProvider ? <SignInAtBank interaction={interaction} provider={interaction.identityProvider} /> : <LoginForm interaction={interaction} onStale={reload} />
+        }
       </InteractionPage>
     );
   }
   const next = safeNextPath(params.get("next"));
   if (next) return <SessionLogin key={next} next={next} />;
   return <IncompleteLink heading="This sign-in link is incomplete" />;
+}
+
+/**
+ * The sign-in step of a request whose PSU signs in at the bank's identity provider: back here
+ * after the consent page sent them to sign in again (inactivity, "Not you?"), they go on there.
+ */
+function SignInAtBank({ interaction, provider }: { interaction: Interaction; provider: string }) {
+  const notice = useNotice();
+  return (
+    <Page title={TITLE}>
+      <Heading>
+        Sign in to continue to <bdi>{interaction.client.name}</bdi>
+      </Heading>
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
+      <p>
+        You sign in at <bdi>{provider}</bdi>.
+      </p>
+      <p>
+        <a className="button" href={routes.signInAtBank(interaction.id)}>
+          Continue to <bdi>{provider}</bdi>
+        </a>
+      </p>
+    </Page>
+  );
 }
 
 /** @param onStale - loads the interaction again (its stage or the session changed, e.g. signed in from another tab). */
