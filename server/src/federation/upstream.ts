@@ -170,6 +170,9 @@ export function federation(settings: FederationSettings): Federation {
     const metadata = discovered.serverMetadata();
     const config = new oidc.Configuration(metadata, idp.clientId, { id_token_signed_response_alg: idTokenAlg(metadata) }, auth);
     if (insecure) oidc.allowInsecureRequests(config);
+    // The ID token's signature is checked against the provider's JWK Set (cached, fetched again for an unknown kid),
+    // not left to TLS with the token endpoint (OpenID Connect Core §3.1.3.7 item 6 allows that; a bank's evidence does not).
+    oidc.enableNonRepudiationChecks(config);
     config.timeout = settings.timeoutSeconds;
     return config;
   }
