@@ -237,3 +237,36 @@ describe("refusals, each an error for the TPP (RFC 6749 §4.1.2.1), never a 5xx"
     }
   });
 });
+
+describe("with login and consent delegated to the bank's application as well", () => {
+  it("a request of an app that signs in at the identity provider still goes there, and consents on Tollgate's page", async () => {
+    const { server: other } = await startIssuerServer({ DELEGATED_LOGIN_URL: "https://bank.example/login", DELEGATED_CONSENT_URL: "https://bank.example/consent" });
+    const otherBank = await startBankIdp({ clients: [bankIdpClientFor(other.authUrl)] });
+    try {
+      const idp = await other.db.identityProviders.create({
+        name: "bank",
+        issuer: otherBank.issuer,
+        clientId: "tollgate",
+        clientAuthMethod: "private_key_jwt",
+        clientSecret: null,
+        scopes: ["openid"],
+        customerNumberClaim: null,
+        scaAcrValues: [BANK_ACR.sca],
+      });
+      await other.prisma.app.updateMany({ where: { name: client.name }, data: { identityProviderId: idp.id } });
+      const browser = new Browser(other.url);
+      const start = await browser.fetch(authorizePath(authorizeParams(client, { code_challenge: pkcePair().challenge, code_challenge_method: "S256" })));
+      const location = start.headers.get("location")!;
+      expect(new URL(location).origin).toBe(otherBank.issuer);
+      const back = await browser.fetch((await signInAtBankIdp(location, alice)).href);
+      const id = interactionIdFrom(back.headers.get("location"));
+      const view = await json(await browser.fetch(`/interaction/${id}`));
+      const consent = await browser.fetch(`/interaction/${id}/consent`, { json: { approve: true, scopes: ["aisp"] }, headers: { "X-CSRF-Token": view.csrfToken } });
+      expect(consent.status).toBe(200);
+      expect(callbackParams((await json(consent)).redirectTo).code).toBeTruthy();
+    } finally {
+      await otherBank.close();
+      await other.close();
+    }
+  });
+});

@@ -219,7 +219,7 @@ export function interactionRouter(
     const answer = parseBody(consentBody, req.body);
     const now = new Date();
     const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
-    if (config.delegation) throw new InvalidRequest("the bank's own application asks for this consent, not this page", 409);
+    if (config.delegation && interaction.identityProviderId === null) throw new InvalidRequest("the bank's own application asks for this consent, not this page", 409);
     res.json(await stepAnswer(req, await completeConsent(inRequest(ctx, req), interaction, answer, now)));
   });
 
