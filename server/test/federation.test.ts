@@ -25,6 +25,7 @@ import {
   tokenRequest,
   TOKEN_ENDPOINT,
 } from "./support/flow.js";
+import { adminBearer } from "./support/graphql.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
@@ -103,6 +104,9 @@ describe("a PSU signed in at the bank's identity provider", () => {
     // The token records where the PSU authenticated, and a refresh keeps it.
     const row = await server.prisma.accessToken.findFirstOrThrow({ where: { user: { username: `bank:${alice.sub}` } }, orderBy: { issuedAt: "desc" } });
     expect(row.authenticatedBy).toBe("bank");
+    const admin = await adminBearer(server.url);
+    const { tokens: listed } = await admin.data(`query($u: ID) { tokens(userId: $u) { nodes { id authenticatedBy } } }`, { u: row.userId });
+    expect(listed.nodes).toContainEqual({ id: row.id, authenticatedBy: "bank" });
 
     // The PSU is linked by (provider, sub), with the bank's customer number; the audit names the provider.
     const link = await server.prisma.federatedIdentity.findUniqueOrThrow({ where: { identityProviderId_subject: { identityProviderId: idpId, subject: alice.sub } }, include: { user: true } });

@@ -12,7 +12,7 @@
  * accounts are chosen: dynamic linking, RTS Art. 5).
  *
  * The API takes a bearer token of a client holding the `admin` scope (client credentials),
- * like the admin API.
+ * like the admin API; a DPoP- or certificate-bound token is refused, its proof not being taken here.
  */
 import { randomBytes } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
@@ -116,10 +116,11 @@ export function delegationRouter(config: Config, ctx: FlowContext, tokens: Pick<
   const router = Router();
   const json = express.json({ limit: "8kb" });
 
-  // A live bearer token of a client holding the admin scope, never DPoP-bound (RFC 6750 §3.1 errors).
+  // A live bearer token of a client holding the admin scope (RFC 6750 §3.1 errors).
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const presented = await findPresentedToken(tokens, bearerToken(req.headers.authorization, config.realm), new Date());
-    if (!presented?.active || presented.jkt !== null) throw new BearerError(config.realm, 401, "invalid_token", "invalid, expired, revoked or DPoP-bound token");
+    // A sender-constrained token is good only with its proof (RFC 9449 §7, RFC 8705 §3), which this API does not take.
+    if (!presented?.active || presented.jkt !== null || presented.x5t !== null) throw new BearerError(config.realm, 401, "invalid_token", "invalid, expired, revoked or sender-constrained token");
     if (!presented.scopes.includes(ADMIN_SCOPE)) throw new BearerError(config.realm, 403, "insufficient_scope", `this API needs the ${ADMIN_SCOPE} scope`);
     res.set("Cache-Control", "no-store");
     next();

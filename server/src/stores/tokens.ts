@@ -123,6 +123,8 @@ export interface TokenRow {
   jkt: string | null;
   /** Certificate binding (`cnf.x5t#S256`); null when none. */
   x5t: string | null;
+  /** Where the user authenticated ({@link Authentication.authenticatedBy}); null: Tollgate's own sign-in, or no user. */
+  authenticatedBy: string | null;
   /** When and by whom the access token was revoked (see {@link Revocation}); null when not. */
   revokedAt: Date | null;
   revokedBy: string | null;

@@ -44,6 +44,7 @@ function row(t: MemoryStores["state"]["tokens"] extends Map<string, infer R> ? R
     refreshCount: t.refreshCount,
     jkt: t.jkt,
     x5t: t.x5t,
+    authenticatedBy: t.authentication?.authenticatedBy ?? null,
     revokedAt: t.revokedAt,
     revokedBy: t.revokedBy,
   };

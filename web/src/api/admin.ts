@@ -623,12 +623,14 @@ export interface AccessToken {
   refreshCount: number;
   /** DPoP binding: the JWK SHA-256 thumbprint of the key the token is bound to; null for a bearer token. */
   jkt: string | null;
+  /** Where the user authenticated: the bank's identity provider, or its own application; null for Tollgate's sign-in or no user. */
+  authenticatedBy: string | null;
   app: { id: string; name: string };
   user: { id: string; username: string } | null;
 }
 
 const ACCESS_TOKEN_FIELDS = `id clientId grantType scopes products issuedAt expiresAt status state revokedAt revokedBy
-  refreshTokenStatus refreshTokenExpiresAt refreshCount jkt app { id name } user { id username }`;
+  refreshTokenStatus refreshTokenExpiresAt refreshCount jkt authenticatedBy app { id name } user { id username }`;
 
 /** The criteria of tokens; `state` replaces the default "live only", `liveOnly: false` lists every state. */
 export type TokensFilter = {

@@ -76,7 +76,14 @@ export function tokenColumns(show: { state?: boolean; app?: boolean; user?: bool
     show.user && {
       header: "User",
       cell: (t) =>
-        t.user ? <Link to={routes.users({ search: t.user.username, user: t.user.id })}>{t.user.username}</Link> : <span className="muted">app (client credentials)</span>,
+        t.user ? (
+          <>
+            <Link to={routes.users({ search: t.user.username, user: t.user.id })}>{t.user.username}</Link>
+            {t.authenticatedBy && <span className="block small muted">signed in at {t.authenticatedBy}</span>}
+          </>
+        ) : (
+          <span className="muted">app (client credentials)</span>
+        ),
     },
     { header: "Consumer key", cell: (t) => (t.clientId ? <code>{t.clientId}</code> : dash) },
     { header: "Products", cell: (t) => <Chips items={t.products} /> },
