@@ -6,6 +6,8 @@
  * answers (SCA, scopes only narrowed, the payment approved as asked), challenges are answered
  * once and cannot be guessed or swapped, and every refusal has the RFC's shape, never a 5xx.
  */
+import { createHash } from "node:crypto";
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { DEMO_ACCOUNTS } from "../src/demo/upstream.js";
@@ -25,6 +27,7 @@ import {
   tokenRequest,
   TOKEN_ENDPOINT,
 } from "./support/flow.js";
+import { pemFolder, privateKeyPem, testPki, tlsListenerSettings, type PemFolder, type TestCertificate, type TestPki } from "./support/pki.js";
 import { startTestServer, type TestServer } from "./support/server.js";
 
 const LOGIN_URL = "https://bank.example/login";
@@ -197,5 +200,44 @@ describe("refusals", () => {
     }
     const malformed = await send(new URL(`${API}/login-requests/${challenge}/accept`, server.url), { method: "POST", headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" }, body: "{" });
     expect(malformed.status).toBe(400);
+  });
+});
+
+describe("over mutual TLS: a certificate-bound admin token (RFC 8705 §3)", () => {
+  let pki: TestPki;
+  let folder: PemFolder;
+  let tls: TestServer;
+  const agents: Agent[] = [];
+
+  /** A TLS client of the listener, presenting `client` (and its issuing CA) or no certificate. */
+  async function tlsClient(client?: TestCertificate): Promise<Agent> {
+    const identity = client ? { cert: client.pem + pki.intermediate.pem, key: await privateKeyPem(client) } : {};
+    const agent = new Agent({ connect: { ca: [pki.root.pem, pki.intermediate.pem], ...identity } });
+    agents.push(agent);
+    return agent;
+  }
+
+  beforeAll(async () => {
+    pki = await testPki();
+    folder = pemFolder("tollgate-delegation-");
+    tls = await startTestServer({ TLS_PORT: "0", ...(await tlsListenerSettings(pki, folder)), DELEGATED_LOGIN_URL: LOGIN_URL, DELEGATED_CONSENT_URL: CONSENT_URL });
+  });
+  afterAll(async () => {
+    await Promise.all(agents.map((a) => a.close()));
+    await tls?.close();
+    folder?.remove();
+  });
+
+  it("is taken with its certificate, refused without it or with another", async () => {
+    const token = await clientCredentialsToken(tls.url, DEMO.adminApp);
+    // The admin app's token, bound to the plain test certificate as tls_client_auth would bind it.
+    const x5t = createHash("sha256").update(pki.plain.der).digest("base64url");
+    await tls.prisma.accessToken.updateMany({ where: { credential: { consumerKey: DEMO.adminApp.consumerKey } }, data: { x5t } });
+    const url = `${tls.tlsUrl!}${API}/login-requests/${"A".repeat(43)}`;
+    const call = async (dispatcher: Agent) => (await request(url, { dispatcher, headers: { authorization: `Bearer ${token}` } })).statusCode;
+    // Past the authentication, the challenge is unknown: 404.
+    expect(await call(await tlsClient(pki.plain))).toBe(404);
+    expect(await call(await tlsClient())).toBe(401);
+    expect(await call(await tlsClient(pki.aisp))).toBe(401);
   });
 });

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { interactionRouter } from "../interaction/router.js";
+import { DELEGATION_PATH } from "../interaction/delegation.js";
 import { demoAccountDirectory } from "../demo/accounts.js";
 import { berlinGroupRouter } from "../gateway/berlin-group-api.js";
 import type { DpopSettings } from "../oauth/dpop-request.js";
@@ -76,6 +77,8 @@ export function createApp(
 
   const sessions = new BrowserSessions(config, db.sessions);
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
+  // The bank's application may call the delegation API over mutual TLS, with a certificate-bound token (RFC 8705 §3).
+  if (config.delegation) app.use(DELEGATION_PATH, clientCertificates(config.clientCertificates));
   app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, federation, metrics));
   app.use(
     "/psd2/v1",

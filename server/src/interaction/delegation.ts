@@ -12,7 +12,8 @@
  * accounts are chosen: dynamic linking, RTS Art. 5).
  *
  * The API takes a bearer token of a client holding the `admin` scope (client credentials),
- * like the admin API; a DPoP- or certificate-bound token is refused, its proof not being taken here.
+ * like the admin API, or such a token bound to the client's certificate, presented over mutual
+ * TLS (RFC 8705 §3); a DPoP-bound token is refused, its proof not being taken here.
  */
 import { randomBytes } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
@@ -24,6 +25,7 @@ import { hashSecret } from "../kernel/secrets.js";
 import { isCleanText } from "../kernel/text.js";
 import type { AuthorizationRedirect } from "../oauth/authorization-response.js";
 import { bearerToken } from "../oauth/bearer.js";
+import { presentedCertificate } from "../certificates/presented.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findPresentedToken } from "../oauth/tokens.js";
 import type { Stores } from "../stores/index.js";
@@ -119,8 +121,9 @@ export function delegationRouter(config: Config, ctx: FlowContext, tokens: Pick<
   // A live bearer token of a client holding the admin scope (RFC 6750 §3.1 errors).
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const presented = await findPresentedToken(tokens, bearerToken(req.headers.authorization, config.realm), new Date());
-    // A sender-constrained token is good only with its proof (RFC 9449 §7, RFC 8705 §3), which this API does not take.
-    if (!presented?.active || presented.jkt !== null || presented.x5t !== null) throw new BearerError(config.realm, 401, "invalid_token", "invalid, expired, revoked or sender-constrained token");
+    // A certificate-bound token (mutual TLS, RFC 8705 §3) needs its certificate; a DPoP proof (RFC 9449 §7) is not taken here.
+    const unbound = presented?.x5t === null || presentedCertificate(req)?.certificate.x5tS256 === presented?.x5t;
+    if (!presented?.active || presented.jkt !== null || !unbound) throw new BearerError(config.realm, 401, "invalid_token", "invalid, expired or revoked token, a DPoP-bound one, or a certificate-bound one without its certificate");
     if (!presented.scopes.includes(ADMIN_SCOPE)) throw new BearerError(config.realm, 403, "insufficient_scope", `this API needs the ${ADMIN_SCOPE} scope`);
     res.set("Cache-Control", "no-store");
     next();
