@@ -9,6 +9,7 @@ import { DEMO } from "../../server/src/demo/seed.js";
 import { expectAccessible } from "./accessibility.js";
 import { AUDIT_REFUSAL_FLUSH_SECONDS, TOLLGATE_URL } from "./env.js";
 import { signIn, type Json } from "./journey.js";
+import { ADMIN_PASSKEY, ALICE_PASSKEY, type VirtualPasskey } from "./passkey.js";
 
 export const ADMIN = DEMO.admin;
 
@@ -33,24 +34,38 @@ export function uniqueName(prefix: string): string {
 
 /**
  * Opens `path` (an /admin or /account page) without a session, checks the redirect to
- * `/login?next=<path>` and its accessibility, and signs in with the form. Ends on `path`.
+ * `/login?next=<path>` and its accessibility, and signs in with the form, answering a factor
+ * step with `passkey` (the demo admin's for the demo admin, else alice's). Ends on `path`.
  */
-export async function signInAt(page: Page, path: string, user: { username: string; password: string }): Promise<void> {
+export async function signInAt(
+  page: Page,
+  path: string,
+  user: { username: string; password: string },
+  passkey: VirtualPasskey = user.username === ADMIN.username ? ADMIN_PASSKEY : ALICE_PASSKEY,
+): Promise<void> {
   await page.goto(path);
   await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === "/login" && url.searchParams.get("next") === path);
   const forConsole = path.startsWith("/admin");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(forConsole ? "Sign in to the Tollgate console" : "Sign in to your Tollgate account");
   await expectAccessible(page);
-  await signIn(page, user.username, user.password);
+  await signIn(page, user.username, user.password, passkey);
   await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === path);
 }
 
-/** Signs the admin in at /admin and waits for the console (its navigation and dashboard). */
-export async function signInToConsole(page: Page): Promise<void> {
-  await signInAt(page, "/admin", ADMIN);
+/**
+ * Signs a staff user (the demo admin by default, with their passkey) in at /admin, answering
+ * the factor step with `passkey`, and waits for the console (its navigation and dashboard).
+ */
+export async function signInToConsole(
+  page: Page,
+  user: { username: string; password: string } = ADMIN,
+  passkey: VirtualPasskey = ADMIN_PASSKEY,
+  role = "admin",
+): Promise<void> {
+  await signInAt(page, "/admin", user, passkey);
   await expect(consoleNav(page)).toBeVisible();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
-  await expect(page.getByText(`Signed in as ${ADMIN.username}`)).toBeVisible();
+  await expect(page.getByText(`Signed in as ${user.username} (${role})`)).toBeVisible();
 }
 
 /** The console's navigation. */

@@ -13,6 +13,8 @@
  * - `alicePasskey` (worker, automatic): alice's passkey (passkey.ts, ALICE_PASSKEY) stored as
  *   her WebAuthn factor, so the shared sign-in helper can answer her factor step (the PSD2
  *   products require strong customer authentication) any number of times in a row.
+ * - `adminPasskey` (worker, automatic): the same for the demo administrator (ADMIN_PASSKEY),
+ *   whose console sign-in asks for the second factor (ADMIN_REQUIRE_SCA).
  * - `newUser` (test): makes an end user of its own for a journey (a fresh name, a password, no
  *   factor), so that its factors, TOTP time steps and failed sign-ins touch no other journey.
  */
@@ -23,7 +25,7 @@ import { openDatabase } from "../../server/src/db/database.js";
 import type { PrismaClient } from "../../server/src/generated/prisma/client.js";
 import { DEMO } from "../../server/src/demo/seed.js";
 import { DATABASE_URL, TOLLGATE_URL } from "./env.js";
-import { ALICE_PASSKEY } from "./passkey.js";
+import { ADMIN_PASSKEY, ALICE_PASSKEY } from "./passkey.js";
 import { startRelyingParty, type RelyingParty } from "./relying-party.js";
 
 /** An end user made for one journey. */
@@ -66,7 +68,7 @@ async function userId(db: PrismaClient, username: string): Promise<string> {
 
 export const test = base.extend<
   { rp: RelyingParty; freshConsents: void; newUser: (prefix: string) => Promise<TestUser> },
-  { db: PrismaClient; relyingParty: RelyingParty; alicePasskey: void }
+  { db: PrismaClient; relyingParty: RelyingParty; alicePasskey: void; adminPasskey: void }
 >({
   db: [
     async ({}, use) => {
@@ -104,6 +106,15 @@ export const test = base.extend<
       await ALICE_PASSKEY.insertFactor(db, await userId(db, DEMO.user.username), "E2E passkey");
       await use();
       await db.userFactor.deleteMany({ where: { credentialId: ALICE_PASSKEY.credentialId } });
+    },
+    { scope: "worker", auto: true },
+  ],
+
+  adminPasskey: [
+    async ({ db }, use) => {
+      await ADMIN_PASSKEY.insertFactor(db, await userId(db, DEMO.admin.username), "E2E admin passkey");
+      await use();
+      await db.userFactor.deleteMany({ where: { credentialId: ADMIN_PASSKEY.credentialId } });
     },
     { scope: "worker", auto: true },
   ],

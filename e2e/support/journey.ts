@@ -95,11 +95,11 @@ export async function enterCode(page: Page, code: string): Promise<Response> {
 
 /**
  * Signs in with the login form: the username and password, then, when the server asks for
- * a second factor, alice's passkey (the PSD2 products require strong customer
- * authentication; for another username the passkey is not theirs, and the verdict fails).
+ * a second factor, `passkey` (alice's by default: the PSD2 products require strong customer
+ * authentication; for another username pass theirs, else the verdict fails).
  */
-export async function signIn(page: Page, username: string, password: string): Promise<void> {
-  if (await askedForFactor(await submitPassword(page, username, password))) await usePasskey(page);
+export async function signIn(page: Page, username: string, password: string, passkey: VirtualPasskey = ALICE_PASSKEY): Promise<void> {
+  if (await askedForFactor(await submitPassword(page, username, password))) await usePasskey(page, passkey);
 }
 
 /** Checks the consent page of `appName` asking alice for `aisp` only. */

@@ -173,3 +173,10 @@ export class VirtualPasskey {
  * (fixtures.ts), used by the shared sign-in helper for her factor step.
  */
 export const ALICE_PASSKEY = new VirtualPasskey();
+
+/**
+ * The demo administrator's passkey in the journeys: stored as their factor by the
+ * `adminPasskey` fixture (fixtures.ts), used by the console sign-in (console.ts) for their
+ * factor step (ADMIN_REQUIRE_SCA: staff act in their role only after a second factor).
+ */
+export const ADMIN_PASSKEY = new VirtualPasskey();

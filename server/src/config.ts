@@ -157,6 +157,7 @@ export const configSchema = z.object({
     description: "the bank's own consent application: PSUs are sent there with `?consent_challenge=…` instead of Tollgate's consent page; with DELEGATED_LOGIN_URL",
     default: "none: Tollgate's consent page",
   }),
+  ADMIN_REQUIRE_SCA: bool.default(true).meta({ description: "the console's staff (admin, support, auditor) act in their role only after signing in with their second factor (EBA/GL/2019/04: strong authentication for privileged access)" }),
   FEDERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10).meta({
     description: "longest wait for each call to a bank identity provider (discovery, PAR, token endpoint, JWK Set), seconds; beyond it the TPP gets `temporarily_unavailable`",
   }),
@@ -388,6 +389,8 @@ export interface Config {
   paymentConsentLifetimeSeconds: number;
   /** The bank's own login and consent applications (DELEGATED_LOGIN_URL, DELEGATED_CONSENT_URL); undefined: Tollgate's pages. */
   delegation: { loginUrl: string; consentUrl: string } | undefined;
+  /** ADMIN_REQUIRE_SCA: staff act in their role only after a sign-in with their second factor. */
+  adminRequireSca: boolean;
   /** Seconds each call to a bank identity provider may take (FEDERATION_TIMEOUT_SECONDS). */
   federationTimeoutSeconds: number;
   /** Milliseconds an upstream may take to start its answer, and between two pieces of it (UPSTREAM_TIMEOUT_MS). */
@@ -516,6 +519,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentConsentLifetimeSeconds: e.PAYMENT_CONSENT_LIFETIME_SECONDS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     federationTimeoutSeconds: e.FEDERATION_TIMEOUT_SECONDS,
+    adminRequireSca: e.ADMIN_REQUIRE_SCA,
     delegation: e.DELEGATED_LOGIN_URL && e.DELEGATED_CONSENT_URL ? { loginUrl: e.DELEGATED_LOGIN_URL, consentUrl: e.DELEGATED_CONSENT_URL } : undefined,
     corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },

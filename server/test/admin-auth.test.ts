@@ -34,7 +34,7 @@ import {
   captureLog,
   expectNoInternals,
   firstError,
-  sessionLogin,
+  sessionSignIn,
   signIn,
   withAuthorization,
   withBearer,
@@ -42,7 +42,7 @@ import {
   type GqlAnswer,
   type GraphQLClient,
 } from "./support/graphql.js";
-import { startTestServer, type TestServer } from "./support/server.js";
+import { enrolPasskey, startTestServer, type TestServer } from "./support/server.js";
 
 const schema = buildSchema(readFileSync(new URL("../src/admin/schema.graphql", import.meta.url), "utf8"));
 
@@ -253,6 +253,12 @@ describe("admins", () => {
     const created = await admin.data('mutation { createUser(input: { username: "plain-user", password: "plain-user-password" }) { id role } }');
     expect(created.createUser.role).toBe("user");
 
+    // ADMIN_REQUIRE_SCA: signed in with a password alone, an admin is no admin; with their second factor, they are.
+    const passwordOnly = withSession(await signIn(server.url, { username: "ops-admin", password }));
+    const refused = await passwordOnly.post("{ users { nodes { id } } }");
+    expectFieldRefused(refused, "users", "FORBIDDEN");
+    expect(refused.body.errors[0].message).toMatch(/second factor/);
+    await enrolPasskey(server, "ops-admin");
     const ops = withSession(await signIn(server.url, { username: "ops-admin", password }));
     expect((await ops.data("{ users(search: \"plain\") { nodes { username } } }")).users.nodes).toEqual([{ username: "plain-user" }]);
     const plain = withSession(await signIn(server.url, { username: "plain-user", password: "plain-user-password" }));
@@ -688,6 +694,7 @@ describe("error bodies", () => {
         "refreshTokenExpiresAt",
         "refreshCount",
         "jkt",
+        "authenticatedBy",
         "state",
         "revokedAt",
         "revokedBy",
@@ -711,7 +718,8 @@ describe("error bodies", () => {
 describe("signing in for the admin API", () => {
   it("a wrong password gives no session, and the admin API stays closed", async () => {
     const browser = new Browser(server.url);
-    const { status } = await sessionLogin(browser, { username: DEMO.admin.username, password: "wrong-password-123" });
+    // The admin has a second factor: the verdict comes after it, whichever element was wrong.
+    const { status } = await sessionSignIn(browser, { username: DEMO.admin.username, password: "wrong-password-123" });
     expect(status).toBe(401);
     expectFieldRefused(await withSession(browser).post("{ apis { name } }"), "apis", "UNAUTHENTICATED");
   });

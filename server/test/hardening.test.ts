@@ -205,7 +205,7 @@ describe("sign-in throttling", () => {
 
   it("another user is not affected by alice's failures", async () => {
     await failAlice(new Browser(s.url));
-    const a = await sessionLogin(new Browser(s.url), DEMO.admin);
+    const a = await sessionSignIn(new Browser(s.url), DEMO.admin);
     expect(a.status, a.text).toBe(200);
     expect(a.body.user).toEqual({ username: DEMO.admin.username, role: "admin" });
   });
@@ -519,11 +519,13 @@ describe("the default server", () => {
 
       // wrong client secret
       expect((await tokenRequest(s.url, TOKEN, { consumerKey: DEMO.app.consumerKey, consumerSecret: wrongSecret }, ccForm)).status).toBe(401);
-      // wrong password, then the right one: a user without a second factor (the admin)...
+      // wrong password, then the right one: a user without a second factor...
+      const plain = await createUser(s, { prefix: "plain" });
+      sensitive.push(plain.password);
       const b = new Browser(s.url);
       sensitive.push((await json(await b.fetch("/session"))).csrfToken);
-      expect((await sessionLogin(b, { username: DEMO.admin.username, password: wrongPassword })).status).toBe(401);
-      expect((await sessionLogin(b, DEMO.admin)).status).toBe(200);
+      expect((await sessionLogin(b, { username: plain.username, password: wrongPassword })).status).toBe(401);
+      expect((await sessionLogin(b, plain)).status).toBe(200);
       // ...and alice, who has one: the verdict on the wrong password comes after her passkey.
       const c = new Browser(s.url);
       const pending = await sessionLogin(c, { username: DEMO.user.username, password: wrongPassword });
@@ -541,7 +543,6 @@ describe("the default server", () => {
       const details = (type: string) => of(type).map((e) => JSON.parse(e.details) as Record<string, unknown>);
 
       const alice = await s.prisma.user.findUniqueOrThrow({ where: { username: DEMO.user.username } });
-      const admin = await s.prisma.user.findUniqueOrThrow({ where: { username: DEMO.admin.username } });
       const payments = await s.prisma.credential.findUniqueOrThrow({ where: { consumerKey: DEMO.paymentsApp.consumerKey } });
 
       expect(details("token.issued")).toEqual(
@@ -559,11 +560,11 @@ describe("the default server", () => {
       expect(failedClient).toHaveLength(1);
       expect(JSON.parse(failedClient[0]!.details)).toMatchObject({ reason: "invalid_client" });
 
-      // A password-only sign-in's failure and success (the admin: no second factor)...
+      // A password-only sign-in's failure and success (a user without a second factor)...
       expect(of("signin.failed").length).toBeGreaterThanOrEqual(1);
-      expect(of("signin.failed").at(-1)!.actor).toBe(`user:${admin.id}`);
-      expect(details("signin.failed").at(-1)).toEqual(expect.objectContaining({ username: DEMO.admin.username, failed: "password" }));
-      expect(of("signin.succeeded").map((e) => e.actor)).toContain(`user:${admin.id}`);
+      expect(of("signin.failed").at(-1)!.actor).toBe(`user:${plain.id}`);
+      expect(details("signin.failed").at(-1)).toEqual(expect.objectContaining({ username: plain.username, failed: "password" }));
+      expect(of("signin.succeeded").map((e) => e.actor)).toContain(`user:${plain.id}`);
       // ...and a two-factor sign-in's (alice): the failure names the element that was wrong, for the log only.
       expect(of("sca.failed").length).toBeGreaterThanOrEqual(1);
       expect(of("sca.failed").at(-1)!.actor).toBe(`user:${alice.id}`);

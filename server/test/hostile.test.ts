@@ -1309,7 +1309,7 @@ describe("interaction API and POST /session/login", () => {
     expect((await json(await B.fetch(`/interaction/${IB}`))).stage).toBe("consent");
   }, T);
 
-  it("POST /session/login with wrong credentials, CSRF, content type or body: never a sign-in (alice, who has a second factor, gets the factor stage); exactly one audit event per failed sign-in", async () => {
+  it("POST /session/login with wrong credentials, CSRF, content type or body: never a sign-in (alice and the admin, who have a second factor, get the factor stage); exactly one audit event per failed sign-in", async () => {
     await fc.assert(
       fc.asyncProperty(fc.record({ jar: jarArb("C"), token: csrfArb("C"), type: jsonTypeArb, body: loginBodyArb, method: methodArb("POST", ["GET", "PUT", "DELETE"]) }), async (c) => {
         const body = jsonBody(c.body.text, c.body.garbage, c.body.at);
@@ -1322,13 +1322,14 @@ describe("interaction API and POST /session/login", () => {
         if (c.method === "POST" && c.type.kind === "json" && body.length <= JSON_LIMIT && !csrfMatches && res.status !== 400) {
           H.check(res.status === 403, "a sign-in without this session's CSRF token must answer 403", req, res);
         }
-        // alice has a second factor: her username with any well-formed password gets the factor stage, and only hers.
+        // alice and the admin have a second factor: their usernames with any well-formed password get the factor stage, and only theirs.
         const fields = loginFields(body);
         const wellFormed = c.method === "POST" && c.type.kind === "json" && csrfMatches && body.length <= JSON_LIMIT && wellFormedLogin(fields);
-        if (wellFormed && c.body.garbage === undefined && fields!.username === DEMO.user.username) H.check(res.status === 200, "alice's password must get the factor stage", req, res);
-        if (wellFormed && c.body.garbage === undefined && fields!.username !== DEMO.user.username) H.check(res.status === 401, "a wrong password of an account without a factor, or an unknown user, must answer 401", req, res);
+        const withFactor = wellFormed && ([DEMO.user.username, DEMO.admin.username] as unknown[]).includes(fields!.username);
+        if (wellFormed && c.body.garbage === undefined && withFactor) H.check(res.status === 200, "a password of an account with a second factor must get the factor stage", req, res);
+        if (wellFormed && c.body.garbage === undefined && !withFactor) H.check(res.status === 401, "a wrong password of an account without a factor, or an unknown user, must answer 401", req, res);
         if (res.status === 200) {
-          H.check(wellFormed && fields!.username === DEMO.user.username, "only a well-formed sign-in of alice, who has a second factor, gets the factor stage", req, res);
+          H.check(withFactor, "only a well-formed sign-in of alice or the admin, who have a second factor, gets the factor stage", req, res);
           expectFactorStage(req, res, true);
         }
         if (res.status >= 400 && res.body.length > 0) H.oauthError(req, res);

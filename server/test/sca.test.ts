@@ -373,6 +373,8 @@ describe("sessions, prompt=login, max_age and acr_values (the admin scope needs 
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
+    // Here the demo administrator is an account without a second factor, signing in with the password alone.
+    await server.prisma.userFactor.deleteMany({ where: { user: { username: DEMO.admin.username } } });
   });
   afterAll(() => server.close());
 

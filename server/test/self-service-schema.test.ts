@@ -30,7 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   Query: ["me", "myConsents", "myPsd2Consents"],
   Mutation: ["revokeMyConsent", "revokeMyPsd2Consent"],
   Me: ["id", "role", "username"],
-  Role: ["admin", "user"],
+  Role: ["admin", "auditor", "support", "user"],
   MyConsent: ["accessUntil", "appName", "grantedAt", "id", "lastUsedAt", "organizationName", "scopes"],
   GrantedScope: ["description", "name"],
   // Their own PSD2 consents: the TPP by app and organization name (never its client id), what they authorized, its status and dates.

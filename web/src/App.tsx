@@ -42,7 +42,7 @@ export function App() {
         <Route
           path={patterns.console}
           element={
-            <RequireSession role="admin" home={routes.dashboard()}>
+            <RequireSession staff home={routes.dashboard()}>
               <AdminLayout />
             </RequireSession>
           }

@@ -20,8 +20,10 @@ export interface SignedInUser {
   kind: "user";
   userId: string;
   username: string;
-  /** user | admin */
+  /** user | admin | support | auditor */
   role: string;
+  /** The session's sign-in was strong customer authentication (a second factor, `amr` mfa). */
+  sca: boolean;
 }
 
 /** Who calls: a signed-in user, or a client by the bearer token it sent (its live scopes). */
@@ -30,6 +32,8 @@ export type Actor = SignedInUser | { kind: "client"; clientId: string; scopes: s
 export interface AdminContext {
   db: Database;
   actor: Actor | null;
+  /** ADMIN_REQUIRE_SCA: a staff user acts in their role only after a sign-in with their second factor. */
+  requireSca: boolean;
   /** The HTTP request's ids, for the audit events of its mutations. */
   request: RequestIds | undefined;
   /** ALLOW_LINK_LOCAL_UPSTREAMS: an API's upstream URL may be a link-local or cloud metadata address. */
@@ -76,18 +80,48 @@ export async function resolveActor(db: Pick<Stores, "tokens" | "clients" | "user
   }
   const userId = req.session?.userId;
   const user = userId ? await db.users.byId(userId) : undefined;
-  return user && user.status === "active" ? { kind: "user", userId: user.id, username: user.username, role: user.role } : null;
+  return user && user.status === "active" ? { kind: "user", userId: user.id, username: user.username, role: user.role, sca: (req.session.amr ?? []).includes("mfa") } : null;
 }
 
-export function isAdmin(actor: Actor | null): boolean {
-  return actor !== null && (actor.kind === "user" ? actor.role === "admin" : actor.scopes.includes(ADMIN_SCOPE));
+/**
+ * The console's roles: `admin` may do everything; `support` reads everything and revokes tokens
+ * and consents and resets factors; `auditor` only reads (resolvers/index.ts guard).
+ */
+export const STAFF_ROLES = ["admin", "support", "auditor"] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+/**
+ * The role a caller acts in: a client holding the `admin` scope is an admin; a signed-in user
+ * their role when it is a staff role, and, with ADMIN_REQUIRE_SCA, only after a sign-in with
+ * their second factor (EBA/GL/2019/04: strong authentication for privileged access).
+ * @returns null for anyone else.
+ */
+export function staffRoleOf(actor: Actor | null, requireSca: boolean): StaffRole | null {
+  if (actor === null) return null;
+  if (actor.kind === "client") return actor.scopes.includes(ADMIN_SCOPE) ? "admin" : null;
+  const role = STAFF_ROLES.find((r) => r === actor.role);
+  return role !== undefined && (actor.sca || !requireSca) ? role : null;
 }
 
-/** @returns a label for the audit log. @throws UNAUTHENTICATED without a caller, FORBIDDEN for a non-admin. */
-export function requireAdmin(ctx: AdminContext): string {
-  if (!ctx.actor) throw gqlError("UNAUTHENTICATED", "sign in as an administrator or send an admin bearer token");
-  if (!isAdmin(ctx.actor)) throw gqlError("FORBIDDEN", "administrator rights required");
-  return ctx.actor.kind === "user" ? `admin:${ctx.actor.username}` : `client:${ctx.actor.clientId}`;
+/**
+ * The caller's staff role.
+ * @throws UNAUTHENTICATED without a caller; FORBIDDEN for a caller without a staff role, or a
+ *   staff user signed in without their second factor while ADMIN_REQUIRE_SCA is on.
+ */
+export function requireStaff(ctx: AdminContext): StaffRole {
+  const { actor } = ctx;
+  if (!actor) throw gqlError("UNAUTHENTICATED", "sign in as an administrator or send an admin bearer token");
+  const role = staffRoleOf(actor, ctx.requireSca);
+  if (role !== null) return role;
+  const unverified = actor.kind === "user" && (STAFF_ROLES as readonly string[]).includes(actor.role) && !actor.sca;
+  throw gqlError("FORBIDDEN", unverified ? "sign in with your second factor: the console needs strong authentication (ADMIN_REQUIRE_SCA)" : "administrator rights required");
+}
+
+/** How the audit log names a staff caller: `admin:<username>` (whatever their role) or `client:<client id>`. */
+export function staffLabel(ctx: AdminContext): string {
+  requireStaff(ctx);
+  const actor = ctx.actor!;
+  return actor.kind === "user" ? `admin:${actor.username}` : `client:${actor.clientId}`;
 }
 
 /** @returns the signed-in user. @throws UNAUTHENTICATED when no user is signed in. */

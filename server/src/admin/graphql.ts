@@ -23,7 +23,7 @@ import { JWKS_PATH } from "../kernel/paths.js";
 import { rotationSettings } from "../keys/setup.js";
 import { Conflict, NotFound, UnknownReference } from "../kernel/domain-errors.js";
 import type { Database } from "../stores/index.js";
-import { gqlError, isAdmin, resolveActor, type AdminContext } from "./context.js";
+import { gqlError, resolveActor, staffRoleOf, type AdminContext } from "./context.js";
 import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
 import { operationSpans } from "./operation-span.js";
@@ -45,8 +45,8 @@ const limits: ApolloServerPlugin<AdminContext> = {
     return {
       async didResolveOperation({ request, document, operation, schema, contextValue }) {
         if (!operation) return; // Apollo answers 400 for an unknown operationName itself.
-        if (!isAdmin(contextValue.actor) && validate(schema, document, [NoSchemaIntrospectionCustomRule]).length > 0) {
-          throw gqlError("FORBIDDEN", "schema introspection is for administrators", 403);
+        if (staffRoleOf(contextValue.actor, contextValue.requireSca) === null && validate(schema, document, [NoSchemaIntrospectionCustomRule]).length > 0) {
+          throw gqlError("FORBIDDEN", "schema introspection is for the console's staff", 403);
         }
         const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 1 });
         if (variables.errors) throw gqlError("BAD_USER_INPUT", variables.errors[0]!.message, 400);
@@ -91,7 +91,7 @@ function formatError(logger: Logger) {
 /**
  * Builds the router of the admin API, mounted at `/graphql` (http/app.ts loads it on the first request).
  * @param session - the session middleware shared with the sign-in pages.
- * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `keys`: the signing keys' rotation settings;
+ * @param config - `allowLinkLocalUpstreams`: ALLOW_LINK_LOCAL_UPSTREAMS; `adminRequireSca`: ADMIN_REQUIRE_SCA; `keys`: the signing keys' rotation settings;
  *   `authUrl`: AUTH_URL, where Tollgate's JWK Set is.
  * @param keyring - this server's signing keys, which admins may rotate.
  * @param federation - the sign-in at the bank's identity providers: seals their client secrets, names the redirect URI.
@@ -101,7 +101,7 @@ export async function adminRouter(
   realm: string,
   session: RequestHandler,
   logger: Logger,
-  config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl">,
+  config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl" | "adminRequireSca">,
   keyring: Keyring,
   federation: Federation,
 ): Promise<Router> {
@@ -134,7 +134,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri };
+          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

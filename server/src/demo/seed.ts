@@ -71,7 +71,8 @@ export const DEMO = {
     /** Her OpenID Connect claims (UserInfo, `profile` and `email` scopes). */
     claims: { name: "Alice Martin", givenName: "Alice", familyName: "Martin", email: "alice@example.com", emailVerified: true },
   },
-  admin: { username: "admin", password: "admin-demo-password" },
+  /** The demo administrator; `totpSecret` is the public key of their authenticator app: the console needs the second factor (ADMIN_REQUIRE_SCA). */
+  admin: { username: "admin", password: "admin-demo-password", totpSecret: "TOLLGATEDEMOADMINPUBLICKEYABCDEF" },
 } as const;
 
 /**
@@ -126,7 +127,7 @@ export async function demoSeed(upstream: { url: string; paymentsUrl: string }): 
     })),
     users: [
       { username: DEMO.user.username, passwordHash, role: "user", totpSecret: DEMO.user.totpSecret, ...DEMO.user.claims },
-      { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin" },
+      { username: DEMO.admin.username, passwordHash: adminPasswordHash, role: "admin", totpSecret: DEMO.admin.totpSecret },
     ],
   };
 }

@@ -35,4 +35,6 @@ export interface UserStore {
   create(user: { username: string; passwordHash: string; role: string }): Promise<UserRecord>;
   /** @throws NotFound when no user has this id. */
   setStatus(id: string, status: "active" | "disabled"): Promise<UserRecord>;
+  /** @throws NotFound when unknown. */
+  setRole(id: string, role: string): Promise<UserRecord>;
 }

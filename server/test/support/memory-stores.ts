@@ -184,6 +184,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     list: unsupported("list"),
     create: unsupported("create"),
     setStatus: unsupported("setStatus"),
+    setRole: unsupported("setRole"),
   };
 
   const psd2Consents: Psd2ConsentStore = {

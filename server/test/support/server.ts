@@ -78,7 +78,7 @@ export interface TestUser {
  */
 export async function createUser(
   server: TestServer,
-  o: { prefix?: string; username?: string; password?: string; role?: "user" | "admin"; passkey?: boolean } = {},
+  o: { prefix?: string; username?: string; password?: string; role?: "user" | "admin" | "support" | "auditor"; passkey?: boolean } = {},
 ): Promise<TestUser> {
   const username = o.username ?? `${o.prefix ?? "user"}-${randomBytes(5).toString("hex")}`;
   const password = o.password ?? `${username}-password`;
@@ -148,6 +148,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  if (running.seeded) await enrolPasskey(server, DEMO.user.username);
+  // The demo PSU and administrator sign in with a second factor: a passkey here (their TOTP keys' codes are good once per 30 s).
+  if (running.seeded) for (const username of [DEMO.user.username, DEMO.admin.username]) await enrolPasskey(server, username);
   return server;
 }

@@ -12,7 +12,7 @@ export type TokenResponseProfile = "apigee" | "rfc6749";
 export type SecurityProfile = "standard" | "fapi2";
 /** OpenID Connect Core §8: the user's own identifier (public), or one of the app's sector (pairwise). */
 export type SubjectType = "public" | "pairwise";
-export type Role = "user" | "admin";
+export type Role = "user" | "admin" | "support" | "auditor";
 export type UserStatus = "active" | "disabled";
 
 export interface PageInfo {
@@ -734,6 +734,12 @@ export const USERS = gql<{ users: Connection<User> }, { search?: string; first?:
 export const CREATE_USER = gql<{ createUser: User }, { input: { username: string; password: string; role: Role } }>(`
   mutation CreateUser($input: CreateUserInput!) {
     createUser(input: $input) { ${USER_FIELDS} }
+  }
+`);
+
+export const SET_USER_ROLE = gql<{ setUserRole: User }, { userId: string; role: Role }>(`
+  mutation SetUserRole($userId: ID!, $role: Role!) {
+    setUserRole(userId: $userId, role: $role) { ${USER_FIELDS} }
   }
 `);
 

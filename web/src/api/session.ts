@@ -5,7 +5,13 @@
  */
 import { isRecord, isString, malformed, post, request, type Credentials, type FactorProof } from "./interaction";
 
-export type Role = "user" | "admin";
+export type Role = "user" | "admin" | "support" | "auditor";
+
+const ROLES: readonly string[] = ["user", "admin", "support", "auditor"];
+
+function isRole(value: unknown): value is Role {
+  return typeof value === "string" && ROLES.includes(value);
+}
 
 export interface SessionUser {
   username: string;
@@ -30,7 +36,7 @@ export type SignInResult = SignedIn | { user: null; stage: "factor"; csrfToken: 
 
 function toUser(value: unknown): SessionUser | null | undefined {
   if (value === null) return null;
-  if (isRecord(value) && isString(value.username) && (value.role === "user" || value.role === "admin")) {
+  if (isRecord(value) && isString(value.username) && isRole(value.role)) {
     return { username: value.username, role: value.role };
   }
   return undefined;

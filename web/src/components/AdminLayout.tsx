@@ -75,7 +75,7 @@ export function AdminLayout() {
         <ConsoleSearch />
         <div className="whoami">
           <span className="muted small">
-            Signed in as <strong>{user.username}</strong>
+            Signed in as <strong>{user.username}</strong> ({user.role})
           </span>
           <SignOutButton className="button secondary small" />
         </div>

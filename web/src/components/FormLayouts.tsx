@@ -1,4 +1,5 @@
 import { useId, type FormEvent, type ReactNode } from "react";
+import { useCan } from "../lib/session";
 import type { Action } from "../lib/useGraphQL";
 import { SubmitButton } from "./Field";
 import { ActionNotices } from "./Notices";
@@ -12,6 +13,8 @@ interface FormProps {
   onSubmit: (event: FormEvent<HTMLFormElement>) => void;
   /** The form's fields. */
   children: ReactNode;
+  /** The admin API mutation it runs (lib/roles.ts): a role that may not call it sees the fields read-only (PanelForm) or no form (Subform). */
+  mutation?: string;
 }
 
 /** The submit button of a form of `action`, busy while the action runs. */
@@ -24,7 +27,19 @@ function FormActions({ action, label }: { action: Action; label: string }) {
 }
 
 /** A console panel holding one form: `intro`, the fields in a grid with the submit button, then the action's messages. */
-export function PanelForm({ title, intro, action, submitLabel, onSubmit, children }: FormProps & { intro?: ReactNode }) {
+export function PanelForm({ title, intro, action, submitLabel, onSubmit, children, mutation }: FormProps & { intro?: ReactNode }) {
+  const can = useCan();
+  if (mutation !== undefined && !can(mutation)) {
+    return (
+      <Panel title={title}>
+        {intro}
+        <fieldset className="form-grid" disabled>
+          <legend className="visually-hidden">{title} (read-only)</legend>
+          {children}
+        </fieldset>
+      </Panel>
+    );
+  }
   return (
     <Panel title={title}>
       {intro}
@@ -38,8 +53,10 @@ export function PanelForm({ title, intro, action, submitLabel, onSubmit, childre
 }
 
 /** A form below a panel's list ("Create an API"), named by its <h3> title: the fields, the submit button, the action's messages. */
-export function Subform({ title, action, submitLabel, onSubmit, children }: FormProps) {
+export function Subform({ title, action, submitLabel, onSubmit, children, mutation }: FormProps) {
   const titleId = useId();
+  const can = useCan();
+  if (mutation !== undefined && !can(mutation)) return null;
   return (
     <form className="subform" onSubmit={onSubmit} aria-labelledby={titleId}>
       <h3 id={titleId}>{title}</h3>

@@ -1,7 +1,8 @@
 import { useCallback, useMemo, useState, type ReactNode } from "react";
 import { Link, Navigate, useLocation, useNavigate } from "react-router";
 import { InteractionApiError } from "../api/interaction";
-import { getSession, signOut as postSignOut, type Role } from "../api/session";
+import { getSession, signOut as postSignOut } from "../api/session";
+import { isStaff } from "../lib/roles";
 import { routes } from "../lib/routes";
 import { SessionContext, useSession, type SessionContextValue } from "../lib/session";
 import { useLoad } from "../lib/useLoad";
@@ -20,12 +21,12 @@ async function endSession(csrfToken: string): Promise<void> {
 }
 
 /**
- * Renders `children` for a signed-in user (an admin when `role` is "admin"); sends anyone
+ * Renders `children` for a signed-in user (a staff role: admin, support or auditor, when `staff`); sends anyone
  * else to the sign-in page, back to this page afterwards.
  *
  * @param home - where to come back to after signing out and in again ("/admin", "/account").
  */
-export function RequireSession({ role, home, children }: { role?: Role; home: string; children: ReactNode }) {
+export function RequireSession({ staff, home, children }: { staff?: boolean; home: string; children: ReactNode }) {
   const location = useLocation();
   const navigate = useNavigate();
   const { state, reload } = useLoad("session", getSession);
@@ -58,7 +59,7 @@ export function RequireSession({ role, home, children }: { role?: Role; home: st
   if (state.status === "loading") return <Loading title="Loading" />;
   if (state.status === "failed") return <LoadFailed title="Error" message={state.message} onRetry={reload} />;
   if (!value) return <Navigate to={routes.signIn(`${location.pathname}${location.search}`)} replace />;
-  if (role === "admin" && value.user.role !== "admin") {
+  if (staff && !isStaff(value.user.role)) {
     return (
       <SessionContext value={value}>
         <Forbidden />
@@ -68,7 +69,7 @@ export function RequireSession({ role, home, children }: { role?: Role; home: st
   return <SessionContext value={value}>{children}</SessionContext>;
 }
 
-/** A signed-in user who is not an admin, on /admin. */
+/** A signed-in user who is not staff (admin, support, auditor), on /admin. */
 function Forbidden() {
   const { user } = useSession();
   return (

@@ -1,3 +1,4 @@
+import { Can } from "./Can";
 import { Link } from "react-router";
 import { REVOKE_TOKEN, type AccessToken } from "../api/admin";
 import { graphql } from "../api/graphql";
@@ -115,14 +116,16 @@ export function revokeColumn(action: Action, onRevoked: (revoked: RevokedToken) 
     const name = tokenIdPrefix(token.id);
     const whose = token.user ? ` for ${token.user.username}` : "";
     return (
-      <ConfirmButton
-        label="Revoke"
-        context={`token ${name}`}
-        question={`Revoke token ${name} of ${token.app.name}${whose}? The gateway refuses it from now on.`}
-        confirmLabel="Yes, revoke"
-        {...action.button(token.id)}
-        onConfirm={() => revoke(token)}
-      />
+      <Can mutation="revokeToken">
+        <ConfirmButton
+          label="Revoke"
+          context={`token ${name}`}
+          question={`Revoke token ${name} of ${token.app.name}${whose}? The gateway refuses it from now on.`}
+          confirmLabel="Yes, revoke"
+          {...action.button(token.id)}
+          onConfirm={() => revoke(token)}
+        />
+      </Can>
     );
   });
 }

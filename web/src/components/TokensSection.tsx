@@ -1,3 +1,4 @@
+import { Can } from "./Can";
 import { Link } from "react-router";
 import { graphql } from "../api/graphql";
 import { REVOKE_TOKENS, TOKENS } from "../api/admin";
@@ -38,14 +39,16 @@ export function TokensSection({ owner, title = "Live tokens" }: { owner: Owner; 
       title={title}
       actions={
         tokens.nodes.length > 0 && (
-          <ConfirmButton
-            label="Revoke all"
-            context={`live tokens ${whose}`}
-            question={`Revoke every live token ${whose}? Apps using them will have to obtain new ones.`}
-            confirmLabel="Yes, revoke all"
-            {...action.button("all")}
-            onConfirm={revokeAll}
-          />
+          <Can mutation="revokeTokens">
+            <ConfirmButton
+              label="Revoke all"
+              context={`live tokens ${whose}`}
+              question={`Revoke every live token ${whose}? Apps using them will have to obtain new ones.`}
+              confirmLabel="Yes, revoke all"
+              {...action.button("all")}
+              onConfirm={revokeAll}
+            />
+          </Can>
         )
       }
     >

@@ -1,5 +1,6 @@
 import { createContext, useContext } from "react";
 import type { SessionUser } from "../api/session";
+import { can } from "./roles";
 
 /** The signed-in user of a guarded area (/admin, /account), provided by RequireSession. */
 export interface SessionContextValue {
@@ -18,4 +19,13 @@ export function useSession(): SessionContextValue {
   const value = useContext(SessionContext);
   if (!value) throw new Error("useSession is only available inside <RequireSession>");
   return value;
+}
+
+/**
+ * Whether the signed-in user's role may call the admin API's mutation `mutation` (lib/roles.ts).
+ * Outside RequireSession nothing is hidden: the server decides.
+ */
+export function useCan(): (mutation: string) => boolean {
+  const role = useContext(SessionContext)?.user.role;
+  return (mutation: string) => role === undefined || can(role, mutation);
 }

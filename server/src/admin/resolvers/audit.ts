@@ -3,7 +3,7 @@
  */
 import type { GraphQLResolveInfo } from "graphql";
 import type { AuditEventInput } from "../../stores/audit.js";
-import { requireAdmin, type AdminContext } from "../context.js";
+import { staffLabel, type AdminContext } from "../context.js";
 
 /** Arguments naming what a mutation changes, in order of preference, for the audit log. */
 const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
@@ -13,12 +13,12 @@ const SUBJECT_ARGS = ["id", "appId", "credentialId", "userId"];
  * actor (`admin:<username>` or `client:<client id>`), the first of the `id`, `appId`,
  * `credentialId`, `userId` arguments as subject, and the arguments as details (`{ args }`,
  * passwords and client secrets replaced by "[redacted]"), in the HTTP request's context (its ids).
- * @throws UNAUTHENTICATED or FORBIDDEN when the caller is not an admin (context.ts requireAdmin).
+ * @throws UNAUTHENTICATED or FORBIDDEN when the caller is not an admin (context.ts requireStaff).
  */
 export function adminEvent(args: object, ctx: AdminContext, info: GraphQLResolveInfo): AuditEventInput {
   const named = args as Record<string, unknown>;
   const subject = SUBJECT_ARGS.map((k) => named[k]).find((v): v is string => typeof v === "string");
-  return { type: `admin.${info.fieldName}`, actor: requireAdmin(ctx), subject, details: { args: redact(args) }, request: ctx.request };
+  return { type: `admin.${info.fieldName}`, actor: staffLabel(ctx), subject, details: { args: redact(args) }, request: ctx.request };
 }
 
 /** Arguments that hold secrets: a user's password, Tollgate's client secret at an identity provider. */

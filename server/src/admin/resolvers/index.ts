@@ -1,10 +1,10 @@
 /**
- * All resolvers, with the access rule applied in one place: every Query and Mutation field
- * needs an admin, except the signed-in user's own fields. Every admin mutation records its
- * audit event in its use case's transaction (audit.ts, use-cases/common.ts).
+ * All resolvers, with the access rule applied in one place ({@link mayCall}): every Query and
+ * Mutation field needs a staff role, except the signed-in user's own fields. Every admin
+ * mutation records its audit event in its use case's transaction (audit.ts, use-cases/common.ts).
  */
 import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from "graphql";
-import { requireAdmin, type AdminContext } from "../context.js";
+import { gqlError, requireStaff, type AdminContext, type StaffRole } from "../context.js";
 import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/resolvers.js";
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";
@@ -38,17 +38,29 @@ const DateTime = new GraphQLScalarType<Date, string>({
   parseLiteral: (ast) => dateTime(ast.kind === Kind.STRING ? ast.value : ""),
 });
 
+/** The mutations of the `support` role: revoking tokens and consents, and resetting a user's factors. */
+export const SUPPORT_MUTATIONS: ReadonlySet<string> = new Set(["revokeToken", "revokeTokens", "revokeConsent", "revokePsd2Consent", "resetUserFactors"]);
+
+/**
+ * The access rule: an `admin` calls every root field; `support` and `auditor` read every
+ * query; `support` also calls {@link SUPPORT_MUTATIONS}.
+ */
+export function mayCall(role: StaffRole, type: "Query" | "Mutation", field: string): boolean {
+  return role === "admin" || type === "Query" || (role === "support" && SUPPORT_MUTATIONS.has(field));
+}
+
 /** A root field's resolver, as the guard sees it. */
 type RootResolver = (parent: unknown, args: unknown, ctx: AdminContext, info: GraphQLResolveInfo) => unknown;
 
-/** The root fields `fields`, each but the {@link SELF_SERVICE} ones refusing a caller who is not an admin (context.ts requireAdmin). */
-function guard<F extends QueryResolvers | MutationResolvers>(fields: F): F {
+/** The root fields `fields` of `type`, each but the {@link SELF_SERVICE} ones refusing a caller whose role may not call it ({@link mayCall}). */
+function guard<F extends QueryResolvers | MutationResolvers>(type: "Query" | "Mutation", fields: F): F {
   const guarded = Object.entries(fields as Record<string, RootResolver>).map(([field, resolve]): [string, RootResolver] => [
     field,
     SELF_SERVICE.has(field)
       ? resolve
       : (parent, args, ctx, info) => {
-          requireAdmin(ctx);
+          const role = requireStaff(ctx);
+          if (!mayCall(role, type, field)) throw gqlError("FORBIDDEN", `the ${role} role may not call ${field}`);
           return resolve(parent, args, ctx, info);
         },
   ]);
@@ -65,5 +77,5 @@ function rootFields<T extends "Query" | "Mutation">(type: T): NonNullable<Resolv
 /** The merged resolver map for Apollo Server. */
 export function buildResolvers(): Resolvers {
   const objectTypes = modules.reduce<Resolvers>((all, m) => ({ ...all, ...m }), {});
-  return { ...objectTypes, Query: guard(rootFields("Query")), Mutation: guard(rootFields("Mutation")), DateTime };
+  return { ...objectTypes, Query: guard("Query", rootFields("Query")), Mutation: guard("Mutation", rootFields("Mutation")), DateTime };
 }

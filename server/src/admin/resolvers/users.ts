@@ -1,7 +1,7 @@
 /** End users and administrators. */
-import { requireAdmin } from "../context.js";
+import { staffLabel } from "../context.js";
 import type { Resolvers } from "../generated/resolvers.js";
-import { createUser, resetUserFactors, setUserStatus } from "../use-cases/users.js";
+import { createUser, resetUserFactors, setUserRole, setUserStatus } from "../use-cases/users.js";
 import { check, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
@@ -26,8 +26,12 @@ export const userResolvers: Resolvers = {
       const signedInUserId = ctx.actor?.kind === "user" ? ctx.actor.userId : undefined;
       return setUserStatus(ctx.db, { userId: args.userId, status: args.status, signedInUserId, audit: adminEvent(args, ctx, info) });
     },
+    setUserRole: (_p, args, ctx, info) => {
+      const signedInUserId = ctx.actor?.kind === "user" ? ctx.actor.userId : undefined;
+      return setUserRole(ctx.db, { userId: args.userId, role: args.role, signedInUserId, audit: adminEvent(args, ctx, info) });
+    },
     // Audited as factor.reset with the count, which only the transaction knows (not admin.resetUserFactors).
-    resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: requireAdmin(ctx), request: ctx.request }),
+    resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: staffLabel(ctx), request: ctx.request }),
   },
   User: {
     factors: (u, _a, { db }) => db.factors.list(u.id),

@@ -12,7 +12,7 @@ import { auditedChange, found, revocationBy, voidGrants, type Audited } from "./
 
 /**
  * Creates a user; the password is stored as its argon2id hash (hashed before the transaction).
- * @param o - `role`: user | admin.
+ * @param o - `role`: user | admin | support | auditor.
  * @throws Conflict when the username is taken.
  */
 export async function createUser(db: Database, o: { username: string; password: string; role: string } & Audited): Promise<UserRecord> {
@@ -39,11 +39,23 @@ export function setUserStatus(
 }
 
 /**
+ * Changes a user's role (context.ts STAFF_ROLES, or `user`), audited with the change.
+ * @param o - `signedInUserId`: the administrator doing it, who cannot change their own role.
+ * @throws NotFound for an unknown user; Conflict for the administrator's own role.
+ */
+export function setUserRole(db: Database, o: { userId: string; role: string; signedInUserId?: string } & Audited): Promise<UserRecord> {
+  return auditedChange(db, o.audit, async (stores) => {
+    if (o.signedInUserId === o.userId) throw new Conflict("you cannot change your own role");
+    return stores.users.setRole(o.userId, o.role);
+  });
+}
+
+/**
  * Deletes every sign-in factor of a user (TOTP keys, WebAuthn credentials), e.g. after a
  * lost phone, ends the user's browser sessions and voids their grants ({@link voidGrants}):
  * whoever holds the lost factor keeps no access. Records `factor.reset` with how many factors
  * were deleted, all in one transaction.
- * @param o - `actor`: the administrator, as the audit log names them (context.ts requireAdmin);
+ * @param o - `actor`: the administrator, as the audit log names them (context.ts staffLabel);
  *   `request`: the HTTP request's ids, for the event.
  * @returns the user, now without factors.
  * @throws NotFound "no user with this id".

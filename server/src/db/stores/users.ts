@@ -30,5 +30,6 @@ export function userStore(x: Executor): UserStore {
     },
     create: (data) => withDomainErrors(prisma.user.create({ data })),
     setStatus: (id, status) => withDomainErrors(prisma.user.update({ where: { id }, data: { status } }), "no user with this id"),
+    setRole: (id, role) => withDomainErrors(prisma.user.update({ where: { id }, data: { role } }), "no user with this id"),
   };
 }

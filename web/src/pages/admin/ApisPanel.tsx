@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
 import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
@@ -119,7 +120,7 @@ function apiColumns(action: Action, onEdit: (api: Api) => void, onDelete: (api: 
   return [
     ...API_COLUMNS,
     actionsColumn((api) => (
-      <>
+      <Can mutation="updateApi">
         <ActionButton label="Edit" context={`API /${api.name}/`} onClick={() => onEdit(api)} />
         <ConfirmButton
           label="Delete"
@@ -129,7 +130,7 @@ function apiColumns(action: Action, onEdit: (api: Api) => void, onDelete: (api: 
           {...action.button(api.id)}
           onConfirm={() => onDelete(api)}
         />
-      </>
+      </Can>
     )),
   ];
 }
@@ -180,7 +181,11 @@ export function ApisPanel({
         empty="There are no APIs yet."
       />
       {editing && <EditApi key={editing.id} api={editing} onSaved={onSaved} onClose={() => setEditingId(null)} />}
-      {loaded && <CreateApi onCreated={onChanged} />}
+      {loaded && (
+        <Can mutation="createApi">
+          <CreateApi onCreated={onChanged} />
+        </Can>
+      )}
     </Panel>
   );
 }
@@ -244,7 +249,7 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
   }
 
   return (
-    <Subform title="Create an API" action={action} submitLabel="Create API" onSubmit={onSubmit}>
+    <Subform mutation="createApi" title="Create an API" action={action} submitLabel="Create API" onSubmit={onSubmit}>
       <div className="form-grid">
         <TextField
           label="Name"

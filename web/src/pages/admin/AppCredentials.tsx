@@ -24,6 +24,7 @@ import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SecretPanel } from "../../components/SecretPanel";
 import { isAdminProduct, productLabel, productsNotOn } from "../../lib/api-products";
+import { useCan } from "../../lib/session";
 import { FormInputError, useAction, useQuery, type Action } from "../../lib/useGraphQL";
 
 /**
@@ -77,7 +78,9 @@ function CredentialCard({
 }) {
   const action = useAction();
   const headingId = useId();
-  const approved = credential.status === "approved";
+  const can = useCan();
+  /** An approved credential's actions (products, rotation, revocation): the admin's only. */
+  const approved = credential.status === "approved" && can("rotateCredential");
   const key = credential.consumerKey;
 
   function setProductStatus(item: CredentialProduct, status: ProductStatus) {

@@ -1,3 +1,5 @@
+import { useCan } from "../../lib/session";
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router";
 import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
@@ -65,6 +67,7 @@ export function AppDetailPage() {
  */
 function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
+  const can = useCan();
   const busy = action.pending !== null;
 
   function setStatus(status: Exclude<Status, "pending">) {
@@ -88,7 +91,7 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
     <Panel
       title="Overview"
       actions={
-        app.status === "revoked" ? (
+        !can("setAppStatus") ? null : app.status === "revoked" ? (
           <ActionButton label="Approve app" className="button primary small" disabled={busy} onClick={() => setStatus("approved")} />
         ) : app.status === "pending" ? (
           <>
@@ -193,24 +196,28 @@ function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
           {app.callbackUrls.map((value) => (
             <li key={value}>
               <code>{value}</code>
-              <ConfirmButton
-                label="Remove"
-                context={`callback URL ${value}`}
-                question="Remove this callback URL?"
-                confirmLabel="Yes, remove"
-                {...action.button(value)}
-                onConfirm={() => remove(value)}
-              />
+              <Can mutation="removeCallbackUrl">
+                <ConfirmButton
+                  label="Remove"
+                  context={`callback URL ${value}`}
+                  question="Remove this callback URL?"
+                  confirmLabel="Yes, remove"
+                  {...action.button(value)}
+                  onConfirm={() => remove(value)}
+                />
+              </Can>
             </li>
           ))}
         </ul>
       )}
-      <form className="inline-form" onSubmit={onAdd}>
-        <TextField label="New callback URL" type="url" value={url} onChange={setUrl} required maxLength={URL_MAX_LENGTH} placeholder="https://app.example/callback" autoComplete="off" />
-        <SubmitButton busy={action.pending === "add"} className="button secondary">
-          Add callback URL
-        </SubmitButton>
-      </form>
+      <Can mutation="addCallbackUrl">
+        <form className="inline-form" onSubmit={onAdd}>
+          <TextField label="New callback URL" type="url" value={url} onChange={setUrl} required maxLength={URL_MAX_LENGTH} placeholder="https://app.example/callback" autoComplete="off" />
+          <SubmitButton busy={action.pending === "add"} className="button secondary">
+            Add callback URL
+          </SubmitButton>
+        </form>
+      </Can>
       <ActionNotices action={action} />
     </Panel>
   );
@@ -233,6 +240,7 @@ function TokenLifetimes({ app, onChange }: { app: AppDetail; onChange: SetApp })
 
   return (
     <PanelForm
+      mutation="setTokenLifetimes"
       title="Token lifetimes"
       intro={
         <p className="muted small">

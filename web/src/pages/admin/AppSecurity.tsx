@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useId, useState, type FormEvent } from "react";
 import { URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
@@ -68,6 +69,7 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
 
   return (
     <PanelForm
+      mutation="setAppSettings"
       title="Security profile"
       intro={
         <p className="muted small">
@@ -165,6 +167,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
 
   return (
     <PanelForm
+      mutation="setAppSettings"
       title="Client settings"
       intro={
         fapi2 && (
@@ -358,13 +361,15 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
       actions={
         hasKeys &&
         !keysInUse && (
-          <ConfirmButton
-            label="Remove keys"
-            question="Remove the app's signing keys? It can then use neither private_key_jwt nor self_signed_tls_client_auth."
-            confirmLabel="Yes, remove the keys"
-            {...action.button("remove")}
-            onConfirm={remove}
-          />
+          <Can mutation="setAppKeys">
+            <ConfirmButton
+              label="Remove keys"
+              question="Remove the app's signing keys? It can then use neither private_key_jwt nor self_signed_tls_client_auth."
+              confirmLabel="Yes, remove the keys"
+              {...action.button("remove")}
+              onConfirm={remove}
+            />
+          </Can>
         )
       }
     >
@@ -379,7 +384,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
       ) : (
         <DataTable caption="Registered signing keys" columns={KEY_COLUMNS} rows={listedKeys(app.jwks)} rowKey={(k) => k.number} empty="No signing keys are registered." />
       )}
-      <Subform title={hasKeys ? "Replace the keys (rotation)" : "Register keys"} action={action} submitLabel="Save signing keys" onSubmit={onSubmit}>
+      <Subform mutation="setAppKeys" title={hasKeys ? "Replace the keys (rotation)" : "Register keys"} action={action} submitLabel="Save signing keys" onSubmit={onSubmit}>
         <TextAreaField
           label="JWK Set (JSON)"
           hint='{"keys": [...]}: 1 to 10 public keys for ES256 (EC P-256), PS256 (RSA of 2048 bits or more) or EdDSA (Ed25519).'

@@ -32,6 +32,7 @@ export function AppSignIn({ app, onChange }: { app: AppDetail; onChange: (app: A
 
   return (
     <PanelForm
+      mutation="setAppSettings"
       title="Sign-in"
       intro={
         <p className="muted small">

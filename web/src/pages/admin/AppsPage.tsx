@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
@@ -101,9 +102,11 @@ export function AppsPage() {
       <Panel
         title="All apps"
         actions={
-          <button type="button" className="button secondary small" onClick={goToCreateForm}>
-            New app
-          </button>
+          <Can mutation="createApp">
+            <button type="button" className="button secondary small" onClick={goToCreateForm}>
+              New app
+            </button>
+          </Can>
         }
       >
         <SearchForm
@@ -126,14 +129,16 @@ export function AppsPage() {
         />
         <LoadMore list={apps} what="apps" />
       </Panel>
-      <CreateAppForm
-        key={created}
-        onCreated={(credential) => {
-          setIssued(credential);
-          setCreated((n) => n + 1);
-          apps.reload();
-        }}
-      />
+      <Can mutation="createApp">
+        <CreateAppForm
+          key={created}
+          onCreated={(credential) => {
+            setIssued(credential);
+            setCreated((n) => n + 1);
+            apps.reload();
+          }}
+        />
+      </Can>
     </AdminPage>
   );
 }

@@ -7,9 +7,12 @@ import { PanelForm } from "../../components/FormLayouts";
 import { useFields } from "../../lib/useFields";
 import { useAction } from "../../lib/useGraphQL";
 
-const ROLES: ReadonlyArray<{ value: Role; label: string }> = [
+/** The roles a user can have (lib/roles.ts): support revokes tokens and consents and resets factors, an auditor only reads. */
+export const ROLE_OPTIONS: ReadonlyArray<{ value: Role; label: string }> = [
   { value: "user", label: "User" },
   { value: "admin", label: "Administrator" },
+  { value: "support", label: "Support (revokes tokens and consents, resets factors)" },
+  { value: "auditor", label: "Auditor (reads only)" },
 ];
 
 /** "Create a user" on /admin/users: username, password and role. */
@@ -24,12 +27,12 @@ export function CreateUserForm({ onCreated }: { onCreated: () => void }) {
       const { createUser } = await graphql(CREATE_USER, { input: { username: username.trim(), password, role } });
       fields.reset();
       onCreated();
-      return `User ${createUser.username} created${createUser.role === "admin" ? " (administrator)" : ""}.`;
+      return `User ${createUser.username} created${createUser.role === "user" ? "" : ` (${createUser.role})`}.`;
     });
   }
 
   return (
-    <PanelForm title="Create a user" action={action} submitLabel="Create user" onSubmit={onSubmit}>
+    <PanelForm mutation="createUser" title="Create a user" action={action} submitLabel="Create user" onSubmit={onSubmit}>
       <TextField
         label="Username"
         hint={`${USERNAME_LENGTH.min} to ${USERNAME_LENGTH.max} letters, digits, . _ @ -`}
@@ -52,7 +55,7 @@ export function CreateUserForm({ onCreated }: { onCreated: () => void }) {
         maxLength={PASSWORD_LENGTH.max}
         autoComplete="new-password"
       />
-      <SelectField label="Role" {...fields.bind("role")} options={ROLES} />
+      <SelectField label="Role" {...fields.bind("role")} options={ROLE_OPTIONS} />
     </PanelForm>
   );
 }

@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { CREATE_DEVELOPER, DELETE_DEVELOPER, DEVELOPERS, ORGANIZATION, UPDATE_DEVELOPER, type Developer } from "../../api/admin";
@@ -28,7 +29,7 @@ function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDe
   return [
     ...DEVELOPER_COLUMNS,
     actionsColumn((dev) => (
-      <>
+      <Can mutation="updateDeveloper">
         <ActionButton label="Edit" context={`developer ${dev.email}`} onClick={() => onEdit(dev)} />
         <ConfirmButton
           label="Delete"
@@ -38,7 +39,7 @@ function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDe
           {...action.button(dev.id)}
           onConfirm={() => onDelete(dev)}
         />
-      </>
+      </Can>
     )),
   ];
 }
@@ -134,7 +135,7 @@ function AddDeveloper({ organizationId, onAdded }: { organizationId: string; onA
   }
 
   return (
-    <Subform title="Add a developer" action={action} submitLabel="Add developer" onSubmit={onSubmit}>
+    <Subform mutation="createDeveloper" title="Add a developer" action={action} submitLabel="Add developer" onSubmit={onSubmit}>
       <DeveloperFields fields={fields} />
     </Subform>
   );

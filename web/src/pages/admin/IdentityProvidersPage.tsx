@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import {
   ACR_VALUE_MAX_LENGTH,
@@ -49,7 +50,7 @@ function providerColumns(action: Action, onEdit: (provider: IdentityProvider) =>
   return [
     ...COLUMNS,
     actionsColumn((p) => (
-      <>
+      <Can mutation="updateIdentityProvider">
         <ActionButton label="Edit" context={`identity provider ${p.name}`} onClick={() => onEdit(p)} />
         <ConfirmButton
           label="Delete"
@@ -59,7 +60,7 @@ function providerColumns(action: Action, onEdit: (provider: IdentityProvider) =>
           {...action.button(p.id)}
           onConfirm={() => onDelete(p)}
         />
-      </>
+      </Can>
     )),
   ];
 }
@@ -228,7 +229,7 @@ function CreateProvider({ onCreated }: { onCreated: () => void }) {
   }
 
   return (
-    <Subform title="Add an identity provider" action={action} submitLabel="Add identity provider" onSubmit={onSubmit}>
+    <Subform mutation="createIdentityProvider" title="Add an identity provider" action={action} submitLabel="Add identity provider" onSubmit={onSubmit}>
       <ProviderFields fields={fields} storedSecret={false} />
     </Subform>
   );

@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { useSearchParams } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
@@ -54,15 +55,17 @@ export function OrganizationsPage() {
         <button type="button" className="button secondary small" onClick={() => select(org)}>
           Developers<span className="visually-hidden"> of {org.name}</span>
         </button>
-        <ActionButton label="Edit" context={`organization ${org.name}`} onClick={() => setEditingId(org.id)} />
-        <ConfirmButton
-          label="Delete"
-          context={`organization ${org.name}`}
-          question={`Delete the organization ${org.name}? Only an organization without developers can be deleted.`}
-          confirmLabel="Yes, delete the organization"
-          {...action.button(org.id)}
-          onConfirm={() => remove(org)}
-        />
+        <Can mutation="updateOrganization">
+          <ActionButton label="Edit" context={`organization ${org.name}`} onClick={() => setEditingId(org.id)} />
+          <ConfirmButton
+            label="Delete"
+            context={`organization ${org.name}`}
+            question={`Delete the organization ${org.name}? Only an organization without developers can be deleted.`}
+            confirmLabel="Yes, delete the organization"
+            {...action.button(org.id)}
+            onConfirm={() => remove(org)}
+          />
+        </Can>
       </>
     )),
   ];
@@ -116,7 +119,7 @@ function CreateOrganization({ onCreated }: { onCreated: (org: Organization) => v
   }
 
   return (
-    <PanelForm title="Create an organization" action={action} submitLabel="Create organization" onSubmit={onSubmit}>
+    <PanelForm mutation="createOrganization" title="Create an organization" action={action} submitLabel="Create organization" onSubmit={onSubmit}>
       <TextField label="Name" {...fields.bind("name")} required maxLength={NAME_MAX_LENGTH} autoComplete="off" />
       <TextField label="Display name" hint={`Optional. ${DISPLAY_NAME_HINT}`} {...fields.bind("displayName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
     </PanelForm>

@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { NAME_MAX_LENGTH, PRODUCT_NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
@@ -88,7 +89,7 @@ function productColumns(action: Action, onEdit: (product: ApiProduct) => void, o
   return [
     ...PRODUCT_COLUMNS,
     actionsColumn((p) => (
-      <>
+      <Can mutation="updateApiProduct">
         <ActionButton label="Edit" context={`API product ${p.name}`} onClick={() => onEdit(p)} />
         <ConfirmButton
           label="Delete"
@@ -98,7 +99,7 @@ function productColumns(action: Action, onEdit: (product: ApiProduct) => void, o
           {...action.button(p.id)}
           onConfirm={() => onDelete(p)}
         />
-      </>
+      </Can>
     )),
   ];
 }
@@ -319,7 +320,7 @@ function CreateProduct({
   }
 
   return (
-    <Subform title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
+    <Subform mutation="createApiProduct" title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
       <ProductFields form={form} apis={apis} providers={providers} />
     </Subform>
   );

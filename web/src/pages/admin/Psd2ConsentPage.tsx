@@ -1,3 +1,4 @@
+import { useCan } from "../../lib/session";
 import { Link, useParams } from "react-router";
 import { PSD2_CONSENT, REVOKE_PSD2_CONSENT, type Psd2ConsentDetail } from "../../api/admin";
 import { graphql } from "../../api/graphql";
@@ -64,6 +65,7 @@ export function Psd2ConsentPage() {
 /** The consent's facts, with "Revoke" (confirmed) while it is valid, as the list has it. */
 function Overview({ consent, onRevoked }: { consent: Psd2ConsentDetail; onRevoked: (revoked: Omit<Psd2ConsentDetail, "evidence">) => void }) {
   const action = useAction();
+  const can = useCan();
   const locale = navigator.language;
 
   function revoke() {
@@ -78,7 +80,7 @@ function Overview({ consent, onRevoked }: { consent: Psd2ConsentDetail; onRevoke
     <Panel
       title="Consent"
       actions={
-        consent.status === "valid" ? (
+        consent.status === "valid" && can("revokePsd2Consent") ? (
           <ConfirmButton
             label="Revoke"
             context={describePsd2Consent(consent)}

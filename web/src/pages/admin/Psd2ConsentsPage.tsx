@@ -1,3 +1,4 @@
+import { useCan } from "../../lib/session";
 import { useEffect, useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router";
 import { PSD2_CONSENTS, REVOKE_PSD2_CONSENT, type Psd2Consent } from "../../api/admin";
@@ -63,6 +64,7 @@ export function Psd2ConsentsPage() {
   const status = params.get("status") ?? "";
   const query = useQuery(PSD2_CONSENTS, status ? { status } : {});
   const action = useAction();
+  const can = useCan();
   const locale = navigator.language;
 
   function revoke(consent: Psd2Consent) {
@@ -121,7 +123,7 @@ export function Psd2ConsentsPage() {
           <Link to={routes.psd2Consent(consent.id)}>
             View<span className="visually-hidden"> {context}</span>
           </Link>
-          {consent.status === "valid" && (
+          {consent.status === "valid" && can("revokePsd2Consent") && (
             <ConfirmButton
               label="Revoke"
               context={context}

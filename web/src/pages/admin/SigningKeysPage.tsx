@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useMemo } from "react";
 import { ROTATE_SIGNING_KEY, SIGNING_KEYS, type SigningAlgorithm, type SigningKey } from "../../api/admin";
 import { graphql } from "../../api/graphql";
@@ -91,15 +92,17 @@ export function SigningKeysPage() {
     { header: "Signs from / until", cell: (k) => <Publication signingKey={k} /> },
     actionsColumn((k) =>
       k.state === "current" ? (
-        <ConfirmButton
-          label="Rotate now"
-          context={`${k.alg} key ${shortKid(k.kid)}`}
-          question={`Rotate the ${k.alg} key now? Its next key takes over; this one is retired.`}
-          confirmLabel="Yes, rotate"
-          className="button secondary small"
-          {...action.button(k.alg)}
-          onConfirm={() => rotate(k.alg)}
-        />
+        <Can mutation="rotateSigningKey">
+          <ConfirmButton
+            label="Rotate now"
+            context={`${k.alg} key ${shortKid(k.kid)}`}
+            question={`Rotate the ${k.alg} key now? Its next key takes over; this one is retired.`}
+            confirmLabel="Yes, rotate"
+            className="button secondary small"
+            {...action.button(k.alg)}
+            onConfirm={() => rotate(k.alg)}
+          />
+        </Can>
       ) : null,
     ),
   ];

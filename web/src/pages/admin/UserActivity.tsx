@@ -1,3 +1,4 @@
+import { Can } from "../../components/Can";
 import { useId, useState } from "react";
 import { Link } from "react-router";
 import { CONSENTS, REVOKE_CONSENT, type Consent } from "../../api/admin";
@@ -58,14 +59,16 @@ function Consents({ userId, onRevoked }: { userId: string; onRevoked: () => void
         <Link to={routes.scopeConsent(consent.id)}>
           View<span className="visually-hidden"> consent for {consent.app.name}</span>
         </Link>
-        <ConfirmButton
-          label="Revoke"
-          context={`consent for ${consent.app.name}`}
-          question="Revoke this consent? Every token issued under it is revoked too."
-          confirmLabel="Yes, revoke"
-          {...action.button(consent.id)}
-          onConfirm={() => revoke(consent)}
-        />
+        <Can mutation="revokeConsent">
+          <ConfirmButton
+            label="Revoke"
+            context={`consent for ${consent.app.name}`}
+            question="Revoke this consent? Every token issued under it is revoked too."
+            confirmLabel="Yes, revoke"
+            {...action.button(consent.id)}
+            onConfirm={() => revoke(consent)}
+          />
+        </Can>
       </>
     )),
   ];

@@ -1,3 +1,4 @@
+import { useCan } from "../../lib/session";
 import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import type { Column } from "../../components/DataTable";
@@ -29,6 +30,7 @@ const COLUMNS: Column<UserFactor>[] = [
 export function UserFactors({ userId, username }: { userId: string; username: string | undefined }) {
   const query = useQuery(USER_FACTORS, { id: userId });
   const action = useAction();
+  const can = useCan();
   const factors = query.data?.user?.factors ?? [];
   const who = username ?? "this user";
 
@@ -50,7 +52,7 @@ export function UserFactors({ userId, username }: { userId: string; username: st
         rowKey={(f) => f.id}
         empty="No sign-in factors: this user signs in with a password alone and cannot pass strong customer authentication."
       />
-      {factors.length > 0 && (
+      {factors.length > 0 && can("resetUserFactors") && (
         <div className="form-actions">
           <ConfirmButton
             label="Reset sign-in factors"

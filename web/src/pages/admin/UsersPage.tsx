@@ -1,7 +1,9 @@
 import { useSearchParams } from "react-router";
 import { USERNAME_LENGTH } from "../../../../server/src/kernel/limits";
-import { SET_USER_STATUS, USERS, type User } from "../../api/admin";
+import { SET_USER_ROLE, SET_USER_STATUS, USERS, type Role, type User } from "../../api/admin";
 import { graphql } from "../../api/graphql";
+import { SelectField } from "../../components/Field";
+import { PanelForm } from "../../components/FormLayouts";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
@@ -11,9 +13,11 @@ import { ListTable, LoadMore } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
-import { useSession } from "../../lib/session";
+import { explainingConflict } from "../../lib/conflicts";
+import { useCan, useSession } from "../../lib/session";
 import { useAction, useConnection } from "../../lib/useGraphQL";
-import { CreateUserForm } from "./CreateUserForm";
+import { useState, type FormEvent } from "react";
+import { CreateUserForm, ROLE_OPTIONS } from "./CreateUserForm";
 import { UserActivity } from "./UserActivity";
 
 /** /admin/users[?search=…][&user=<id>]: users, and the sign-in factors, live tokens and consents of the selected one. */
@@ -24,6 +28,7 @@ export function UsersPage() {
   const users = useConnection(USERS, { ...(search ? { search } : {}), first: 50 }, (d) => d.users);
   const action = useAction();
   const me = useSession().user.username;
+  const can = useCan();
   const selected = users.nodes.find((u) => u.id === selectedId);
 
   function navigate(next: { search?: string; user?: string | null }) {
@@ -53,7 +58,7 @@ export function UsersPage() {
         <button type="button" className="button secondary small" onClick={() => navigate({ user: user.id })}>
           Factors, tokens and consents<span className="visually-hidden"> of {user.username}</span>
         </button>
-        {user.status === "active" ? (
+        {!can("setUserStatus") ? null : user.status === "active" ? (
           user.username !== me && (
             <ConfirmButton
               label="Disable"
@@ -86,10 +91,38 @@ export function UsersPage() {
         />
         <LoadMore list={users} what="users" />
       </Panel>
+      {selected && can("setUserRole") && (
+        <UserRoleForm
+          key={selected.id}
+          user={selected}
+          onSaved={(saved) => users.update((nodes) => nodes.map((u) => (u.id === saved.id ? saved : u)))}
+        />
+      )}
       {selectedId && (
         <UserActivity key={selectedId} userId={selectedId} username={selected?.username} onClose={() => navigate({ user: null })} />
       )}
       <CreateUserForm onCreated={users.reload} />
     </AdminPage>
+  );
+}
+
+/** "Role of <user>": an admin changes another user's role (setUserRole); the server refuses an admin's own (CONFLICT), shown here. */
+function UserRoleForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
+  const action = useAction();
+  const [role, setRole] = useState<Role>(user.role);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      const { setUserRole } = await explainingConflict(graphql(SET_USER_ROLE, { userId: user.id, role }), "Another administrator can change it.");
+      onSaved(setUserRole);
+      return `${setUserRole.username} is now ${setUserRole.role}.`;
+    });
+  }
+
+  return (
+    <PanelForm mutation="setUserRole" title={`Role of ${user.username}`} action={action} submitLabel="Save role" onSubmit={onSubmit}>
+      <SelectField label="Role" value={role} onChange={setRole} options={ROLE_OPTIONS} />
+    </PanelForm>
   );
 }
