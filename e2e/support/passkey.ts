@@ -139,11 +139,16 @@ export class VirtualPasskey {
     });
   }
 
-  /** Puts it into the page's virtual authenticator with its current counter (replacing an earlier copy there). */
+  /**
+   * Puts it alone into the page's virtual authenticator, with its current counter: a sign-in
+   * asks for any discoverable credential, and the authenticator would answer with the first of
+   * several (another user's). A passkey used before is synced back first (syncFrom), so its
+   * counter is kept.
+   */
   async installOn(page: Page): Promise<void> {
     const { cdp, authenticatorId } = await virtualAuthenticator(page);
     const credentialId = Buffer.from(this.credentialId, "base64url").toString("base64");
-    await cdp.send("WebAuthn.removeCredential", { authenticatorId, credentialId }).catch(() => undefined);
+    await cdp.send("WebAuthn.clearCredentials", { authenticatorId });
     await cdp.send("WebAuthn.addCredential", {
       authenticatorId,
       credential: {

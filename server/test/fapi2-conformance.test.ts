@@ -22,7 +22,7 @@ import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { FAPI_CLIENT_ID, demoClientKey } from "./support/fapi.js";
-import { BANK_ACR, BANK_CUSTOMERS, bankIdpClientFor, startBankIdp, type BankIdp } from "./support/bank-idp.js";
+import { BANK_CUSTOMERS, bankIdpClientFor, registerBankIdp, startBankIdp, type BankIdp } from "./support/bank-idp.js";
 import { clientOptions, runBrowserStep, startIssuerServer, type BrowserStep } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
@@ -207,16 +207,7 @@ describe("with the PSU authenticated at the bank's identity provider (federation
 
   beforeAll(async () => {
     bank = await startBankIdp({ clients: [bankIdpClientFor(server.url)] });
-    const idp = await server.db.identityProviders.create({
-      name: "bank",
-      issuer: bank.issuer,
-      clientId: "tollgate",
-      clientAuthMethod: "private_key_jwt",
-      clientSecret: null,
-      scopes: ["openid"],
-      customerNumberClaim: null,
-      scaAcrValues: [BANK_ACR.sca],
-    });
+    const idp = await registerBankIdp(server, bank.issuer);
     await server.prisma.app.updateMany({ where: { name: DEMO.fapiApp.name }, data: { identityProviderId: idp.id } });
     // The catalog cache keeps a client for up to a second.
     await new Promise((resolve) => setTimeout(resolve, 1100));

@@ -13,6 +13,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "j
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { authorizeParams, authorizePath, Browser, callbackParams, pkcePair } from "./support/flow.js";
+import { registerBankIdp } from "./support/bank-idp.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
@@ -59,16 +60,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => idp.listen(0, "127.0.0.1", resolve));
   issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const provider = await server.db.identityProviders.create({
-    name: "hostile",
-    issuer,
-    clientId: "tollgate",
-    clientAuthMethod: "private_key_jwt",
-    clientSecret: null,
-    scopes: ["openid"],
-    customerNumberClaim: null,
-    scaAcrValues: [SCA],
-  });
+  const provider = await registerBankIdp(server, issuer, { name: "hostile", scaAcrValues: [SCA] });
   await server.prisma.app.updateMany({ where: { name: client.name }, data: { identityProviderId: provider.id } });
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { loadKeyEncryption } from "../src/kernel/key-encryption.js";
 import { ACR_SCA } from "../src/kernel/acr.js";
-import { BANK_ACR, BANK_CUSTOMERS, bankIdpClientFor, signInAtBankIdp, startBankIdp, type BankIdp } from "./support/bank-idp.js";
+import { BANK_ACR, BANK_CUSTOMERS, bankIdpClientFor, registerBankIdp, signInAtBankIdp, startBankIdp, type BankIdp } from "./support/bank-idp.js";
 import {
   authorizeParams,
   authorizePath,
@@ -42,16 +42,7 @@ beforeAll(async () => {
   // AUTH_URL is the server's own address: the provider sends the PSU back there and fetches its JWK Set.
   ({ server } = await startIssuerServer());
   bank = await startBankIdp({ clients: [bankIdpClientFor(server.authUrl), { ...bankIdpClientFor(server.authUrl, "tollgate-secret"), token_endpoint_auth_method: "client_secret_basic", client_secret: "bank-secret-0123456789" }] });
-  const idp = await server.db.identityProviders.create({
-    name: "bank",
-    issuer: bank.issuer,
-    clientId: "tollgate",
-    clientAuthMethod: "private_key_jwt",
-    clientSecret: null,
-    scopes: ["openid", "customer"],
-    customerNumberClaim: "customer_number",
-    scaAcrValues: [BANK_ACR.sca],
-  });
+  const idp = await registerBankIdp(server, bank.issuer, { scopes: ["openid", "customer"], customerNumberClaim: "customer_number" });
   idpId = idp.id;
   await server.prisma.app.updateMany({ where: { name: client.name }, data: { identityProviderId: idpId } });
 });
@@ -247,16 +238,7 @@ describe("with login and consent delegated to the bank's application as well", (
     const { server: other } = await startIssuerServer({ DELEGATED_LOGIN_URL: "https://bank.example/login", DELEGATED_CONSENT_URL: "https://bank.example/consent" });
     const otherBank = await startBankIdp({ clients: [bankIdpClientFor(other.authUrl)] });
     try {
-      const idp = await other.db.identityProviders.create({
-        name: "bank",
-        issuer: otherBank.issuer,
-        clientId: "tollgate",
-        clientAuthMethod: "private_key_jwt",
-        clientSecret: null,
-        scopes: ["openid"],
-        customerNumberClaim: null,
-        scaAcrValues: [BANK_ACR.sca],
-      });
+      const idp = await registerBankIdp(other, otherBank.issuer);
       await other.prisma.app.updateMany({ where: { name: client.name }, data: { identityProviderId: idp.id } });
       const browser = new Browser(other.url);
       const start = await browser.fetch(authorizePath(authorizeParams(client, { code_challenge: pkcePair().challenge, code_challenge_method: "S256" })));

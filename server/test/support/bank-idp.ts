@@ -33,6 +33,8 @@ import Provider from "oidc-provider";
 import MemoryAdapter from "oidc-provider/lib/adapters/memory_adapter.js";
 import LRU from "oidc-provider/lib/helpers/lru.js";
 import { JWKS_PATH } from "../../src/kernel/paths.js";
+import type { IdentityProviderRecord, IdentityProviderSettings } from "../../src/stores/identity-providers.js";
+import type { TestServer } from "./server.js";
 import { Browser, FORM } from "./flow.js";
 
 /** The `acr` values of the bank IdP (`acr_values_supported`): a password alone, or strong customer authentication (password and one-time code). */
@@ -457,4 +459,23 @@ export async function signInAtBankIdp(authorizationUrl: string, who: { username:
   const error = shownError(after.html);
   if (error) throw new Error(`the bank IdP refused the sign-in (${after.status} at ${after.page.href}): ${error}`);
   throw new Error(`expected a redirect off the bank IdP, got ${after.status} at ${after.page.href}: ${after.html.slice(0, 500)}`);
+}
+
+/**
+ * Registers the identity provider at `issuer` on a test Tollgate as the bank's, named "bank",
+ * Tollgate's client `tollgate` there authenticating with private_key_jwt, `sca` ({@link BANK_ACR})
+ * its SCA acr; `settings` change any of that.
+ */
+export function registerBankIdp(server: Pick<TestServer, "db">, issuer: string, settings: Partial<IdentityProviderSettings> = {}): Promise<IdentityProviderRecord> {
+  return server.db.identityProviders.create({
+    name: "bank",
+    issuer,
+    clientId: "tollgate",
+    clientAuthMethod: "private_key_jwt",
+    clientSecret: null,
+    scopes: ["openid"],
+    customerNumberClaim: null,
+    scaAcrValues: [BANK_ACR.sca],
+    ...settings,
+  });
 }
