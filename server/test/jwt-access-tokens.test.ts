@@ -11,7 +11,7 @@ import { DEMO } from "../src/demo/seed.js";
 import { DpopKey, dpopCall, fapiTokens, refresh } from "./support/fapi.js";
 import { callApi, clientCredentialsToken, expectOAuthError, INTROSPECTION_ENDPOINT, json, obtainCode, pkcePair, request, REVOCATION_ENDPOINT, TOKEN_ENDPOINT, tokenRequest, type DemoClient } from "./support/flow.js";
 import { addOpenDataApi, OPEN_DATA } from "./support/open-data.js";
-import { startIssuerServer } from "./support/oauth4webapi.js";
+import { startIssuerServer, withHsmIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
 
 let server: TestServer;
@@ -176,5 +176,24 @@ describe("RFC 8707 resource indicators", () => {
     expect((await verified(tokens.access_token)).payload.aud).toBe(resourceOf("open-data"));
     expect((await dpopCall(server.url, tokens.access_token, key, OPEN_DATA)).status).toBe(200);
     expect((await dpopCall(server.url, tokens.access_token, key, "/products/")).status).toBe(401);
+  });
+});
+
+describe("JWT access tokens with the signing keys in an HSM (SoftHSM2)", () => {
+  it("with the device away, a JWT product's token request is 503 temporarily_unavailable, never a server error nor an opaque token; with it back, JWTs again", async () => {
+    await withHsmIssuerServer("tollgate-at-jwt", "pin-3c9e17", async (hsm, device) => {
+      await hsm.server.prisma.apiProduct.update({ where: { name: "PSD2-AISP-v1" }, data: { accessTokenFormat: "jwt" } });
+      const request = () => tokenRequest(hsm.server.url, TOKEN_ENDPOINT, DEMO.app, { grant_type: "client_credentials", scope: "aisp" }, { expect5xx: 503 });
+      expect(decodeProtectedHeader((await request()).body.access_token).typ).toBe("at+jwt");
+
+      device.takeAway();
+      const refused = await request();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toEqual(expect.any(String));
+      expect(refused.body).toEqual({ error: "temporarily_unavailable", error_description: "the access token cannot be signed now: try again later" });
+
+      device.bringBack();
+      expect(decodeProtectedHeader((await request()).body.access_token).typ).toBe("at+jwt");
+    });
   });
 });

@@ -7,8 +7,6 @@
  */
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import * as client from "openid-client";
-import { cpSync, rmSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { envelopeBackend } from "../src/keys/envelope.js";
@@ -21,9 +19,8 @@ import { demoClientKey, pushedParams, pushRequest } from "./support/fapi.js";
 import { DEMO_FAPI_PRIVATE_JWK } from "../src/demo/fapi-key.js";
 import { request } from "./support/flow.js";
 import { Browser, interactionIdFrom, json, pkcePair } from "./support/flow.js";
-import { runBrowserStep, startIssuerServer } from "./support/oauth4webapi.js";
+import { runBrowserStep, startIssuerServer, withHsmIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
-import { softHsmToken } from "./support/softhsm.js";
 
 let server: TestServer;
 let issuer: URL;
@@ -521,21 +518,11 @@ describe("OpenID Connect RP-Initiated Logout 1.0", () => {
 
 describe("signing keys in an HSM (SoftHSM2)", () => {
   it("with the device away, the code exchange answers 503 temporarily_unavailable, never tokens without their ID token; with it back, ID tokens again", async () => {
-    const token = softHsmToken("tollgate-oidc", "pin-51e0d2");
-    const hsm = await startIssuerServer({
-      PURGE_INTERVAL_SECONDS: "0",
-      PKCS11_MODULE: token.settings.module,
-      PKCS11_TOKEN_LABEL: token.settings.tokenLabel,
-      PKCS11_PIN: token.settings.pin,
-    });
-    try {
-      await hsm.server.keyring.ready();
+    await withHsmIssuerServer("tollgate-oidc", "pin-51e0d2", async (hsm, device) => {
       const config = await relyingParty(hsm.issuer, { expect5xx: 503 });
       expect(decodeProtectedHeader((await signIn(config)).tokens.id_token!).alg).toBe("PS256");
 
-      const saved = path.join(path.dirname(token.tokenDir), "saved");
-      cpSync(token.tokenDir, saved, { recursive: true });
-      rmSync(token.tokenDir, { recursive: true, force: true });
+      device.takeAway();
       const refused = await signIn(config).then(
         () => expect.unreachable("tokens were issued while no key could sign"),
         (error: unknown) => error as client.ClientError & { cause: unknown },
@@ -547,11 +534,8 @@ describe("signing keys in an HSM (SoftHSM2)", () => {
       expect(answer.headers.get("cache-control")).toBe("no-store");
       expect(await answer.json()).toEqual({ error: "temporarily_unavailable", error_description: "the ID token cannot be signed now: try again later" });
 
-      cpSync(saved, token.tokenDir, { recursive: true });
+      device.bringBack();
       expect(decodeProtectedHeader((await signIn(config)).tokens.id_token!).alg).toBe("PS256");
-    } finally {
-      await hsm.server.close();
-      token.remove();
-    }
+    });
   });
 });

@@ -6,14 +6,11 @@
  */
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import * as client from "openid-client";
-import { cpSync, rmSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { basic, clientCredentialsToken, INTROSPECTION_ENDPOINT, read, request, type Answer } from "./support/flow.js";
-import { startIssuerServer } from "./support/oauth4webapi.js";
+import { startIssuerServer, withHsmIssuerServer } from "./support/oauth4webapi.js";
 import type { TestServer } from "./support/server.js";
-import { softHsmToken } from "./support/softhsm.js";
 
 const JWT_MEDIA_TYPE = "application/token-introspection+jwt";
 
@@ -152,33 +149,20 @@ describe("RFC 9701 §5: the JWT response", () => {
 
 describe("RFC 9701 §5 with the signing keys in an HSM (SoftHSM2)", () => {
   it("with the device away, a JWT asked for is 503 temporarily_unavailable, never an unsigned answer; JSON is still answered; with it back, JWTs again", async () => {
-    const token = softHsmToken("tollgate-introspection", "pin-7a3c91");
-    const hsm = await startIssuerServer({
-      PURGE_INTERVAL_SECONDS: "0",
-      PKCS11_MODULE: token.settings.module,
-      PKCS11_TOKEN_LABEL: token.settings.tokenLabel,
-      PKCS11_PIN: token.settings.pin,
-    });
-    try {
-      await hsm.server.keyring.ready();
+    await withHsmIssuerServer("tollgate-introspection", "pin-7a3c91", async (hsm, device) => {
       const accessToken = await clientCredentialsToken(hsm.issuer.href, DEMO.app);
       expect((await introspect(accessToken, JWT_MEDIA_TYPE, hsm.issuer)).headers.get("content-type")).toBe(JWT_MEDIA_TYPE);
 
-      const saved = path.join(path.dirname(token.tokenDir), "saved");
-      cpSync(token.tokenDir, saved, { recursive: true });
-      rmSync(token.tokenDir, { recursive: true, force: true });
+      device.takeAway();
       const refused = await introspect(accessToken, JWT_MEDIA_TYPE, hsm.issuer, 503);
       expect(refused.status).toBe(503);
       expect(refused.headers.get("retry-after")).toEqual(expect.any(String));
       expect(refused.body).toEqual({ error: "temporarily_unavailable", error_description: "the introspection response cannot be signed now: try again later" });
       expect((await introspect(accessToken, "application/json", hsm.issuer)).body).toMatchObject({ active: true });
 
-      cpSync(saved, token.tokenDir, { recursive: true });
+      device.bringBack();
       const again = await introspect(accessToken, JWT_MEDIA_TYPE, hsm.issuer);
       await jwtVerify(again.text, createLocalJWKSet(await jwks(hsm.issuer)), { typ: "token-introspection+jwt", issuer: hsm.issuer.origin, audience: DEMO.strictApp.consumerKey });
-    } finally {
-      await hsm.server.close();
-      token.remove();
-    }
+    });
   });
 });

@@ -22,6 +22,7 @@ import type { Config } from "../config.js";
 import { ACR_SCA } from "../kernel/acr.js";
 import { BearerError, InvalidRequest, OAuthError } from "../kernel/errors.js";
 import { hashSecret } from "../kernel/secrets.js";
+import { splitList } from "../kernel/list.js";
 import { isCleanText } from "../kernel/text.js";
 import type { AuthorizationRedirect } from "../oauth/authorization-response.js";
 import { bearerToken } from "../oauth/bearer.js";
@@ -150,7 +151,7 @@ export function delegationRouter(config: Config, ctx: FlowContext, tokens: Pick<
       authorization_details: consent ? (JSON.parse(consent.requestedDetails) as AuthorizationDetail[]) : null,
       sca_required: interaction.scaRequired,
       login_hint: interaction.loginHint,
-      ui_locales: interaction.uiLocales === null ? [] : interaction.uiLocales.split(" "),
+      ui_locales: splitList(interaction.uiLocales ?? ""),
       expires_at: interaction.expiresAt.toISOString(),
     };
   }

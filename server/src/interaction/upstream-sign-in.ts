@@ -68,7 +68,6 @@ export async function answerFromUpstream(
     now,
   );
   const user = await ctx.db.users.byId(userId);
-  const details = { identity_provider: idp.name, acr: identity.acr, amr: identity.amr };
   if (user?.status !== "active") {
     await auditFailure(ctx, interaction, "disabled", "the user is disabled", userId);
     return endSignIn(ctx, interaction, "access_denied", "the user's account is disabled", now);
@@ -77,6 +76,7 @@ export async function answerFromUpstream(
     await auditFailure(ctx, interaction, "not_sca", `acr ${identity.acr ?? "(none)"}`, userId);
     return endSignIn(ctx, interaction, "access_denied", NOT_SCA, now);
   }
+  const details = { identity_provider: idp.name, acr: identity.acr, amr: identity.amr };
   await ctx.db.audit.record({ type: "signin.succeeded", actor: `user:${user.id}`, subject: interaction.appId, details, request: ctx.request });
   return { user, authentication: { userId: user.id, amr: identity.amr, authTime: identity.authTime } };
 }

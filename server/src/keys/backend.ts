@@ -7,6 +7,7 @@
  *     the database keeps only the public key and the object's id.
  */
 import type { JWK } from "jose";
+import { ServiceUnavailable } from "../kernel/errors.js";
 import type { OwnSigningAlgorithm } from "../stores/signing-keys.js";
 
 export { OWN_SIGNING_ALGORITHMS, type OwnSigningAlgorithm } from "../stores/signing-keys.js";
@@ -29,6 +30,21 @@ export interface GeneratedKey {
 export class KeyBackendUnavailable extends Error {
   constructor(readonly reason: string) {
     super(`the signing key backend is unavailable: ${reason}`);
+  }
+}
+
+/**
+ * What `signing` signs, or, when no key can sign it now (the HSM away), a 503
+ * `temporarily_unavailable` with Retry-After naming `what`: a signed answer is never replaced by
+ * an unsigned one, and the device's absence is no server error.
+ * @param what - what is signed, as the error description names it ("the ID token").
+ * @throws ServiceUnavailable for KeyBackendUnavailable; any other error as it is.
+ */
+export async function signedNow<T>(what: string, signing: Promise<T>): Promise<T> {
+  try {
+    return await signing;
+  } catch (error) {
+    throw error instanceof KeyBackendUnavailable ? new ServiceUnavailable(`${what} cannot be signed now: try again later`, error) : error;
   }
 }
 

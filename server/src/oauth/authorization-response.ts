@@ -7,10 +7,10 @@
  * {@link authorizationResponse}; {@link keepEvidence} keeps a PSU's signed request and answer.
  */
 import type { Keyring } from "../keys/keyring.js";
-import { KeyBackendUnavailable } from "../keys/backend.js";
+import { signedNow } from "../keys/backend.js";
 import type { ClientStore } from "../stores/clients.js";
 import type { EvidenceStore } from "../stores/evidence.js";
-import { InvalidAuthorizationRequest, InvalidRequest, ServiceUnavailable } from "../kernel/errors.js";
+import { InvalidAuthorizationRequest, InvalidRequest } from "../kernel/errors.js";
 import { redirectWith } from "./redirect.js";
 
 /**
@@ -131,9 +131,7 @@ export async function authorizationResponse(responder: AuthorizationResponder, t
   if (!client) throw new InvalidAuthorizationRequest("unauthorized_client", "this client is revoked");
   const exp = Math.floor(now.getTime() / 1000) + AUTHORIZATION_RESPONSE_LIFETIME_SECONDS;
   const payload = { iss: responder.issuer, aud: client.clientId, exp, ...params, ...(state === undefined ? {} : { state }) };
-  const response = await responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) }).catch((error: unknown) => {
-    throw error instanceof KeyBackendUnavailable ? new ServiceUnavailable("the authorization response cannot be signed now: try again later", error) : error;
-  });
+  const response = await signedNow("the authorization response", responder.keyring.sign({ alg: client.authorizationSignedResponseAlg, typ: "JWT", payload, expiresAt: new Date(exp * 1000) }));
   if (target.responseMode === "form_post.jwt") return { redirectTo: FORM_POST_PATH, response, formPost: { action: target.redirectUri, response } };
   return { redirectTo: redirectWith(target.redirectUri, { response }), response };
 }

@@ -9,9 +9,9 @@ import type { Stores } from "../stores/index.js";
 import { findAnyToken, type StoredToken } from "./tokens.js";
 import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest, type ClientRequestStores, type EndpointContext } from "./client-request.js";
-import { InvalidRequest, OAuthError, ServiceUnavailable } from "../kernel/errors.js";
+import { InvalidRequest, OAuthError } from "../kernel/errors.js";
 import { acceptQuality, parseAccept } from "../kernel/accept.js";
-import { KeyBackendUnavailable } from "../keys/backend.js";
+import { signedNow } from "../keys/backend.js";
 import type { Keyring } from "../keys/keyring.js";
 import { joinList } from "../kernel/list.js";
 import { NO_STORE } from "./token-endpoint.js";
@@ -119,9 +119,7 @@ export function introspectionEndpoint(db: ClientRequestStores & Pick<Stores, "to
     const token = await findAnyToken(db, params.token, now);
     const response = introspectionResponse(token, endpoint.issuer);
     if (wantsSignedIntrospection(req.headers.accept)) {
-      const jwt = await signIntrospectionResponse(keyring, { issuer: endpoint.issuer, clientId: client.clientId, alg: client.introspectionSignedResponseAlg, response, now }).catch((error: unknown) => {
-        throw error instanceof KeyBackendUnavailable ? new ServiceUnavailable("the introspection response cannot be signed now: try again later", error) : error;
-      });
+      const jwt = await signedNow("the introspection response", signIntrospectionResponse(keyring, { issuer: endpoint.issuer, clientId: client.clientId, alg: client.introspectionSignedResponseAlg, response, now }));
       res.writeHead(200, { ...NO_STORE, "Content-Type": INTROSPECTION_JWT_MEDIA_TYPE, "Content-Length": Buffer.byteLength(jwt) });
       res.end(jwt);
     } else sendJson(res, 200, response, NO_STORE);

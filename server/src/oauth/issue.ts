@@ -5,6 +5,7 @@
  */
 import { newId } from "../kernel/ids.js";
 import type { Keyring } from "../keys/keyring.js";
+import { signedNow } from "../keys/backend.js";
 import { accessTokenFormat, signAccessToken } from "./access-token-jwt.js";
 import type { Authentication, GrantConsent, NewAccessToken } from "../stores/tokens.js";
 import { tokenValue } from "./tokens.js";
@@ -89,7 +90,7 @@ function capped(at: Date, notAfter: Date | undefined): Date {
  * (oauth/access-token-jwt.ts), else a split token. Lifetimes: the app's
  * `accessTokenLifetimeSeconds` / `refreshTokenLifetimeSeconds`, neither beyond `notAfter`.
  * @returns the row to store (hashes only) and what the client is given (the values).
- * @throws KeyBackendUnavailable when a JWT cannot be signed now.
+ * @throws ServiceUnavailable (503) when a JWT cannot be signed now (keys/backend.ts signedNow).
  */
 export async function newToken(r: IssueRequest, signer: TokenSigner): Promise<{ row: NewAccessToken; issued: IssuedToken }> {
   const id = newId();
@@ -97,7 +98,7 @@ export async function newToken(r: IssueRequest, signer: TokenSigner): Promise<{ 
   const format = accessTokenFormat(r.scopes, r.apiProducts, r.client.products);
   const accessToken =
     format === "jwt"
-      ? await signAccessToken(signer.keyring, {
+      ? await signedNow("the access token", signAccessToken(signer.keyring, {
           issuer: signer.issuer,
           jti: id,
           clientId: r.client.clientId,
@@ -110,7 +111,7 @@ export async function newToken(r: IssueRequest, signer: TokenSigner): Promise<{ 
           x5t: r.x5t,
           authentication: r.authentication,
           authorizationDetails: r.consent?.authorizationDetails,
-        })
+        }))
       : tokenValue(id, newSecret());
   const refresh = r.withRefreshToken
     ? {

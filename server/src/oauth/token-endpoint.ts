@@ -11,8 +11,8 @@ import type { Database } from "../stores/index.js";
 import { sendJson } from "../kernel/json.js";
 import { readClientRequest, type ClientRequest, type EndpointContext } from "./client-request.js";
 import { dpopKeyOf, nonceHeader, type DpopSettings } from "./dpop-request.js";
-import { InvalidRequest, OAuthError, UnsupportedGrantType } from "../kernel/errors.js";
-import { KeyBackendUnavailable } from "../keys/backend.js";
+import { InvalidRequest, UnsupportedGrantType } from "../kernel/errors.js";
+import { signedNow } from "../keys/backend.js";
 import { signIdToken, type OpenIdProvider } from "./id-token.js";
 import { grants } from "./grants/index.js";
 import { RefreshTokenReused } from "./grants/refresh-token.js";
@@ -34,16 +34,14 @@ function responseProfile(client: Client): string {
 /**
  * The ID token of a grant with `openid` (oauth/id-token.ts), its subject the user's for this
  * client (public or pairwise, subject.ts).
- * @throws OAuthError 503 `temporarily_unavailable` when no key can sign now (the HSM is away):
+ * @throws ServiceUnavailable (503 `temporarily_unavailable`) when no key can sign now (the HSM is away):
  *   no token response goes out without its ID token.
  */
 async function signedIdToken(op: OpenIdProvider, issuer: string, client: Client, issued: IssuedToken, openId: NonNullable<IssuedToken["openId"]>, now: Date): Promise<string> {
-  try {
-    return await signIdToken(op.keyring, { issuer, subject: op.subjects(client, issued.userId!), clientId: client.clientId, alg: client.idTokenSignedResponseAlg, accessToken: issued.accessToken, ...openId, now });
-  } catch (error) {
-    if (error instanceof KeyBackendUnavailable) throw new OAuthError("temporarily_unavailable", "the ID token cannot be signed now: try again later", 503);
-    throw error;
-  }
+  return signedNow(
+    "the ID token",
+    signIdToken(op.keyring, { issuer, subject: op.subjects(client, issued.userId!), clientId: client.clientId, alg: client.idTokenSignedResponseAlg, accessToken: issued.accessToken, ...openId, now }),
+  );
 }
 
 /**

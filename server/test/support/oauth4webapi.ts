@@ -12,6 +12,9 @@ import { DEMO } from "../../src/demo/seed.js";
 import { Browser, interactionIdFrom, json, request, signInInteraction } from "./flow.js";
 import { startTestServer, type TestServer } from "./server.js";
 import { signInAtBankIdp } from "./bank-idp.js";
+import { softHsmToken } from "./softhsm.js";
+import { cpSync, rmSync } from "node:fs";
+import path from "node:path";
 
 /**
  * Spread into every oauth4webapi request's options: plain HTTP allowed (oauth4webapi refuses
@@ -46,6 +49,44 @@ export async function startIssuerServer(env: Record<string, string> = {}): Promi
     }
   }
   throw lastError;
+}
+
+/** A token's device taken away and brought back: its files moved aside and restored. */
+export interface HsmDevice {
+  takeAway(): void;
+  bringBack(): void;
+}
+
+/**
+ * Runs `test` against an issuer server ({@link startIssuerServer}) whose signing keys are made in
+ * a new SoftHSM2 token `label` (support/softhsm.ts), once its keyring is ready; then closes the
+ * server and removes the token.
+ */
+export async function withHsmIssuerServer(label: string, pin: string, test: (hsm: { server: TestServer; issuer: URL }, device: HsmDevice) => Promise<void>): Promise<void> {
+  const token = softHsmToken(label, pin);
+  const saved = path.join(path.dirname(token.tokenDir), "saved");
+  const device: HsmDevice = {
+    takeAway() {
+      cpSync(token.tokenDir, saved, { recursive: true });
+      rmSync(token.tokenDir, { recursive: true, force: true });
+    },
+    bringBack() {
+      cpSync(saved, token.tokenDir, { recursive: true });
+    },
+  };
+  const hsm = await startIssuerServer({
+    PURGE_INTERVAL_SECONDS: "0",
+    PKCS11_MODULE: token.settings.module,
+    PKCS11_TOKEN_LABEL: token.settings.tokenLabel,
+    PKCS11_PIN: token.settings.pin,
+  });
+  try {
+    await hsm.server.keyring.ready();
+    await test(hsm, device);
+  } finally {
+    await hsm.server.close();
+    token.remove();
+  }
 }
 
 /** The oauth4webapi view of a demo client: its metadata and its client authentication. */
