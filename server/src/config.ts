@@ -158,6 +158,11 @@ export const configSchema = z.object({
     default: "none: Tollgate's consent page",
   }),
   ADMIN_REQUIRE_SCA: bool.default(true).meta({ description: "the console's staff (admin, support, auditor) act in their role only after signing in with their second factor (EBA/GL/2019/04: strong authentication for privileged access)" }),
+  ADMIN_IDLE_SECONDS: z.coerce.number().int().min(60).max(3600).default(900).meta({
+    description:
+      "seconds without a request after which a staff member's (admin, support, auditor) console session ends; the console warns two minutes before " +
+      "and offers to stay signed in (EBA/GL/2019/04: sessions of privileged access end after inactivity). At most SESSION_TTL_SECONDS takes effect",
+  }),
   FEDERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10).meta({
     description: "longest wait for each call to a bank identity provider (discovery, PAR, token endpoint, JWK Set), seconds; beyond it the TPP gets `temporarily_unavailable`",
   }),
@@ -391,6 +396,8 @@ export interface Config {
   delegation: { loginUrl: string; consentUrl: string } | undefined;
   /** ADMIN_REQUIRE_SCA: staff act in their role only after a sign-in with their second factor. */
   adminRequireSca: boolean;
+  /** ADMIN_IDLE_SECONDS: a staff member's session ends after this many seconds without a request. */
+  adminIdleSeconds: number;
   /** Seconds each call to a bank identity provider may take (FEDERATION_TIMEOUT_SECONDS). */
   federationTimeoutSeconds: number;
   /** Milliseconds an upstream may take to start its answer, and between two pieces of it (UPSTREAM_TIMEOUT_MS). */
@@ -520,6 +527,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     federationTimeoutSeconds: e.FEDERATION_TIMEOUT_SECONDS,
     adminRequireSca: e.ADMIN_REQUIRE_SCA,
+    adminIdleSeconds: e.ADMIN_IDLE_SECONDS,
     delegation: e.DELEGATED_LOGIN_URL && e.DELEGATED_CONSENT_URL ? { loginUrl: e.DELEGATED_LOGIN_URL, consentUrl: e.DELEGATED_CONSENT_URL } : undefined,
     corsOrigins: list(e.CORS_ORIGINS),
     tokenRateLimit: { perClient: e.TOKEN_RATE_LIMIT_PER_CLIENT, perIp: e.TOKEN_RATE_LIMIT_PER_IP },

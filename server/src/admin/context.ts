@@ -7,6 +7,7 @@ import type { RequestIds } from "../kernel/request-context.js";
 import type { Request } from "express";
 import { GraphQLError } from "graphql";
 import { OAuthError } from "../kernel/errors.js";
+import { isStaffRole, type StaffRole } from "../kernel/roles.js";
 import { bearerToken } from "../oauth/bearer.js";
 import { ADMIN_SCOPE } from "../oauth/scopes.js";
 import { findPresentedToken } from "../oauth/tokens.js";
@@ -84,13 +85,6 @@ export async function resolveActor(db: Pick<Stores, "tokens" | "clients" | "user
 }
 
 /**
- * The console's roles: `admin` may do everything; `support` reads everything and revokes tokens
- * and consents and resets factors; `auditor` only reads (resolvers/index.ts guard).
- */
-export const STAFF_ROLES = ["admin", "support", "auditor"] as const;
-export type StaffRole = (typeof STAFF_ROLES)[number];
-
-/**
  * The role a caller acts in: a client holding the `admin` scope is an admin; a signed-in user
  * their role when it is a staff role, and, with ADMIN_REQUIRE_SCA, only after a sign-in with
  * their second factor (EBA/GL/2019/04: strong authentication for privileged access).
@@ -99,8 +93,7 @@ export type StaffRole = (typeof STAFF_ROLES)[number];
 export function staffRoleOf(actor: Actor | null, requireSca: boolean): StaffRole | null {
   if (actor === null) return null;
   if (actor.kind === "client") return actor.scopes.includes(ADMIN_SCOPE) ? "admin" : null;
-  const role = STAFF_ROLES.find((r) => r === actor.role);
-  return role !== undefined && (actor.sca || !requireSca) ? role : null;
+  return isStaffRole(actor.role) && (actor.sca || !requireSca) ? actor.role : null;
 }
 
 /**
@@ -113,7 +106,7 @@ export function requireStaff(ctx: AdminContext): StaffRole {
   if (!actor) throw gqlError("UNAUTHENTICATED", "sign in as an administrator or send an admin bearer token");
   const role = staffRoleOf(actor, ctx.requireSca);
   if (role !== null) return role;
-  const unverified = actor.kind === "user" && (STAFF_ROLES as readonly string[]).includes(actor.role) && !actor.sca;
+  const unverified = actor.kind === "user" && isStaffRole(actor.role) && !actor.sca;
   throw gqlError("FORBIDDEN", unverified ? "sign in with your second factor: the console needs strong authentication (ADMIN_REQUIRE_SCA)" : "administrator rights required");
 }
 

@@ -136,7 +136,7 @@ export function interactionRouter(
       sendAuthorizationRedirect(res, answered);
       return;
     }
-    await sessions.signIn(req, res, answered.authentication);
+    await sessions.signIn(req, res, answered.authentication, answered.user.role);
     const result = await completeAuthentication(inRequest(ctx, req), interaction, "login", answered.user, answered.authentication, now);
     if ("stage" in result) res.redirect(302, `/consent?interaction=${encodeURIComponent(interaction.id)}`);
     else sendAuthorizationRedirect(res, result);
@@ -188,7 +188,7 @@ export function interactionRouter(
       res.json({ stage: "factor", csrfToken });
       return;
     }
-    const csrfToken = await sessions.signIn(req, res, outcome.authentication);
+    const csrfToken = await sessions.signIn(req, res, outcome.authentication, outcome.user.role);
     const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "login", outcome.user, outcome.authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
@@ -210,7 +210,7 @@ export function interactionRouter(
     });
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
-    const csrfToken = await sessions.signIn(req, res, authentication);
+    const csrfToken = await sessions.signIn(req, res, authentication, user.role);
     const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "factor", user, authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
@@ -242,6 +242,8 @@ export function interactionRouter(
       user: user && user.status === "active" ? { username: user.username, role: user.role } : null,
       csrfToken: await sessions.csrfToken(req, res),
       factorPending: pending !== undefined && pending.interactionId === null,
+      idleSeconds: sessions.idleSeconds(req),
+      ...(res.locals.endedIdle === true ? { endedIdle: true } : {}),
     });
   });
 
@@ -253,7 +255,7 @@ export function interactionRouter(
       res.json({ user: null, stage: "factor", csrfToken });
       return;
     }
-    const csrfToken = await sessions.signIn(req, res, outcome.authentication);
+    const csrfToken = await sessions.signIn(req, res, outcome.authentication, outcome.user.role);
     res.json({ user: { username: outcome.user.username, role: outcome.user.role }, csrfToken });
   });
 
@@ -266,7 +268,7 @@ export function interactionRouter(
     const authentication = await checkSecondFactor(inRequest(signIn, req), pending, proof, challenge, ip(req), now);
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
-    const csrfToken = await sessions.signIn(req, res, authentication);
+    const csrfToken = await sessions.signIn(req, res, authentication, user.role);
     res.json({ user: { username: user.username, role: user.role }, csrfToken });
   });
 

@@ -10,7 +10,10 @@
  *   without a user (interaction/sign-in.ts); the session records how and when its user
  *   authenticated (`amr`, `authTime`);
  * - one-time values (a pending sign-in, a WebAuthn challenge, a TOTP key being enrolled)
- *   are stashed in the session with an expiry and taken once.
+ *   are stashed in the session with an expiry and taken once;
+ * - a staff member's session (admin, support, auditor) also ends after ADMIN_IDLE_SECONDS
+ *   without a request (EBA/GL/2019/04 §3.4.2: privileged sessions end after inactivity),
+ *   sooner than the SESSION_TTL_SECONDS every session has.
  *
  * Both cookies are `HttpOnly`, `SameSite=Lax`, and `Secure` when AUTH_URL is https. Every
  * state-changing interaction call must carry the browser's CSRF token (synchronizer token
@@ -24,6 +27,7 @@ import type { Config } from "../config.js";
 import type { SessionStore } from "../stores/sessions.js";
 import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
+import { isStaffRole } from "../kernel/roles.js";
 import type { FormPost } from "../oauth/authorization-response.js";
 
 declare module "express-session" {
@@ -37,6 +41,10 @@ declare module "express-session" {
     /** When the signed-in user last authenticated, epoch seconds, and with what (RFC 8176 `amr`). */
     authTime?: number;
     amr?: string[];
+    /** A staff member's session: it ends after this many seconds without a request. */
+    idleSeconds?: number;
+    /** The session's last request, epoch seconds (kept with {@link idleSeconds}). */
+    activeAt?: number;
     /** One-time values, each with its expiry (epoch milliseconds). */
     stash?: { [K in keyof Stashed]?: { value: Stashed[K]; expiresAt: number } };
   }
@@ -95,8 +103,14 @@ function sameText(a: string, b: string): boolean {
 
 /** The sessions of the sign-in, consent and console pages, with the pre-sign-in flow cookie. */
 export class BrowserSessions {
-  /** The express-session middleware (also used by the admin API to find the signed-in user). */
+  /**
+   * The express-session middleware (also used by the admin API to find the signed-in user),
+   * which also ends a staff session idle for longer than its limit: the request then goes on
+   * signed out, with `res.locals.endedIdle` set.
+   */
   readonly middleware: RequestHandler;
+  /** ADMIN_IDLE_SECONDS, capped by SESSION_TTL_SECONDS. */
+  private readonly staffIdleSeconds: number;
   /** HMAC key of the flow cookie, derived from the session secret. */
   private readonly flowKey: Buffer;
   private readonly cookieOptions: CookieOptions;
@@ -106,7 +120,8 @@ export class BrowserSessions {
     this.flowKey = createHmac("sha256", secret).update(FLOW_COOKIE).digest();
     const cookie = { httpOnly: true, sameSite: "lax", secure: config.authUrl.startsWith("https:"), path: "/" } as const;
     this.cookieOptions = { ...cookie, maxAge: config.interactionTtlSeconds * 1000 };
-    this.middleware = session({
+    this.staffIdleSeconds = Math.min(config.adminIdleSeconds, config.sessionTtlSeconds);
+    const expressSession = session({
       name: SESSION_COOKIE,
       secret,
       store: new ExpressSessionStore(sessions),
@@ -116,6 +131,9 @@ export class BrowserSessions {
       proxy: config.trustProxyHops > 0,
       cookie: { ...cookie, maxAge: config.sessionTtlSeconds * 1000 },
     });
+    this.middleware = (req, res, next) => {
+      expressSession(req, res, (err?: unknown) => (err ? next(err) : endIfIdle(req, res).then(() => next(), next)));
+    };
   }
 
   /** The browser's CSRF token, created on first use (in the session once signed in, else in the flow cookie). */
@@ -164,15 +182,25 @@ export class BrowserSessions {
   /**
    * Signs `userId` in after authenticating with `amr` at `authTime`: a new session id
    * (session fixation defence) keeping the browser's interactions, a fresh CSRF token, the
-   * flow cookie cleared and every stashed value dropped.
+   * flow cookie cleared and every stashed value dropped. The session of a staff `role` ends
+   * after ADMIN_IDLE_SECONDS without a request.
    * @returns the new CSRF token.
    */
-  async signIn(req: Request, res: Response, authentication: SessionAuthentication): Promise<string> {
+  async signIn(req: Request, res: Response, authentication: SessionAuthentication, role: string): Promise<string> {
     await this.renew(req, res);
     req.session.userId = authentication.userId;
     req.session.amr = authentication.amr;
     req.session.authTime = Math.floor(authentication.authTime.getTime() / 1000);
+    if (isStaffRole(role)) {
+      req.session.idleSeconds = this.staffIdleSeconds;
+      req.session.activeAt = nowSeconds();
+    }
     return this.csrfToken(req, res);
+  }
+
+  /** Seconds without a request after which this browser's session ends sooner than every session does (a staff member's); null when none. */
+  idleSeconds(req: Request): number | null {
+    return req.session.userId === undefined ? null : (req.session.idleSeconds ?? null);
   }
 
   /**
@@ -266,6 +294,27 @@ export class BrowserSessions {
   private mac(payload: string): string {
     return createHmac("sha256", this.flowKey).update(payload).digest("base64url");
   }
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * Ends a session with an idle limit (a staff member's) whose last request is longer ago than
+ * the limit: the request goes on with a new, empty session, and `res.locals.endedIdle` is set.
+ * Otherwise the request counts as activity.
+ */
+async function endIfIdle(req: Request, res: Response): Promise<void> {
+  const { idleSeconds, activeAt } = req.session;
+  if (idleSeconds === undefined) return;
+  const now = nowSeconds();
+  if (now - (activeAt ?? 0) <= idleSeconds) {
+    if (activeAt !== now) req.session.activeAt = now;
+    return;
+  }
+  await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+  res.locals.endedIdle = true;
 }
 
 /** The browser's state lives in the server-side session (signed in, or a sign-in under way), not in the flow cookie. */

@@ -8,6 +8,7 @@
  *
  * Any error in the answer is thrown as a {@link GraphQLRequestError} (partial data is not used).
  */
+import { noteServerAnswer } from "../lib/activity";
 
 /** `extensions.code` of the server's errors, plus the client's own for failures without a GraphQL answer. */
 export type GraphQLErrorCode =
@@ -106,6 +107,7 @@ export async function execute<TData, TVariables extends Variables>(
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new GraphQLRequestError(0, [{ message: "The server could not be reached. Check your connection and try again.", code: "NETWORK_ERROR" }]);
   }
+  noteServerAnswer();
   let body: unknown;
   try {
     body = await res.json();

@@ -5,6 +5,7 @@
  */
 
 import type { AuthenticationResponseJSON } from "@simplewebauthn/browser";
+import { noteServerAnswer } from "../lib/activity";
 import { parseAuthorizationDetails, parsePsuAccounts, type AuthorizationDetail, type PsuAccount } from "../lib/authorization-details";
 
 /** Where an authorization request stands: password, second factor (SCA), or consent. */
@@ -149,6 +150,7 @@ export async function request(url: string, init: RequestInit): Promise<unknown> 
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new InteractionApiError(0, "network_error", "The server could not be reached. Check your connection and try again.");
   }
+  noteServerAnswer();
   const body = await readJson(res);
   if (!res.ok) {
     const error = isRecord(body) && isString(body.error) ? body.error : "server_error";

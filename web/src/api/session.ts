@@ -23,6 +23,10 @@ export interface Session {
   csrfToken: string;
   /** A password was given and the second factor is awaited (`POST /session/factor`). */
   factorPending: boolean;
+  /** A staff member's session ends after this many seconds without a request (ADMIN_IDLE_SECONDS); null for others. */
+  idleSeconds: number | null;
+  /** This request found the session idle for longer than that, and it has ended. */
+  endedIdle: boolean;
 }
 
 /** A signed-in session, with its (new) CSRF token. */
@@ -46,7 +50,8 @@ function toSession(body: unknown): Session {
   if (!isRecord(body) || !isString(body.csrfToken)) throw malformed(200);
   const user = toUser(body.user);
   if (user === undefined) throw malformed(200);
-  return { user, csrfToken: body.csrfToken, factorPending: body.factorPending === true };
+  const idleSeconds = typeof body.idleSeconds === "number" && body.idleSeconds > 0 ? body.idleSeconds : null;
+  return { user, csrfToken: body.csrfToken, factorPending: body.factorPending === true, idleSeconds, endedIdle: body.endedIdle === true };
 }
 
 /** GET /session */

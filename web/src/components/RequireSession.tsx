@@ -4,8 +4,9 @@ import { InteractionApiError } from "../api/interaction";
 import { getSession, signOut as postSignOut } from "../api/session";
 import { isStaff } from "../lib/roles";
 import { routes } from "../lib/routes";
-import { SessionContext, useSession, type SessionContextValue } from "../lib/session";
+import { SessionContext, useSession, type IdleSignOut, type SessionContextValue, type SignInNotice } from "../lib/session";
 import { useLoad } from "../lib/useLoad";
+import { IdleNotice } from "./IdleNotice";
 import { Heading, LoadFailed, Loading, Page } from "./Page";
 import { SignOutButton } from "./SignOutButton";
 
@@ -22,7 +23,8 @@ async function endSession(csrfToken: string): Promise<void> {
 
 /**
  * Renders `children` for a signed-in user (a staff role: admin, support or auditor, when `staff`); sends anyone
- * else to the sign-in page, back to this page afterwards.
+ * else to the sign-in page, back to this page afterwards. A session with an idle limit (a
+ * staff member's) gets the {@link IdleNotice}.
  *
  * @param home - where to come back to after signing out and in again ("/admin", "/account").
  */
@@ -35,12 +37,13 @@ export function RequireSession({ staff, home, children }: { staff?: boolean; hom
   const session = state.status === "ready" ? state.value : null;
   const csrfToken = session?.csrfToken ?? "";
 
-  const signOut = useCallback(async () => {
+  const signOut = useCallback(async (idle?: IdleSignOut) => {
     setSigningOut(true);
     setSignOutError(null);
     try {
       await endSession(csrfToken);
-      navigate(routes.signIn(home), { replace: true, state: { signedOut: true } });
+      const notice: SignInNotice = idle ? { idleSeconds: idle.idleSeconds } : { signedOut: true };
+      navigate(idle ? routes.signIn(`${location.pathname}${location.search}`) : routes.signIn(home), { replace: true, state: notice });
     } catch (err) {
       setSignOutError(
         err instanceof InteractionApiError && err.status === 0 && err.errorDescription ? err.errorDescription : "Signing out failed. Please try again.",
@@ -48,7 +51,7 @@ export function RequireSession({ staff, home, children }: { staff?: boolean; hom
     } finally {
       setSigningOut(false);
     }
-  }, [csrfToken, home, navigate]);
+  }, [csrfToken, home, navigate, location.pathname, location.search]);
 
   const user = session?.user ?? null;
   const value = useMemo<SessionContextValue | null>(
@@ -58,7 +61,10 @@ export function RequireSession({ staff, home, children }: { staff?: boolean; hom
 
   if (state.status === "loading") return <Loading title="Loading" />;
   if (state.status === "failed") return <LoadFailed title="Error" message={state.message} onRetry={reload} />;
-  if (!value) return <Navigate to={routes.signIn(`${location.pathname}${location.search}`)} replace />;
+  if (!value) {
+    const notice: SignInNotice | undefined = session?.endedIdle ? { idleSeconds: 0 } : undefined;
+    return <Navigate to={routes.signIn(`${location.pathname}${location.search}`)} replace state={notice} />;
+  }
   if (staff && !isStaff(value.user.role)) {
     return (
       <SessionContext value={value}>
@@ -66,7 +72,12 @@ export function RequireSession({ staff, home, children }: { staff?: boolean; hom
       </SessionContext>
     );
   }
-  return <SessionContext value={value}>{children}</SessionContext>;
+  return (
+    <SessionContext value={value}>
+      {session?.idleSeconds && <IdleNotice idleSeconds={session.idleSeconds} />}
+      {children}
+    </SessionContext>
+  );
 }
 
 /** A signed-in user who is not staff (admin, support, auditor), on /admin. */

@@ -2,11 +2,26 @@ import { createContext, useContext } from "react";
 import type { SessionUser } from "../api/session";
 import { can } from "./roles";
 
+/** A sign-out for inactivity: the session's limit, seconds. */
+export interface IdleSignOut {
+  idleSeconds: number;
+}
+
+/** What the sign-in page is told by the page that sent it there (react-router location state). */
+export interface SignInNotice {
+  signedOut?: boolean;
+  /** Signed out after this many seconds without activity. */
+  idleSeconds?: number;
+}
+
 /** The signed-in user of a guarded area (/admin, /account), provided by RequireSession. */
 export interface SessionContextValue {
   user: SessionUser;
-  /** Signs out, then goes to the sign-in page of the area. */
-  signOut: () => Promise<void>;
+  /**
+   * Signs out, then goes to the sign-in page of the area; with `idle`, the page says the
+   * session ended after that many seconds without activity.
+   */
+  signOut: (idle?: IdleSignOut) => Promise<void>;
   signingOut: boolean;
   /** The sign-out failed (network or server error), shown next to the button. */
   signOutError: string | null;

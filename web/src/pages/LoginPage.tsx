@@ -10,6 +10,7 @@ import { factorError, SignInSteps } from "../components/SignInSteps";
 import { brand } from "../lib/brand";
 import { isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
 import { isWithin, patterns, routes, type LoginNotice } from "../lib/routes";
+import type { SignInNotice } from "../lib/session";
 import { sentence } from "../lib/text";
 import { useLoad } from "../lib/useLoad";
 
@@ -180,7 +181,7 @@ function SessionLogin({ next }: { next: string }) {
   const location = useLocation();
   const goNext = useGoNext(next);
   const { state, reload } = useLoad("session", getSession);
-  const signedOut = (location.state as { signedOut?: boolean } | null)?.signedOut === true;
+  const notice = (location.state as SignInNotice | null) ?? {};
   const csrfToken = useRef("");
 
   useEffect(() => {
@@ -249,9 +250,15 @@ function SessionLogin({ next }: { next: string }) {
   return (
     <Page title={TITLE}>
       <Heading>{heading}</Heading>
-      {signedOut && (
+      {notice.signedOut && (
         <p role="status" className="notice">
           You have signed out.
+        </p>
+      )}
+      {notice.idleSeconds !== undefined && (
+        <p role="status" className="notice">
+          You were signed out because the console was not used {notice.idleSeconds > 0 ? `for ${Math.round(notice.idleSeconds / 60)} minutes` : "for a while"}. Sign in
+          again to continue.
         </p>
       )}
       <SignInSteps initialUsername="" startAtFactor={state.value.factorPending} onPassword={onPassword} onFactor={onFactor} />

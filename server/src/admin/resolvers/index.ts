@@ -4,7 +4,8 @@
  * mutation records its audit event in its use case's transaction (audit.ts, use-cases/common.ts).
  */
 import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from "graphql";
-import { gqlError, requireStaff, type AdminContext, type StaffRole } from "../context.js";
+import type { StaffRole } from "../../kernel/roles.js";
+import { gqlError, requireStaff, type AdminContext } from "../context.js";
 import type { MutationResolvers, QueryResolvers, Resolvers } from "../generated/resolvers.js";
 import { appResolvers } from "./apps.js";
 import { consentResolvers } from "./consents.js";

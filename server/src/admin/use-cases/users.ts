@@ -39,7 +39,7 @@ export function setUserStatus(
 }
 
 /**
- * Changes a user's role (context.ts STAFF_ROLES, or `user`), audited with the change.
+ * Changes a user's role (kernel/roles.ts STAFF_ROLES, or `user`), audited with the change.
  * @param o - `signedInUserId`: the administrator doing it, who cannot change their own role.
  * @throws NotFound for an unknown user; Conflict for the administrator's own role.
  */
