@@ -25,6 +25,7 @@ import type { SessionStore } from "../stores/sessions.js";
 import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
 import type { FormPost } from "../oauth/authorization-response.js";
+import type { PendingPasswordChange } from "./password-change.js";
 
 declare module "express-session" {
   interface SessionData {
@@ -67,6 +68,8 @@ export interface Stashed {
   totpEnrolment: string;
   /** A `form_post.jwt` authorization response the browser is sent to post (oauth/authorization-response.ts FORM_POST_PATH). */
   formPost: FormPost;
+  /** A sign-in with a temporary password, waiting for the new password (interaction/password-change.ts). */
+  passwordChange: PendingPasswordChange;
 }
 
 /** How and when the signed-in user authenticated. */

@@ -23,6 +23,7 @@ export const EVENT_TYPES: ReadonlyArray<{ type: string; label: string }> = [
   { type: "factor.enrolled", label: "Sign-in factor enrolled" },
   { type: "factor.removed", label: "Sign-in factor removed" },
   { type: "factor.reset", label: "Sign-in factors reset" },
+  { type: "password.changed", label: "Temporary password replaced by the user" },
   { type: "psd2_consent.created", label: "PSD2 consent created" },
   { type: "psd2_consent.consumed", label: "PSD2 consent consumed" },
   { type: "psd2_consent.payment_rejected", label: "PSD2 payment rejected by the bank" },
