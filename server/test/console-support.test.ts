@@ -1,5 +1,5 @@
 /**
- * HTTP suite for the console's support tools (docs/console.md → Supporting a user): a
+ * HTTP suite for the console's support tools (docs/getting-started.md → Supporting a user): a
  * blocked user's block (User.blockedUntil) and unblockUser; setTemporaryPassword and the new
  * password its user chooses at the next sign-in, on the console's sign-in and in an
  * authorization request, its expiry, and who may set one; a user's PSD2 consents and the PSD2

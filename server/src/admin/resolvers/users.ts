@@ -33,7 +33,7 @@ export const userResolvers: Resolvers = {
     // Audited as factor.reset with the count, which only the transaction knows (not admin.resetUserFactors).
     resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: staffLabel(ctx), request: ctx.request }),
     unblockUser: (_p, args, ctx, info) => unblockUser(ctx.db, ctx.throttle, { userId: args.id, now: new Date(), audit: adminEvent(args, ctx, info) }),
-    // Support staff set one for PSUs only: a staff account's password is an admin's business (docs/console.md).
+    // Support staff set one for PSUs only: a staff account's password is an admin's business (docs/getting-started.md, Supporting a user).
     setTemporaryPassword: (_p, args, ctx, info) => {
       const role = requireStaff(ctx);
       const allowed = (user: { role: string }) => {
