@@ -70,27 +70,12 @@ export function NewPasswordStep({
           {error}
         </p>
       )}
-      <TextField
-        ref={passwordRef}
-        label="New password"
-        name="new-password"
-        type="password"
-        autoComplete="new-password"
-        maxLength={PASSWORD_LENGTH.max}
-        value={password}
-        onChange={setPassword}
-        {...fieldState}
-      />
-      <TextField
-        label="Repeat the new password"
-        name="repeat-password"
-        type="password"
-        autoComplete="new-password"
-        maxLength={PASSWORD_LENGTH.max}
-        value={repeated}
-        onChange={setRepeated}
-        {...fieldState}
-      />
+      {[
+        { label: "New password", name: "new-password", value: password, onChange: setPassword, ref: passwordRef },
+        { label: "Repeat the new password", name: "repeat-password", value: repeated, onChange: setRepeated },
+      ].map((field) => (
+        <TextField key={field.name} type="password" autoComplete="new-password" maxLength={PASSWORD_LENGTH.max} {...field} {...fieldState} />
+      ))}
       <div className="actions">
         <button type="submit" className="button primary" disabled={busy} aria-busy={busy || undefined}>
           Save and continue

@@ -73,6 +73,11 @@ const dash = <span className="muted">—</span>;
 /** "a", "a and b", "a, b and c". */
 const inWords = (items: readonly string[]) => (items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : (items[0] ?? ""));
 
+/** A field for one of a request's ids (X-Request-Id, x-fapi-interaction-id). */
+function RequestIdField(field: { label: string; hint: string; value: string; onChange: (value: string) => void }) {
+  return <TextField {...field} maxLength={REQUEST_ID_MAX_LENGTH} autoComplete="off" spellCheck={false} />;
+}
+
 /**
  * The filter form: every criterion of the audit log, the time range in the browser's time
  * zone (sent as UTC instants). Mounted again whenever the URL's filter changes.
@@ -140,16 +145,8 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
           spellCheck={false}
         />
         <SelectField label="Outcome" value={outcome} onChange={setOutcome} options={OUTCOME_OPTIONS} />
-        <TextField
-          label="Interaction id"
-          hint="The x-fapi-interaction-id a caller got, e.g. with a refusal."
-          value={interactionId}
-          onChange={setInteractionId}
-          maxLength={REQUEST_ID_MAX_LENGTH}
-          autoComplete="off"
-          spellCheck={false}
-        />
-        <TextField label="Request id" hint="The X-Request-Id of the request." value={requestId} onChange={setRequestId} maxLength={REQUEST_ID_MAX_LENGTH} autoComplete="off" spellCheck={false} />
+        <RequestIdField label="Interaction id" hint="The x-fapi-interaction-id a caller got, e.g. with a refusal." value={interactionId} onChange={setInteractionId} />
+        <RequestIdField label="Request id" hint="The X-Request-Id of the request." value={requestId} onChange={setRequestId} />
         <TextField
           label="From"
           hint={rangeHint("Inclusive")}

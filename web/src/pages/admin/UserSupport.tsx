@@ -5,7 +5,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { ExactTime } from "../../components/ExactTime";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
-import { CopyButton } from "../../components/SecretPanel";
+import { SecretValues } from "../../components/SecretPanel";
 import { useCan, useSession } from "../../lib/session";
 import { useAction } from "../../lib/useGraphQL";
 import { statusText, untilText } from "../../lib/user-status";
@@ -23,15 +23,7 @@ function TemporaryPasswordShown({ issued, onDone }: { issued: TemporaryPassword;
         <strong>Give it to {issued.user.username} now: it won't be shown again.</strong> It signs in until <ExactTime value={issued.validUntil} />;
         at that sign-in they choose their own password.
       </p>
-      <dl className="secret-values">
-        <div>
-          <dt>Temporary password</dt>
-          <dd>
-            <code data-testid="temporary-password">{issued.password}</code>
-            <CopyButton value={issued.password} what="temporary password" />
-          </dd>
-        </div>
-      </dl>
+      <SecretValues values={[{ what: "temporary password", value: issued.password }]} />
       <div className="actions">
         <button type="button" className="button primary" onClick={onDone}>
           I have given the password
