@@ -66,7 +66,7 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
 
   // The console's search finds the app by its consumer key.
   await searchConsole(page, client.consumerKey);
-  await expect(page.getByRole("status").filter({ hasText: `Found 1 app, no users and no tokens for “${client.consumerKey}”.` })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: `Found 1 app, no users, no tokens, no PSD2 consents and no audit events for “${client.consumerKey}”.` })).toBeVisible();
   const apps = await readTable(page.getByRole("table", { name: "Apps found" }));
   expect(apps).toHaveLength(1);
   expect(apps[0]!.App).toBe(name);

@@ -91,6 +91,11 @@ export const configSchema = z.object({
       "sign-in throttling window, seconds: failures count within it, and a blocked username or IP waits out its rest (the " +
       "message names the wait)",
   }),
+  TEMPORARY_PASSWORD_HOURS: z.coerce.number().int().min(1).max(720).default(72).meta({
+    description:
+      "hours a temporary password set in the console (`setTemporaryPassword`) signs in; the user chooses a new password at " +
+      "that sign-in, and an expired one is refused like a wrong password",
+  }),
   SCA_IDLE_SECONDS: z.coerce.number().int().min(1).max(300).default(300).meta({
     description:
       "seconds a user may stay inactive after authenticating before consent needs a new sign-in (PSD2 RTS Art. 4(3)(d): at " +
@@ -388,6 +393,8 @@ export interface Config {
   sessionTtlSeconds: number;
   interactionTtlSeconds: number;
   signIn: { maxFailuresPerUser: number; maxFailuresPerIp: number; windowSeconds: number };
+  /** Hours a temporary password set by an administrator signs in (TEMPORARY_PASSWORD_HOURS). */
+  temporaryPasswordHours: number;
   /** PSD2 strong customer authentication: inactivity limit after authenticating (seconds), and the re-authentication interval of refresh tokens (days; 0 = off). */
   sca: { idleSeconds: number; reauthenticationDays: number };
   /** Seconds an approved payment consent's payment may be made in (PAYMENT_CONSENT_LIFETIME_SECONDS). */
@@ -522,6 +529,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerIp: e.SIGNIN_MAX_FAILURES_PER_IP,
       windowSeconds: e.SIGNIN_WINDOW_SECONDS,
     },
+    temporaryPasswordHours: e.TEMPORARY_PASSWORD_HOURS,
     sca: { idleSeconds: e.SCA_IDLE_SECONDS, reauthenticationDays: e.SCA_REAUTHENTICATION_DAYS },
     paymentConsentLifetimeSeconds: e.PAYMENT_CONSENT_LIFETIME_SECONDS,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,

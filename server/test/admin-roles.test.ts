@@ -86,6 +86,19 @@ describe.each([
   }
 });
 
+describe("the support tools' rule", () => {
+  it("support ends blocks and sets a PSU's temporary password, never a staff account's; the auditor does neither", async () => {
+    expect(SUPPORT_MUTATIONS.has("unblockUser") && SUPPORT_MUTATIONS.has("setTemporaryPassword")).toBe(true);
+    const psu = await createUser(server, { prefix: "psu" });
+    const staff = await createUser(server, { prefix: "staff", role: "support" });
+    const set = (id: string) => `mutation { setTemporaryPassword(id: "${id}") { validUntil } }`;
+    expect(await errorCode(sessions.support, set(psu.id))).toBeUndefined();
+    expect(await errorCode(sessions.support, set(staff.id))).toBe("FORBIDDEN");
+    expect(await errorCode(sessions.admin, set(staff.id))).toBeUndefined();
+    expect(await errorCode(sessions.auditor, `mutation { unblockUser(id: "${psu.id}") { id } }`)).toBe("FORBIDDEN");
+  });
+});
+
 describe("the console's copy of the rule (web/src/lib/roles.ts)", () => {
   it("hides exactly what the server refuses: the same support mutations", () => {
     const source = readFileSync(new URL("../../web/src/lib/roles.ts", import.meta.url), "utf8");

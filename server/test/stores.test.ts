@@ -61,7 +61,7 @@ type GrantStores = { tokens: TokenStore; codes: AuthorizationCodeStore; users: P
 
 describe.each<[string, () => GrantStores]>([
   ["the database", () => server.db],
-  ["the in-memory stores", () => memoryStores([{ id: ids.userId, username: "alice", passwordHash: "", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false }])],
+  ["the in-memory stores", () => memoryStores([{ id: ids.userId, username: "alice", passwordHash: "", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false, temporaryPasswordUntil: null }])],
 ])("the grants' stores on %s", (_name, make) => {
   let s: GrantStores;
   beforeAll(() => {

@@ -15,6 +15,7 @@ import type { Federation } from "../federation/upstream.js";
 import type { Keyring } from "../keys/keyring.js";
 import type { RotationSettings } from "../keys/rotation.js";
 import type { Database, Stores } from "../stores/index.js";
+import type { SignInThrottle } from "../interaction/throttle.js";
 
 /** A user signed in to the browser session. */
 export interface SignedInUser {
@@ -47,6 +48,10 @@ export interface AdminContext {
   federation: Pick<Federation, "sealClientSecret" | "redirectUri">;
   /** Tollgate's JWK Set URL (`<AUTH_URL>/oauth2/v1/jwks`), which an identity provider reads for private_key_jwt. */
   jwksUri: string;
+  /** The sign-in throttle (interaction/throttle.ts): a user's block, and ending it. */
+  throttle: Pick<SignInThrottle, "blockedUntil" | "unblock">;
+  /** TEMPORARY_PASSWORD_HOURS: how long a temporary password set by an administrator signs in. */
+  temporaryPasswordHours: number;
 }
 
 /**

@@ -95,15 +95,17 @@ function formatError(logger: Logger) {
  *   `authUrl`: AUTH_URL, where Tollgate's JWK Set is.
  * @param keyring - this server's signing keys, which admins may rotate.
  * @param federation - the sign-in at the bank's identity providers: seals their client secrets, names the redirect URI.
+ * @param throttle - the sign-in throttle, whose blocks the console shows and ends.
  */
 export async function adminRouter(
   db: Database,
   realm: string,
   session: RequestHandler,
   logger: Logger,
-  config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl" | "adminRequireSca">,
+  config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl" | "adminRequireSca" | "temporaryPasswordHours">,
   keyring: Keyring,
   federation: Federation,
+  throttle: AdminContext["throttle"],
 ): Promise<Router> {
   const { allowLinkLocalUpstreams } = config;
   const rotation = rotationSettings(config);
@@ -134,7 +136,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri };
+          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri, throttle, temporaryPasswordHours: config.temporaryPasswordHours };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

@@ -16,6 +16,7 @@ import {
   NAME_MAX_LENGTH,
   PAGE_SIZE,
   PASSWORD_LENGTH,
+  REQUEST_ID_PATTERN,
   PRODUCT_NAME_MAX_LENGTH,
   REFRESH_TOKEN_LIFETIME_SECONDS,
   SCOPE_DESCRIPTION_MAX_LENGTH,
@@ -167,6 +168,8 @@ export const v = {
   first: z.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max),
   /** The console's global search text: a name, a consumer key, a username or a token id prefix. */
   search: text(NAME_MAX_LENGTH).pipe(z.string().min(1)),
+  /** A request's X-Request-Id or x-fapi-interaction-id, as Tollgate records them (http/logger.ts). */
+  requestId: z.string().regex(REQUEST_ID_PATTERN, "a request id or interaction id: 1-64 letters, digits, . _ -"),
   /** An identity provider's name, shown to PSUs: letters, digits, spaces, . _ - (surrounding spaces dropped). */
   identityProviderName: z
     .string()

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Database } from "../stores/index.js";
 import { interactionRouter } from "../interaction/router.js";
+import { SignInThrottle } from "../interaction/throttle.js";
 import { DELEGATION_PATH } from "../interaction/delegation.js";
 import { demoAccountDirectory } from "../demo/accounts.js";
 import { berlinGroupRouter } from "../gateway/berlin-group-api.js";
@@ -79,7 +80,9 @@ export function createApp(
   // The demo bank's accounts: a bank plugs its core banking in here (consents/accounts.ts).
   // The bank's application may call the delegation API over mutual TLS, with a certificate-bound token (RFC 8705 §3).
   if (config.delegation) app.use(DELEGATION_PATH, clientCertificates(config.clientCertificates));
-  app.use(interactionRouter(config, db, sessions, limiters, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, federation, metrics));
+  // One sign-in throttle for the sign-in pages and the console, which shows and ends a user's block.
+  const throttle = new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics);
+  app.use(interactionRouter(config, db, sessions, limiters, throttle, demoAccountDirectory, { hints: idTokenHints(keyring, config.authUrl), subjects, keyring }, federation, metrics));
   app.use(
     "/psd2/v1",
     berlinGroupRouter(db, { realm: config.realm, baseUrl: config.baseUrl, metadataUrl: `${config.authUrl}/.well-known/oauth-authorization-server`, dpop }),
@@ -87,7 +90,7 @@ export function createApp(
   if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration, config.tppAddresses));
   app.use(
     "/graphql",
-    deferredHandler(() => import("../admin/graphql.js").then(({ adminRouter }) => adminRouter(db, config.realm, sessions.middleware, logger, config, keyring, federation))),
+    deferredHandler(() => import("../admin/graphql.js").then(({ adminRouter }) => adminRouter(db, config.realm, sessions.middleware, logger, config, keyring, federation, throttle))),
   );
   app.use(spa(config.brand));
   app.use((req, res, next) => {

@@ -21,13 +21,14 @@ import { pino, type Logger } from "pino";
 import { attachContext, INTERACTION_ID_HEADER, type RequestContext } from "../kernel/request-context.js";
 import { tracer, tracingOn } from "../kernel/spans.js";
 import { pathOf } from "./node.js";
+import { REQUEST_ID_PATTERN } from "../kernel/limits.js";
 
 /** The process logger (JSON lines on stdout). */
 export function createLogger(level: string): Logger {
   return pino({ level, base: undefined });
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const REQUEST_ID = REQUEST_ID_PATTERN;
 
 /** RFC 4122 §3 UUID syntax (8-4-4-4-12 hex digits), in either case; the version and variant are not checked. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -13,6 +13,7 @@
  */
 import { Tally } from "../kernel/tally.js";
 import type { AuditStore } from "../stores/audit.js";
+import { REFUSAL_IDS_KEPT } from "../kernel/limits.js";
 
 /** The audited kinds of refusal. */
 export type RefusalType = "client.authentication_failed" | "token.refused" | "gateway.refused";
@@ -41,9 +42,24 @@ export interface Refusal {
 
 const MINUTE_MS = 60_000;
 
+/** An aggregate as held until its flush: its first refusal and time, and the ids of up to {@link REFUSAL_IDS_KEPT} of its refusals. */
+interface Held {
+  refusal: Refusal;
+  at: Date;
+  requestIds: string[];
+  interactionIds: string[];
+}
+
+/** Adds the ids of `refusal` to `held`, while it keeps fewer than {@link REFUSAL_IDS_KEPT}. */
+function keepIds(held: Held, refusal: Refusal): void {
+  if (held.requestIds.length >= REFUSAL_IDS_KEPT) return;
+  held.requestIds.push(refusal.requestId);
+  held.interactionIds.push(refusal.interactionId);
+}
+
 /** Aggregates refusals per key and minute (a {@link Tally}), and writes them through `audit.recordAggregate`. */
 export class RefusalAudit {
-  readonly #tally: Tally<{ refusal: Refusal; at: Date }>;
+  readonly #tally: Tally<Held>;
 
   /**
    * @param flushSeconds - seconds between flushes (AUDIT_REFUSAL_FLUSH_SECONDS).
@@ -53,7 +69,7 @@ export class RefusalAudit {
     this.#tally = new Tally(
       (entries) =>
         Promise.all(
-          entries.map(({ key, first: { refusal: r, at }, count }) =>
+          entries.map(({ key, first: { refusal: r, at, requestIds, interactionIds }, count }) =>
             audit.recordAggregate({
               type: r.type,
               actor: r.clientId,
@@ -70,6 +86,8 @@ export class RefusalAudit {
                 ...(r.tokenIdPrefix ? { token_id_prefix: r.tokenIdPrefix } : {}),
                 request_id: r.requestId,
                 interaction_id: r.interactionId,
+                request_ids: requestIds,
+                interaction_ids: interactionIds,
                 ip: r.ip,
               },
             }),
@@ -83,12 +101,17 @@ export class RefusalAudit {
   /**
    * Counts one refusal in its aggregate: key `<type>|<client id>|<api>|<reason>|<UTC minute>`,
    * e.g. `token.refused|demo-budgeting-key||invalid_grant|2026-11-27T10:15`. The first refusal
-   * of an aggregate gives its time and details.
+   * of an aggregate gives its time and details; the ids of up to {@link REFUSAL_IDS_KEPT} of them are kept
+   * (`request_ids`, `interaction_ids`, the first's first), across flushes and instances too (stores/audit.ts).
    * @param now - when it happened.
    */
   record(refusal: Refusal, now: Date = new Date()): void {
     const minute = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS).toISOString().slice(0, 16);
-    this.#tally.add(`${refusal.type}|${refusal.clientId}|${refusal.api}|${refusal.reason}|${minute}`, () => ({ refusal, at: now }));
+    this.#tally.add(
+      `${refusal.type}|${refusal.clientId}|${refusal.api}|${refusal.reason}|${minute}`,
+      () => ({ refusal, at: now, requestIds: [refusal.requestId], interactionIds: [refusal.interactionId] }),
+      (held) => keepIds(held, refusal),
+    );
   }
 
   /** Writes every aggregate held, one upsert each. Resolves when they are written (or failed, see `onError`); never rejects. */

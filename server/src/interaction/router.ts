@@ -39,14 +39,17 @@ import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
 import type { BrowserSessions } from "./session.js";
 import type { AccountDirectory } from "../consents/accounts.js";
 import { AttemptOver, checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
-import { SignInThrottle } from "./throttle.js";
+import type { SignInThrottle } from "./throttle.js";
 import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
 import { requestObjects } from "../oauth/request-object.js";
+import { contextOf } from "../kernel/request-context.js";
+import { chooseNewPassword, mustChangePassword, newPasswordBody, pendingPasswordChange, type PendingPasswordChange } from "./password-change.js";
 
 /**
  * Builds the router for /authorize, /interaction/*, /session and /session/factors.
  * @param sessions - the browser sessions (their middleware is shared with the admin API).
- * @param limiters - makes the sign-in throttle's and the authorization requests' counters.
+ * @param limiters - makes the authorization requests' counters.
+ * @param throttle - the sign-in throttle (RTS Art. 4(3)(b)), shared with the admin API, which shows and ends blocks.
  * @param accounts - the PSUs' payment accounts, listed on the consent page of a PSD2 consent.
  * @param federation - signs PSUs in at the bank's identity providers (federation/upstream.ts).
  * @param metrics - counts sign-in failures and rate-limit refusals; undefined: nothing counted.
@@ -56,6 +59,7 @@ export function interactionRouter(
   db: FlowStores & Pick<Stores, "tokens">,
   sessions: BrowserSessions,
   limiters: LimiterFactory,
+  throttle: SignInThrottle,
   accounts: AccountDirectory,
   openId: { hints: IdTokenHints; subjects: Subjects; keyring: AuthorizationResponder["keyring"] },
   federation: Federation,
@@ -66,7 +70,7 @@ export function interactionRouter(
   const ctx: FlowContext = { db, responder: { issuer: config.authUrl, keyring: openId.keyring, clients: db.clients, evidence: db.evidence }, interactionTtlSeconds: config.interactionTtlSeconds, idleSeconds: config.sca.idleSeconds, accounts, paymentConsentLifetimeSeconds: config.paymentConsentLifetimeSeconds, subjects: openId.subjects, loginDelegated: config.delegation !== undefined };
   const signIn: SignInContext = {
     db,
-    throttle: new SignInThrottle(limiters, config.signIn.maxFailuresPerUser, config.signIn.maxFailuresPerIp, config.signIn.windowSeconds, metrics),
+    throttle,
     factorStepSeconds: config.interactionTtlSeconds,
     rp: relyingParty(config.authUrl, config.brand.name),
     metrics,
@@ -188,6 +192,10 @@ export function interactionRouter(
       res.json({ stage: "factor", csrfToken });
       return;
     }
+    if (mustChangePassword(outcome.user)) {
+      res.json(await askNewPassword(req, res, pendingPasswordChange(outcome.authentication, interaction.id, "login")));
+      return;
+    }
     const csrfToken = await sessions.signIn(req, res, outcome.authentication, outcome.user.role);
     const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "login", outcome.user, outcome.authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
@@ -210,10 +218,37 @@ export function interactionRouter(
     });
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
+    if (mustChangePassword(user)) {
+      res.json(await askNewPassword(req, res, pendingPasswordChange(authentication, interaction.id, "factor")));
+      return;
+    }
     const csrfToken = await sessions.signIn(req, res, authentication, user.role);
     const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, "factor", user, authentication, now));
     res.json("stage" in result ? { ...result, csrfToken } : result);
   });
+
+  // The new password after a temporary one: then the sign-in goes on as it would have.
+  router.post("/interaction/:id/password", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
+    const { password } = parseBody(newPasswordBody, req.body);
+    const now = new Date();
+    const interaction = await openInteraction(db.interactions, req.params.id, sessions.browser(req), now);
+    const pending = sessions.peek(req, "passwordChange");
+    if (pending?.interactionId !== interaction.id || pending.from !== interaction.stage) {
+      if (interaction.stage === "factor") await db.interactions.restartLogin(interaction.id, "factor");
+      throw new AttemptOver();
+    }
+    const { user, authentication } = await chooseNewPassword(db, pending, password, now, contextOf(req));
+    await sessions.take(req, "passwordChange");
+    const csrfToken = await sessions.signIn(req, res, authentication, user.role);
+    const result = await stepAnswer(req, await completeAuthentication(ctx, interaction, pending.from, user, authentication, now));
+    res.json("stage" in result ? { ...result, csrfToken } : result);
+  });
+
+  /** Holds a finished sign-in until its new password is chosen (interaction/password-change.ts): the answer sends the browser to that step. */
+  async function askNewPassword(req: Request, res: Response, pending: PendingPasswordChange): Promise<{ stage: "password"; csrfToken: string }> {
+    await sessions.stash(req, "passwordChange", pending, signIn.factorStepSeconds);
+    return { stage: "password", csrfToken: await sessions.csrfToken(req, res) };
+  }
 
   router.post("/interaction/:id/consent", json, requireCsrf, async (req: Request<{ id: string }>, res: Response) => {
     const answer = parseBody(consentBody, req.body);
@@ -244,6 +279,7 @@ export function interactionRouter(
       factorPending: pending !== undefined && pending.interactionId === null,
       idleSeconds: sessions.idleSeconds(req),
       ...(res.locals.endedIdle === true ? { endedIdle: true } : {}),
+      passwordChangePending: sessions.peek(req, "passwordChange")?.interactionId === null,
     });
   });
 
@@ -253,6 +289,10 @@ export function interactionRouter(
     if ("pending" in outcome) {
       const csrfToken = await sessions.beginSignIn(req, res, { ...outcome.pending, interactionId: null }, signIn.factorStepSeconds);
       res.json({ user: null, stage: "factor", csrfToken });
+      return;
+    }
+    if (mustChangePassword(outcome.user)) {
+      res.json({ user: null, ...(await askNewPassword(req, res, pendingPasswordChange(outcome.authentication, null, "login"))) });
       return;
     }
     const csrfToken = await sessions.signIn(req, res, outcome.authentication, outcome.user.role);
@@ -268,6 +308,20 @@ export function interactionRouter(
     const authentication = await checkSecondFactor(inRequest(signIn, req), pending, proof, challenge, ip(req), now);
     const user = await db.users.byId(authentication.userId);
     if (!user) throw new InvalidCredentials();
+    if (mustChangePassword(user)) {
+      res.json({ user: null, ...(await askNewPassword(req, res, pendingPasswordChange(authentication, null, "factor"))) });
+      return;
+    }
+    const csrfToken = await sessions.signIn(req, res, authentication, user.role);
+    res.json({ user: { username: user.username, role: user.role }, csrfToken });
+  });
+
+  router.post("/session/password", json, requireCsrf, async (req: Request, res: Response) => {
+    const { password } = parseBody(newPasswordBody, req.body);
+    const pending = sessions.peek(req, "passwordChange");
+    if (pending === undefined || pending.interactionId !== null) throw new InvalidRequest("no sign-in is waiting for a new password: enter your username and password again", 409);
+    const { user, authentication } = await chooseNewPassword(db, pending, password, new Date(), contextOf(req));
+    await sessions.take(req, "passwordChange");
     const csrfToken = await sessions.signIn(req, res, authentication, user.role);
     res.json({ user: { username: user.username, role: user.role }, csrfToken });
   });

@@ -29,6 +29,7 @@ import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
 import { isStaffRole } from "../kernel/roles.js";
 import type { FormPost } from "../oauth/authorization-response.js";
+import type { PendingPasswordChange } from "./password-change.js";
 
 declare module "express-session" {
   interface SessionData {
@@ -75,6 +76,8 @@ export interface Stashed {
   totpEnrolment: string;
   /** A `form_post.jwt` authorization response the browser is sent to post (oauth/authorization-response.ts FORM_POST_PATH). */
   formPost: FormPost;
+  /** A sign-in with a temporary password, waiting for the new password (interaction/password-change.ts). */
+  passwordChange: PendingPasswordChange;
 }
 
 /** How and when the signed-in user authenticated. */

@@ -66,6 +66,10 @@ function audit(ctx: SignInContext, event: AuditEventInput): Promise<void> {
   return ctx.db.audit.record({ ...event, request: ctx.request });
 }
 
+/** Whether the user's password is a temporary one (an administrator's, interaction/password-change.ts) past its end: refused like a wrong one. */
+export const temporaryPasswordExpired = (user: Pick<UserRecord, "temporaryPasswordUntil">, now: Date): boolean =>
+  user.temporaryPasswordUntil !== null && user.temporaryPasswordUntil.getTime() <= now.getTime();
+
 /** The outcome of the password step: signed in with the password alone, or a second factor to come. */
 export type PasswordOutcome = { user: UserRecord; authentication: SessionAuthentication } | { pending: Omit<PendingSignIn, "interactionId"> };
 
@@ -80,12 +84,13 @@ export function acrOf(amr: readonly string[]): string {
  * @returns the user signed in with `amr` ["pwd"] when the password is right and the account has
  *   no second factor; else the pending sign-in for {@link checkSecondFactor}.
  * @throws TooManyAttempts (429) when the username or IP is blocked; InvalidCredentials (401)
- *   when no factor step follows and the account is unknown or disabled or the password wrong.
+ *   when no factor step follows and the account is unknown or disabled or the password wrong
+ *   (a temporary one past its end is wrong).
  */
 export async function checkPassword(ctx: SignInContext, username: string, password: string, ip: string, scaRequired: boolean, now: Date): Promise<PasswordOutcome> {
   const attempt = await ctx.throttle.begin(username, ip);
   const found = await ctx.db.users.byUsername(username);
-  const passwordValid = await verify(found?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
+  const passwordValid = (await verify(found?.passwordHash ?? DUMMY_HASH, password).catch(() => false)) && !(found && temporaryPasswordExpired(found, now));
   const user = found?.status === "active" ? found : undefined;
   const hasFactor = user !== undefined && (await ctx.db.factors.list(user.id)).length > 0;
   if (user && passwordValid && !hasFactor) {

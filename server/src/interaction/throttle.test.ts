@@ -33,4 +33,18 @@ describe("SignInThrottle", () => {
     expect((await t.begin("dave", "10.0.0.1")).last).toBe(false);
     await expect(t.begin("erin", "10.0.0.1")).rejects.toBeInstanceOf(TooManyAttempts);
   });
+
+  it("tells when a blocked user's block ends, and an unblock clears it (the IP's count stays)", async () => {
+    const t = throttle(2, 3);
+    const now = new Date();
+    await t.begin("Frank", "10.0.0.9");
+    expect(await t.blockedUntil("frank", now)).toBeUndefined();
+    await t.begin("frank", "10.0.0.9");
+    const until = await t.blockedUntil("FRANK", now);
+    expect(until!.getTime() - now.getTime()).toBeGreaterThan(898_000);
+    await t.unblock("frank");
+    expect(await t.blockedUntil("frank", now)).toBeUndefined();
+    expect((await t.begin("frank", "10.0.0.9")).last).toBe(false);
+    await expect(t.begin("gina", "10.0.0.9")).rejects.toBeInstanceOf(TooManyAttempts);
+  });
 });

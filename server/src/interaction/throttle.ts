@@ -78,6 +78,23 @@ export class SignInThrottle {
     await Promise.all([this.perUser.delete(throttleKey(username)), this.perIp.reward(ip, 1)]);
   }
 
+  /**
+   * When the user's block ends (RTS Art. 4(3)(b)): their failed attempts reached the limit in the
+   * current window. Reads the counter only.
+   * @param now - the current time; the end is `now` plus the rest of the window.
+   * @returns the end of the block, or undefined when the user is not blocked.
+   */
+  async blockedUntil(username: string, now: Date): Promise<Date | undefined> {
+    const counter = await this.perUser.get(throttleKey(username));
+    if (counter === null || counter.consumedPoints < this.perUser.points) return undefined;
+    return new Date(now.getTime() + counter.msBeforeNext);
+  }
+
+  /** Ends the user's block (an administrator's unblockUser): clears their failed attempts, not their IP's. */
+  async unblock(username: string): Promise<void> {
+    await this.perUser.delete(throttleKey(username));
+  }
+
   /** One point of `limiter` for `key`. @throws TooManyAttempts when it has none left (counted by the metric `name`). */
   private take(limiter: RateLimiterAbstract, key: string, name: string): Promise<RateLimiterRes> {
     return consumePoint(limiter, key, (retryAfter) => {

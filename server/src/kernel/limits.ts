@@ -52,3 +52,9 @@ export const PAGE_SIZE = { min: 1, max: 200 } as const;
 export const SIGN_IN_USERNAME_MAX_LENGTH = 200;
 /** The password of a sign-in. */
 export const SIGN_IN_PASSWORD_MAX_LENGTH = 1000;
+
+/** A request id as Tollgate takes it from X-Request-Id (else it makes one): 1-64 letters, digits, . _ - (a UUID too). */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The most request ids and interaction ids an aggregated refusal audit row keeps (http/refusal-audit.ts). */
+export const REFUSAL_IDS_KEPT = 20;

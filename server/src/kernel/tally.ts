@@ -37,11 +37,14 @@ export class Tally<T> {
   /**
    * Counts one occurrence of `key`.
    * @param first - kept when it is the key's first occurrence since the last flush; called only then.
+   * @param again - told the kept value on every later occurrence (to gather from each, e.g. a few ids).
    */
-  add(key: string, first: () => T): void {
+  add(key: string, first: () => T, again?: (kept: T) => void): void {
     const pending = this.#pending.get(key);
-    if (pending) pending.count++;
-    else {
+    if (pending) {
+      pending.count++;
+      again?.(pending.first);
+    } else {
       this.#pending.set(key, { key, first: first(), count: 1 });
       if (this.#pending.size >= MAX_PENDING) void this.flush();
     }

@@ -26,6 +26,8 @@ export type AuditEventType =
   | "factor.enrolled"
   | "factor.removed"
   | "factor.reset"
+  // A user replaced the temporary password an administrator set (interaction/password-change.ts).
+  | "password.changed"
   // PSD2 consents (stores/psd2-consents.ts): created by a TPP (Berlin Group API), revoked by the PSU, terminated by the TPP, used up by a payment.
   | "psd2_consent.created"
   | "psd2_consent.revoked"
@@ -110,6 +112,10 @@ export interface AuditFilter {
   from?: Date | null;
   /** Before this time. */
   to?: Date | null;
+  /** Events of the request with this X-Request-Id (`details.request_id`, or one of a refusal's `details.request_ids`). */
+  requestId?: string | null;
+  /** Events of the request with this x-fapi-interaction-id (`details.interaction_id`, or one of `details.interaction_ids`). */
+  interactionId?: string | null;
 }
 
 export interface AuditStore {
@@ -117,7 +123,9 @@ export interface AuditStore {
   record(event: AuditEventInput): Promise<void>;
   /**
    * Adds `event.count` to the row of `event.aggregateKey`, or inserts it with that count (one
-   * upsert, atomic across instances). The row keeps its first `at` and `details`.
+   * upsert, atomic across instances). The row keeps its first `at` and `details`, but for the ids of its
+   * refusals: `details.request_ids` and `details.interaction_ids` gather those of later events too, up to
+   * REFUSAL_IDS_KEPT each (added after the upsert; of two instances adding at the same moment, one's may be lost).
    */
   recordAggregate(event: AggregatedAuditEvent): Promise<void>;
   /**

@@ -104,8 +104,12 @@ export interface Psd2ConsentStore {
    * @returns false when the consent is no longer `paymentPending` at that attempt.
    */
   settlePayment(id: string, attempt: number, to: PaymentSettlement, now: Date): Promise<boolean>;
-  /** Consents, newest first, optionally of one PSU, one app (by client id) and/or with one stored status. */
-  list(filter: { userId?: string | null; clientId?: string | null; status?: Psd2ConsentStatus | null }): Promise<Psd2ConsentSummary[]>;
+  /**
+   * Consents, newest first (at most 500), optionally of one PSU, one app (by client id), with one stored status
+   * and/or matching `search`: the consent id exactly, or a case-insensitive literal part of the PSU's username,
+   * a consumer key of the app or the app's name.
+   */
+  list(filter: { userId?: string | null; clientId?: string | null; status?: Psd2ConsentStatus | null; search?: string | null }): Promise<Psd2ConsentSummary[]>;
   /** @returns the consent with its app and PSU named, or undefined. */
   summary(id: string): Promise<Psd2ConsentSummary | undefined>;
   /** Deletes up to `limit` consents still `received` that were created before `before`. @returns how many. */

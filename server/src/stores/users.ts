@@ -20,6 +20,8 @@ export interface UserRecord {
   email: string | null;
   /** Whether the bank verified `email` (§5.1 `email_verified`). */
   emailVerified: boolean;
+  /** Until when the user's temporary password (set by an administrator) signs in; null: the user's own password. */
+  temporaryPasswordUntil: Date | null;
 }
 
 export interface UserStore {
@@ -37,4 +39,11 @@ export interface UserStore {
   setStatus(id: string, status: "active" | "disabled"): Promise<UserRecord>;
   /** @throws NotFound when unknown. */
   setRole(id: string, role: string): Promise<UserRecord>;
+  /**
+   * Replaces the password.
+   * @param passwordHash - argon2id PHC string.
+   * @param temporaryUntil - a temporary password's end (the user must change it at the next sign-in); null: the user's own.
+   * @throws NotFound when unknown.
+   */
+  setPassword(id: string, passwordHash: string, temporaryUntil: Date | null): Promise<UserRecord>;
 }

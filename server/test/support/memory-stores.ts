@@ -185,6 +185,7 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
     create: unsupported("create"),
     setStatus: unsupported("setStatus"),
     setRole: unsupported("setRole"),
+    setPassword: unsupported("setPassword"),
   };
 
   const psd2Consents: Psd2ConsentStore = {

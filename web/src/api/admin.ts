@@ -698,17 +698,11 @@ export interface SearchResults {
   apps: FoundApp[];
   users: Array<{ id: string; username: string; role: Role; status: UserStatus }>;
   tokens: AccessToken[];
+  /** PSD2 consents by id, PSU, consumer key or app name. */
+  psd2Consents: Psd2Consent[];
+  /** The events of the request whose X-Request-Id or x-fapi-interaction-id the text is. */
+  auditEvents: NamedAuditEvent[];
 }
-
-export const SEARCH = gql<{ search: SearchResults }, { text: string }>(`
-  query Search($text: String!) {
-    search(text: $text) {
-      apps { id name status developer { organization { name } } credentials { id consumerKey status } }
-      users { id username role status }
-      tokens { ${ACCESS_TOKEN_FIELDS} }
-    }
-  }
-`);
 
 /* Users and consents */
 
@@ -718,9 +712,13 @@ export interface User {
   role: Role;
   status: UserStatus;
   createdAt: string;
+  /** When the user's sign-in block ends (too many failed sign-ins); null when not blocked. */
+  blockedUntil: string | null;
+  /** Until when the temporary password an administrator set signs in; null: the user's own. */
+  temporaryPasswordUntil: string | null;
 }
 
-const USER_FIELDS = "id username role status createdAt";
+const USER_FIELDS = "id username role status createdAt blockedUntil temporaryPasswordUntil";
 
 export const USERS = gql<{ users: Connection<User> }, { search?: string; first?: number; after?: string | null }>(`
   query Users($search: String, $first: Int, $after: String) {
@@ -746,6 +744,25 @@ export const SET_USER_ROLE = gql<{ setUserRole: User }, { userId: string; role: 
 export const SET_USER_STATUS = gql<{ setUserStatus: User }, { userId: string; status: UserStatus }>(`
   mutation SetUserStatus($userId: ID!, $status: UserStatus!) {
     setUserStatus(userId: $userId, status: $status) { ${USER_FIELDS} }
+  }
+`);
+
+export const UNBLOCK_USER = gql<{ unblockUser: User }, { id: string }>(`
+  mutation UnblockUser($id: ID!) {
+    unblockUser(id: $id) { ${USER_FIELDS} }
+  }
+`);
+
+/** A temporary password, shown once. */
+export interface TemporaryPassword {
+  user: User;
+  password: string;
+  validUntil: string;
+}
+
+export const SET_TEMPORARY_PASSWORD = gql<{ setTemporaryPassword: TemporaryPassword }, { id: string }>(`
+  mutation SetTemporaryPassword($id: ID!) {
+    setTemporaryPassword(id: $id) { user { ${USER_FIELDS} } password validUntil }
   }
 `);
 
@@ -871,9 +888,16 @@ const PSD2_CONSENT_FIELDS =
   "id clientId appName organizationName username kind status origin authorizationDetails validUntil createdAt statusChangedAt transactionStatus statusReason";
 const MY_PSD2_CONSENT_FIELDS = "id appName organizationName kind status origin authorizationDetails validUntil createdAt statusChangedAt";
 
-export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string }>(`
-  query Psd2Consents($status: String, $clientId: String) {
-    psd2Consents(status: $status, clientId: $clientId) { ${PSD2_CONSENT_FIELDS} }
+export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string; search?: string }>(`
+  query Psd2Consents($status: String, $clientId: String, $search: String) {
+    psd2Consents(status: $status, clientId: $clientId, search: $search) { ${PSD2_CONSENT_FIELDS} }
+  }
+`);
+
+/** The PSD2 consents a user gave (the console's user panel). */
+export const USER_PSD2_CONSENTS = gql<{ user: { id: string; psd2Consents: Psd2Consent[] } | null }, { id: string }>(`
+  query UserPsd2Consents($id: ID!) {
+    user(id: $id) { id psd2Consents { ${PSD2_CONSENT_FIELDS} } }
   }
 `);
 
@@ -925,6 +949,16 @@ export interface AuditEvent {
   count: number;
 }
 
+/** An audit event with who and what it names: the user, the app, the PSD2 consent (null when none). */
+export interface NamedAuditEvent extends AuditEvent {
+  user: { id: string; username: string } | null;
+  app: { id: string; name: string } | null;
+  psd2Consent: Pick<Psd2Consent, "id" | "kind" | "appName" | "authorizationDetails"> | null;
+}
+
+const AUDIT_EVENT_FIELDS = "id at type actor subject details count";
+const NAMED_AUDIT_EVENT_FIELDS = `${AUDIT_EVENT_FIELDS} user { id username } app { id name } psd2Consent { id kind appName authorizationDetails }`;
+
 /** The criteria of auditEvents; each one left out matches every event (a type alias: query variables need its index signature). */
 export type AuditEventsFilter = {
   type?: string;
@@ -939,19 +973,45 @@ export type AuditEventsFilter = {
   from?: string;
   /** ISO 8601, exclusive. */
   to?: string;
+  /** The request's X-Request-Id. */
+  requestId?: string;
+  /** The request's x-fapi-interaction-id. */
+  interactionId?: string;
 };
 
-export const AUDIT_EVENTS = gql<{ auditEvents: Connection<AuditEvent> }, AuditEventsFilter & { first?: number; after?: string | null }>(`
-  query AuditEvents(
+/** The auditEvents query selecting `fields` of each event. */
+const auditEventsQuery = (name: string, fields: string) => `
+  query ${name}(
     $type: String, $actor: String, $clientId: String, $username: String, $api: String, $reason: String,
-    $outcome: AuditOutcome, $from: DateTime, $to: DateTime, $first: Int, $after: String
+    $outcome: AuditOutcome, $from: DateTime, $to: DateTime, $requestId: String, $interactionId: String, $first: Int, $after: String
   ) {
     auditEvents(
       type: $type, actor: $actor, clientId: $clientId, username: $username, api: $api, reason: $reason,
-      outcome: $outcome, from: $from, to: $to, first: $first, after: $after
+      outcome: $outcome, from: $from, to: $to, requestId: $requestId, interactionId: $interactionId, first: $first, after: $after
     ) {
-      nodes { id at type actor subject details count }
+      nodes { ${fields} }
       ${PAGE_INFO}
+    }
+  }
+`;
+
+/** The events alone (the exports). */
+export const AUDIT_EVENTS = gql<{ auditEvents: Connection<AuditEvent> }, AuditEventsFilter & { first?: number; after?: string | null }>(auditEventsQuery("AuditEvents", AUDIT_EVENT_FIELDS));
+
+/** The events with the user, app and consent they name (the audit page's table). */
+export const NAMED_AUDIT_EVENTS = gql<{ auditEvents: Connection<NamedAuditEvent> }, AuditEventsFilter & { first?: number; after?: string | null }>(
+  auditEventsQuery("NamedAuditEvents", NAMED_AUDIT_EVENT_FIELDS),
+);
+
+/** The console's global search (after the fields it selects). */
+export const SEARCH = gql<{ search: SearchResults }, { text: string }>(`
+  query Search($text: String!) {
+    search(text: $text) {
+      apps { id name status developer { organization { name } } credentials { id consumerKey status } }
+      users { id username role status }
+      tokens { ${ACCESS_TOKEN_FIELDS} }
+      psd2Consents { ${PSD2_CONSENT_FIELDS} }
+      auditEvents { ${NAMED_AUDIT_EVENT_FIELDS} }
     }
   }
 `);

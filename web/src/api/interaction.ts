@@ -48,10 +48,13 @@ export interface Credentials {
  * Answer to the password step: go on to the second factor or to consent (with the session's
  * new CSRF token), or leave.
  */
-export type LoginResult = { stage: "factor" | "consent"; csrfToken: string } | { redirectTo: string };
+export type LoginResult = { stage: "factor" | "consent" | "password"; csrfToken: string } | { redirectTo: string };
 
-/** Answer to the second factor: go on to consent (with the session's new CSRF token), or leave. */
-export type FactorResult = { stage: "consent"; csrfToken: string } | { redirectTo: string };
+/**
+ * Answer to the second factor: go on to consent (with the session's new CSRF token), to the new
+ * password after a temporary one (`password`), or leave.
+ */
+export type FactorResult = { stage: "consent" | "password"; csrfToken: string } | { redirectTo: string };
 
 /**
  * The second element of a sign-in (or of a change that needs one now): a TOTP code, or a
@@ -108,7 +111,7 @@ export function isStale(err: InteractionApiError): boolean {
   return err.status === 403 || err.status === 409;
 }
 
-function path(id: string, action?: "login" | "factor" | "consent" | "sign-out"): string {
+function path(id: string, action?: "login" | "factor" | "password" | "consent" | "sign-out"): string {
   const base = `/interaction/${encodeURIComponent(id)}`;
   return action ? `${base}/${action}` : base;
 }
@@ -233,7 +236,7 @@ export async function getInteraction(id: string, signal?: AbortSignal): Promise<
  */
 export async function submitLogin(id: string, csrfToken: string, credentials: Credentials): Promise<LoginResult> {
   const body = await post(path(id, "login"), csrfToken, { username: credentials.username, password: credentials.password });
-  if (isRecord(body) && (body.stage === "factor" || body.stage === "consent") && isString(body.csrfToken)) {
+  if (isRecord(body) && (body.stage === "factor" || body.stage === "consent" || body.stage === "password") && isString(body.csrfToken)) {
     return { stage: body.stage, csrfToken: body.csrfToken };
   }
   return toRedirect(body, 200);
@@ -244,9 +247,22 @@ export async function submitLogin(id: string, csrfToken: string, credentials: Cr
  * (the same message whichever element was wrong), and the interaction is back at `login`.
  */
 export async function submitFactor(id: string, csrfToken: string, proof: FactorProof): Promise<FactorResult> {
-  const body = await post(path(id, "factor"), csrfToken, proof);
-  if (isRecord(body) && body.stage === "consent" && isString(body.csrfToken)) return { stage: "consent", csrfToken: body.csrfToken };
+  return stepAfterFactor(await post(path(id, "factor"), csrfToken, proof));
+}
+
+/** The answer of a step that may lead to consent, to the new password or away. */
+function stepAfterFactor(body: unknown): FactorResult {
+  if (isRecord(body) && (body.stage === "consent" || body.stage === "password") && isString(body.csrfToken)) return { stage: body.stage, csrfToken: body.csrfToken };
   return toRedirect(body, 200);
+}
+
+/**
+ * POST /interaction/:id/password: the new password after a sign-in with a temporary one; then
+ * consent or leave, as after the factor. 400 when it breaks the password rules or is the
+ * temporary one; 409 when no sign-in waits for it (the password comes again).
+ */
+export async function submitNewPassword(id: string, csrfToken: string, password: string): Promise<FactorResult> {
+  return stepAfterFactor(await post(path(id, "password"), csrfToken, { password }));
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Session {
   idleSeconds: number | null;
   /** This request found the session idle for longer than that, and it has ended. */
   endedIdle: boolean;
+  /** A sign-in with a temporary password awaits the new password (`POST /session/password`). */
+  passwordChangePending: boolean;
 }
 
 /** A signed-in session, with its (new) CSRF token. */
@@ -35,8 +37,8 @@ export interface SignedIn {
   csrfToken: string;
 }
 
-/** The answer to the password: signed in, or the second factor comes next. */
-export type SignInResult = SignedIn | { user: null; stage: "factor"; csrfToken: string };
+/** The answer to the password: signed in, or the second factor or the new password (after a temporary one) comes next. */
+export type SignInResult = SignedIn | { user: null; stage: "factor" | "password"; csrfToken: string };
 
 function toUser(value: unknown): SessionUser | null | undefined {
   if (value === null) return null;
@@ -51,7 +53,14 @@ function toSession(body: unknown): Session {
   const user = toUser(body.user);
   if (user === undefined) throw malformed(200);
   const idleSeconds = typeof body.idleSeconds === "number" && body.idleSeconds > 0 ? body.idleSeconds : null;
-  return { user, csrfToken: body.csrfToken, factorPending: body.factorPending === true, idleSeconds, endedIdle: body.endedIdle === true };
+  return {
+    user,
+    csrfToken: body.csrfToken,
+    factorPending: body.factorPending === true,
+    idleSeconds,
+    endedIdle: body.endedIdle === true,
+    passwordChangePending: body.passwordChangePending === true,
+  };
 }
 
 /** GET /session */
@@ -66,8 +75,8 @@ export async function getSession(signal?: AbortSignal): Promise<Session> {
  */
 export async function signIn(csrfToken: string, credentials: Credentials): Promise<SignInResult> {
   const body = await post("/session/login", csrfToken, { username: credentials.username, password: credentials.password });
-  if (isRecord(body) && body.stage === "factor" && body.user === null && isString(body.csrfToken)) {
-    return { user: null, stage: "factor", csrfToken: body.csrfToken };
+  if (isRecord(body) && (body.stage === "factor" || body.stage === "password") && body.user === null && isString(body.csrfToken)) {
+    return { user: null, stage: body.stage, csrfToken: body.csrfToken };
   }
   return signedIn(body);
 }
@@ -79,8 +88,15 @@ function signedIn(body: unknown): SignedIn {
 }
 
 /** POST /session/factor: the second element; 401 invalid_credentials (the attempt is over: password again). */
-export async function submitSessionFactor(csrfToken: string, proof: FactorProof): Promise<SignedIn> {
-  return signedIn(await post("/session/factor", csrfToken, proof));
+export async function submitSessionFactor(csrfToken: string, proof: FactorProof): Promise<SignedIn | { user: null; stage: "password"; csrfToken: string }> {
+  const body = await post("/session/factor", csrfToken, proof);
+  if (isRecord(body) && body.stage === "password" && body.user === null && isString(body.csrfToken)) return { user: null, stage: "password", csrfToken: body.csrfToken };
+  return signedIn(body);
+}
+
+/** POST /session/password: the new password after a sign-in with a temporary one. 400 (the rules), 409 (no sign-in waits for it). */
+export async function submitSessionPassword(csrfToken: string, password: string): Promise<SignedIn> {
+  return signedIn(await post("/session/password", csrfToken, { password }));
 }
 
 /** POST /session/logout */

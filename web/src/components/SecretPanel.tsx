@@ -35,6 +35,23 @@ export function CopyButton({ value, what }: { value: string; what: string }) {
   );
 }
 
+/** Values shown once, each named, with "Copy"; each `<code>` has the test id of its name with dashes ("consumer-secret"). */
+export function SecretValues({ values }: { values: ReadonlyArray<{ what: string; value: string }> }) {
+  return (
+    <dl className="secret-values">
+      {values.map(({ what, value }) => (
+        <div key={what}>
+          <dt>{capitalised(what)}</dt>
+          <dd>
+            <code data-testid={what.replaceAll(" ", "-")}>{value}</code>
+            <CopyButton value={value} what={what} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 /**
  * The consumer key and secret of a new credential (created app, rotation), shown once: the
  * server keeps only a hash of the secret. Takes focus when it appears.
@@ -64,20 +81,12 @@ export function SecretPanel({
         <strong>Copy the consumer secret now: it won't be shown again.</strong> Tollgate keeps only a hash of it. If it is lost,
         rotate the credential to get a new one.
       </p>
-      <dl className="secret-values">
-        {[
+      <SecretValues
+        values={[
           { what: "consumer key", value: issued.consumerKey },
           { what: "consumer secret", value: issued.consumerSecret },
-        ].map(({ what, value }) => (
-          <div key={what}>
-            <dt>{capitalised(what)}</dt>
-            <dd>
-              <code data-testid={what.replace(" ", "-")}>{value}</code>
-              <CopyButton value={value} what={what} />
-            </dd>
-          </div>
-        ))}
-      </dl>
+        ]}
+      />
       <div className="actions">
         <button type="button" className="button primary" onClick={onDone}>
           I have copied the secret

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { PasskeyCeremonyError, type FactorAnswer } from "../api/factors";
 import { InteractionApiError, type Credentials } from "../api/interaction";
 import { FactorStep, passkeyFailureMessage } from "./FactorStep";
+import { NewPasswordStep } from "./NewPasswordStep";
 import { SignInForm, signInError, type SignInError } from "./SignInForm";
 
 /**
@@ -15,7 +16,7 @@ export function factorError(err: unknown): SignInError {
   return signInError(err);
 }
 
-type Step = { name: "password"; error: SignInError | null } | { name: "factor" };
+type Step = { name: "password"; error: SignInError | null } | { name: "factor" } | { name: "newPassword" };
 
 /**
  * Sign-in with strong customer authentication, on one page: the username and password
@@ -24,46 +25,58 @@ type Step = { name: "password"; error: SignInError | null } | { name: "factor" }
  *
  * @param onPassword - submits the password; resolves to "factor" for the factor step, to the
  *   error to show, or to nothing when the caller took over (navigated, or set `leaving`).
- * @param onFactor - submits the second element; resolves to the error, or to nothing when the
- *   caller took over.
+ * @param onFactor - submits the second element; resolves to "newPassword" for the new password
+ *   step, to the error, or to nothing when the caller took over.
+ * @param onNewPassword - submits the new password that a sign-in with a temporary password asks
+ *   for (the server answers the password or the factor with that step); resolves to the error,
+ *   or to nothing when the caller took over.
  * @param startAtFactor - the password was already given (the page was loaded again while the
  *   second factor was awaited).
+ * @param startAtNewPassword - likewise, while the new password was awaited.
  */
 export function SignInSteps({
   initialUsername,
   fixedUsername = false,
   startAtFactor = false,
+  startAtNewPassword = false,
   submitLabel,
   factorTitle = "Confirm it's you",
   level = 2,
   leaving = false,
   onPassword,
   onFactor,
+  onNewPassword,
 }: {
   initialUsername: string;
   fixedUsername?: boolean;
   startAtFactor?: boolean;
+  startAtNewPassword?: boolean;
   submitLabel?: string;
   factorTitle?: string;
   /** Heading level of the factor step. */
   level?: 2 | 3;
   leaving?: boolean;
-  onPassword: (credentials: Credentials) => Promise<"factor" | SignInError | undefined>;
-  onFactor: (answer: FactorAnswer) => Promise<SignInError | undefined>;
+  onPassword: (credentials: Credentials) => Promise<"factor" | "newPassword" | SignInError | undefined>;
+  onFactor: (answer: FactorAnswer) => Promise<"newPassword" | SignInError | undefined>;
+  onNewPassword?: (password: string) => Promise<SignInError | undefined>;
 }) {
-  const [step, setStep] = useState<Step>(startAtFactor ? { name: "factor" } : { name: "password", error: null });
+  const [step, setStep] = useState<Step>(startAtNewPassword ? { name: "newPassword" } : startAtFactor ? { name: "factor" } : { name: "password", error: null });
   const [username, setUsername] = useState(initialUsername);
 
   async function password(credentials: Credentials): Promise<SignInError | undefined> {
     const result = await onPassword(credentials);
-    if (result !== "factor") return result;
+    if (result !== "factor" && result !== "newPassword") return result;
     setUsername(credentials.username);
-    setStep({ name: "factor" });
+    setStep(result === "factor" ? { name: "factor" } : { name: "newPassword" });
     return undefined;
   }
 
   async function factor(answer: FactorAnswer): Promise<string | undefined> {
     const failure = await onFactor(answer);
+    if (failure === "newPassword") {
+      setStep({ name: "newPassword" });
+      return undefined;
+    }
     if (!failure) return undefined;
     if (failure.restart) {
       setStep({ name: "password", error: failure });
@@ -72,6 +85,11 @@ export function SignInSteps({
     return failure.message;
   }
 
+  if (step.name === "newPassword" && onNewPassword) {
+    return (
+      <NewPasswordStep username={username} level={level} leaving={leaving} onNewPassword={onNewPassword} onRestart={(error) => setStep({ name: "password", error })} />
+    );
+  }
   if (step.name === "factor") {
     return (
       <FactorStep
@@ -95,7 +113,7 @@ export function SignInSteps({
   return (
     <SignInForm
       initialUsername={username}
-      initialError={step.error}
+      initialError={step.name === "password" ? step.error : null}
       fixedUsername={fixedUsername}
       submitLabel={submitLabel}
       leaving={leaving}

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../api/admin";
 import {
+  consentSummary,
+  requestFilter,
+  requestsOf,
   auditVariables,
   csvField,
   EMPTY_FILTER,
@@ -49,6 +52,8 @@ describe("the filter in the URL", () => {
       outcome: "failure",
       from: "2026-11-24T23:00:00.000Z",
       to: "2026-11-25T01:00:00+01:00",
+      requestId: " req-1 ",
+      interactionId: "0b5c6a3e-1111-4222-8333-944445555666",
     });
     expect(readFilter(params)).toEqual({
       filter: {
@@ -60,6 +65,8 @@ describe("the filter in the URL", () => {
         outcome: "failure",
         from: "2026-11-24T23:00:00.000Z",
         to: "2026-11-25T00:00:00.000Z",
+        requestId: "req-1",
+        interactionId: "0b5c6a3e-1111-4222-8333-944445555666",
       },
       ignored: [],
     });
@@ -294,5 +301,30 @@ describe("fetching every page for an export", () => {
     expect(await fetchAll(pages(0).fetchPage, { pageSize: 200 })).toEqual({ rows: [], capped: false });
     const broken = async () => ({ nodes: [1], pageInfo: { endCursor: null, hasNextPage: true } });
     expect(await fetchAll(broken, { pageSize: 200 })).toEqual({ rows: [1], capped: false });
+  });
+});
+
+describe("people and requests in the audit log", () => {
+  const consent = (kind: "account_information" | "payment_initiation", details: unknown) => ({ kind, authorizationDetails: JSON.stringify(details) });
+  const access = (accounts: unknown) => ({ type: "account_information", access: accounts, validUntil: "2026-12-31", frequencyPerDay: 4, recurringIndicator: true });
+  const payment = { type: "payment_initiation", instructedAmount: { amount: "12.5", currency: "EUR" }, creditorName: "Anna Schmidt", creditorAccount: { iban: "DE89370400440532013000" } };
+
+  it("sums a PSD2 consent up in a few words", () => {
+    expect(consentSummary(consent("account_information", [access({ accounts: [{ iban: "DE1" }, { iban: "DE2" }] })]), "en-GB")).toBe("account access, 2 accounts");
+    expect(consentSummary(consent("account_information", [access({ allAccounts: true })]), "en-GB")).toBe("account access, all accounts");
+    expect(consentSummary(consent("payment_initiation", [payment]), "en-GB")).toBe("payment €12.50 to Anna Schmidt");
+    expect(consentSummary(consent("payment_initiation", [payment, payment]), "en-GB")).toBe("2 payments");
+    expect(consentSummary({ kind: "payment_initiation", authorizationDetails: "not json" }, "en-GB")).toBe("payment");
+  });
+
+  it("lists a grouped refusal's requests in pairs, and finds a request by the id it was searched by", () => {
+    const details = { request_id: "r1", interaction_id: "i1", request_ids: ["r1", "r2"], interaction_ids: ["i1", "i2"] };
+    expect(requestsOf(details)).toEqual([
+      { requestId: "r1", interactionId: "i1" },
+      { requestId: "r2", interactionId: "i2" },
+    ]);
+    expect(requestsOf({ request_id: "r1" })).toEqual([]);
+    expect(requestFilter(details, "i2")).toEqual({ interactionId: "i2" });
+    expect(requestFilter(details, "r2")).toEqual({ requestId: "r2" });
   });
 });

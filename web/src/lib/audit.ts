@@ -3,7 +3,8 @@
  * and as the auditEvents query takes it, the date range typed in the browser's time zone,
  * what an event's details say, and the CSV and JSON exports.
  */
-import type { AuditEvent, AuditEventsFilter, AuditOutcome, PageInfo } from "../api/admin";
+import type { AuditEvent, AuditEventsFilter, AuditOutcome, PageInfo, Psd2Consent } from "../api/admin";
+import { formatAmount, isAccountAccess, isPayment, readAuthorizationDetails } from "./authorization-details";
 
 /** The event types of the audit log (schema.graphql AuditEvent.type), with their names in words. `admin.<mutation>` types are not listed. */
 export const EVENT_TYPES: ReadonlyArray<{ type: string; label: string }> = [
@@ -23,6 +24,7 @@ export const EVENT_TYPES: ReadonlyArray<{ type: string; label: string }> = [
   { type: "factor.enrolled", label: "Sign-in factor enrolled" },
   { type: "factor.removed", label: "Sign-in factor removed" },
   { type: "factor.reset", label: "Sign-in factors reset" },
+  { type: "password.changed", label: "Temporary password replaced by the user" },
   { type: "psd2_consent.created", label: "PSD2 consent created" },
   { type: "psd2_consent.consumed", label: "PSD2 consent consumed" },
   { type: "psd2_consent.payment_rejected", label: "PSD2 payment rejected by the bank" },
@@ -59,12 +61,18 @@ export interface AuditFilter {
   from: string;
   /** Exclusive. */
   to: string;
+  /** The request's X-Request-Id. */
+  requestId: string;
+  /** The request's x-fapi-interaction-id (a refusal's caller has it). */
+  interactionId: string;
 }
 
 /** The filter's query parameters, in the order the URL lists them. */
-export const FILTER_KEYS = ["type", "clientId", "username", "api", "reason", "outcome", "from", "to"] as const satisfies ReadonlyArray<keyof AuditFilter>;
+export const FILTER_KEYS = ["type", "clientId", "username", "api", "reason", "outcome", "from", "to", "requestId", "interactionId"] as const satisfies ReadonlyArray<
+  keyof AuditFilter
+>;
 
-export const EMPTY_FILTER: AuditFilter = { type: "", clientId: "", username: "", api: "", reason: "", outcome: "", from: "", to: "" };
+export const EMPTY_FILTER: AuditFilter = { type: "", clientId: "", username: "", api: "", reason: "", outcome: "", from: "", to: "", requestId: "", interactionId: "" };
 
 const OUTCOMES: readonly AuditOutcome[] = ["success", "failure"];
 
@@ -223,7 +231,7 @@ export interface Refusal {
 }
 
 /** The members the audit page's table shows in columns of their own (the interaction id is left with the other details). */
-const SHOWN_APART = ["reason", "description", "request_id"];
+const SHOWN_APART = ["reason", "description", "request_id", "request_ids", "interaction_ids"];
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -239,6 +247,46 @@ export function refusalOf(details: Record<string, unknown>): Refusal {
   if (requestId) refusal.requestId = requestId;
   if (interactionId) refusal.interactionId = interactionId;
   return refusal;
+}
+
+/** The request and interaction ids a grouped refusal keeps (up to 20 of each, in pairs); [] for any other event. */
+export function requestsOf(details: Record<string, unknown>): Array<{ requestId: string; interactionId: string }> {
+  const requestIds = Array.isArray(details.request_ids) ? details.request_ids : [];
+  const interactionIds = Array.isArray(details.interaction_ids) ? details.interaction_ids : [];
+  return requestIds.map((r, i) => ({ requestId: typeof r === "string" ? r : "", interactionId: typeof interactionIds[i] === "string" ? (interactionIds[i] as string) : "" }));
+}
+
+/** The audit filter finding the events of request `id` whose event has `details`: by its interaction id when `id` is one of the event's, else by its request id. */
+export function requestFilter(details: Record<string, unknown>, id: string): Pick<AuditFilter, "interactionId"> | Pick<AuditFilter, "requestId"> {
+  const interactionIds = [refusalOf(details).interactionId, ...requestsOf(details).map((r) => r.interactionId)];
+  return interactionIds.includes(id) ? { interactionId: id } : { requestId: id };
+}
+
+/** "1 account", "2 accounts". */
+const accounts = (n: number) => `${n} ${n === 1 ? "account" : "accounts"}`;
+
+/**
+ * A PSD2 consent in a few words, for the audit log: "account access, 2 accounts", "account
+ * access, all accounts", "payment €12.50 to Anna Schmidt", "3 payments"; the kind alone when
+ * its details cannot be read.
+ */
+export function consentSummary(consent: Pick<Psd2Consent, "kind" | "authorizationDetails">, locale: string): string {
+  const fallback = consent.kind === "payment_initiation" ? "payment" : "account access";
+  const details = readAuthorizationDetails(consent.authorizationDetails);
+  if (!details) return fallback;
+  const payments = details.filter(isPayment);
+  if (payments.length > 1) return `${payments.length} payments`;
+  const [payment] = payments;
+  if (payment) {
+    try {
+      return `payment ${formatAmount(payment.instructedAmount, locale)} to ${payment.creditorName}`;
+    } catch {
+      return `payment to ${payment.creditorName}`;
+    }
+  }
+  const access = details.find(isAccountAccess)?.access;
+  if (access?.allAccounts) return "account access, all accounts";
+  return access?.accounts?.length ? `account access, ${accounts(access.accounts.length)}` : fallback;
 }
 
 /**

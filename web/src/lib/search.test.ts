@@ -3,7 +3,7 @@ import type { SearchResults } from "../api/admin";
 import { routes } from "./routes";
 import { countOf, matchingKeys, readSearchText, resultsSummary, searchesTokens } from "./search";
 
-const EMPTY: SearchResults = { apps: [], users: [], tokens: [] };
+const EMPTY: SearchResults = { apps: [], users: [], tokens: [], psd2Consents: [], auditEvents: [] };
 const app = { id: "a1", name: "Acme Budgeting", status: "approved" as const, developer: { organization: { name: "Acme" } }, credentials: [] };
 
 describe("the console's search", () => {
@@ -24,9 +24,9 @@ describe("the console's search", () => {
 
   it("says what it found in a sentence", () => {
     expect(resultsSummary(EMPTY, "zzz")).toBe("Nothing found for “zzz”.");
-    expect(resultsSummary({ ...EMPTY, apps: [app] }, "acme")).toBe("Found 1 app, no users and no tokens for “acme”.");
+    expect(resultsSummary({ ...EMPTY, apps: [app] }, "acme")).toBe("Found 1 app, no users, no tokens, no PSD2 consents and no audit events for “acme”.");
     expect(resultsSummary({ ...EMPTY, apps: [app, { ...app, id: "a2" }], users: [{ id: "u", username: "acme", role: "user", status: "active" }] }, "acme")).toBe(
-      "Found 2 apps, 1 user and no tokens for “acme”.",
+      "Found 2 apps, 1 user, no tokens, no PSD2 consents and no audit events for “acme”.",
     );
     expect(countOf(3, "token")).toBe("3 tokens");
   });

@@ -20,14 +20,18 @@ export function countOf(count: number, noun: string): string {
 }
 
 /**
- * What a search found, in a sentence for its live region: "Found 1 app, no users and 2 tokens
- * for “abc”." or "Nothing found for “abc”.".
+ * What a search found, in a sentence for its live region: "Found 1 app, no users, 2 tokens, no
+ * PSD2 consents and no audit events for “abc”." or "Nothing found for “abc”.".
  */
 export function resultsSummary(results: SearchResults, text: string): string {
-  const { apps, users, tokens } = results;
-  if (apps.length + users.length + tokens.length === 0) return `Nothing found for “${text}”.`;
-  return `Found ${countOf(apps.length, "app")}, ${countOf(users.length, "user")} and ${countOf(tokens.length, "token")} for “${text}”.`;
+  const { apps, users, tokens, psd2Consents, auditEvents } = results;
+  if (apps.length + users.length + tokens.length + psd2Consents.length + auditEvents.length === 0) return `Nothing found for “${text}”.`;
+  const found = [countOf(apps.length, "app"), countOf(users.length, "user"), countOf(tokens.length, "token"), countOf(psd2Consents.length, "PSD2 consent")];
+  return `Found ${found.join(", ")} and ${countOf(auditEvents.length, "audit event")} for “${text}”.`;
 }
+
+/** A text the search looks audit events up by: a request id or x-fapi-interaction-id (server/src/kernel/limits.ts REQUEST_ID_PATTERN). */
+export const searchesRequests = (text: string) => /^[A-Za-z0-9._-]{1,64}$/.test(text);
 
 /** The consumer keys of an app that contain the text (case-insensitive), as the search matched them; none when it matched the name. */
 export function matchingKeys(credentials: ReadonlyArray<{ consumerKey: string }>, text: string): string[] {

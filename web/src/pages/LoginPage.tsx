@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useLocation, useNavigate, useSearchParams } from "react-router";
 import { proofFor, type FactorAnswer } from "../api/factors";
-import { InteractionApiError, isGone, isStale, submitFactor, submitLogin, type Credentials, type Interaction } from "../api/interaction";
-import { getSession, signIn, submitSessionFactor } from "../api/session";
+import { InteractionApiError, isGone, isStale, submitFactor, submitLogin, submitNewPassword, type Credentials, type Interaction } from "../api/interaction";
+import { getSession, signIn, submitSessionFactor, submitSessionPassword } from "../api/session";
 import { InteractionPage } from "../components/InteractionPage";
 import { Heading, IncompleteLink, LoadFailed, Loading, Page } from "../components/Page";
 import { signInError, UNEXPECTED_RESPONSE, type SignInError } from "../components/SignInForm";
@@ -111,23 +111,36 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
     return UNEXPECTED_RESPONSE;
   }
 
-  async function onPassword(credentials: Credentials): Promise<"factor" | SignInError | undefined> {
+  async function onPassword(credentials: Credentials): Promise<"factor" | "newPassword" | SignInError | undefined> {
     try {
       const result = await submitLogin(interaction.id, csrfToken.current, credentials);
       if ("stage" in result) csrfToken.current = result.csrfToken;
       if ("stage" in result && result.stage === "factor") return "factor";
+      if ("stage" in result && result.stage === "password") return "newPassword";
       return goOn(result);
     } catch (err) {
       return failure(err, signInError);
     }
   }
 
-  async function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
+  async function onFactor(answer: FactorAnswer): Promise<"newPassword" | SignInError | undefined> {
     try {
       const result = await submitFactor(interaction.id, csrfToken.current, await proofFor(answer, csrfToken.current));
+      if ("stage" in result && result.stage === "password") {
+        csrfToken.current = result.csrfToken;
+        return "newPassword";
+      }
       return goOn(result);
     } catch (err) {
       return failure(err, factorError);
+    }
+  }
+
+  async function onNewPassword(password: string): Promise<SignInError | undefined> {
+    try {
+      return goOn(await submitNewPassword(interaction.id, csrfToken.current, password));
+    } catch (err) {
+      return failure(err, newPasswordError);
     }
   }
 
@@ -156,9 +169,16 @@ function LoginForm({ interaction, onStale }: { interaction: Interaction; onStale
         leaving={leaving}
         onPassword={onPassword}
         onFactor={onFactor}
+        onNewPassword={onNewPassword}
       />
     </Page>
   );
+}
+
+/** The message for a failed new password: its rules (400, in the server's words), else as a failed factor (409: the password comes again). */
+function newPasswordError(err: unknown): SignInError {
+  if (err instanceof InteractionApiError && err.status === 400) return { message: sentence(err.errorDescription ?? "This password cannot be used."), credentials: false };
+  return factorError(err);
 }
 
 /** Signed in (or already signed in): on to `next`, inside the SPA when it is one of its pages. */
@@ -208,12 +228,12 @@ function SessionLogin({ next }: { next: string }) {
     return false;
   }
 
-  async function onPassword(credentials: Credentials): Promise<"factor" | SignInError | undefined> {
+  async function onPassword(credentials: Credentials): Promise<"factor" | "newPassword" | SignInError | undefined> {
     for (let tries = 0; ; tries++) {
       try {
         const result = await signIn(csrfToken.current, credentials);
         csrfToken.current = result.csrfToken;
-        if (!result.user) return "factor";
+        if (!result.user) return result.stage === "password" ? "newPassword" : "factor";
         goNext();
         return undefined;
       } catch (err) {
@@ -228,10 +248,11 @@ function SessionLogin({ next }: { next: string }) {
     }
   }
 
-  async function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
+  async function onFactor(answer: FactorAnswer): Promise<"newPassword" | SignInError | undefined> {
     try {
       const result = await submitSessionFactor(csrfToken.current, await proofFor(answer, csrfToken.current));
       csrfToken.current = result.csrfToken;
+      if (!result.user) return "newPassword";
       goNext();
       return undefined;
     } catch (err) {
@@ -244,6 +265,17 @@ function SessionLogin({ next }: { next: string }) {
       } catch (reloadErr) {
         return signInError(reloadErr);
       }
+    }
+  }
+
+  async function onNewPassword(password: string): Promise<SignInError | undefined> {
+    try {
+      const result = await submitSessionPassword(csrfToken.current, password);
+      csrfToken.current = result.csrfToken;
+      goNext();
+      return undefined;
+    } catch (err) {
+      return newPasswordError(err);
     }
   }
 
@@ -261,7 +293,14 @@ function SessionLogin({ next }: { next: string }) {
           again to continue.
         </p>
       )}
-      <SignInSteps initialUsername="" startAtFactor={state.value.factorPending} onPassword={onPassword} onFactor={onFactor} />
+      <SignInSteps
+        initialUsername=""
+        startAtFactor={state.value.factorPending}
+        startAtNewPassword={state.value.passwordChangePending}
+        onPassword={onPassword}
+        onFactor={onFactor}
+        onNewPassword={onNewPassword}
+      />
     </Page>
   );
 }

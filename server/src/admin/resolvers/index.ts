@@ -39,8 +39,17 @@ const DateTime = new GraphQLScalarType<Date, string>({
   parseLiteral: (ast) => dateTime(ast.kind === Kind.STRING ? ast.value : ""),
 });
 
-/** The mutations of the `support` role: revoking tokens and consents, and resetting a user's factors. */
-export const SUPPORT_MUTATIONS: ReadonlySet<string> = new Set(["revokeToken", "revokeTokens", "revokeConsent", "revokePsd2Consent", "resetUserFactors"]);
+/** The mutations of the `support` role: revoking tokens and consents, resetting a user's factors, ending a block, a PSU's temporary password. */
+export const SUPPORT_MUTATIONS: ReadonlySet<string> = new Set([
+  "revokeToken",
+  "revokeTokens",
+  "revokeConsent",
+  "revokePsd2Consent",
+  "resetUserFactors",
+  // Ending a sign-in block; a temporary password for a PSU (not for a staff account: resolvers/users.ts).
+  "unblockUser",
+  "setTemporaryPassword",
+]);
 
 /**
  * The access rule: an `admin` calls every root field; `support` and `auditor` read every

@@ -9,6 +9,7 @@ import { psuRevocation, revokePsd2Consent } from "../use-cases/psd2-consents.js"
 import { statusAt } from "../../consents/lifecycle.js";
 import type { Psd2ConsentStatus } from "../../stores/psd2-consents.js";
 import { adminEvent } from "./audit.js";
+import { checkOptional, v } from "../validation.js";
 
 const STORED: ReadonlySet<string> = new Set<Psd2ConsentStatus>([
   "received",
@@ -36,7 +37,8 @@ export const psd2ConsentResolvers: Resolvers = {
     psd2Consents: async (_p, a, { db }) => {
       const status = a.status === "expired" ? "valid" : a.status;
       if (status && !STORED.has(status)) return [];
-      const consents = await db.psd2Consents.list({ clientId: a.clientId, status: status as Psd2ConsentStatus | null | undefined });
+      const search = checkOptional(v.search, a.search, "search");
+      const consents = await db.psd2Consents.list({ clientId: a.clientId, status: status as Psd2ConsentStatus | null | undefined, search });
       return a.status === "valid" || a.status === "expired" ? consents.filter((c) => statusAt(c, new Date()) === a.status) : consents;
     },
     psd2Consent: async (_p, a, { db }) => (await db.psd2Consents.summary(a.id)) ?? null,

@@ -1,7 +1,7 @@
 /** End users and administrators. */
-import { staffLabel } from "../context.js";
+import { gqlError, requireStaff, staffLabel } from "../context.js";
 import type { Resolvers } from "../generated/resolvers.js";
-import { createUser, resetUserFactors, setUserRole, setUserStatus } from "../use-cases/users.js";
+import { createUser, resetUserFactors, setTemporaryPassword, setUserRole, setUserStatus, unblockUser } from "../use-cases/users.js";
 import { check, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
@@ -32,9 +32,20 @@ export const userResolvers: Resolvers = {
     },
     // Audited as factor.reset with the count, which only the transaction knows (not admin.resetUserFactors).
     resetUserFactors: (_p, args, ctx) => resetUserFactors(ctx.db, { userId: args.userId, actor: staffLabel(ctx), request: ctx.request }),
+    unblockUser: (_p, args, ctx, info) => unblockUser(ctx.db, ctx.throttle, { userId: args.id, now: new Date(), audit: adminEvent(args, ctx, info) }),
+    // Support staff set one for PSUs only: a staff account's password is an admin's business (docs/getting-started.md, Supporting a user).
+    setTemporaryPassword: (_p, args, ctx, info) => {
+      const role = requireStaff(ctx);
+      const allowed = (user: { role: string }) => {
+        if (role !== "admin" && user.role !== "user") throw gqlError("FORBIDDEN", `the ${role} role may not set a temporary password for a staff account`);
+      };
+      return setTemporaryPassword(ctx.db, { userId: args.id, hours: ctx.temporaryPasswordHours, now: new Date(), allowed, audit: adminEvent(args, ctx, info) });
+    },
   },
   User: {
     factors: (u, _a, { db }) => db.factors.list(u.id),
+    blockedUntil: async (u, _a, { throttle }) => (await throttle.blockedUntil(u.username, new Date())) ?? null,
+    psd2Consents: (u, _a, { db }) => db.psd2Consents.list({ userId: u.id }),
   },
   Me: {
     id: (me) => me.userId,

@@ -4,6 +4,8 @@
  */
 import type { RequestIds } from "../../kernel/request-context.js";
 import { hash } from "@node-rs/argon2";
+import { randomBytes } from "node:crypto";
+import type { SignInThrottle } from "../../interaction/throttle.js";
 import { Conflict } from "../../kernel/domain-errors.js";
 import type { AuditEventInput } from "../../stores/audit.js";
 import type { Database } from "../../stores/index.js";
@@ -70,4 +72,51 @@ export function resetUserFactors(db: Database, o: { userId: string; actor: strin
     await stores.audit.record(event);
     return user;
   });
+}
+
+/**
+ * Ends a user's sign-in block (PSD2 RTS Art. 4(3)(b)) now: their failed attempts are cleared
+ * (interaction/throttle.ts), their IP's are not. Audited with the end the block had.
+ * @param o - `now`: the time the block is read at.
+ * @returns the user.
+ * @throws NotFound "no user with this id".
+ */
+export async function unblockUser(
+  db: Database,
+  throttle: Pick<SignInThrottle, "blockedUntil" | "unblock">,
+  o: { userId: string; now: Date } & Audited,
+): Promise<UserRecord> {
+  const user = await found(db.users.byId(o.userId), "no user with this id");
+  const blockedUntil = await throttle.blockedUntil(user.username, o.now);
+  await throttle.unblock(user.username);
+  const audit = { ...o.audit, details: { ...o.audit.details, blockedUntil: blockedUntil?.toISOString() ?? null } };
+  return auditedChange(db, audit, async () => user);
+}
+
+/** Random bytes of a temporary password: 18 bytes, 144 bits, 24 base64url characters. */
+const TEMPORARY_PASSWORD_BYTES = 18;
+
+/**
+ * Sets a strong random temporary password for a user, stored as its argon2id hash with its
+ * end, and ends the user's browser sessions. At the next sign-in (after the second factor,
+ * when the user has one) the user must choose a new password (interaction/password-change.ts);
+ * after `validUntil` the temporary one is refused like a wrong password.
+ * @param o - `hours`: TEMPORARY_PASSWORD_HOURS; `allowed`: throws when the caller may not set one for this user.
+ * @returns the user, the password (the only time it exists in clear) and its end.
+ * @throws NotFound "no user with this id", or what `allowed` throws.
+ */
+export async function setTemporaryPassword(
+  db: Database,
+  o: { userId: string; hours: number; now: Date; allowed: (user: UserRecord) => void } & Audited,
+): Promise<{ user: UserRecord; password: string; validUntil: Date }> {
+  const password = randomBytes(TEMPORARY_PASSWORD_BYTES).toString("base64url");
+  const passwordHash = await hash(password);
+  const validUntil = new Date(o.now.getTime() + o.hours * 3_600_000);
+  const audit = { ...o.audit, details: { ...o.audit.details, validUntil: validUntil.toISOString() } };
+  const user = await auditedChange(db, audit, async (stores) => {
+    o.allowed(await found(stores.users.byId(o.userId), "no user with this id"));
+    await stores.sessions.destroyOfUser(o.userId);
+    return stores.users.setPassword(o.userId, passwordHash, validUntil);
+  });
+  return { user, password, validUntil };
 }

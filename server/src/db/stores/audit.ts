@@ -3,7 +3,8 @@
  * issuance writes one per token), lists and counts with Prisma.
  */
 import { newId } from "../../kernel/ids.js";
-import { FAILURE_TYPES, REFUSAL_TYPES, type AuditEventInput, type AuditStore } from "../../stores/audit.js";
+import { FAILURE_TYPES, REFUSAL_TYPES, type AuditEventInput, type AuditEventRow, type AuditFilter, type AuditStore } from "../../stores/audit.js";
+import { REFUSAL_IDS_KEPT } from "../../kernel/limits.js";
 import type { Statement } from "../sql.js";
 import { paginate } from "../paginate.js";
 import type { Executor } from "./executor.js";
@@ -36,6 +37,41 @@ export function appendEvent(e: AuditEventInput): Statement {
   ];
 }
 
+/** The strings of `value` when it is an array (else none). */
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+
+/**
+ * The details (JSON) of an aggregated row with the request and interaction ids of `added`
+ * appended to its own, each list cut to {@link REFUSAL_IDS_KEPT}.
+ * @returns the new JSON, or undefined when nothing changes (full already, or no ids added).
+ */
+export function withIdsOf(json: string, added: Record<string, unknown>): string | undefined {
+  let details: Record<string, unknown>;
+  try {
+    details = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const requestIds = strings(details.request_ids);
+  const more = strings(added.request_ids).slice(0, REFUSAL_IDS_KEPT - requestIds.length);
+  if (more.length === 0) return undefined;
+  const interactionIds = strings(details.interaction_ids);
+  const moreInteractions = strings(added.interaction_ids).slice(0, REFUSAL_IDS_KEPT - interactionIds.length);
+  return JSON.stringify({ ...details, request_ids: [...requestIds, ...more], interaction_ids: [...interactionIds, ...moreInteractions] });
+}
+
+/** Whether `details` (JSON) names the request id or the interaction id the filter asks for (the exact check after SQL's LIKE). */
+function namesRequest(json: string, f: Pick<AuditFilter, "requestId" | "interactionId">): boolean {
+  let details: Record<string, unknown>;
+  try {
+    details = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  const has = (one: string, many: string, id: string) => details[one] === id || strings(details[many]).includes(id);
+  return (!f.requestId || has("request_id", "request_ids", f.requestId)) && (!f.interactionId || has("interaction_id", "interaction_ids", f.interactionId));
+}
+
 /** The audit store over `x`. */
 export function auditStore(x: Executor): AuditStore {
   const { prisma, sql } = x;
@@ -45,11 +81,16 @@ export function auditStore(x: Executor): AuditStore {
     },
     async recordAggregate(e) {
       // One statement on both providers: a second instance's row for the key is added to, atomically.
+      const id = newId();
       await sql.run(
         `INSERT INTO "AuditEvent" ("id", "at", "type", "actor", "subject", "details", "count", "aggregateKey", "reason") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT ("aggregateKey") DO UPDATE SET "count" = "AuditEvent"."count" + excluded."count"`,
-        [newId(), e.at, e.type, storable(e.actor), storable(e.subject), JSON.stringify(e.details ?? {}), e.count, e.aggregateKey, storable(e.reason)],
+        [id, e.at, e.type, storable(e.actor), storable(e.subject), JSON.stringify(e.details ?? {}), e.count, e.aggregateKey, storable(e.reason)],
       );
+      // A row that was there already gathers this flush's ids, while it keeps fewer than REFUSAL_IDS_KEPT (compare-and-set on its details).
+      const row = await sql.get<{ id: string; details: string }>(`SELECT "id", "details" FROM "AuditEvent" WHERE "aggregateKey" = ?`, [e.aggregateKey]);
+      const merged = row && row.id !== id ? withIdsOf(row.details, e.details ?? {}) : undefined;
+      if (row && merged !== undefined) await sql.run(`UPDATE "AuditEvent" SET "details" = ? WHERE "id" = ? AND "details" = ?`, [merged, row.id, row.details]);
     },
     async countRefusals(from, to, limit) {
       const groups = await prisma.auditEvent.groupBy({
@@ -73,9 +114,13 @@ export function auditStore(x: Executor): AuditStore {
           f.reason ? { reason: f.reason } : {},
           f.outcome ? { type: f.outcome === "failure" ? { in: failures } : { notIn: failures } } : {},
           f.from || f.to ? { at: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lt: f.to } : {}) } } : {},
+          // The id as a JSON string anywhere in the details narrows the rows (LIKE); namesRequest checks where.
+          f.requestId ? { details: { contains: JSON.stringify(f.requestId) } } : {},
+          f.interactionId ? { details: { contains: JSON.stringify(f.interactionId) } } : {},
         ],
       };
-      return paginate((args) => prisma.auditEvent.findMany({ ...args, where }), page, "desc");
+      const byRequest = f.requestId || f.interactionId ? (row: AuditEventRow) => namesRequest(row.details, f) : undefined;
+      return paginate<AuditEventRow>((args) => prisma.auditEvent.findMany({ ...args, where }), page, "desc", byRequest);
     },
     async deleteBefore(before, limit) {
       const ids = (await prisma.auditEvent.findMany({ where: { at: { lt: before } }, select: { id: true }, take: limit })).map((r) => r.id);

@@ -4,6 +4,7 @@
  */
 import type { PaymentSettlement, Psd2ConsentKind, Psd2ConsentOrigin, Psd2ConsentRecord, Psd2ConsentStatus, Psd2ConsentStore, Psd2ConsentSummary } from "../../stores/psd2-consents.js";
 import type { Executor } from "./executor.js";
+import { substringSearch } from "../paginate.js";
 
 type Row = Omit<Psd2ConsentRecord, "kind" | "origin" | "status"> & { kind: string; origin: string; status: string };
 
@@ -47,7 +48,7 @@ function settlementData(to: PaymentSettlement) {
 
 /** The PSD2 consent store over `x`. */
 export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
-  const { prisma } = x;
+  const { prisma, provider } = x;
   return {
     async create(c) {
       return parse(await prisma.psd2Consent.create({ data: c }));
@@ -88,17 +89,25 @@ export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
       return (await prisma.psd2Consent.updateMany({ where: { id, status: "paymentPending", paymentAttempts: attempt }, data })).count === 1;
     },
     async list(f) {
+      const search = f.search ? substringSearch(provider, f.search) : undefined;
       const rows = await prisma.psd2Consent.findMany({
         where: {
           ...(f.userId ? { userId: f.userId } : {}),
           ...(f.status ? { status: f.status } : {}),
           ...(f.clientId ? { app: { credentials: { some: { consumerKey: f.clientId } } } } : {}),
+          ...(search
+            ? { OR: [{ id: f.search! }, { user: { username: search.where } }, { app: { name: search.where } }, { app: { credentials: { some: { consumerKey: search.where } } } }] }
+            : {}),
         },
-        include: NAMED,
+        include: { ...NAMED, app: { select: { ...NAMED.app.select, credentials: { select: { consumerKey: true }, orderBy: { createdAt: "asc" as const } } } } },
         orderBy: { createdAt: "desc" },
         take: 500,
       });
-      return rows.map(summarize);
+      // LIKE's wildcards only narrow the rows: the literal text is checked again (db/paginate.ts substringSearch).
+      const kept = search
+        ? rows.filter((r) => r.id === f.search || search.matches(r.user?.username ?? "") || search.matches(r.app.name) || r.app.credentials.some((c) => search.matches(c.consumerKey)))
+        : rows;
+      return kept.map(summarize);
     },
     async deleteUnanswered(before, limit) {
       const ids = (await prisma.psd2Consent.findMany({ where: { status: "received", createdAt: { lt: before } }, select: { id: true }, take: limit })).map((c) => c.id);

@@ -31,5 +31,7 @@ export function userStore(x: Executor): UserStore {
     create: (data) => withDomainErrors(prisma.user.create({ data })),
     setStatus: (id, status) => withDomainErrors(prisma.user.update({ where: { id }, data: { status } }), "no user with this id"),
     setRole: (id, role) => withDomainErrors(prisma.user.update({ where: { id }, data: { role } }), "no user with this id"),
+    setPassword: (id, passwordHash, temporaryUntil) =>
+      withDomainErrors(prisma.user.update({ where: { id }, data: { passwordHash, temporaryPasswordUntil: temporaryUntil } }), "no user with this id"),
   };
 }

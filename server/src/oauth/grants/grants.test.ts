@@ -61,7 +61,7 @@ const client: Client = {
   callbackUrls: [REDIRECT],
 };
 
-const alice: UserRecord = { id: "user1", username: "alice", passwordHash: "x", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false };
+const alice: UserRecord = { id: "user1", username: "alice", passwordHash: "x", role: "user", status: "active", createdAt: NOW, name: null, givenName: null, familyName: null, email: null, emailVerified: false, temporaryPasswordUntil: null };
 
 let stores: MemoryStores;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
-import { useSearchParams } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { API_NAME_MAX_LENGTH, PAGE_SIZE, USERNAME_LENGTH } from "../../../../server/src/kernel/limits";
-import { AUDIT_EVENTS, type AuditEvent, type AuditOutcome } from "../../api/admin";
+import { AUDIT_EVENTS, NAMED_AUDIT_EVENTS, type AuditOutcome, type NamedAuditEvent } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
@@ -13,6 +13,7 @@ import { Panel } from "../../components/Panel";
 import {
   auditVariables,
   browserTimeZone,
+  consentSummary,
   downloadFile,
   EMPTY_FILTER,
   EVENT_TYPES,
@@ -28,12 +29,14 @@ import {
   readDetails,
   readFilter,
   refusalOf,
+  requestsOf,
   toCsv,
   toJson,
   toLocalInput,
   type AuditFilter,
 } from "../../lib/audit";
 import { useAction, useConnection } from "../../lib/useGraphQL";
+import { routes } from "../../lib/routes";
 
 /** Events per page of the table. */
 const PAGE = 50;
@@ -42,6 +45,8 @@ const PAGE = 50;
 const CLIENT_ID_MAX_LENGTH = 200;
 /** A refusal's reason is an error code (RFC 6749 §5.2, RFC 6750 §3.1), far shorter. */
 const REASON_MAX_LENGTH = 100;
+/** A request id or x-fapi-interaction-id is at most 64 characters (server/src/kernel/limits.ts REQUEST_ID_PATTERN). */
+const REQUEST_ID_MAX_LENGTH = 64;
 
 const OUTCOME_OPTIONS: ReadonlyArray<{ value: AuditOutcome | ""; label: string }> = [
   { value: "", label: "Any outcome" },
@@ -59,12 +64,19 @@ const CRITERIA: Record<keyof AuditFilter, string> = {
   outcome: "outcome",
   from: "start time",
   to: "end time",
+  requestId: "request id",
+  interactionId: "interaction id",
 };
 
 const dash = <span className="muted">—</span>;
 
 /** "a", "a and b", "a, b and c". */
 const inWords = (items: readonly string[]) => (items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : (items[0] ?? ""));
+
+/** A field for one of a request's ids (X-Request-Id, x-fapi-interaction-id). */
+function RequestIdField(field: { label: string; hint: string; value: string; onChange: (value: string) => void }) {
+  return <TextField {...field} maxLength={REQUEST_ID_MAX_LENGTH} autoComplete="off" spellCheck={false} />;
+}
 
 /**
  * The filter form: every criterion of the audit log, the time range in the browser's time
@@ -79,6 +91,8 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
   const [outcome, setOutcome] = useState<AuditOutcome | "">(initial.outcome);
   const [from, setFrom] = useState(toLocalInput(initial.from));
   const [to, setTo] = useState(toLocalInput(initial.to));
+  const [requestId, setRequestId] = useState(initial.requestId);
+  const [interactionId, setInteractionId] = useState(initial.interactionId);
   const [error, setError] = useState("");
   const errorId = useId();
 
@@ -105,6 +119,8 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
       outcome,
       from: range.from,
       to: range.to,
+      requestId: requestId.trim(),
+      interactionId: interactionId.trim(),
     };
     const problem = rangeError(filter);
     setError(problem);
@@ -129,6 +145,8 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
           spellCheck={false}
         />
         <SelectField label="Outcome" value={outcome} onChange={setOutcome} options={OUTCOME_OPTIONS} />
+        <RequestIdField label="Interaction id" hint="The x-fapi-interaction-id a caller got, e.g. with a refusal." value={interactionId} onChange={setInteractionId} />
+        <RequestIdField label="Request id" hint="The X-Request-Id of the request." value={requestId} onChange={setRequestId} />
         <TextField
           label="From"
           hint={rangeHint("Inclusive")}
@@ -163,8 +181,67 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
   );
 }
 
+/** A name of the audit log linked to its console page, with the internal id (actor or subject as recorded) second. */
+function Named({ name, to, id }: { name: string | undefined; to: string | undefined; id: string }) {
+  if (!id) return dash;
+  if (!name || !to) return <code>{id}</code>;
+  return (
+    <>
+      <Link to={to}>
+        <bdi>{name}</bdi>
+      </Link>
+      <code className="block small muted">{id}</code>
+    </>
+  );
+}
+
+/** Who acted: the user by username, a client by its app's name, else the actor as recorded. */
+function Who({ event: e }: { event: NamedAuditEvent }) {
+  if (!e.actor) return <span className="muted">unknown</span>;
+  if (e.user && e.actor === `user:${e.user.id}`) return <Named name={e.user.username} to={routes.users({ user: e.user.id })} id={e.actor} />;
+  const client = !e.actor.includes(":") || e.actor.startsWith("client:");
+  if (e.app && client && !/^(admin|registration)\./.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.actor} />;
+  return <code>{e.actor}</code>;
+}
+
+/** What it was about: a PSD2 consent in a few words, a user, an app (what a change was made to), else the subject as recorded. */
+function About({ event: e }: { event: NamedAuditEvent }) {
+  if (e.psd2Consent) {
+    const summary = `${consentSummary(e.psd2Consent, navigator.language)} (${e.psd2Consent.appName})`;
+    return <Named name={summary} to={routes.psd2Consent(e.psd2Consent.id)} id={e.subject} />;
+  }
+  if (e.user && e.subject === e.user.id) return <Named name={e.user.username} to={routes.users({ user: e.user.id })} id={e.subject} />;
+  if (e.app && /^(admin|registration)\./.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.subject} />;
+  return e.subject ? <code>{e.subject}</code> : dash;
+}
+
+/** A request id, and for a grouped refusal the request and interaction ids it keeps (up to 20), folded. */
+function Requests({ event: e }: { event: NamedAuditEvent }) {
+  const details = readDetails(e.details);
+  const { requestId } = refusalOf(details);
+  const kept = requestsOf(details);
+  if (kept.length <= 1) return requestId ? <code>{requestId}</code> : dash;
+  return (
+    <details className="request-ids">
+      <summary>
+        {kept.length} requests<span className="visually-hidden"> of this group</span>
+      </summary>
+      <ul className="small">
+        {kept.map((r) => (
+          <li key={r.requestId + r.interactionId}>
+            <code>{r.requestId}</code>
+            <span className="block muted">
+              interaction <code>{r.interactionId}</code>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** The table's columns: when, what, who, about what, a refusal's reason and description, the count of an aggregate, the request id, the other details. */
-const COLUMNS: Column<AuditEvent>[] = [
+const COLUMNS: Column<NamedAuditEvent>[] = [
   { header: "Time", rowHeader: true, cell: (e) => <ExactTime value={e.at} /> },
   {
     header: "Type",
@@ -175,8 +252,8 @@ const COLUMNS: Column<AuditEvent>[] = [
       </>
     ),
   },
-  { header: "Who", cell: (e) => (e.actor ? <code>{e.actor}</code> : <span className="muted">unknown</span>) },
-  { header: "About", cell: (e) => (e.subject ? <code>{e.subject}</code> : dash) },
+  { header: "Who", cell: (e) => <Who event={e} /> },
+  { header: "About", cell: (e) => <About event={e} /> },
   {
     header: "Reason",
     cell: (e) => {
@@ -191,13 +268,7 @@ const COLUMNS: Column<AuditEvent>[] = [
     },
   },
   { header: "Count", className: "num", cell: (e) => (e.count > 1 ? `×${e.count}` : dash) },
-  {
-    header: "Request id",
-    cell: (e) => {
-      const { requestId } = refusalOf(readDetails(e.details));
-      return requestId ? <code>{requestId}</code> : dash;
-    },
-  },
+  { header: "Request id", cell: (e) => <Requests event={e} /> },
   {
     header: "Details",
     cell: (e) => {
@@ -213,7 +284,7 @@ const COLUMNS: Column<AuditEvent>[] = [
 ];
 
 /**
- * /admin/audit[?type=…&clientId=…&username=…&api=…&reason=…&outcome=…&from=…&to=…]: the audit log,
+ * /admin/audit[?type=…&clientId=…&username=…&api=…&reason=…&outcome=…&from=…&to=…&requestId=…&interactionId=…]: the audit log,
  * newest first, filtered by the criteria in the URL (so that a link opens it filtered), with
  * "Load more" and the filtered events as a CSV or JSON download.
  */
@@ -221,7 +292,7 @@ export function AuditPage() {
   const [params, setParams] = useSearchParams();
   const { filter, ignored } = readFilter(params);
   const filterKey = JSON.stringify(filter);
-  const events = useConnection(AUDIT_EVENTS, { ...auditVariables(filter), first: PAGE }, (d) => d.auditEvents);
+  const events = useConnection(NAMED_AUDIT_EVENTS, { ...auditVariables(filter), first: PAGE }, (d) => d.auditEvents);
   const zone = useMemo(browserTimeZone, []);
   const exporter = useAction();
   const [progress, setProgress] = useState("");

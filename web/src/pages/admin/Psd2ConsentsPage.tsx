@@ -11,6 +11,8 @@ import { DateTime } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
+import { SearchForm } from "../../components/SearchForm";
+import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { describeStatus, formatDate, type Psd2ConsentStatus } from "../../lib/authorization-details";
 import { describePsd2Consent, KIND_NAMES, ORIGIN_NAMES } from "../../lib/psd2-consents";
 import { routes } from "../../lib/routes";
@@ -41,7 +43,7 @@ function StatusFilter({ initial, onFilter }: { initial: string; onFilter: (statu
   }
 
   return (
-    <form className="search" role="search" aria-label="PSD2 consents" onSubmit={onSubmit}>
+    <form className="search" role="search" aria-label="PSD2 consents by status" onSubmit={onSubmit}>
       <label htmlFor="psd2-status">Status</label>
       <select id="psd2-status" value={value} onChange={(e) => setValue(e.target.value)}>
         <option value="">Any status</option>
@@ -58,11 +60,25 @@ function StatusFilter({ initial, onFilter }: { initial: string; onFilter: (statu
   );
 }
 
-/** /admin/psd2-consents[?status=…]: every PSD2 consent (RFC 9396 and Berlin Group), by status, each linked to its page ("View"), with "Revoke" for an active one. */
+/**
+ * /admin/psd2-consents[?status=…][&search=…]: every PSD2 consent (RFC 9396 and Berlin Group), by status and by a
+ * search (the consent id, the PSU's username, the TPP's consumer key or app name), each linked to its page ("View"),
+ * with "Revoke" for an active one.
+ */
 export function Psd2ConsentsPage() {
   const [params, setParams] = useSearchParams();
   const status = params.get("status") ?? "";
-  const query = useQuery(PSD2_CONSENTS, status ? { status } : {});
+  const search = params.get("search")?.trim() ?? "";
+  const query = useQuery(PSD2_CONSENTS, { ...(status ? { status } : {}), ...(search ? { search } : {}) });
+  /** The page's address with the status and search given (either one kept when left out). */
+  const show = (next: { status?: string; search?: string }) => {
+    const wanted: Record<string, string> = {};
+    const s = next.status ?? status;
+    const text = next.search ?? search;
+    if (s) wanted.status = s;
+    if (text) wanted.search = text;
+    setParams(wanted, { replace: true });
+  };
   const action = useAction();
   const can = useCan();
   const locale = navigator.language;
@@ -141,14 +157,22 @@ export function Psd2ConsentsPage() {
   return (
     <AdminPage title="PSD2 consents" intro="Payments and account access that apps asked users for, through OAuth authorization details or the Berlin Group API.">
       <Panel title={status ? `PSD2 consents: ${describeStatus(status, "admin")}` : "All PSD2 consents"}>
-        <StatusFilter initial={status} onFilter={(next) => setParams(next ? { status: next } : {}, { replace: true })} />
+        <SearchForm
+          id="psd2-search"
+          label="User, app, consumer key or consent id"
+          name="PSD2 consents by user or app"
+          maxLength={NAME_MAX_LENGTH}
+          initial={search}
+          onSearch={(text) => show({ search: text })}
+        />
+        <StatusFilter initial={status} onFilter={(next) => show({ status: next })} />
         <ActionNotices action={action} />
         <ListTable
           caption="PSD2 consents"
           list={{ ...query, nodes: query.data?.psd2Consents ?? [] }}
           columns={columns}
           rowKey={(c) => c.id}
-          empty={status ? "No PSD2 consent has this status." : "There are no PSD2 consents yet."}
+          empty={search ? `No PSD2 consent matches “${search}”${status ? " with this status" : ""}.` : status ? "No PSD2 consent has this status." : "There are no PSD2 consents yet."}
         />
       </Panel>
     </AdminPage>

@@ -1,5 +1,5 @@
 import { Link, useSearchParams } from "react-router";
-import { SEARCH, type FoundApp, type SearchResults } from "../../api/admin";
+import { SEARCH, type FoundApp, type NamedAuditEvent, type SearchResults } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import { DataTable, type Column } from "../../components/DataTable";
 import { Badge, Chips } from "../../components/Format";
@@ -8,7 +8,10 @@ import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { revokeColumn, tokenColumns } from "../../components/TokenColumns";
 import { routes } from "../../lib/routes";
-import { countOf, matchingKeys, readSearchText, resultsSummary, searchesTokens } from "../../lib/search";
+import { countOf, matchingKeys, readSearchText, resultsSummary, searchesRequests, searchesTokens } from "../../lib/search";
+import { eventTypeLabel, readDetails, refusalOf, requestFilter } from "../../lib/audit";
+import { ExactTime } from "../../components/ExactTime";
+import { psd2ConsentColumns } from "./Psd2ConsentRows";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { AppStatusBadge } from "./AppRegistration";
 
@@ -52,7 +55,31 @@ const USER_COLUMNS: Column<FoundUser>[] = [
   },
 ];
 
-/** What the search found for `text`: a sentence announcing it, then the apps, users and tokens (with "Revoke" on live ones). */
+/**
+ * The columns of the audit events of a request: each opens the audit log at its request (by the
+ * interaction id or request id searched for), where its details are.
+ */
+function auditColumns(text: string): Column<NamedAuditEvent>[] {
+  return [
+    {
+      header: "Event",
+      rowHeader: true,
+      cell: (e) => (
+        <Link to={routes.audit(requestFilter(readDetails(e.details), text))}>
+          {eventTypeLabel(e.type) ?? e.type}
+          <span className="visually-hidden"> of request {text}</span>
+        </Link>
+      ),
+    },
+    { header: "Time", cell: (e) => <ExactTime value={e.at} /> },
+    { header: "App", cell: (e) => (e.app ? <bdi>{e.app.name}</bdi> : <span className="muted">—</span>) },
+    { header: "User", cell: (e) => e.user?.username ?? <span className="muted">—</span> },
+    { header: "Reason", cell: (e) => refusalOf(readDetails(e.details)).reason ?? <span className="muted">—</span> },
+    { header: "Count", className: "num", cell: (e) => (e.count > 1 ? `×${e.count}` : <span className="muted">—</span>) },
+  ];
+}
+
+/** What the search found for `text`: a sentence announcing it, then the apps, users and tokens (with "Revoke" on live ones), PSD2 consents and audit events. */
 function Results({ text }: { text: string }) {
   const query = useQuery(SEARCH, { text });
   const action = useAction();
@@ -98,6 +125,28 @@ function Results({ text }: { text: string }) {
                 }
               />
             </Panel>
+            <Panel title={`PSD2 consents (${results.psd2Consents.length})`}>
+              <DataTable
+                caption="PSD2 consents found"
+                columns={psd2ConsentColumns({ withPsu: true })}
+                rows={results.psd2Consents}
+                rowKey={(c) => c.id}
+                empty={`No PSD2 consent has the id “${text}”, or a user, app or consumer key containing it.`}
+              />
+            </Panel>
+            <Panel title={`Audit events (${results.auditEvents.length})`}>
+              <DataTable
+                caption="Audit events found"
+                columns={auditColumns(text)}
+                rows={results.auditEvents}
+                rowKey={(e) => e.id}
+                empty={
+                  searchesRequests(text)
+                    ? `No audit event of a request with the id or x-fapi-interaction-id “${text}”.`
+                    : "Audit events are found by their request’s X-Request-Id or x-fapi-interaction-id."
+                }
+              />
+            </Panel>
           </>
         )}
       </LoadState>
@@ -108,16 +157,20 @@ function Results({ text }: { text: string }) {
 /** At most this many of each kind are found (schema.graphql SearchResults). */
 const HITS = 10;
 
-/** /admin/search?q=…: what the console's search box (AdminLayout) finds: apps, users and tokens. */
+/** /admin/search?q=…: what the console's search box (AdminLayout) finds: apps, users, tokens, PSD2 consents and audit events. */
 export function SearchPage() {
   const [params] = useSearchParams();
   const text = readSearchText(params);
   return (
     <AdminPage
       title={text ? `Search for “${text}”` : "Search"}
-      intro={`Apps by name or consumer key, users by username, tokens by the start of their id; ${countOf(HITS, "result")} of each at most.`}
+      intro={`Apps by name or consumer key, users by username, tokens by the start of their id, PSD2 consents by id, user or app, audit events by their request’s id or x-fapi-interaction-id; ${countOf(HITS, "result")} of each at most.`}
     >
-      {text ? <Results key={text} text={text} /> : <p>Type an app’s name or consumer key, a username or the start of a token’s id in the search box above.</p>}
+      {text ? (
+        <Results key={text} text={text} />
+      ) : (
+        <p>Type an app’s name or consumer key, a username, the start of a token’s id, a consent id or a request’s x-fapi-interaction-id in the search box above.</p>
+      )}
     </AdminPage>
   );
 }

@@ -1,7 +1,7 @@
 import { Can } from "../../components/Can";
 import { useId, useState } from "react";
 import { Link } from "react-router";
-import { CONSENTS, REVOKE_CONSENT, type Consent } from "../../api/admin";
+import { CONSENTS, REVOKE_CONSENT, USER_PSD2_CONSENTS, type Consent, type User } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { Chips, DateTime } from "../../components/Format";
@@ -13,9 +13,26 @@ import { TokensSection } from "../../components/TokensSection";
 import { routes } from "../../lib/routes";
 import { useAction, useQuery } from "../../lib/useGraphQL";
 import { UserFactors } from "./UserFactors";
+import { UserSupport } from "./UserSupport";
+import { psd2ConsentColumns } from "./Psd2ConsentRows";
 
-/** A user's sign-in factors, live tokens and consents (part of /admin/users). */
-export function UserActivity({ userId, username, onClose }: { userId: string; username: string | undefined; onClose: () => void }) {
+/**
+ * A user's sign-in (block, temporary password), sign-in factors, live tokens, consents and PSD2 consents (part of /admin/users).
+ * @param user - the user as the list holds it (the sign-in panel needs it; left out when the list does not hold them).
+ */
+export function UserActivity({
+  userId,
+  username,
+  user,
+  onChanged,
+  onClose,
+}: {
+  userId: string;
+  username: string | undefined;
+  user?: User;
+  onChanged: (user: User) => void;
+  onClose: () => void;
+}) {
   const headingId = useId();
   // Revoking a consent revokes its tokens: the token list is loaded again (remounted) then.
   const [tokensVersion, setTokensVersion] = useState(0);
@@ -27,10 +44,28 @@ export function UserActivity({ userId, username, onClose }: { userId: string; us
           Close<span className="visually-hidden"> sign-in factors, tokens and consents</span>
         </button>
       </div>
+      {user && <UserSupport user={user} onChanged={onChanged} />}
       <UserFactors userId={userId} username={username} />
       <TokensSection key={tokensVersion} owner={{ userId }} title="Live tokens" />
       <Consents userId={userId} onRevoked={() => setTokensVersion((n) => n + 1)} />
+      <Psd2Consents userId={userId} />
     </section>
+  );
+}
+
+/** The PSD2 consents the user gave TPPs, each linked to its page. */
+function Psd2Consents({ userId }: { userId: string }) {
+  const query = useQuery(USER_PSD2_CONSENTS, { id: userId });
+  return (
+    <Panel title="PSD2 consents">
+      <ListTable
+        caption="PSD2 consents"
+        list={{ ...query, nodes: query.data?.user?.psd2Consents ?? [] }}
+        columns={psd2ConsentColumns({ withPsu: false })}
+        rowKey={(c) => c.id}
+        empty="No PSD2 consents."
+      />
+    </Panel>
   );
 }
 

@@ -19,6 +19,7 @@ import { useAction, useConnection } from "../../lib/useGraphQL";
 import { useState, type FormEvent } from "react";
 import { CreateUserForm, ROLE_OPTIONS } from "./CreateUserForm";
 import { UserActivity } from "./UserActivity";
+import { statusText } from "../../lib/user-status";
 
 /** /admin/users[?search=…][&user=<id>]: users, and the sign-in factors, live tokens and consents of the selected one. */
 export function UsersPage() {
@@ -51,7 +52,7 @@ export function UsersPage() {
   const columns: Column<User>[] = [
     { header: "Username", rowHeader: true, cell: (u) => u.username },
     { header: "Role", cell: (u) => u.role },
-    { header: "Status", cell: (u) => <Badge>{u.status}</Badge> },
+    { header: "Status", cell: (u) => (statusText(u) === u.status ? <Badge>{u.status}</Badge> : <Badge tone="warn">{statusText(u)}</Badge>) },
     { header: "Created", cell: (u) => <DateTime value={u.createdAt} /> },
     actionsColumn((user) => (
       <>
@@ -99,7 +100,14 @@ export function UsersPage() {
         />
       )}
       {selectedId && (
-        <UserActivity key={selectedId} userId={selectedId} username={selected?.username} onClose={() => navigate({ user: null })} />
+        <UserActivity
+          key={selectedId}
+          userId={selectedId}
+          username={selected?.username}
+          user={selected}
+          onChanged={(changed) => users.update((nodes) => nodes.map((u) => (u.id === changed.id ? changed : u)))}
+          onClose={() => navigate({ user: null })}
+        />
       )}
       <CreateUserForm onCreated={users.reload} />
     </AdminPage>
