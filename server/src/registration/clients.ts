@@ -110,6 +110,10 @@ async function useStatement(stores: Stores, statement: SoftwareStatement, settin
   }
 }
 
+/** The `error_description` of a second registration of a software (at most 200 characters, kernel/errors.ts). */
+export const REGISTERED_ALREADY =
+  "this organization has registered this software_id already: update that client at its registration_client_uri with its registration access token (RFC 7592), or delete it there first";
+
 /**
  * Refuses a second registration of a software by one organization (decisions.md "Dynamic client
  * registration"): the registered client changes itself at its client configuration endpoint
@@ -122,9 +126,7 @@ async function useStatement(stores: Stores, statement: SoftwareStatement, settin
 async function refuseSecondRegistration(stores: Stores, software: RegisteredSoftware): Promise<void> {
   const registered = await stores.apps.findBySoftware(software);
   if (!registered) return;
-  throw invalidClientMetadata(
-    `this organization has registered software_id ${JSON.stringify(software.softwareId)} already: update that registration at its registration_client_uri with its registration access token (RFC 7592), or delete it there to register anew`,
-  );
+  throw invalidClientMetadata(REGISTERED_ALREADY);
 }
 
 /**
