@@ -14,6 +14,7 @@ import type { Federation } from "../federation/upstream.js";
 import type { Keyring } from "../keys/keyring.js";
 import type { RotationSettings } from "../keys/rotation.js";
 import type { Database, Stores } from "../stores/index.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /** A user signed in to the browser session. */
 export interface SignedInUser {
@@ -46,6 +47,8 @@ export interface AdminContext {
   federation: Pick<Federation, "sealClientSecret" | "redirectUri">;
   /** Tollgate's JWK Set URL (`<AUTH_URL>/oauth2/v1/jwks`), which an identity provider reads for private_key_jwt. */
   jwksUri: string;
+  /** This server's Prometheus metrics (METRICS_PORT), which the dashboard's latency figures read; undefined when off. */
+  metrics?: Metrics;
 }
 
 /**

@@ -27,6 +27,7 @@ import { gqlError, resolveActor, staffRoleOf, type AdminContext } from "./contex
 import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
 import { operationSpans } from "./operation-span.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /**
  * graphql-js validation: stop at the 10th error (each error's locations are computed from the
@@ -95,6 +96,7 @@ function formatError(logger: Logger) {
  *   `authUrl`: AUTH_URL, where Tollgate's JWK Set is.
  * @param keyring - this server's signing keys, which admins may rotate.
  * @param federation - the sign-in at the bank's identity providers: seals their client secrets, names the redirect URI.
+ * @param metrics - this server's Prometheus metrics, for the dashboard's latency figures; undefined when off.
  */
 export async function adminRouter(
   db: Database,
@@ -104,6 +106,7 @@ export async function adminRouter(
   config: Pick<Config, "allowLinkLocalUpstreams" | "keys" | "authUrl" | "adminRequireSca">,
   keyring: Keyring,
   federation: Federation,
+  metrics?: Metrics,
 ): Promise<Router> {
   const { allowLinkLocalUpstreams } = config;
   const rotation = rotationSettings(config);
@@ -134,7 +137,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri };
+          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri, metrics };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;
