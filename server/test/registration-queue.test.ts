@@ -68,6 +68,25 @@ describe("one registration per organization and software_id", () => {
     expect(again.body.client_id).not.toBe(first.client_id);
   });
 
+  it("a registration an admin rejects (revokes) frees the software; approved again while another holds it is CONFLICT", async () => {
+    const softwareId = newSoftwareId();
+    const first = (await register(softwareId)).body;
+    const [rejected] = await server.prisma.app.findMany({ where: { softwareId }, select: { id: true } });
+    const setStatus = (id: string, status: string) => admin.post("mutation($id: ID!, $s: Status!) { setAppStatus(appId: $id, status: $s) { status } }", { id, s: status });
+    expect((await setStatus(rejected!.id, "revoked")).body.data.setAppStatus.status).toBe("revoked");
+    const second = await register(softwareId);
+    expect(second.status, second.text).toBe(201);
+    expect(second.body.client_id).not.toBe(first.client_id);
+    const conflict = await setStatus(rejected!.id, "approved");
+    expect(conflict.body.errors[0]).toMatchObject({ extensions: { code: "CONFLICT" }, message: expect.stringMatching(/holds this software id now/) });
+    expect((await server.prisma.app.findUniqueOrThrow({ where: { id: rejected!.id }, select: { status: true } })).status).toBe("revoked");
+    // Once the newer one is revoked, the first may be approved again, and takes the software back.
+    const [newer] = await server.prisma.app.findMany({ where: { softwareId }, select: { id: true } });
+    await setStatus(newer!.id, "revoked");
+    expect((await setStatus(rejected!.id, "approved")).body.data.setAppStatus.status).toBe("approved");
+    expect(await appsOf(softwareId)).toEqual([{ id: rejected!.id, status: "approved" }]);
+  });
+
   it("five registrations of one software at once: exactly one is 201, the others 400, and one app is stored", async () => {
     const softwareId = newSoftwareId();
     const answers = await Promise.all([0, 1, 2, 3, 4].map(() => register(softwareId, "org-queue-race")));

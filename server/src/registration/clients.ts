@@ -110,6 +110,17 @@ async function useStatement(stores: Stores, statement: SoftwareStatement, settin
   }
 }
 
+/**
+ * The software a dynamically registered app holds while it is not revoked: its organization's
+ * and its `software_id` (decisions.md "Dynamic client registration"); undefined for an app an admin created.
+ */
+export async function registeredSoftwareOf(stores: Stores, app: Pick<AppRecord, "registration" | "developerId">): Promise<RegisteredSoftware | undefined> {
+  if (app.registration === null) return undefined;
+  const { softwareId } = (JSON.parse(app.registration) as StoredAppRegistration).metadata;
+  const developer = await stores.organizations.findDeveloper(app.developerId);
+  return developer && softwareId ? { organizationId: developer.organizationId, softwareId } : undefined;
+}
+
 /** The `error_description` of a second registration of a software (at most 200 characters, kernel/errors.ts). */
 export const REGISTERED_ALREADY =
   "this organization has registered this software_id already: update that client at its registration_client_uri with its registration access token (RFC 7592), or delete it there first";

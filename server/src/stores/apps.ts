@@ -176,10 +176,11 @@ export interface AppStore {
   ): Promise<{ app: AppRecord; credential: CredentialRecord }>;
   /**
    * Changes status or settings (undefined keeps a field); `software: null` frees the app's
-   * software id (a registration deleted through RFC 7592), so that the organization may register it again.
-   * @throws NotFound "no app with this id"
+   * software id (a revoked or deleted registration), so that the organization may register it
+   * again, and a {@link RegisteredSoftware} takes it (again).
+   * @throws NotFound "no app with this id"; Conflict when another app of the organization holds the software.
    */
-  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns; software?: null }): Promise<AppRecord>;
+  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns; software?: RegisteredSoftware | null }): Promise<AppRecord>;
   /** The app of `software` (its dynamic registration, not deleted); undefined when none. */
   findBySoftware(software: RegisteredSoftware): Promise<AppRecord | undefined>;
   /** How many apps have this status (e.g. pending: the registrations awaiting approval). */

@@ -144,7 +144,9 @@ export function appStore(x: Executor): AppStore {
       return { app: toApp(app), credential: credentials[0]! };
     },
     async update(id, changes) {
-      const data = { ...settingsColumns(changes), ...changes.registered, ...(changes.software === null ? { softwareId: null } : {}), status: changes.status };
+      const { software } = changes;
+      const softwareColumns = software === null ? { softwareId: null } : software ? { registeredOrganizationId: software.organizationId, softwareId: software.softwareId } : {};
+      const data = { ...settingsColumns(changes), ...changes.registered, ...softwareColumns, status: changes.status };
       return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
     },
     async findBySoftware({ organizationId, softwareId }) {

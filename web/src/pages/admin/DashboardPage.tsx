@@ -43,20 +43,15 @@ const none = (words: string) => <span className="muted">{words}</span>;
 /** The apps of the clients a dashboard answer shows, by consumer key (lib/dashboard.ts clientApps). */
 type ClientApps = ReturnType<typeof clientApps>;
 
-/** A client as the dashboard shows it: its consumer key, and its app's name beside it (a link to the app), when known. */
-function ClientCell({ clientId, apps, missing }: { clientId: string; apps: ClientApps; missing: string }) {
-  if (!clientId) return none(missing);
-  const app = apps.get(clientId);
-  return (
-    <>
-      <code>{clientId}</code>
-      {app && (
-        <span className="block small">
-          <Link to={routes.appDetail(app.appId)}>{app.appName}</Link>
-        </span>
-      )}
-    </>
-  );
+/** The "App" column beside a "Client" column: the name of the consumer key's app, a link to its page; "—" when unknown. */
+function appColumn<Row>(clientIdOf: (row: Row) => string, apps: ClientApps): Column<Row> {
+  return {
+    header: "App",
+    cell: (row) => {
+      const app = apps.get(clientIdOf(row));
+      return app ? <Link to={routes.appDetail(app.appId)}>{app.appName}</Link> : none("—");
+    },
+  };
 }
 
 /** The range selector: a link per range, the current one marked; the range is the URL's. */
@@ -79,7 +74,7 @@ function RangeSelector({ current }: { current: DashboardRange }) {
 
 type TrafficRow = TrafficTotals & { key: string };
 
-/** The columns of the traffic of each API or client: calls, 4xx, 5xx, error rate, and the audit events (and tokens) behind them. */
+/** The columns of the traffic of each API or client (with its app): calls, 4xx, 5xx, error rate, and the audit events (and tokens) behind them. */
 function trafficColumns(by: "api" | "clientId", dashboard: Dashboard, apps: ClientApps): Column<TrafficRow>[] {
   const range = wholeRange(dashboard);
   const links =
@@ -104,11 +99,9 @@ function trafficColumns(by: "api" | "clientId", dashboard: Dashboard, apps: Clie
     {
       header: by === "api" ? "API" : "Client",
       rowHeader: true,
-      cell: (r) => {
-        if (by === "clientId") return <ClientCell clientId={r.key} apps={apps} missing="no valid token" />;
-        return r.key ? <code>{r.key}</code> : none("no API named");
-      },
+      cell: (r) => (r.key ? <code>{r.key}</code> : none(by === "api" ? "no API named" : "no valid token")),
     },
+    ...(by === "clientId" ? [appColumn<TrafficRow>((r) => r.key, apps)] : []),
     { header: "Calls", className: "num", cell: (r) => r.calls },
     { header: "4xx", className: "num", cell: (r) => r.clientErrors },
     { header: "5xx", className: "num", cell: (r) => r.serverErrors },
@@ -117,10 +110,11 @@ function trafficColumns(by: "api" | "clientId", dashboard: Dashboard, apps: Clie
   ];
 }
 
-/** The columns of the refusals: what, who, where, why, how many, and the audit events behind them. */
+/** The columns of the refusals: who (the client and its app), what, where, why, how many, and the audit events behind them. */
 function failureColumns(dashboard: Dashboard, apps: ClientApps): Column<FailureCount>[] {
   return [
-    { header: "Client", rowHeader: true, cell: (f) => <ClientCell clientId={f.clientId} apps={apps} missing="unknown" /> },
+    { header: "Client", rowHeader: true, cell: (f) => (f.clientId ? <code>{f.clientId}</code> : none("unknown")) },
+    appColumn<FailureCount>((f) => f.clientId, apps),
     {
       header: "Type",
       cell: (f) => (
@@ -295,7 +289,7 @@ export function DashboardPage() {
   // While another range loads, the last answer is not shown for it.
   const dashboard = data?.dashboard.range === range ? data.dashboard : undefined;
   return (
-    <AdminPage title="Dashboard" intro={`Gateway traffic, tokens issued and refused requests over ${rangeOption(range).words}, and the latency of each API.`}>
+    <AdminPage title="Dashboard" intro={`Gateway traffic, tokens issued and refused requests over ${rangeOption(range).words}.`}>
       <div className="dashboard-bar">
         <RangeSelector current={range} />
         <button type="button" className="button secondary small" disabled={loading} aria-busy={loading || undefined} onClick={reload}>

@@ -39,7 +39,7 @@ function DecisionButtons({ app, action, onDecide }: { app: PendingRegistration; 
       <ConfirmButton
         label="Reject"
         context={app.name}
-        question={`Reject ${app.name}? Its app is revoked: its client gets no tokens, and the TPP may delete the registration and register again.`}
+        question={`Reject ${app.name}? Its app is revoked: its client gets no tokens, and the TPP may register the software again.`}
         confirmLabel="Yes, reject"
         busy={busy}
         disabled={disabled}
