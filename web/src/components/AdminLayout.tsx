@@ -47,7 +47,6 @@ function NavBadge({ count, what }: { count: number | undefined; what: string }) 
   if (!badge) return null;
   return (
     <>
-      {" "}
       <span className="badge warn nav-count" aria-hidden="true">
         {badge.shown}
       </span>
