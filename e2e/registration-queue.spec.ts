@@ -21,7 +21,7 @@ import { AUDIT_REFUSAL_FLUSH_SECONDS } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { newSoftware, register } from "./support/registration.js";
 
-/** The navigation's link to the queue; its name ends with the count ("Registrations, 2 pending") while some wait. */
+/** The navigation's link to the queue; its name ends with the count ("Registrations (2 pending)") while some wait. */
 const queueLink = (page: Page) => consoleNav(page).getByRole("link", { name: /^Registrations\b/ });
 
 /** The count the navigation shows beside "Registrations": 0 when it shows none. */
@@ -46,7 +46,7 @@ test("a dynamic registration waits in the queue with the navigation's count; the
   await expect(queueLink(page).locator(".nav-count")).toBeVisible();
   const before = await shownCount(page);
   expect(before).toBeGreaterThanOrEqual(1);
-  await expect(queueLink(page)).toHaveAccessibleName(`Registrations, ${before} pending`);
+  await expect(queueLink(page)).toHaveAccessibleName(`Registrations (${before} pending)`);
 
   await queueLink(page).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Pending registrations");

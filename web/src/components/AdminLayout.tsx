@@ -41,7 +41,7 @@ function usePendingRegistrationCount(): number | undefined {
   return data?.pendingRegistrationCount;
 }
 
-/** A navigation link's count badge ("3", read as "3 pending"); nothing when there is none. */
+/** A navigation link's count badge: "3" shown, "(3 pending)" read after the link's label; nothing when there is none. */
 function NavBadge({ count, what }: { count: number | undefined; what: string }) {
   const badge = countBadge(count, what);
   if (!badge) return null;
@@ -50,7 +50,7 @@ function NavBadge({ count, what }: { count: number | undefined; what: string }) 
       <span className="badge warn nav-count" aria-hidden="true">
         {badge.shown}
       </span>
-      <span className="visually-hidden">, {badge.read}</span>
+      <span className="visually-hidden"> ({badge.read})</span>
     </>
   );
 }
