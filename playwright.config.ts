@@ -65,6 +65,8 @@ export default defineConfig({
       AUDIT_REFUSAL_FLUSH_SECONDS: String(AUDIT_REFUSAL_FLUSH_SECONDS),
       // Dynamic registrations wait for an admin's approval (e2e/tpp.spec.ts).
       REGISTRATION_REQUIRES_APPROVAL: "true",
+      // Metrics on: the dashboard's latency per API reads their histograms (e2e/registration-queue.spec.ts).
+      METRICS_PORT: String(TOLLGATE_PORT + 2),
     },
   },
 });

@@ -137,7 +137,7 @@ test("the dashboard links each client's refusals to the audit log, filtered on t
   const failures = panel(page, "Failures by client and reason").getByRole("table", { name: "Refused requests by client, type, API and reason" });
   const row = failures.getByRole("row").filter({ hasText: client.consumerKey }).filter({ hasText: FAILED_AUTHENTICATION });
   await expect(row).toHaveCount(1);
-  await expect(row.getByRole("cell").nth(2)).toHaveText("invalid_client");
+  await expect(row.getByRole("cell").nth(3)).toHaveText("invalid_client");
   const link = row.getByRole("link", { name: `Audit events of ${FAILED_AUTHENTICATION} invalid_client by ${client.consumerKey}`, exact: true });
   await expectAccessible(page);
   await link.click();

@@ -20,6 +20,7 @@ import {
   openConsolePage,
   panel,
   readTable,
+  refreshedClientTraffic,
   signInToConsole,
   uniqueName,
   waitForAuditEvent,
@@ -139,17 +140,8 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
   await expect(page.getByText(new RegExp(`Times in ${zone.replace("/", "\\/")} \\(UTC[+-]\\d{2}:\\d{2}\\)`))).toBeVisible();
   // Traffic is recorded on the flush too: Refresh until the refused call is counted.
-  const perClient = page.getByRole("table", { name: "Gateway calls per client" });
   await expect
-    .poll(
-      async () => {
-        await page.getByRole("button", { name: "Refresh" }).click();
-        await expect(page.getByRole("button", { name: "Refresh" })).toBeEnabled();
-        const rows = await readTable(perClient);
-        return rows.find((r) => r.Client === client.consumerKey);
-      },
-      { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 6) * 1000 },
-    )
+    .poll(() => refreshedClientTraffic(page, client.consumerKey), { timeout: (AUDIT_REFUSAL_FLUSH_SECONDS + 6) * 1000 })
     .toMatchObject({ Calls: "2", "4xx": "1", "5xx": "0", "Error rate": "50%" });
 
   // Its refusal among the failures, linking to the audit log filtered on it.

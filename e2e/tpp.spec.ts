@@ -16,41 +16,17 @@
  * accessibility checks.
  */
 import type { Page } from "@playwright/test";
-import { DEMO_SOFTWARE, signDemoSoftwareStatement } from "../server/src/demo/directory.js";
+import { DEMO_SOFTWARE } from "../server/src/demo/directory.js";
 import { DEMO } from "../server/src/demo/seed.js";
 import { assertionFields, DpopKey, postForm } from "../server/test/support/fapi.js";
 import type { Answer } from "../server/test/support/flow.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { AISP_PRODUCT, createAppInConsole, openConsolePage, panel, readTable, signInToConsole, uniqueName, uniqueSuffix } from "./support/console.js";
+import { AISP_PRODUCT, createAppInConsole, openConsolePage, panel, readTable, signInToConsole, uniqueName } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
-import type { Json } from "./support/journey.js";
+import { newSoftware, register } from "./support/registration.js";
 
-const REGISTRATION_ENDPOINT = "/oauth2/v1/register";
 const TOKEN_ENDPOINT = "/oauth2/v1/token";
-
-/** A TPP's software of its own: a software id and client name no other journey uses. */
-function newSoftware() {
-  const suffix = uniqueSuffix();
-  return { softwareId: `e2e-tpp-${suffix}`, clientName: `E2E TPP ${suffix}`, softwareVersion: "2.1.0" };
-}
-
-/**
- * POSTs a registration request (RFC 7591 §3.1) for `software` with a statement the demo
- * directory signed: the demo TPP's roles, organization and public key (the FAPI demo app's),
- * private_key_jwt (the bank's fapi2 profile) and the client credentials grant.
- */
-async function register(software: ReturnType<typeof newSoftware>): Promise<{ status: number; body: Json }> {
-  const statement = await signDemoSoftwareStatement({
-    claims: { software_id: software.softwareId, software_client_name: software.clientName, software_version: software.softwareVersion },
-  });
-  const res = await fetch(`${TOLLGATE_URL}${REGISTRATION_ENDPOINT}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ software_statement: statement, token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"] }),
-  });
-  return { status: res.status, body: await res.json() };
-}
 
 /** A client credentials request of the registered client: private_key_jwt with the demo FAPI key, a DPoP proof. */
 async function clientCredentialsToken(clientId: string): Promise<Answer> {

@@ -149,6 +149,17 @@ export async function readTable(table: Locator): Promise<Record<string, string>[
   return rows;
 }
 
+/**
+ * The dashboard's "Gateway calls per client" row of `clientId` after a Refresh, by column;
+ * undefined while the client's calls are not counted yet (they are written on the flush, every
+ * AUDIT_REFUSAL_FLUSH_SECONDS): for `expect.poll`.
+ */
+export async function refreshedClientTraffic(page: Page, clientId: string): Promise<Record<string, string> | undefined> {
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await expect(page.getByRole("button", { name: "Refresh" })).toBeEnabled();
+  return (await readTable(page.getByRole("table", { name: "Gateway calls per client" }))).find((r) => r.Client === clientId);
+}
+
 /** The sum of a numeric column over a table's rows (0 when the column is absent). */
 export function columnSum(rows: Record<string, string>[], column: string): number {
   return rows.reduce((sum, row) => sum + (row[column] === undefined ? 0 : Number(row[column])), 0);

@@ -107,6 +107,13 @@ describe("the console's copy of the rule (web/src/lib/roles.ts)", () => {
   });
 });
 
+describe("the queue of pending registrations", () => {
+  it.each(["admin", "support", "auditor"] as const)("the %s role reads pendingRegistrations and pendingRegistrationCount", async (role) => {
+    const answer = await sessions[role].data("{ pendingRegistrationCount pendingRegistrations { nodes { id status } } }");
+    expect(answer.pendingRegistrationCount).toBe(answer.pendingRegistrations.nodes.length);
+  });
+});
+
 describe("ADMIN_REQUIRE_SCA and role changes", () => {
   it("a staff user signed in with a password alone acts in no role; with the second factor, in theirs", async () => {
     const support = await createUser(server, { prefix: "support-pwd", role: "support" });

@@ -12,11 +12,12 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_SOFTWARE, signDemoSoftwareStatement } from "../src/demo/directory.js";
+import { DEMO_SOFTWARE } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
 import { authorizeParams, authorizePath, Browser, callbackParams, clientCredentialsToken, expectOAuthError, interactionIdFrom, json, pkcePair, send, tokenRequest, type Json } from "./support/flow.js";
 import { RFC6749_DESCRIPTION, runs } from "./support/hostile.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
+import { newSoftwareStatement } from "./support/registration.js";
 import type { TestServer } from "./support/server.js";
 
 const PAR = "/oauth2/v1/par";
@@ -206,7 +207,7 @@ describe("dynamic client registration: the app's and organization's names", () =
     return send(`${server.url}${REGISTER}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ software_statement: await signDemoSoftwareStatement({ claims }), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"], ...members }),
+      body: JSON.stringify({ software_statement: await newSoftwareStatement({ claims }), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"], ...members }),
     });
   }
   /** The statement without a client name: the request's client_name is the app's. */

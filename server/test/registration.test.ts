@@ -15,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import tls from "node:tls";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_DIRECTORY_ISSUER, DEMO_SOFTWARE, signDemoSoftwareStatement } from "../src/demo/directory.js";
+import { DEMO_DIRECTORY_ISSUER, DEMO_SOFTWARE } from "../src/demo/directory.js";
 import { DEMO } from "../src/demo/seed.js";
 import { assertionFields, authorizePushed, dpopCall, DpopKey, PAR_ENDPOINT, postForm } from "./support/fapi.js";
 import { pkcePair, randomState, send, TOKEN_ENDPOINT } from "./support/flow.js";
@@ -23,6 +23,7 @@ import { freePort } from "./support/free-port.js";
 import { adminBearer, type GraphQLClient } from "./support/graphql.js";
 import { startIssuerServer } from "./support/oauth4webapi.js";
 import { issueCertificate, privateKeyPem } from "./support/pki.js";
+import { newSoftwareId, newSoftwareStatement } from "./support/registration.js";
 import type { TestServer } from "./support/server.js";
 
 const REGISTER = "/oauth2/v1/register";
@@ -95,7 +96,7 @@ async function register(members: Record<string, unknown> = {}, base = () => serv
   return send(`${base()}${REGISTER}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ software_statement: await signDemoSoftwareStatement(), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"], ...members }),
+    body: JSON.stringify({ software_statement: await newSoftwareStatement(), token_endpoint_auth_method: "private_key_jwt", grant_types: ["client_credentials"], ...members }),
   });
 }
 
@@ -150,14 +151,16 @@ describe("registration (RFC 7591)", () => {
   });
 
   it("a trusted software statement registers a FAPI 2.0 client, which gets a DPoP-bound token and calls the gateway", async () => {
-    const answer = await register();
+    const softwareId = newSoftwareId();
+    const answer = await register({ software_statement: await newSoftwareStatement({ claims: { software_id: softwareId } }) });
     expect(answer.status, answer.text).toBe(201);
     expect(answer.headers.get("cache-control")).toBe("no-store");
     const body = answer.body;
     expect(body).toMatchObject({
       token_endpoint_auth_method: "private_key_jwt",
       grant_types: ["client_credentials"],
-      software_id: DEMO_SOFTWARE.softwareId,
+      software_id: softwareId,
+      status: "approved",
       redirect_uris: [DEMO_SOFTWARE.redirectUri],
       registration_client_uri: `${server.url}${REGISTER}/${body.client_id}`,
       require_pushed_authorization_requests: true,
@@ -180,10 +183,10 @@ describe("registration (RFC 7591)", () => {
 
     // Audited, and visible in the admin API with the TPP's identity.
     const events = (await admin.data('query($c: String) { auditEvents(clientId: $c, type: "registration.created") { nodes { details } } }', { c: body.client_id })).auditEvents.nodes;
-    expect(JSON.parse(events[0].details)).toMatchObject({ software_id: DEMO_SOFTWARE.softwareId, roles: ["PSP_PI", "PSP_AI"], status: "approved" });
+    expect(JSON.parse(events[0].details)).toMatchObject({ software_id: softwareId, roles: ["PSP_PI", "PSP_AI"], status: "approved" });
     const { apps } = await admin.data('query($s: String) { apps(filter: { search: $s }) { nodes { status registration { softwareId roles organizationId organizationName } } } }', { s: body.client_id });
     expect(apps.nodes).toEqual([
-      { status: "approved", registration: { softwareId: DEMO_SOFTWARE.softwareId, roles: ["PSP_PI", "PSP_AI"], organizationId: DEMO_SOFTWARE.organizationId, organizationName: DEMO.organization } },
+      { status: "approved", registration: { softwareId, roles: ["PSP_PI", "PSP_AI"], organizationId: DEMO_SOFTWARE.organizationId, organizationName: DEMO.organization } },
     ]);
   });
 
@@ -195,14 +198,14 @@ describe("registration (RFC 7591)", () => {
       .sign(privateKey);
     const cases: [string, Record<string, unknown>, string][] = [
       ["a statement signed by another key", { software_statement: foreign }, "invalid_software_statement"],
-      ["an expired statement", { software_statement: await signDemoSoftwareStatement({ now: new Date(Date.now() - 7_200_000), lifetimeSeconds: 60 }) }, "invalid_software_statement"],
-      ["a statement of another issuer", { software_statement: await signDemoSoftwareStatement({ claims: { iss: "https://other.example" } }) }, "invalid_software_statement"],
+      ["an expired statement", { software_statement: await newSoftwareStatement({ now: new Date(Date.now() - 7_200_000), lifetimeSeconds: 60 }) }, "invalid_software_statement"],
+      ["a statement of another issuer", { software_statement: await newSoftwareStatement({ claims: { iss: "https://other.example" } }) }, "invalid_software_statement"],
       ["no statement", { software_statement: undefined }, "invalid_software_statement"],
       ["a statement that is not a JWS", { software_statement: "not.a.jws" }, "invalid_software_statement"],
       ["a redirect URI outside the statement's", { redirect_uris: ["https://evil.example/cb"], grant_types: ["authorization_code"], response_types: ["code"] }, "invalid_redirect_uri"],
       ["a client name contradicting the statement", { client_name: "Someone Else" }, "invalid_client_metadata"],
       ["client_secret_basic under the fapi2 profile", { token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
-      ["roles that allow no product", { software_statement: await signDemoSoftwareStatement({ claims: { software_roles: ["PSP_AS"] } }) }, "invalid_software_statement"],
+      ["roles that allow no product", { software_statement: await newSoftwareStatement({ claims: { software_roles: ["PSP_AS"] } }) }, "invalid_software_statement"],
     ];
     for (const [what, members, error] of cases) {
       const answer = await register(members);
@@ -223,7 +226,7 @@ describe("the TPP's organization, keyed by the directory's org_id", () => {
     return credential.app.developer.organization;
   }
   const registered = async (claims: Record<string, unknown>) => {
-    const answer = await register({ software_statement: await signDemoSoftwareStatement({ claims }) });
+    const answer = await register({ software_statement: await newSoftwareStatement({ claims }) });
     expect(answer.status, answer.text).toBe(201);
     return organizationOf(answer.body.client_id);
   };
@@ -245,14 +248,14 @@ describe("the TPP's organization, keyed by the directory's org_id", () => {
   });
 
   it("two first registrations of one org_id at the same time make one organization", async () => {
-    const answers = await Promise.all([0, 1, 2].map(async () => register({ software_statement: await signDemoSoftwareStatement({ claims: { org_id: "org-concurrent", org_name: "Concurrent Ltd" } }) })));
+    const answers = await Promise.all([0, 1, 2].map(async () => register({ software_statement: await newSoftwareStatement({ claims: { org_id: "org-concurrent", org_name: "Concurrent Ltd" } }) })));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
     const organizations = await Promise.all(answers.map((a) => organizationOf(a.body.client_id)));
     expect(new Set(organizations.map((o) => o.id)).size).toBe(1);
   });
 
   it("a statement without org_id registers nothing", async () => {
-    const answer = await register({ software_statement: await signDemoSoftwareStatement({ claims: { org_id: undefined } }) });
+    const answer = await register({ software_statement: await newSoftwareStatement({ claims: { org_id: undefined } }) });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/org_id/) });
   });
@@ -260,18 +263,18 @@ describe("the TPP's organization, keyed by the directory's org_id", () => {
 
 describe("one statement, one client: jti and exp (decisions.md \"Dynamic client registration\")", () => {
   it("a statement registers one client: the same statement again is refused, and so is one without jti", async () => {
-    const statement = await signDemoSoftwareStatement();
+    const statement = await newSoftwareStatement();
     expect((await register({ software_statement: statement })).status).toBe(201);
     const again = await register({ software_statement: statement });
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/already been used/) });
-    const noJti = await register({ software_statement: await signDemoSoftwareStatement({ claims: { jti: undefined } }) });
+    const noJti = await register({ software_statement: await newSoftwareStatement({ claims: { jti: undefined } }) });
     expect(noJti.status).toBe(400);
     expect(noJti.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/jti/) });
   });
 
   it("a refused registration does not use up its statement", async () => {
-    const statement = await signDemoSoftwareStatement();
+    const statement = await newSoftwareStatement();
     const refused = await register({ software_statement: statement, client_name: "Someone Else" });
     expect(refused.body.error).toBe("invalid_client_metadata");
     expect((await register({ software_statement: statement })).status).toBe(201);
@@ -280,25 +283,25 @@ describe("one statement, one client: jti and exp (decisions.md \"Dynamic client 
   it("an update (RFC 7592) that brings a new statement uses it up, and may not move the client to another org_id", async () => {
     const registered = (await register()).body;
     const read = (await configure(registered.registration_client_uri, registered.registration_access_token)).body;
-    const fresh = await signDemoSoftwareStatement();
+    const fresh = await newSoftwareStatement({ claims: { software_id: registered.software_id } });
     const updated = await configure(registered.registration_client_uri, registered.registration_access_token, "PUT", { ...read, software_statement: fresh });
     expect(updated.status, updated.text).toBe(200);
     const reused = await register({ software_statement: fresh });
     expect(reused.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/already been used/) });
     const otherOrg = await configure(registered.registration_client_uri, updated.body.registration_access_token, "PUT", {
       ...read,
-      software_statement: await signDemoSoftwareStatement({ claims: { org_id: "another-org" } }),
+      software_statement: await newSoftwareStatement({ claims: { org_id: "another-org", software_id: registered.software_id } }),
     });
     expect(otherOrg.status).toBe(400);
     expect(otherOrg.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/another organization \(org_id\)/) });
   });
 
   it("refuses a statement whose exp is further after its iat than REGISTRATION_STATEMENT_MAX_LIFETIME_SECONDS (30 days)", async () => {
-    const tenYears = await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 10 * 365 * 86_400 }) });
+    const tenYears = await register({ software_statement: await newSoftwareStatement({ lifetimeSeconds: 10 * 365 * 86_400 }) });
     expect(tenYears.status).toBe(400);
     expect(tenYears.body).toMatchObject({ error: "invalid_software_statement", error_description: expect.stringMatching(/exp/) });
-    expect((await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 30 * 86_400 }) })).status).toBe(201);
-    expect((await register({ software_statement: await signDemoSoftwareStatement({ lifetimeSeconds: 30 * 86_400 + 1 }) })).status).toBe(400);
+    expect((await register({ software_statement: await newSoftwareStatement({ lifetimeSeconds: 30 * 86_400 }) })).status).toBe(201);
+    expect((await register({ software_statement: await newSoftwareStatement({ lifetimeSeconds: 30 * 86_400 + 1 }) })).status).toBe(400);
   });
 });
 
@@ -308,7 +311,7 @@ describe("client management (RFC 7592)", () => {
     const uri = registered.registration_client_uri;
     const read = await configure(uri, registered.registration_access_token);
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ client_id: registered.client_id, software_id: DEMO_SOFTWARE.softwareId, token_endpoint_auth_method: "private_key_jwt" });
+    expect(read.body).toMatchObject({ client_id: registered.client_id, software_id: registered.software_id, token_endpoint_auth_method: "private_key_jwt", status: "approved" });
     // Only hashes are kept: the token is not returned again.
     expect(read.body).not.toHaveProperty("registration_access_token");
     for (const token of ["wrong-token", `${registered.registration_access_token}x`]) {
@@ -614,7 +617,7 @@ describe("subject_type and sector_identifier_uri (OpenID Connect Registration se
   });
 
   it("pairwise with redirect URIs on two hosts needs a sector_identifier_uri listing them (Core section 8.1)", async () => {
-    const twoHosts = () => signDemoSoftwareStatement({ claims: { software_redirect_uris: [DEMO_SOFTWARE.redirectUri, OTHER_HOST_REDIRECT] } });
+    const twoHosts = () => newSoftwareStatement({ claims: { software_redirect_uris: [DEMO_SOFTWARE.redirectUri, OTHER_HOST_REDIRECT] } });
     const ambiguous = await register({ software_statement: await twoHosts(), subject_type: "pairwise" });
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body).toEqual({ error: "invalid_client_metadata", error_description: expect.stringMatching(/^a pairwise client whose redirect_uris are on more than one host needs a sector_identifier_uri/) });
@@ -675,7 +678,7 @@ describe("post_logout_redirect_uris (OpenID Connect RP-Initiated Logout 1.0 sect
   });
 
   it("a statement that lists some bounds them: the request registers some of them, or all when it names none; another is 400 invalid_client_metadata", async () => {
-    const statement = () => signDemoSoftwareStatement({ claims: { post_logout_redirect_uris: [SIGNED_OUT, BYE] } });
+    const statement = () => newSoftwareStatement({ claims: { post_logout_redirect_uris: [SIGNED_OUT, BYE] } });
     const all = await register({ software_statement: await statement() });
     expect(all.status, all.text).toBe(201);
     expect(all.body.post_logout_redirect_uris).toEqual([SIGNED_OUT, BYE]);

@@ -11,6 +11,7 @@ import { AuditPage } from "./pages/admin/AuditPage";
 import { IdentityProvidersPage } from "./pages/admin/IdentityProvidersPage";
 import { OrganizationsPage } from "./pages/admin/OrganizationsPage";
 import { ProductsPage } from "./pages/admin/ProductsPage";
+import { RegistrationsPage } from "./pages/admin/RegistrationsPage";
 import { Psd2ConsentPage } from "./pages/admin/Psd2ConsentPage";
 import { Psd2ConsentsPage } from "./pages/admin/Psd2ConsentsPage";
 import { ScopeConsentPage } from "./pages/admin/ScopeConsentPage";
@@ -61,6 +62,7 @@ export function App() {
           <Route path={patterns.audit} element={<AuditPage />} />
           <Route path={patterns.signingKeys} element={<SigningKeysPage />} />
           <Route path={patterns.identityProviders} element={<IdentityProvidersPage />} />
+          <Route path={patterns.registrations} element={<RegistrationsPage />} />
           <Route path="*" element={<AdminNotFound />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

@@ -16,6 +16,7 @@ import type { Keyring } from "../keys/keyring.js";
 import type { RotationSettings } from "../keys/rotation.js";
 import type { Database, Stores } from "../stores/index.js";
 import type { SignInThrottle } from "../interaction/throttle.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /** A user signed in to the browser session. */
 export interface SignedInUser {
@@ -52,6 +53,8 @@ export interface AdminContext {
   throttle: Pick<SignInThrottle, "blockedUntil" | "unblock">;
   /** TEMPORARY_PASSWORD_HOURS: how long a temporary password set by an administrator signs in. */
   temporaryPasswordHours: number;
+  /** This server's Prometheus metrics (METRICS_PORT), which the dashboard's latency figures read; undefined when off. */
+  metrics?: Metrics;
 }
 
 /**

@@ -27,6 +27,7 @@ import { gqlError, resolveActor, staffRoleOf, type AdminContext } from "./contex
 import { MAX_BODY_BYTES, MAX_COST, MAX_TOKENS, documentLimits, knownOperationTypes, operationCost } from "./limits.js";
 import { buildResolvers } from "./resolvers/index.js";
 import { operationSpans } from "./operation-span.js";
+import type { Metrics } from "../kernel/metrics.js";
 
 /**
  * graphql-js validation: stop at the 10th error (each error's locations are computed from the
@@ -96,6 +97,7 @@ function formatError(logger: Logger) {
  * @param keyring - this server's signing keys, which admins may rotate.
  * @param federation - the sign-in at the bank's identity providers: seals their client secrets, names the redirect URI.
  * @param throttle - the sign-in throttle, whose blocks the console shows and ends.
+ * @param metrics - this server's Prometheus metrics, for the dashboard's latency figures; undefined when off.
  */
 export async function adminRouter(
   db: Database,
@@ -106,6 +108,7 @@ export async function adminRouter(
   keyring: Keyring,
   federation: Federation,
   throttle: AdminContext["throttle"],
+  metrics?: Metrics,
 ): Promise<Router> {
   const { allowLinkLocalUpstreams } = config;
   const rotation = rotationSettings(config);
@@ -136,7 +139,7 @@ export async function adminRouter(
     expressMiddleware(server, {
       context: async ({ req }) => {
         try {
-          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri, throttle, temporaryPasswordHours: config.temporaryPasswordHours };
+          return { db, actor: await resolveActor(db, req, realm), requireSca: config.adminRequireSca, request: contextOf(req), allowLinkLocalUpstreams, keyring, rotation, federation, jwksUri, throttle, temporaryPasswordHours: config.temporaryPasswordHours, metrics };
         } catch (err) {
           if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { ...err.extensions, http: { status: 401 } } });
           throw err;

@@ -90,7 +90,7 @@ export function createApp(
   if (registration) app.use(REGISTRATION_PATH, clientCertificates(config.clientCertificates), registrationRouter(db, registration, config.tppAddresses));
   app.use(
     "/graphql",
-    deferredHandler(() => import("../admin/graphql.js").then(({ adminRouter }) => adminRouter(db, config.realm, sessions.middleware, logger, config, keyring, federation, throttle))),
+    deferredHandler(() => import("../admin/graphql.js").then(({ adminRouter }) => adminRouter(db, config.realm, sessions.middleware, logger, config, keyring, federation, throttle, metrics))),
   );
   app.use(spa(config.brand));
   app.use((req, res, next) => {

@@ -22,6 +22,7 @@
  * which callgrind counted at about a tenth of a gateway call's instructions.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { CumulativeBucket } from "./histogram-quantile.js";
 
 /**
  * Buckets of the latency histograms, seconds: the OpenTelemetry default for
@@ -126,6 +127,15 @@ class LeanHistogram extends Histogram {
     return s;
   }
 
+  /** Each label set's cumulative buckets as read now, the last one `+Inf` (histogram-quantile.ts reads them). */
+  cumulativeBuckets(): { labels: Labels; buckets: CumulativeBucket[] }[] {
+    return [...this.#series.values()].map((s) => {
+      let cumulative = 0;
+      const buckets = this.#bounds.map((upperBound, i) => ({ upperBound, cumulativeCount: (cumulative += s.counts[i]!) }));
+      return { labels: s.labels, buckets: [...buckets, { upperBound: Number.POSITIVE_INFINITY, cumulativeCount: s.count }] };
+    });
+  }
+
   /** What the registry formats (prom-client reads a histogram through this method). */
   async getForPromString(): Promise<Awaited<ReturnType<Histogram["get"]>>> {
     const name = this.#name;
@@ -158,6 +168,8 @@ export interface MetricsOptions {
 export class Metrics {
   /** The registry `/metrics` serves (http/metrics.ts). */
   readonly registry = new Registry();
+  /** When counting began: the histograms and counters hold what happened since. */
+  readonly startedAt = new Date();
   readonly #clientIdLabel: boolean;
   readonly #active = new Array<number>(KNOWN_METHODS.length + 1).fill(0);
 
@@ -328,6 +340,14 @@ export class Metrics {
   /** `tollgate_gateway_upstream_duration_seconds`. @param seconds - forwarding to response headers, seconds. */
   upstreamLatency(api: string, seconds: number): void {
     this.#upstreamDuration.series(api, () => ({ api })).observe(seconds);
+  }
+
+  /**
+   * The buckets of `tollgate_gateway_upstream_duration_seconds` per API, cumulative, upper bounds
+   * in seconds, since {@link startedAt}: what the dashboard's latency quantiles are computed from.
+   */
+  upstreamLatencyBuckets(): { api: string; buckets: CumulativeBucket[] }[] {
+    return this.#upstreamDuration.cumulativeBuckets().map(({ labels, buckets }) => ({ api: labels.api ?? "", buckets }));
   }
 
   /** `tollgate_signin_failures_total`. @param step - "password" or "factor"; `element` - what failed. */

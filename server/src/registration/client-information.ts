@@ -9,8 +9,19 @@
  * one (registration, and an update that rotates it: RFC 7592 §2.2 allows it) for the same reason;
  * `registration_client_uri`; every registered metadata member under its RFC 7591 §2 name; and the
  * software statement unmodified (RFC 7591 §3.2.1).
+ *
+ * Beyond RFC 7591 (§3.2.1 lets the server add members), `status`: the app's status as this
+ * server's token responses name it (`approved`, `pending` or `revoked`); a `pending` client, one
+ * that waits for the bank's approval (REGISTRATION_REQUIRES_APPROVAL), also gets
+ * `status_description`, the note its token requests get until then ({@link PENDING_APPROVAL_NOTE}).
  */
 import type { RegisteredMetadata } from "./resolve.js";
+
+/** A registered client's app status: `pending` until an admin approves it, when the bank requires approval. */
+export type RegisteredClientStatus = "approved" | "pending" | "revoked";
+
+/** The `status_description` of a `pending` client: what its token requests are answered until an admin approves it. */
+export const PENDING_APPROVAL_NOTE = "the app awaits the bank's approval: its client gets no tokens (401 invalid_client) until an administrator approves it";
 
 /** Everything a client information response is made of. */
 export interface ClientInformation {
@@ -26,6 +37,8 @@ export interface ClientInformation {
   clientSecret?: string;
   /** The registration access token, only in the response that issues it. */
   registrationAccessToken?: string;
+  /** The app's status; left out of the response when undefined. */
+  status?: RegisteredClientStatus;
 }
 
 /**
@@ -89,5 +102,7 @@ export function clientInformationResponse(info: ClientInformation): Record<strin
     registration_client_uri: info.registrationClientUri,
     ...metadataMembers(info.metadata),
     software_statement: info.softwareStatement,
+    ...(info.status !== undefined && { status: info.status }),
+    ...(info.status === "pending" && { status_description: PENDING_APPROVAL_NOTE }),
   };
 }

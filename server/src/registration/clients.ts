@@ -20,9 +20,9 @@ import { nonceRequired } from "../oauth/authorize.js";
 import type { RequestIds } from "../kernel/request-context.js";
 import { Conflict } from "../kernel/domain-errors.js";
 import { hashSecret, newSecret } from "../kernel/secrets.js";
-import type { AppRecord } from "../stores/apps.js";
+import type { AppRecord, RegisteredSoftware } from "../stores/apps.js";
 import type { Database, Stores } from "../stores/index.js";
-import { clientInformationResponse, registrationClientUri } from "./client-information.js";
+import { clientInformationResponse, registrationClientUri, type RegisteredClientStatus } from "./client-information.js";
 import { issuedSecretMatches, newClientId, newClientSecret, newRegistrationAccessToken } from "./credentials.js";
 import { invalidClientMetadata, invalidSoftwareStatement } from "./errors.js";
 import { registrationGrant } from "./products.js";
@@ -111,8 +111,39 @@ async function useStatement(stores: Stores, statement: SoftwareStatement, settin
 }
 
 /**
+ * The software a dynamically registered app holds while it is not revoked: its organization's
+ * and its `software_id` (decisions.md "Dynamic client registration"); undefined for an app an admin created.
+ */
+export async function registeredSoftwareOf(stores: Stores, app: Pick<AppRecord, "registration" | "developerId">): Promise<RegisteredSoftware | undefined> {
+  if (app.registration === null) return undefined;
+  const { softwareId } = (JSON.parse(app.registration) as StoredAppRegistration).metadata;
+  const developer = await stores.organizations.findDeveloper(app.developerId);
+  return developer && softwareId ? { organizationId: developer.organizationId, softwareId } : undefined;
+}
+
+/** The `error_description` of a second registration of a software (at most 200 characters, kernel/errors.ts). */
+export const REGISTERED_ALREADY =
+  "this organization has registered this software_id already: update that client at its registration_client_uri with its registration access token (RFC 7592), or delete it there first";
+
+/**
+ * Refuses a second registration of a software by one organization (decisions.md "Dynamic client
+ * registration"): the registered client changes itself at its client configuration endpoint
+ * (RFC 7592 §2.2) with its registration access token, or deletes itself there (§2.3) to
+ * register anew. The database's unique index on the organization and software id holds it for
+ * two registrations at once: the second's insert fails with Conflict, and its retry
+ * ({@link withOneRetry}) finds the first here.
+ * @throws RegistrationError `invalid_client_metadata` when the organization has registered `softwareId`.
+ */
+async function refuseSecondRegistration(stores: Stores, software: RegisteredSoftware): Promise<void> {
+  const registered = await stores.apps.findBySoftware(software);
+  if (!registered) return;
+  throw invalidClientMetadata(REGISTERED_ALREADY);
+}
+
+/**
  * Runs `fn` in one transaction, and once more when it fails with Conflict: two first
- * registrations of one organization at once both try to create it, and the second finds it.
+ * registrations of one organization at once both try to create it, and the second finds it;
+ * two registrations of one software at once both try to store it, and the second is refused.
  */
 async function withOneRetry<T>(db: Database, fn: (stores: Stores) => Promise<T>): Promise<T> {
   try {
@@ -167,10 +198,12 @@ async function productIds(stores: Stores, names: readonly string[]): Promise<Map
  * (registration.ts), gives it the products its roles allow, and creates its app, credential
  * and audit event `registration.created`.
  * @param certificate - the TLS client certificate the request presented, already trusted by the caller.
- * @returns the client information response (RFC 7591 §3.2.1), with the client secret (when issued) and the registration access token.
+ * @returns the client information response (RFC 7591 §3.2.1), with the client secret (when issued), the
+ *   registration access token and its `status` (`pending`, with `status_description`, while it waits for
+ *   the bank's approval; client-information.ts).
  * @throws RegistrationError (400) as registration.ts says; `invalid_client_metadata` for a
- *   tls_client_auth name the certificate does not carry; `invalid_software_statement` when the
- *   roles allow no product.
+ *   tls_client_auth name the certificate does not carry, or a software (`software_id`) the
+ *   organization has registered already; `invalid_software_statement` when the roles allow no product.
  */
 export async function registerClient(db: Database, body: unknown, settings: RegistrationSettings, certificate: PresentedCertificate | undefined, o: Requested): Promise<Record<string, unknown>> {
   const resolved = await resolveRegistration(body, { ...settings, now: o.now });
@@ -196,6 +229,8 @@ export async function registerClient(db: Database, body: unknown, settings: Regi
   return withOneRetry(db, async (stores) => {
     await useStatement(stores, statement, settings, o.now);
     const { organization, developer } = await registrationsDeveloperOf(stores, statement);
+    const software = { organizationId: organization.id, softwareId: statement.softwareId };
+    await refuseSecondRegistration(stores, software);
     const products = await productIds(stores, grant.products);
     const { app } = await stores.apps.create({
       ...appSettingsOf(metadata),
@@ -205,6 +240,7 @@ export async function registerClient(db: Database, body: unknown, settings: Regi
       credential: { consumerKey: clientId, consumerSecretHash: secret?.hash ?? hashSecret(newSecret()), products: [...products.values()].map((apiProductId) => ({ apiProductId })) },
       status: settings.requiresApproval ? "pending" : "approved",
       registered: { registration: JSON.stringify(stored), registrationAccessTokenHash: token.hash },
+      software,
     });
     await stores.audit.record({
       type: "registration.created",
@@ -230,9 +266,13 @@ export async function registerClient(db: Database, body: unknown, settings: Regi
       softwareStatement: resolved.softwareStatement,
       clientSecret: secret?.value,
       registrationAccessToken: token.value,
+      status: clientStatus(app.status),
     });
   });
 }
+
+/** An app's status as a client information response names it (client-information.ts); an unknown one reads as revoked. */
+const clientStatus = (status: string): RegisteredClientStatus => (status === "approved" || status === "pending" ? status : "revoked");
 
 /** A registered client as its configuration endpoint works on it. */
 interface RegisteredClient {
@@ -292,7 +332,7 @@ export async function registeredClient(stores: Stores, clientId: string, token: 
 /** The client information response of a registered client (RFC 7592 §2.1): no secret, since only their hashes are kept. */
 export function readClient(client: RegisteredClient): Record<string, unknown> {
   const { issued } = client;
-  return clientInformationResponse({ ...issued, metadata: client.stored.metadata, softwareStatement: client.stored.softwareStatement });
+  return clientInformationResponse({ ...issued, metadata: client.stored.metadata, softwareStatement: client.stored.softwareStatement, status: clientStatus(client.app.status) });
 }
 
 /**
@@ -336,18 +376,25 @@ export async function updateClient(db: Database, client: RegisteredClient, body:
     }
     for (const id of allowed.values()) await stores.apps.setProductStatus(client.credentialId, id, "approved");
     await stores.audit.record({ type: "registration.updated", actor: client.issued.clientId, subject: app.id, details: { roles: grant.roles, products: [...allowed.keys()] }, request: o.request });
-    return clientInformationResponse({ ...client.issued, metadata: update.metadata, softwareStatement: update.softwareStatement, registrationAccessToken: token.value });
+    return clientInformationResponse({
+      ...client.issued,
+      metadata: update.metadata,
+      softwareStatement: update.softwareStatement,
+      registrationAccessToken: token.value,
+      status: clientStatus(app.status),
+    });
   });
 }
 
 /**
- * Deletes a registered client (RFC 7592 §2.3): revokes its app, credential and tokens and
- * voids its registration access token; audited as `registration.deleted`.
+ * Deletes a registered client (RFC 7592 §2.3): revokes its app, credential and tokens, voids its
+ * registration access token and frees its software id (the organization may register the software
+ * again); audited as `registration.deleted`.
  */
 export async function deleteClient(db: Database, client: RegisteredClient, o: Requested): Promise<void> {
   await db.transaction(async (stores) => {
     const { app } = client;
-    await stores.apps.update(app.id, { status: "revoked", registered: { registration: app.registration!, registrationAccessTokenHash: hashSecret(newSecret()) } });
+    await stores.apps.update(app.id, { status: "revoked", registered: { registration: app.registration!, registrationAccessTokenHash: hashSecret(newSecret()) }, software: null });
     await stores.apps.updateCredential(client.credentialId, { status: "revoked" });
     await stores.tokens.revokeTokensOf({ appId: app.id }, { at: o.now, by: `client:${client.issued.clientId}` });
     await stores.audit.record({ type: "registration.deleted", actor: client.issued.clientId, subject: app.id, request: o.request });

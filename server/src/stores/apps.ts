@@ -61,6 +61,15 @@ export interface AppRegistrationColumns {
   registrationAccessTokenHash: string;
 }
 
+/**
+ * The software a dynamic registration is for (RFC 7591 §2 `software_id`) and the organization it
+ * registered for: an organization registers a software once (the database's unique index).
+ */
+export interface RegisteredSoftware {
+  organizationId: string;
+  softwareId: string;
+}
+
 /** The name a `tls_client_auth` app's certificate carries (RFC 8705 §2.1.2), e.g. `{ parameter: "tls_client_auth_subject_dn", value: "CN=…" }`. */
 export interface TlsClientAuthName {
   parameter: string;
@@ -154,10 +163,28 @@ export interface AppStore {
    * @throws Conflict when the developer has an app of this name or the key is taken, UnknownReference for an unknown developer or product.
    */
   create(
-    app: AppSettings & { developerId: string; name: string; callbackUrls: string[]; credential: NewCredential; status?: string; registered?: AppRegistrationColumns },
+    app: AppSettings & {
+      developerId: string;
+      name: string;
+      callbackUrls: string[];
+      credential: NewCredential;
+      status?: string;
+      registered?: AppRegistrationColumns;
+      /** A dynamic registration's software. @throws Conflict when the organization has registered it already. */
+      software?: RegisteredSoftware;
+    },
   ): Promise<{ app: AppRecord; credential: CredentialRecord }>;
-  /** Changes status or settings (undefined keeps a field). @throws NotFound "no app with this id" */
-  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns }): Promise<AppRecord>;
+  /**
+   * Changes status or settings (undefined keeps a field); `software: null` frees the app's
+   * software id (a revoked or deleted registration), so that the organization may register it
+   * again, and a {@link RegisteredSoftware} takes it (again).
+   * @throws NotFound "no app with this id"; Conflict when another app of the organization holds the software.
+   */
+  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns; software?: RegisteredSoftware | null }): Promise<AppRecord>;
+  /** The app of `software` (its dynamic registration, not deleted); undefined when none. */
+  findBySoftware(software: RegisteredSoftware): Promise<AppRecord | undefined>;
+  /** How many apps have this status (e.g. pending: the registrations awaiting approval). */
+  countWithStatus(status: string): Promise<number>;
   /** The SHA-256 hex of the app's registration access token (RFC 7592 §3); undefined when it has none. */
   registrationAccessTokenHash(appId: string): Promise<string | undefined>;
 

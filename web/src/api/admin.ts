@@ -36,12 +36,19 @@ export type DashboardRange = "HOUR" | "DAY" | "WEEK" | "MONTH";
 export interface TokensIssuedBucket {
   start: string;
   appName: string;
+  appId: string;
   clientId: string;
   count: number;
 }
 
+/** The app of a client the dashboard shows: null for no client ("") or an unknown one. */
+export interface ClientApp {
+  appName: string | null;
+  appId: string | null;
+}
+
 /** Gateway calls of one API ("" when the path named none) by one client ("" without a valid token) in one bucket, by outcome. */
-export interface TrafficBucket {
+export interface TrafficBucket extends ClientApp {
   start: string;
   api: string;
   clientId: string;
@@ -54,7 +61,7 @@ export interface TrafficBucket {
 }
 
 /** Refusals of one type, client, API and reason over the whole range. */
-export interface FailureCount {
+export interface FailureCount extends ClientApp {
   type: string;
   clientId: string;
   api: string;
@@ -73,15 +80,34 @@ export interface Dashboard {
   traffic: TrafficBucket[];
   /** Most first, at most 100. */
   failures: FailureCount[];
+  /** This instance's upstream latency per API since it started; null when metrics are off (METRICS_PORT). */
+  latency: DashboardLatency | null;
+}
+
+/** One API's upstream latency quantiles (PromQL histogram_quantile over its histogram), in seconds. */
+export interface ApiLatency {
+  api: string;
+  /** Calls forwarded to its upstream since the instance started. */
+  count: number;
+  p50Seconds: number;
+  p95Seconds: number;
+  p99Seconds: number;
+}
+
+export interface DashboardLatency {
+  /** When this instance began counting (ISO 8601). */
+  since: string;
+  apis: ApiLatency[];
 }
 
 export const DASHBOARD = gql<{ dashboard: Dashboard }, { range: DashboardRange }>(`
   query Dashboard($range: DashboardRange) {
     dashboard(range: $range) {
       range from to bucketSeconds
-      tokensIssued { start appName clientId count }
-      traffic { start api clientId ok clientErrors serverErrors }
-      failures { type clientId api reason count }
+      tokensIssued { start appName appId clientId count }
+      traffic { start api clientId appName appId ok clientErrors serverErrors }
+      failures { type clientId appName appId api reason count }
+      latency { since apis { api count p50Seconds p95Seconds p99Seconds } }
     }
   }
 `);
@@ -1141,5 +1167,29 @@ export const UPDATE_IDENTITY_PROVIDER = gql<{ updateIdentityProvider: IdentityPr
 export const DELETE_IDENTITY_PROVIDER = gql<{ deleteIdentityProvider: string }, { id: string }>(`
   mutation DeleteIdentityProvider($id: ID!) {
     deleteIdentityProvider(id: $id)
+  }
+`);
+
+/* The queue of dynamic registrations awaiting the bank's approval */
+
+/** A registration of the queue: the app, its owner and what its software statement says. */
+export interface PendingRegistration extends AppSummary {
+  registration: Pick<AppRegistration, "softwareId" | "organizationId" | "organizationName" | "roles" | "registeredAt"> | null;
+}
+
+/** The pending registrations, oldest first. */
+export const PENDING_REGISTRATIONS = gql<{ pendingRegistrations: Connection<PendingRegistration> }, { first?: number; after?: string | null }>(`
+  query PendingRegistrations($first: Int, $after: String) {
+    pendingRegistrations(first: $first, after: $after) {
+      nodes { ${APP_SUMMARY_FIELDS} registration { softwareId organizationId organizationName roles registeredAt } }
+      ${PAGE_INFO}
+    }
+  }
+`);
+
+/** How many registrations wait for approval: the count beside the navigation's link. */
+export const PENDING_REGISTRATION_COUNT = gql<{ pendingRegistrationCount: number }, Record<string, never>>(`
+  query PendingRegistrationCount {
+    pendingRegistrationCount
   }
 `);

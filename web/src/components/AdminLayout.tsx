@@ -1,7 +1,10 @@
-import { Suspense, useEffect, useState, type FormEvent } from "react";
+import { Suspense, useEffect, useRef, useState, type FormEvent } from "react";
 import { NavLink, Outlet, useLocation, useNavigate } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../server/src/kernel/limits";
+import { PENDING_REGISTRATION_COUNT } from "../api/admin";
+import { countBadge, onPendingRegistrationsChanged } from "../lib/navigation";
 import { patterns, routes } from "../lib/routes";
+import { useQuery } from "../lib/useGraphQL";
 import { readSearchText } from "../lib/search";
 import { useSession } from "../lib/session";
 import { SignOutButton } from "./SignOutButton";
@@ -10,6 +13,7 @@ const LINKS = [
   { to: routes.dashboard(), label: "Dashboard", end: true },
   { to: routes.organizations(), label: "Organizations" },
   { to: routes.apps(), label: "Apps" },
+  { to: routes.registrations(), label: "Registrations", badge: "pending" },
   { to: routes.products(), label: "API products" },
   { to: routes.users(), label: "Users" },
   { to: routes.tokens(), label: "Tokens" },
@@ -18,6 +22,38 @@ const LINKS = [
   { to: routes.signingKeys(), label: "Signing keys" },
   { to: routes.identityProviders(), label: "Identity providers" },
 ];
+
+/**
+ * How many dynamic registrations wait for approval: read when the console opens, on every page
+ * change, and when a page says the queue changed (lib/navigation.ts pendingRegistrationsChanged).
+ */
+function usePendingRegistrationCount(): number | undefined {
+  const { pathname } = useLocation();
+  const { data, reload } = useQuery(PENDING_REGISTRATION_COUNT);
+  const opened = useRef(pathname);
+  useEffect(() => {
+    // The query itself reads it when the console opens; again on each page change after that.
+    if (opened.current === pathname) return;
+    opened.current = "";
+    reload();
+  }, [pathname, reload]);
+  useEffect(() => onPendingRegistrationsChanged(reload), [reload]);
+  return data?.pendingRegistrationCount;
+}
+
+/** A navigation link's count badge: "3" shown, "(3 pending)" read after the link's label; nothing when there is none. */
+function NavBadge({ count, what }: { count: number | undefined; what: string }) {
+  const badge = countBadge(count, what);
+  if (!badge) return null;
+  return (
+    <>
+      <span className="badge warn nav-count" aria-hidden="true">
+        {badge.shown}
+      </span>
+      <span className="visually-hidden"> ({badge.read})</span>
+    </>
+  );
+}
 
 /**
  * The console's search box: an app by name or consumer key, a user by username, a token by
@@ -49,9 +85,10 @@ function ConsoleSearch() {
   );
 }
 
-/** The console's frame: brand, navigation, the search box, who is signed in and "Sign out", then the page. */
+/** The console's frame: brand, navigation (with the count of pending registrations), the search box, who is signed in and "Sign out", then the page. */
 export function AdminLayout() {
   const { user } = useSession();
+  const pending = usePendingRegistrationCount();
   return (
     <div className="console">
       <a className="skip-link" href="#console-main">
@@ -67,6 +104,7 @@ export function AdminLayout() {
               <li key={link.to}>
                 <NavLink to={link.to} end={link.end}>
                   {link.label}
+                  {link.badge && <NavBadge count={pending} what={link.badge} />}
                 </NavLink>
               </li>
             ))}

@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState, type ReactNode, type RefObject } from "react";
 
 /**
- * The confirmation step of a destructive action: `question`, then `confirmLabel` (which runs
- * `onConfirm`) and "Cancel", as a group named by the question. `confirmRef` is the confirm
- * button, for the caller to focus.
+ * The confirmation step of an action: `question`, then `confirmLabel` (which runs `onConfirm`)
+ * and "Cancel", as a group named by the question. `confirmRef` is the confirm button, for the
+ * caller to focus; `confirmClassName` its style (a danger button unless given).
  */
 export function ConfirmQuestion({
   question,
@@ -11,12 +11,14 @@ export function ConfirmQuestion({
   onConfirm,
   onCancel,
   confirmRef,
+  confirmClassName = "button danger small",
 }: {
   question: ReactNode;
   confirmLabel: string;
   onConfirm: () => void;
   onCancel: () => void;
   confirmRef: RefObject<HTMLButtonElement | null>;
+  confirmClassName?: string;
 }) {
   const questionId = useId();
   return (
@@ -25,7 +27,7 @@ export function ConfirmQuestion({
         {question}
       </span>
       <span className="confirm-buttons">
-        <button ref={confirmRef} type="button" className="button danger small" onClick={onConfirm}>
+        <button ref={confirmRef} type="button" className={confirmClassName} onClick={onConfirm}>
           {confirmLabel}
         </button>
         <button type="button" className="button secondary small" onClick={onCancel}>
@@ -37,9 +39,10 @@ export function ConfirmQuestion({
 }
 
 /**
- * A destructive action with an inline confirmation step: the button asks `question` with
- * "confirm" and "Cancel" buttons in its place. Focus moves to the confirm button, and back to
- * the first button when cancelled.
+ * An action with an inline confirmation step, destructive by default: the button asks
+ * `question` with "confirm" and "Cancel" buttons in its place. Focus moves to the confirm
+ * button, and back to the first button when cancelled. A primary button (`className` with
+ * `primary`, e.g. "Approve") is confirmed with a primary button too, never a danger one.
  *
  * @param context - words read by screen readers after the visible label ("consent for Acme
  *   Budgeting"), so that each of a table's buttons has a distinct name.
@@ -80,6 +83,7 @@ export function ConfirmButton({
         question={question}
         confirmLabel={confirmLabel}
         confirmRef={confirmRef}
+        confirmClassName={className.split(/\s+/).includes("primary") ? "button primary small" : "button danger small"}
         onConfirm={() => {
           setAsking(false);
           void onConfirm();

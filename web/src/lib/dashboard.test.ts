@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { TrafficBucket } from "../api/admin";
 import {
   bucketFormat,
+  clientApps,
+  formatLatency,
   bucketRange,
   failureFilter,
   formatRate,
@@ -34,6 +36,8 @@ const traffic = (start: string, api: string, clientId: string, ok: number, clien
   ok,
   clientErrors,
   serverErrors,
+  appName: null,
+  appId: null,
 });
 
 describe("the range in the URL", () => {
@@ -231,5 +235,30 @@ describe("times", () => {
     expect(zoneDescription("America/New_York", new Date("2026-11-24T12:00:00Z"))).toBe("America/New_York (UTC-05:00)");
     expect(zoneDescription("Asia/Kolkata", new Date("2026-11-24T12:00:00Z"))).toBe("Asia/Kolkata (UTC+05:30)");
     expect(zoneDescription("UTC", new Date("2026-11-24T12:00:00Z"))).toBe("UTC (UTC+00:00)");
+  });
+});
+
+describe("clients and their apps", () => {
+  it("names each consumer key the dashboard shows by its app, from the tokens issued, the traffic or the refusals; no client has none", () => {
+    const apps = clientApps({
+      tokensIssued: [{ start: "2026-11-24T10:00:00.000Z", appName: "Acme Budgeting", appId: "app-a", clientId: "acme-key", count: 1 }],
+      traffic: [{ ...traffic("2026-11-24T10:00:00.000Z", "products", "beta-key", 1, 0, 0), appName: "Beta Pay", appId: "app-b" }, traffic("2026-11-24T10:00:00.000Z", "products", "", 1, 0, 0)],
+      failures: [{ type: "gateway.refused", clientId: "gamma-key", appName: "Gamma", appId: "app-g", api: "accounts", reason: "insufficient_scope", count: 2 }],
+    });
+    expect([...apps.entries()]).toEqual([
+      ["acme-key", { appName: "Acme Budgeting", appId: "app-a" }],
+      ["beta-key", { appName: "Beta Pay", appId: "app-b" }],
+      ["gamma-key", { appName: "Gamma", appId: "app-g" }],
+    ]);
+  });
+});
+
+describe("latency", () => {
+  it("reads seconds as milliseconds below a second and as seconds above; the histograms' highest bound as a lower bound", () => {
+    expect(formatLatency(0.00042, "en")).toBe("0.4 ms");
+    expect(formatLatency(0.0125, "en")).toBe("13 ms");
+    expect(formatLatency(0.25, "en")).toBe("250 ms");
+    expect(formatLatency(1.25, "en")).toBe("1.25 s");
+    expect(formatLatency(10, "en")).toBe("10 s or more");
   });
 });

@@ -3,7 +3,7 @@
  * the server's buckets laid on the range's time grid as chart rows, traffic totals per API and
  * per client, the audit log filters its links open, and how bucket times and the time zone read.
  */
-import type { Dashboard, DashboardRange, FailureCount, TokensIssuedBucket, TrafficBucket } from "../api/admin";
+import type { ClientApp, Dashboard, DashboardRange, FailureCount, TokensIssuedBucket, TrafficBucket } from "../api/admin";
 import type { AuditFilter } from "./audit";
 
 /* The range */
@@ -100,7 +100,7 @@ export const isClientId = (key: string) => !key.startsWith("app:");
  * Tokens issued per bucket, one series per client (largest total first), named by its app;
  * an app name two clients share is followed by the consumer key.
  */
-export function tokensOverTime(buckets: readonly TokensIssuedBucket[], grid: Grid): { series: Series[]; rows: Bucket[]; total: number } {
+export function tokensOverTime(buckets: readonly Omit<TokensIssuedBucket, "appId">[], grid: Grid): { series: Series[]; rows: Bucket[]; total: number } {
   const totals = new Map<string, { appName: string; clientId: string; count: number }>();
   for (const b of buckets) {
     const key = clientKey(b);
@@ -178,6 +178,37 @@ export function formatRate(rate: number, locale?: string): string {
   return new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 1 }).format(rate);
 }
 
+/* Clients and their apps */
+
+/** The app (name and id) of each consumer key the dashboard shows, from its traffic, refusals and tokens issued; "" has none. */
+export function clientApps(dashboard: Pick<Dashboard, "traffic" | "failures" | "tokensIssued">): Map<string, { appName: string; appId: string }> {
+  const apps = new Map<string, { appName: string; appId: string }>();
+  const add = (clientId: string, app: ClientApp) => {
+    if (clientId && app.appName !== null && app.appId !== null && !apps.has(clientId)) apps.set(clientId, { appName: app.appName, appId: app.appId });
+  };
+  for (const t of dashboard.tokensIssued) add(t.clientId, t);
+  for (const t of dashboard.traffic) add(t.clientId, t);
+  for (const f of dashboard.failures) add(f.clientId, f);
+  return apps;
+}
+
+/* Latency */
+
+/**
+ * A latency given in seconds, in the unit that reads best: milliseconds below a second ("0.4 ms",
+ * "12 ms", "250 ms"), seconds from there ("1.25 s"); "10 s or more" at the histograms' highest
+ * bound, above which nothing is known.
+ */
+export function formatLatency(seconds: number, locale?: string): string {
+  if (seconds >= LATENCY_HIGHEST_BOUND_SECONDS) return `${LATENCY_HIGHEST_BOUND_SECONDS} s or more`;
+  const milliseconds = seconds * 1000;
+  if (milliseconds < 1000) return `${new Intl.NumberFormat(locale, { maximumFractionDigits: milliseconds < 10 ? 1 : 0 }).format(milliseconds)} ms`;
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(seconds)} s`;
+}
+
+/** The highest finite bucket bound of the latency histograms, seconds (server/src/kernel/metrics.ts LATENCY_BUCKETS_SECONDS). */
+export const LATENCY_HIGHEST_BOUND_SECONDS = 10;
+
 /* The audit log behind the figures */
 
 /** The time range of one bucket, [start, start + width), as the audit filter's ISO 8601 `from` and `to`. */
@@ -194,7 +225,7 @@ export const GATEWAY_REFUSED = "gateway.refused";
 export const TOKEN_ISSUED = "token.issued";
 
 /** The audit events of a failures row: its type, client, API and reason over the range. */
-export function failureFilter(failure: FailureCount, dashboard: Pick<Dashboard, "from" | "to">): Partial<AuditFilter> {
+export function failureFilter(failure: Omit<FailureCount, "appName" | "appId">, dashboard: Pick<Dashboard, "from" | "to">): Partial<AuditFilter> {
   const { type, clientId, api, reason } = failure;
   return { type, clientId, api, reason, ...wholeRange(dashboard) };
 }

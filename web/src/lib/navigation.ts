@@ -41,3 +41,23 @@ export function safeNextPath(raw: string | null): string | null {
 export function isSpaPath(path: string): boolean {
   return isWithin(path, patterns.console) || isWithin(path, patterns.account) || /^\/(?:[?#]|$)/.test(path);
 }
+
+/** The event the console's pages fire when an app leaves the queue of pending registrations. */
+const PENDING_REGISTRATIONS_CHANGED = "tollgate:pending-registrations-changed";
+
+/** Tells the navigation that the queue of pending registrations changed (an app approved or rejected), so its count is read again. */
+export function pendingRegistrationsChanged(): void {
+  window.dispatchEvent(new Event(PENDING_REGISTRATIONS_CHANGED));
+}
+
+/** Calls `listener` whenever {@link pendingRegistrationsChanged} is called. @returns what stops it. */
+export function onPendingRegistrationsChanged(listener: () => void): () => void {
+  window.addEventListener(PENDING_REGISTRATIONS_CHANGED, listener);
+  return () => window.removeEventListener(PENDING_REGISTRATIONS_CHANGED, listener);
+}
+
+/** The count badge of a navigation link, shown and read after its label: "3 pending"; null for none (no badge). */
+export function countBadge(count: number | undefined, what: string): { shown: string; read: string } | null {
+  if (count === undefined || !Number.isFinite(count) || count <= 0) return null;
+  return { shown: count > 99 ? "99+" : String(count), read: `${count} ${what}` };
+}

@@ -31,6 +31,8 @@ export const patterns = {
   audit: "/admin/audit",
   signingKeys: "/admin/signing-keys",
   identityProviders: "/admin/identity-providers",
+  /** The queue of dynamic registrations awaiting the bank's approval. */
+  registrations: "/admin/registrations",
 } as const;
 
 const withQuery = (path: string, query: Record<string, string>) => `${path}?${new URLSearchParams(query).toString()}`;
@@ -77,6 +79,8 @@ export const routes = {
   signingKeys: () => patterns.signingKeys,
   /** The bank's identity providers, where the PSUs of the apps and products that name one sign in. */
   identityProviders: () => patterns.identityProviders,
+  /** The dynamic registrations (RFC 7591) awaiting the bank's approval, oldest first. */
+  registrations: () => patterns.registrations,
 };
 
 /**

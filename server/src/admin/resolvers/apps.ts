@@ -122,6 +122,9 @@ export const appResolvers: Resolvers = {
   Query: {
     apps: (_p, a, { db }) => db.apps.list(a.filter ?? {}, { first: check(v.first, a.first, "first"), after: a.after }),
     app: (_p, a, { db }) => db.apps.find(a.id),
+    // Only a dynamic registration is ever pending (setAppStatus refuses to make an app pending).
+    pendingRegistrations: (_p, a, { db }) => db.apps.list({ status: "pending" }, { first: check(v.first, a.first, "first"), after: a.after }),
+    pendingRegistrationCount: (_p, _a, { db }) => db.apps.countWithStatus("pending"),
   },
   Mutation: {
     createApp: (_p, args, ctx, info) => {

@@ -13,6 +13,7 @@ import { FAPI2_AUTH_METHODS } from "../../kernel/auth-methods.js";
 import { inputError } from "../validation.js";
 import { auditedChange, found, revocationBy, type Audited } from "./common.js";
 import { checkIdentityProvider } from "./identity-providers.js";
+import { registeredSoftwareOf } from "../../registration/clients.js";
 
 /** A credential as issued: its consumer secret, shown this once and stored only as its SHA-256. */
 export interface IssuedCredential {
@@ -150,10 +151,20 @@ export function removeCallbackUrl(db: Database, o: { appId: string; url: string 
   });
 }
 
-/** Approves or revokes an app; revoking also revokes all its tokens. @throws NotFound */
+/**
+ * Approves or revokes an app; revoking also revokes all its tokens. A dynamically registered app
+ * holds its software id while it is not revoked: revoking (or rejecting) frees it for a new
+ * registration of the organization, approving takes it again (decisions.md "Dynamic client registration").
+ * @throws NotFound; Conflict when approving a revoked registration whose software another registration of its organization now holds.
+ */
 export function setAppStatus(db: Database, o: { appId: string; status: "approved" | "revoked" } & Audited): Promise<AppRecord> {
   return auditedChange(db, o.audit, async (stores) => {
-    const app = await stores.apps.update(o.appId, { status: o.status });
+    const software = await registeredSoftwareOf(stores, await requireApp(stores, o.appId));
+    const held = o.status === "revoked" ? null : software;
+    const app = await stores.apps.update(o.appId, { status: o.status, ...(software ? { software: held } : {}) }).catch((error: unknown) => {
+      if (error instanceof Conflict) throw new Conflict("another registration of this organization holds this software id now: approve that one, or revoke it first");
+      throw error;
+    });
     if (o.status === "revoked") await stores.tokens.revokeTokensOf({ appId: o.appId }, revocationBy(o.audit));
     return app;
   });

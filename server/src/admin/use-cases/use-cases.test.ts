@@ -109,14 +109,27 @@ describe("admin use cases", () => {
   });
 
   it("setAppStatus revoked revokes the app's tokens; approved does not", async () => {
-    const revoked = scriptedDatabase({ "apps.update": () => ({ id: "app1" }) });
+    const adminMade = { id: "app1", registration: null, developerId: "dev1" };
+    const revoked = scriptedDatabase({ "apps.find": () => adminMade, "apps.update": () => ({ id: "app1" }) });
     await setAppStatus(revoked.db, { appId: "app1", status: "revoked", audit });
-    expect(revoked.log).toEqual(["apps.update", "tokens.revokeTokensOf", "audit.record", "commit"]);
+    expect(revoked.log).toEqual(["apps.find", "apps.update", "tokens.revokeTokensOf", "audit.record", "commit"]);
     expect(revoked.calls["tokens.revokeTokensOf"]![0]![0]).toEqual({ appId: "app1" });
+    expect(revoked.calls["apps.update"]![0]![1]).toEqual({ status: "revoked" });
 
-    const approved = scriptedDatabase({ "apps.update": () => ({ id: "app1" }) });
+    const approved = scriptedDatabase({ "apps.find": () => adminMade, "apps.update": () => ({ id: "app1" }) });
     await setAppStatus(approved.db, { appId: "app1", status: "approved", audit });
-    expect(approved.log).toEqual(["apps.update", "audit.record", "commit"]);
+    expect(approved.log).toEqual(["apps.find", "apps.update", "audit.record", "commit"]);
+  });
+
+  it("setAppStatus of a registration frees its software id when revoked and takes it again when approved", async () => {
+    const registered = { id: "app1", registration: JSON.stringify({ metadata: { softwareId: "sw-1" } }), developerId: "dev1" };
+    const script = { "apps.find": () => registered, "organizations.findDeveloper": () => ({ id: "dev1", organizationId: "org1" }), "apps.update": () => ({ id: "app1" }) };
+    const revoked = scriptedDatabase(script);
+    await setAppStatus(revoked.db, { appId: "app1", status: "revoked", audit });
+    expect(revoked.calls["apps.update"]![0]![1]).toEqual({ status: "revoked", software: null });
+    const approved = scriptedDatabase(script);
+    await setAppStatus(approved.db, { appId: "app1", status: "approved", audit });
+    expect(approved.calls["apps.update"]![0]![1]).toEqual({ status: "approved", software: { organizationId: "org1", softwareId: "sw-1" } });
   });
 
   describe("rotateCredential", () => {

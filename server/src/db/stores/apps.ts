@@ -130,6 +130,7 @@ export function appStore(x: Executor): AppStore {
           data: {
             ...settingsColumns(a),
             ...a.registered,
+            ...(a.software ? { registeredOrganizationId: a.software.organizationId, softwareId: a.software.softwareId } : {}),
             status: a.status,
             developerId: a.developerId,
             name: a.name,
@@ -143,9 +144,16 @@ export function appStore(x: Executor): AppStore {
       return { app: toApp(app), credential: credentials[0]! };
     },
     async update(id, changes) {
-      const data = { ...settingsColumns(changes), ...changes.registered, status: changes.status };
+      const { software } = changes;
+      const softwareColumns = software === null ? { softwareId: null } : software ? { registeredOrganizationId: software.organizationId, softwareId: software.softwareId } : {};
+      const data = { ...settingsColumns(changes), ...changes.registered, ...softwareColumns, status: changes.status };
       return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
     },
+    async findBySoftware({ organizationId, softwareId }) {
+      const row = await prisma.app.findUnique({ where: { registeredOrganizationId_softwareId: { registeredOrganizationId: organizationId, softwareId } }, select: APP });
+      return row ? toApp(row) : undefined;
+    },
+    countWithStatus: (status) => prisma.app.count({ where: { status } }),
     async registrationAccessTokenHash(appId) {
       return (await prisma.app.findUnique({ where: { id: appId }, select: { registrationAccessTokenHash: true } }))?.registrationAccessTokenHash ?? undefined;
     },

@@ -6,6 +6,18 @@ import { Panel } from "../../components/Panel";
 import { appStatusText } from "../../lib/apps";
 import { ncaText, organizationText, roleText, statementExpired } from "../../lib/registration";
 
+/** A TPP's PSD2 roles in words, one a line; "none" without any. */
+export function RoleList({ roles }: { roles: readonly string[] }) {
+  if (roles.length === 0) return <span className="muted">none</span>;
+  return (
+    <ul className="role-list">
+      {roles.map((role) => (
+        <li key={role}>{roleText(role)}</li>
+      ))}
+    </ul>
+  );
+}
+
 /** An app's status as a badge: "pending approval" (a registration awaiting the bank's approval) in the warning colour. */
 export function AppStatusBadge({ status }: { status: Status }) {
   return <Badge tone={status === "pending" ? "warn" : undefined}>{appStatusText(status)}</Badge>;
@@ -38,15 +50,7 @@ export function AppRegistration({ registration: r }: { registration: Registratio
           ["Directory organization", organizationText(r.organizationName, r.organizationId)],
           [
             "PSD2 roles",
-            r.roles.length === 0 ? (
-              <span className="muted">none</span>
-            ) : (
-              <ul className="role-list">
-                {r.roles.map((role) => (
-                  <li key={role}>{roleText(role)}</li>
-                ))}
-              </ul>
-            ),
+            <RoleList roles={r.roles} />,
           ],
           ["Certificate organizationIdentifier", r.certificateOrganizationIdentifier ? <code>{r.certificateOrganizationIdentifier}</code> : null],
           ["National competent authority", ncaText(r.ncaName, r.ncaId)],

@@ -1,6 +1,6 @@
 import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
-import { DASHBOARD, type Dashboard, type DashboardRange, type FailureCount } from "../../api/admin";
+import { DASHBOARD, type ApiLatency, type Dashboard, type DashboardLatency, type DashboardRange, type FailureCount } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import { BucketChart, type ChartSeries } from "../../components/BucketChart";
 import { DataTable, type Column } from "../../components/DataTable";
@@ -11,7 +11,9 @@ import { Panel } from "../../components/Panel";
 import { browserTimeZone, eventTypeLabel } from "../../lib/audit";
 import {
   bucketFormat,
+  clientApps,
   failureFilter,
+  formatLatency,
   formatRate,
   GATEWAY_REFUSED,
   gridOf,
@@ -38,6 +40,20 @@ const TRAFFIC_CHART_SERIES: ChartSeries[] = TRAFFIC_SERIES.map((s) => ({ ...s, c
 
 const none = (words: string) => <span className="muted">{words}</span>;
 
+/** The apps of the clients a dashboard answer shows, by consumer key (lib/dashboard.ts clientApps). */
+type ClientApps = ReturnType<typeof clientApps>;
+
+/** The "App" column beside a "Client" column: the name of the consumer key's app, a link to its page; "—" when unknown. */
+function appColumn<Row>(clientIdOf: (row: Row) => string, apps: ClientApps): Column<Row> {
+  return {
+    header: "App",
+    cell: (row) => {
+      const app = apps.get(clientIdOf(row));
+      return app ? <Link to={routes.appDetail(app.appId)}>{app.appName}</Link> : none("—");
+    },
+  };
+}
+
 /** The range selector: a link per range, the current one marked; the range is the URL's. */
 function RangeSelector({ current }: { current: DashboardRange }) {
   return (
@@ -58,8 +74,8 @@ function RangeSelector({ current }: { current: DashboardRange }) {
 
 type TrafficRow = TrafficTotals & { key: string };
 
-/** The columns of the traffic of each API or client: calls, 4xx, 5xx, error rate, and the audit events (and tokens) behind them. */
-function trafficColumns(by: "api" | "clientId", dashboard: Dashboard): Column<TrafficRow>[] {
+/** The columns of the traffic of each API or client (with its app): calls, 4xx, 5xx, error rate, and the audit events (and tokens) behind them. */
+function trafficColumns(by: "api" | "clientId", dashboard: Dashboard, apps: ClientApps): Column<TrafficRow>[] {
   const range = wholeRange(dashboard);
   const links =
     by === "api"
@@ -85,6 +101,7 @@ function trafficColumns(by: "api" | "clientId", dashboard: Dashboard): Column<Tr
       rowHeader: true,
       cell: (r) => (r.key ? <code>{r.key}</code> : none(by === "api" ? "no API named" : "no valid token")),
     },
+    ...(by === "clientId" ? [appColumn<TrafficRow>((r) => r.key, apps)] : []),
     { header: "Calls", className: "num", cell: (r) => r.calls },
     { header: "4xx", className: "num", cell: (r) => r.clientErrors },
     { header: "5xx", className: "num", cell: (r) => r.serverErrors },
@@ -93,10 +110,11 @@ function trafficColumns(by: "api" | "clientId", dashboard: Dashboard): Column<Tr
   ];
 }
 
-/** The columns of the refusals: what, who, where, why, how many, and the audit events behind them. */
-function failureColumns(dashboard: Dashboard): Column<FailureCount>[] {
+/** The columns of the refusals: who (the client and its app), what, where, why, how many, and the audit events behind them. */
+function failureColumns(dashboard: Dashboard, apps: ClientApps): Column<FailureCount>[] {
   return [
     { header: "Client", rowHeader: true, cell: (f) => (f.clientId ? <code>{f.clientId}</code> : none("unknown")) },
+    appColumn<FailureCount>((f) => f.clientId, apps),
     {
       header: "Type",
       cell: (f) => (
@@ -125,7 +143,44 @@ function failureColumns(dashboard: Dashboard): Column<FailureCount>[] {
   ];
 }
 
-/** The figures of one dashboard answer: traffic and tokens over time, traffic per API and per client, refusals. */
+const LATENCY_COLUMNS: Column<ApiLatency>[] = [
+  { header: "API", rowHeader: true, cell: (a) => <code>{a.api}</code> },
+  { header: "Calls", className: "num", cell: (a) => a.count },
+  { header: "p50", className: "num", cell: (a) => formatLatency(a.p50Seconds) },
+  { header: "p95", className: "num", cell: (a) => formatLatency(a.p95Seconds) },
+  { header: "p99", className: "num", cell: (a) => formatLatency(a.p99Seconds) },
+];
+
+/**
+ * The upstream latency per API (p50, p95, p99) of this instance since it started, from its
+ * Prometheus histogram; without metrics (METRICS_PORT), what turns them on.
+ */
+function LatencyPanel({ latency }: { latency: DashboardLatency | null }) {
+  return (
+    <Panel title="Latency per API">
+      {latency ? (
+        <>
+          <p className="small muted">
+            Time from forwarding a call to the API's upstream until its response headers, as the metrics' histogram holds it: this instance's calls since it
+            started at <ExactTime value={latency.since} />, whatever the range above. p50 is the median; p95 and p99: 95 and 99 calls in 100 were faster.
+          </p>
+          <DataTable
+            caption="Upstream latency per API, p50, p95 and p99"
+            columns={LATENCY_COLUMNS}
+            rows={latency.apis}
+            rowKey={(a) => a.api}
+            empty="No call was forwarded to an upstream since this instance started."
+            compact
+          />
+        </>
+      ) : (
+        <p className="empty">Latency figures need the metrics: set METRICS_PORT.</p>
+      )}
+    </Panel>
+  );
+}
+
+/** The figures of one dashboard answer: traffic and tokens over time, traffic and latency per API, traffic per client (with its app), refusals. */
 function Figures({ dashboard }: { dashboard: Dashboard }) {
   const grid = gridOf(dashboard);
   const format = bucketFormat(dashboard.range, grid);
@@ -133,6 +188,7 @@ function Figures({ dashboard }: { dashboard: Dashboard }) {
   const totals = trafficTotals(dashboard.traffic);
   const tokens = tokensOverTime(dashboard.tokensIssued, grid);
   const refusals = dashboard.failures.reduce((s, f) => s + f.count, 0);
+  const apps = clientApps(dashboard);
   return (
     <>
       <div className="dashboard">
@@ -183,17 +239,18 @@ function Figures({ dashboard }: { dashboard: Dashboard }) {
       <Panel title="Traffic per API">
         <DataTable
           caption="Gateway calls per API"
-          columns={trafficColumns("api", dashboard)}
+          columns={trafficColumns("api", dashboard, apps)}
           rows={trafficBy(dashboard.traffic, "api")}
           rowKey={(r) => r.key}
           empty={`No gateway calls in ${words}.`}
           compact
         />
       </Panel>
+      <LatencyPanel latency={dashboard.latency} />
       <Panel title="Traffic per client">
         <DataTable
           caption="Gateway calls per client"
-          columns={trafficColumns("clientId", dashboard)}
+          columns={trafficColumns("clientId", dashboard, apps)}
           rows={trafficBy(dashboard.traffic, "clientId")}
           rowKey={(r) => r.key}
           empty={`No gateway calls in ${words}.`}
@@ -207,7 +264,7 @@ function Figures({ dashboard }: { dashboard: Dashboard }) {
         </p>
         <DataTable
           caption="Refused requests by client, type, API and reason"
-          columns={failureColumns(dashboard)}
+          columns={failureColumns(dashboard, apps)}
           rows={dashboard.failures}
           rowKey={(f) => `${f.type}|${f.clientId}|${f.api}|${f.reason}`}
           empty={`No requests were refused in ${words}.`}
@@ -220,8 +277,9 @@ function Figures({ dashboard }: { dashboard: Dashboard }) {
 
 /**
  * /admin[?range=1h|24h|7d|30d]: the operations view over a range ending now (the last 24
- * hours by default): gateway traffic and errors over time, per API and per client, tokens
- * issued per client, and refusals by client and reason, each linking to the audit log.
+ * hours by default): gateway traffic and errors over time, per API and per client (named by its
+ * app), upstream latency per API (p50, p95, p99), tokens issued per client, and refusals by
+ * client and reason, each linking to the audit log.
  */
 export function DashboardPage() {
   const [params] = useSearchParams();
