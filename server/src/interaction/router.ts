@@ -36,14 +36,14 @@ import {
 import { accountFactorsRouter } from "./account-factors.js";
 import { relyingParty } from "./factors.js";
 import { consentBody, factorProof, loginBody, parseBody } from "./bodies.js";
-import type { BrowserSessions } from "./session.js";
+import type { BrowserSessions, PendingPasswordChange } from "./session.js";
 import type { AccountDirectory } from "../consents/accounts.js";
 import { AttemptOver, checkPassword, checkSecondFactor, InvalidCredentials, type SignInContext } from "./sign-in.js";
 import type { SignInThrottle } from "./throttle.js";
 import { takeChallenge, webAuthnChallengeRoute } from "./webauthn-challenge.js";
 import { requestObjects } from "../oauth/request-object.js";
 import { contextOf } from "../kernel/request-context.js";
-import { chooseNewPassword, mustChangePassword, newPasswordBody, pendingPasswordChange, type PendingPasswordChange } from "./password-change.js";
+import { chooseNewPassword, mustChangePassword, newPasswordBody, pendingPasswordChange } from "./password-change.js";
 
 /**
  * Builds the router for /authorize, /interaction/*, /session and /session/factors.

@@ -29,7 +29,6 @@ import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
 import { isStaffRole } from "../kernel/roles.js";
 import type { FormPost } from "../oauth/authorization-response.js";
-import type { PendingPasswordChange } from "./password-change.js";
 
 declare module "express-session" {
   interface SessionData {
@@ -65,6 +64,18 @@ export interface PendingSignIn {
   lastAttempt: boolean;
   /** The authorization request signed in for, or null for the console's own sign-in. */
   interactionId: string | null;
+}
+
+/** A sign-in done but for the new password: stashed in the session until it is chosen. */
+export interface PendingPasswordChange {
+  userId: string;
+  amr: string[];
+  /** When the user authenticated, epoch milliseconds. */
+  authTime: number;
+  /** The authorization request signed in for, or null for the console's own sign-in. */
+  interactionId: string | null;
+  /** The step the sign-in finished at (its interaction is still there). */
+  from: "login" | "factor";
 }
 
 /** What the session stashes, by name. */
