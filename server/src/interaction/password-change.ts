@@ -17,19 +17,9 @@ import type { RequestIds } from "../kernel/request-context.js";
 import type { Stores } from "../stores/index.js";
 import type { UserRecord } from "../stores/users.js";
 import { AttemptOver, InvalidCredentials, temporaryPasswordExpired } from "./sign-in.js";
-import type { SessionAuthentication } from "./session.js";
+import type { PendingPasswordChange, SessionAuthentication } from "./session.js";
 
-/** A sign-in done but for the new password: stashed in the session until it is chosen. */
-export interface PendingPasswordChange {
-  userId: string;
-  amr: string[];
-  /** When the user authenticated, epoch milliseconds. */
-  authTime: number;
-  /** The authorization request signed in for, or null for the console's own sign-in. */
-  interactionId: string | null;
-  /** The step the sign-in finished at (its interaction is still there). */
-  from: "login" | "factor";
-}
+export type { PendingPasswordChange };
 
 /** The body of the new password step: the password rules of the console's new users (kernel/limits.ts PASSWORD_LENGTH). */
 export const newPasswordBody = z.object({

@@ -25,7 +25,6 @@ import type { SessionStore } from "../stores/sessions.js";
 import { ExpressSessionStore } from "./session-store.js";
 import { OAuthError } from "../kernel/errors.js";
 import type { FormPost } from "../oauth/authorization-response.js";
-import type { PendingPasswordChange } from "./password-change.js";
 
 declare module "express-session" {
   interface SessionData {
@@ -57,6 +56,18 @@ export interface PendingSignIn {
   lastAttempt: boolean;
   /** The authorization request signed in for, or null for the console's own sign-in. */
   interactionId: string | null;
+}
+
+/** A sign-in done but for the new password: stashed in the session until it is chosen (interaction/password-change.ts). */
+export interface PendingPasswordChange {
+  userId: string;
+  amr: string[];
+  /** When the user authenticated, epoch milliseconds. */
+  authTime: number;
+  /** The authorization request signed in for, or null for the console's own sign-in. */
+  interactionId: string | null;
+  /** The step the sign-in finished at (its interaction is still there). */
+  from: "login" | "factor";
 }
 
 /** What the session stashes, by name. */
