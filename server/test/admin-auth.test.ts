@@ -708,8 +708,17 @@ describe("error bodies", () => {
       }
     }
     // The exceptions: the secret shown once by createApp / rotateCredential, and whether an
-    // identity provider has a client secret stored, a Boolean (the secret is write-only).
-    expect(secretish.sort()).toEqual(["IdentityProvider.hasClientSecret", "IssuedCredential.consumerSecret"]);
+    // identity provider has a client secret stored, a Boolean (the secret is write-only); the
+    // temporary password shown once by setTemporaryPassword (stored as its hash only), and until
+    // when it signs in, a time.
+    expect(secretish.sort()).toEqual([
+      "IdentityProvider.hasClientSecret",
+      "IssuedCredential.consumerSecret",
+      "Mutation.setTemporaryPassword",
+      "TemporaryPassword.password",
+      "User.temporaryPasswordUntil",
+    ]);
+    expect(String((schema.getType("User") as GraphQLObjectType).getFields().temporaryPasswordUntil!.type)).toBe("DateTime");
     const identityProvider = schema.getType("IdentityProvider") as GraphQLObjectType;
     expect(String(identityProvider.getFields().hasClientSecret!.type)).toBe("Boolean!");
   });

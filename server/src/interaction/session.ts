@@ -66,7 +66,7 @@ export interface PendingSignIn {
   interactionId: string | null;
 }
 
-/** A sign-in done but for the new password: stashed in the session until it is chosen. */
+/** A sign-in done but for the new password: stashed in the session until it is chosen (interaction/password-change.ts). */
 export interface PendingPasswordChange {
   userId: string;
   amr: string[];

@@ -181,6 +181,9 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
   );
 }
 
+/** The event types of a change made to something (by the console or a registration), whose app is what was changed. */
+const CHANGES = /^(admin|registration)\./;
+
 /** A name of the audit log linked to its console page, with the internal id (actor or subject as recorded) second. */
 function Named({ name, to, id }: { name: string | undefined; to: string | undefined; id: string }) {
   if (!id) return dash;
@@ -200,7 +203,7 @@ function Who({ event: e }: { event: NamedAuditEvent }) {
   if (!e.actor) return <span className="muted">unknown</span>;
   if (e.user && e.actor === `user:${e.user.id}`) return <Named name={e.user.username} to={routes.users({ user: e.user.id })} id={e.actor} />;
   const client = !e.actor.includes(":") || e.actor.startsWith("client:");
-  if (e.app && client && !/^(admin|registration)\./.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.actor} />;
+  if (e.app && client && !CHANGES.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.actor} />;
   return <code>{e.actor}</code>;
 }
 
@@ -211,7 +214,7 @@ function About({ event: e }: { event: NamedAuditEvent }) {
     return <Named name={summary} to={routes.psd2Consent(e.psd2Consent.id)} id={e.subject} />;
   }
   if (e.user && e.subject === e.user.id) return <Named name={e.user.username} to={routes.users({ user: e.user.id })} id={e.subject} />;
-  if (e.app && /^(admin|registration)\./.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.subject} />;
+  if (e.app && CHANGES.test(e.type)) return <Named name={e.app.name} to={routes.appDetail(e.app.id)} id={e.subject} />;
   return e.subject ? <code>{e.subject}</code> : dash;
 }
 
