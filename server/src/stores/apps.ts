@@ -156,8 +156,14 @@ export interface AppStore {
   create(
     app: AppSettings & { developerId: string; name: string; callbackUrls: string[]; credential: NewCredential; status?: string; registered?: AppRegistrationColumns },
   ): Promise<{ app: AppRecord; credential: CredentialRecord }>;
-  /** Changes status or settings (undefined keeps a field). @throws NotFound "no app with this id" */
-  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns }): Promise<AppRecord>;
+  /** Changes name, status or settings (undefined keeps a field). @throws NotFound "no app with this id", Conflict when the developer has an app of the new name. */
+  update(id: string, changes: AppSettings & { name?: string; status?: string; registered?: AppRegistrationColumns }): Promise<AppRecord>;
+  /**
+   * Deletes an app and, with it (cascade), its callback URLs, credentials and their products,
+   * tokens, authorization codes, consents, interactions and pushed requests. Its PSD2 consents
+   * and authorization evidence stay (no relation). @throws NotFound "no app with this id"
+   */
+  delete(id: string): Promise<void>;
   /** The SHA-256 hex of the app's registration access token (RFC 7592 §3); undefined when it has none. */
   registrationAccessTokenHash(appId: string): Promise<string | undefined>;
 

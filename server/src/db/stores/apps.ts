@@ -143,8 +143,11 @@ export function appStore(x: Executor): AppStore {
       return { app: toApp(app), credential: credentials[0]! };
     },
     async update(id, changes) {
-      const data = { ...settingsColumns(changes), ...changes.registered, status: changes.status };
+      const data = { ...settingsColumns(changes), ...changes.registered, status: changes.status, name: changes.name };
       return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
+    },
+    async delete(id) {
+      await withDomainErrors(prisma.app.delete({ where: { id }, select: { id: true } }), "no app with this id");
     },
     async registrationAccessTokenHash(appId) {
       return (await prisma.app.findUnique({ where: { id: appId }, select: { registrationAccessTokenHash: true } }))?.registrationAccessTokenHash ?? undefined;
