@@ -2,8 +2,8 @@
  * Erasure of a developer's or an organization's personal data (GDPR Art. 17) from the audit
  * log: the events themselves are kept (Art. 17(3)(b), the bank's record-keeping duties), with
  * the names and email addresses in their details replaced by a stable pseudonym. Types, times,
- * actors, subjects and ids stay as they were. See docs/operations.md, "Erasing a developer or
- * an organization".
+ * actors, subjects and ids stay as they were. See docs/operations.md, "Deleting apps, erasing
+ * developers and organizations".
  */
 import { createHash } from "node:crypto";
 import type { Stores } from "../../stores/index.js";

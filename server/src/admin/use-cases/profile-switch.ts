@@ -33,7 +33,7 @@ export function securityProfileChange(app: Switched, to: SecurityProfile, liveTo
     ...(secretMethods.length > 0
       ? [`The app's client secret stops working (${secretMethods.join(", ")}): it must authenticate with private_key_jwt or mutual TLS (FAPI 2.0 Security Profile 5.3.2.1).`]
       : []),
-    ...(hasKeys ? [] : ["The app has no registered public keys: register its JWK Set or jwks_uri first (Credentials tab), or the switch is refused."]),
+    ...(hasKeys ? [] : ["The app has no registered public signing keys: register its JWK Set or jwks_uri first, or the switch is refused."]),
     "Every authorization request must be pushed first (PAR, RFC 9126); plain /authorize requests are refused.",
     "Its tokens must be sender-constrained: DPoP-bound (RFC 9449), or bound to its TLS client certificate (RFC 8705).",
     ...(app.requirePkce ? [] : ["PKCE becomes required (FAPI 2.0 Security Profile 5.3.2.2)."]),

@@ -31,8 +31,8 @@ type SetApp = (app: AppDetail) => void;
 
 /**
  * /admin/apps/:id[?tab=…]: the app in tabs (components/Tabs.tsx, the tab in the URL): Overview
- * (status, registration, name, deletion), Credentials (consumer keys, signing keys), Security
- * (profile, client settings, sign-in), Callback URLs, Tokens (lifetimes, live tokens), Traffic.
+ * (status, registration, name, deletion), Credentials (consumer keys and secrets), Security
+ * (profile, client settings, signing keys, sign-in), Callback URLs, Tokens (lifetimes, live tokens), Traffic.
  */
 export function AppDetailPage() {
   const { id = "" } = useParams();
@@ -58,7 +58,7 @@ export function AppDetailPage() {
         <>
           <Overview app={app} onChange={setApp} />
           {app.registration && <AppRegistration registration={app.registration} />}
-          <RenameApp key={app.name} app={app} onChange={setApp} />
+          <RenameApp app={app} onChange={setApp} />
           <DeleteApp app={app} />
         </>
       ),
@@ -67,10 +67,7 @@ export function AppDetailPage() {
       key: "credentials",
       label: "Credentials",
       content: () => (
-        <>
-          <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
-          <SigningKeys app={app} onChange={setApp} />
-        </>
+        <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
       ),
     },
     {
@@ -81,6 +78,7 @@ export function AppDetailPage() {
           <SecurityProfileSettings app={app} onChange={setApp} />
           {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
           <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
+          <SigningKeys app={app} onChange={setApp} />
           <AppSignIn app={app} onChange={setApp} />
         </>
       ),
