@@ -41,6 +41,8 @@ for (const viewport of [
     test.use({ viewport });
 
     test("an admin finds their way through the app's tabs, renames the app, then deletes it", async ({ page }) => {
+      // Sign-in, an app, and the accessibility checks of seven states in two color schemes.
+      test.setTimeout(120_000);
       const name = uniqueName("E2E Lifecycle App");
       await signInToConsole(page);
       await openConsolePage(page, "Apps");
