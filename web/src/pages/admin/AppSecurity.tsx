@@ -66,10 +66,11 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (profile === app.securityProfile) return;
     void action.run(async () => {
+      if (profile === app.securityProfile) return `The app has the ${securityProfileName(profile)} profile already.`;
       const { app: preview } = await graphql(APP_CHANGE_PREVIEW, { id: app.id, to: profile });
       setConsequences(preview?.securityProfileChange ?? []);
+      return undefined;
     });
   }
 
