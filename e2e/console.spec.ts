@@ -23,6 +23,7 @@ import {
   createAppInConsole,
   expectInvalidToken,
   expectSampleProducts,
+  openAppTab,
   openConsolePage,
   panel,
   readTable,
@@ -82,21 +83,24 @@ test.describe("an admin creates an app and revokes its credential", () => {
     await row.getByRole("link", { name, exact: true }).click();
     await expect(page).toHaveURL((url) => /^\/admin\/apps\/[^/]+$/.test(url.pathname));
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
-    const detailUrl = page.url();
     await expect(page.getByTestId("consumer-secret")).toHaveCount(0);
+    await openAppTab(page, "Callback URLs");
     await expect(panel(page, "Callback URLs").getByText(callbackUrl, { exact: true })).toBeVisible();
+    // The token just issued is listed as the app's own (client credentials) token.
+    await openAppTab(page, "Tokens");
+    const tokens = await readTable(panel(page, "Live tokens of this app").getByRole("table"));
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]!.User).toBe("app (client credentials)");
+    expect(tokens[0]!.Grant).toBe("client_credentials");
 
+    await openAppTab(page, "Credentials");
+    const detailUrl = page.url();
     const credentials = panel(page, "Credentials");
     const card = credentials.getByRole("article", { name: `Consumer key ${credential.consumerKey}` });
     await expect(card).toBeVisible();
     await expect(card.getByRole("definition").first()).toHaveText("approved");
     const products = await readTable(card.getByRole("table", { name: `API products of consumer key ${credential.consumerKey}` }));
     expect(products.map((p) => [p["API product"]?.startsWith(AISP_PRODUCT.name), p.Status])).toEqual([[true, "approved"]]);
-    // The token just issued is listed as the app's own (client credentials) token.
-    const tokens = await readTable(panel(page, "Live tokens of this app").getByRole("table"));
-    expect(tokens).toHaveLength(1);
-    expect(tokens[0]!.User).toBe("app (client credentials)");
-    expect(tokens[0]!.Grant).toBe("client_credentials");
     await expectAccessible(page);
 
     // The inline confirmation: "Cancel" changes nothing ...
@@ -149,6 +153,7 @@ test("an admin changes an existing app's client settings, and the token endpoint
   await page.getByRole("button", { name: "Search", exact: true }).click();
   await panel(page, "All apps").getByRole("link", { name, exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+  await openAppTab(page, "Security");
 
   const settings = panel(page, "Client settings");
   await expect(settings.getByLabel("Token response")).toHaveValue("apigee");

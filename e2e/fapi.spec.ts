@@ -20,7 +20,7 @@ import { DEMO } from "../server/src/demo/seed.js";
 import { DEMO_FAPI_PRIVATE_JWK } from "../server/src/demo/fapi-key.js";
 import { assertionFields, DpopKey, dpopCall, exchangeCode, postForm, pushedParams, pushRequest } from "../server/test/support/fapi.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { AISP_PRODUCT, createAppInConsole, expectSampleAccounts, openConsolePage, panel, readTable, signInToConsole, uniqueName } from "./support/console.js";
+import { AISP_PRODUCT, createAppInConsole, expectSampleAccounts, openAppTab, openConsolePage, panel, readTable, signInToConsole, uniqueName } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE, expectConsentPage, expectLoginPage, s256, signIn } from "./support/journey.js";
@@ -99,10 +99,12 @@ test("the FAPI 2.0 demo app: PAR with private_key_jwt, sign-in and consent, a DP
   await signInToConsole(page);
   await openAppPage(page, DEMO.fapiApp.name);
   await expect(panel(page, "Overview").getByText("FAPI 2.0", { exact: true })).toBeVisible();
+  await openAppTab(page, "Security");
   await expect(panel(page, "Security profile").getByLabel("Security profile")).toHaveValue("fapi2");
   await expect(panel(page, "Client settings").getByText(/FAPI 2\.0 fixes the rest: client authentication with private_key_jwt or mutual TLS \(RFC 8705\) only/)).toBeVisible();
   const keys = await readTable(panel(page, "Signing keys").getByRole("table", { name: "Registered signing keys" }));
   expect(keys).toEqual([{ "Key ID (kid)": DEMO_FAPI_PRIVATE_JWK.kid, "Type (kty)": "EC P-256", "Algorithm (alg)": "ES256", Use: "sig" }]);
+  await openAppTab(page, "Tokens");
   const tokens = await readTable(panel(page, "Live tokens of this app").getByRole("table"));
   expect(tokens).toContainEqual(expect.objectContaining({ User: ALICE.username, Grant: "authorization_code", Binding: `DPoP ${key.jkt.slice(0, 8)}…` }));
   await expectAccessible(page);
@@ -134,13 +136,20 @@ test("an admin registers an app's signing keys, switches it to FAPI 2.0 and rota
   const profile = panel(page, "Security profile");
   const signing = panel(page, "Signing keys");
   await expect(overview.getByText("Standard", { exact: true })).toBeVisible();
+  await openAppTab(page, "Security");
   await expect(signing.getByText("No signing keys are registered.")).toBeVisible();
 
-  // FAPI 2.0 needs keys: refused, and the console says why.
+  // The switch is confirmed first, after what it breaks; FAPI 2.0 needs keys: refused, and the console says why.
   await profile.getByLabel("Security profile").selectOption({ label: "FAPI 2.0" });
   await profile.getByRole("button", { name: "Save security profile" }).click();
+  const consequences = profile.getByRole("list", { name: `What switching ${name} to FAPI 2.0 changes:` });
+  await expect(consequences.getByRole("listitem").first()).toHaveText(/^The app's client secret stops working \(client_secret_basic\)/);
+  await expect(consequences).toContainText("no registered public signing keys");
+  await expect(consequences).toContainText("live access tokens stay valid until they expire");
+  await expectAccessible(page);
+  await profile.getByRole("button", { name: "Yes, switch to FAPI 2.0" }).click();
   await expect(profile.getByRole("alert")).toHaveText(/^Security profile: a fapi2 app authenticates with private_key_jwt, which needs the app's public signing keys/);
-  await expect(overview.getByText("Standard", { exact: true })).toBeVisible();
+  await expect(profile.getByLabel("Security profile")).toHaveValue("fapi2");
 
   // A private key is refused by the server, and said why; nothing is registered.
   const first = await signingKey("e2e-first");
@@ -158,10 +167,13 @@ test("an admin registers an app's signing keys, switches it to FAPI 2.0 and rota
     { "Key ID (kid)": "e2e-first", "Type (kty)": "EC P-256", "Algorithm (alg)": "ES256", Use: "—" },
   ]);
   await profile.getByRole("button", { name: "Save security profile" }).click();
+  await profile.getByRole("button", { name: "Yes, switch to FAPI 2.0" }).click();
   await expect(profile.getByRole("status").filter({ hasText: "FAPI 2.0 is on" })).toBeVisible();
-  await expect(overview.getByText("FAPI 2.0", { exact: true })).toBeVisible();
   await expect(panel(page, "Client settings").getByText(/FAPI 2\.0 fixes the rest/)).toBeVisible();
   await expectAccessible(page);
+  await openAppTab(page, "Overview");
+  await expect(overview.getByText("FAPI 2.0", { exact: true })).toBeVisible();
+  await openAppTab(page, "Security");
 
   // The token endpoint follows: the key signs the app's assertions, its tokens are DPoP-bound.
   const dpop = await DpopKey.generate();
@@ -182,6 +194,7 @@ test("an admin registers an app's signing keys, switches it to FAPI 2.0 and rota
   await expect(signing.getByRole("button", { name: "Remove keys" })).toHaveCount(0);
   await profile.getByLabel("Security profile").selectOption({ label: "Standard" });
   await profile.getByRole("button", { name: "Save security profile" }).click();
+  await profile.getByRole("button", { name: "Yes, switch to Standard" }).click();
   await expect(profile.getByRole("status").filter({ hasText: "Standard profile is on." })).toBeVisible();
   const settings = panel(page, "Client settings");
   await expect(settings.getByRole("checkbox", { name: "Signed JWT (private_key_jwt)" })).toBeChecked();

@@ -11,7 +11,7 @@
 import type { Page } from "@playwright/test";
 import { DEMO } from "../server/src/demo/seed.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { consoleNav, panel, readTable, signInToConsole, uniqueName, uniqueSuffix } from "./support/console.js";
+import { consoleNav, openAppTab, panel, readTable, signInToConsole, uniqueName, uniqueSuffix } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 
@@ -85,7 +85,7 @@ test("an admin adds an identity provider, chooses it for an app's sign-in, remov
     await expectAccessible(page);
 
     // The app's sign-in: the provider, saved, and still there after a reload.
-    await page.goto(`/admin/apps/${app.id}`);
+    await page.goto(`/admin/apps/${app.id}?tab=security`);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(app.name);
     const signIn = panel(page, "Sign-in");
     const select = signIn.getByLabel("Sign-in", { exact: true });
@@ -96,6 +96,7 @@ test("an admin adds an identity provider, chooses it for an app's sign-in, remov
     await page.reload();
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(app.name);
     await expect(panel(page, "Sign-in").getByLabel("Sign-in", { exact: true })).toHaveValue(stored.id);
+    await openAppTab(page, "Overview");
     await expect(panel(page, "Overview").getByRole("definition").filter({ hasText: name })).toBeVisible();
     expect((await db.app.findUniqueOrThrow({ where: { id: app.id } })).identityProviderId).toBe(stored.id);
     await expectAccessible(page);
@@ -105,7 +106,7 @@ test("an admin adds an identity provider, chooses it for an app's sign-in, remov
     await expect(cells().nth(3)).toHaveText("1 app");
 
     // Back to Tollgate's own sign-in.
-    await page.goto(`/admin/apps/${app.id}`);
+    await page.goto(`/admin/apps/${app.id}?tab=security`);
     await panel(page, "Sign-in").getByLabel("Sign-in", { exact: true }).selectOption({ label: "Tollgate's own sign-in" });
     await panel(page, "Sign-in").getByRole("button", { name: "Save sign-in" }).click();
     await expect(panel(page, "Sign-in").getByRole("status").filter({ hasText: "sign in with Tollgate's own sign-in from now on" })).toBeVisible();

@@ -16,6 +16,7 @@ import {
   ADMIN_PRODUCT,
   clientCredentialsToken,
   fillCreateAppForm,
+  openAppTab,
   openConsolePage,
   panel,
   readIssuedCredential,
@@ -180,7 +181,9 @@ test("an operator onboards a partner: organization, developer, API and product w
   await test.step("the app's page: its settings stay editable, and the new product is added to its credential", async () => {
     await page.getByRole("link", { name: `Open ${appName}` }).click();
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(appName);
+    await openAppTab(page, "Security");
     await expect(panel(page, "Client settings").getByRole("checkbox", { name: "Require PKCE" })).toBeChecked();
+    await openAppTab(page, "Credentials");
 
     const card = cardOf(page, credential.consumerKey);
     const table = card.getByRole("table", { name: `API products of consumer key ${credential.consumerKey}` });

@@ -21,7 +21,7 @@ import { DEMO } from "../server/src/demo/seed.js";
 import { assertionFields, DpopKey, postForm } from "../server/test/support/fapi.js";
 import type { Answer } from "../server/test/support/flow.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { AISP_PRODUCT, createAppInConsole, openConsolePage, panel, readTable, signInToConsole, uniqueName } from "./support/console.js";
+import { AISP_PRODUCT, createAppInConsole, openAppTab, openConsolePage, panel, readTable, signInToConsole, uniqueName, uniqueSuffix } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { newSoftware, register } from "./support/registration.js";
@@ -122,6 +122,7 @@ test("an admin lets an app authenticate with a CA-issued certificate: the certif
   await panel(page, "All apps").getByRole("link", { name, exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
   await expect(panel(page, "Registration (TPP)")).toHaveCount(0);
+  await openAppTab(page, "Security");
 
   const settings = panel(page, "Client settings");
   const certificateName = settings.getByRole("group", { name: "Certificate name (tls_client_auth)" });

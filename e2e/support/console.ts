@@ -282,3 +282,13 @@ export async function waitForAuditEvent(
     .toBe(true);
   return found;
 }
+
+/** The tabs of an app's page (web/src/pages/admin/AppDetailPage.tsx). */
+export type AppTab = "Overview" | "Credentials" | "Security" | "Callback URLs" | "Tokens" | "Traffic";
+
+/** Opens a tab of the app's page (the page is open) and waits until it is selected. */
+export async function openAppTab(page: Page, tab: AppTab): Promise<void> {
+  const button = page.getByRole("tablist").getByRole("tab", { name: tab, exact: true });
+  await button.click();
+  await expect(button).toHaveAttribute("aria-selected", "true");
+}

@@ -99,6 +99,17 @@ describe("the support tools' rule", () => {
   });
 });
 
+describe("renameApp, deleteApp, eraseDeveloper, eraseOrganization", () => {
+  it("are the admin's alone: support and auditors are refused before anything is looked up", async () => {
+    const mutations = (schema.getType("Mutation") as GraphQLObjectType).getFields();
+    for (const name of ["renameApp", "deleteApp", "eraseDeveloper", "eraseOrganization"]) {
+      const query = operation("Mutation", mutations[name]!);
+      for (const role of ["support", "auditor"] as const) expect(await errorCode(sessions[role], query), `${role} ${name}`).toBe("FORBIDDEN");
+      expect(await errorCode(sessions.admin, query), `admin ${name}`).toBe("NOT_FOUND");
+    }
+  });
+});
+
 describe("the console's copy of the rule (web/src/lib/roles.ts)", () => {
   it("hides exactly what the server refuses: the same support mutations", () => {
     const source = readFileSync(new URL("../../web/src/lib/roles.ts", import.meta.url), "utf8");

@@ -175,16 +175,23 @@ export interface AppStore {
     },
   ): Promise<{ app: AppRecord; credential: CredentialRecord }>;
   /**
-   * Changes status or settings (undefined keeps a field); `software: null` frees the app's
+   * Changes name, status or settings (undefined keeps a field); `software: null` frees the app's
    * software id (a revoked or deleted registration), so that the organization may register it
    * again, and a {@link RegisteredSoftware} takes it (again).
-   * @throws NotFound "no app with this id"; Conflict when another app of the organization holds the software.
+   * @throws NotFound "no app with this id"; Conflict when the developer has an app of the new name, or another app of
+   *   the organization holds the software.
    */
-  update(id: string, changes: AppSettings & { status?: string; registered?: AppRegistrationColumns; software?: RegisteredSoftware | null }): Promise<AppRecord>;
+  update(id: string, changes: AppSettings & { name?: string; status?: string; registered?: AppRegistrationColumns; software?: RegisteredSoftware | null }): Promise<AppRecord>;
   /** The app of `software` (its dynamic registration, not deleted); undefined when none. */
   findBySoftware(software: RegisteredSoftware): Promise<AppRecord | undefined>;
   /** How many apps have this status (e.g. pending: the registrations awaiting approval). */
   countWithStatus(status: string): Promise<number>;
+  /**
+   * Deletes an app and, with it (cascade), its callback URLs, credentials and their products,
+   * tokens, authorization codes, consents, interactions and pushed requests. Its PSD2 consents
+   * and authorization evidence stay (no relation). @throws NotFound "no app with this id"
+   */
+  delete(id: string): Promise<void>;
   /** The SHA-256 hex of the app's registration access token (RFC 7592 §3); undefined when it has none. */
   registrationAccessTokenHash(appId: string): Promise<string | undefined>;
 

@@ -138,4 +138,11 @@ export interface AuditStore {
   list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEventRow>>;
   /** Deletes up to `limit` events older than `before`. @returns how many. */
   deleteBefore(before: Date, limit: number): Promise<number>;
+  /**
+   * The events about `subject` or whose details contain any of `texts` (a literal substring;
+   * the caller matches exactly), oldest first: what an erasure (GDPR Art. 17) pseudonymizes.
+   */
+  mentioning(f: { subject: string; texts: string[] }): Promise<AuditEventRow[]>;
+  /** Replaces an event's details (JSON text): only an erasure's pseudonymization rewrites an event. */
+  setDetails(id: string, details: string): Promise<void>;
 }

@@ -203,6 +203,8 @@ export interface TokenStore {
   revokeRow(id: string, revocation: Revocation): Promise<TokenRow | undefined>;
   /** Revokes every live access and refresh token of an owner. @returns how many access tokens were revoked. */
   revokeTokensOf(owner: TokenOwner, revocation: Revocation): Promise<number>;
+  /** How many access tokens of `owner` are live at `now` (approved, not expired). */
+  countLive(owner: TokenOwner, now: Date): Promise<number>;
   /** Deletes up to `limit` rows whose access and refresh tokens both expired before `before`. @returns how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
   /** Rows newest first. @param now - for `state` and `liveOnly`. */

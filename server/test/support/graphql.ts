@@ -8,9 +8,10 @@
  * in the log.
  */
 import { pino, type Logger } from "pino";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { DEMO } from "../../src/demo/seed.js";
 import { answerFactor, Browser, clientCredentialsToken, json, read, request, type Answer, type Json } from "./flow.js";
+import { startTestServer, type TestServer } from "./server.js";
 
 /** One answer of /graphql. */
 export interface GqlAnswer {
@@ -174,4 +175,19 @@ export function captureLog(logger: Logger): string[] {
   (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (line: string) => lines.push(line) };
   logger.level = "debug";
   return lines;
+}
+
+/**
+ * For a suite that drives the admin API: starts a test server before its tests and closes it
+ * after; `admin` is the admin API as the demo's admin client (actor client:<its consumer key>).
+ * Read the fields inside tests (they are set once the suite has started).
+ */
+export function adminSuite(): { readonly server: TestServer; readonly admin: GraphQLClient } {
+  const suite = {} as { server: TestServer; admin: GraphQLClient };
+  beforeAll(async () => {
+    suite.server = await startTestServer();
+    suite.admin = await adminBearer(suite.server.url);
+  });
+  afterAll(() => suite.server?.close());
+  return suite;
 }

@@ -129,6 +129,9 @@ export function memoryStores(users: UserRecord[] = []): MemoryStores {
       update("tokens", id, { ...revoked(t, revocation), ...(t.refreshTokenStatus ? { refreshTokenStatus: "revoked" } : {}) });
       return row(state.tokens.get(id)!);
     },
+    async countLive(owner, now) {
+      return [...state.tokens.values()].filter((t) => (!owner.appId || t.appId === owner.appId) && (!owner.userId || t.userId === owner.userId) && t.status === "approved" && t.expiresAt > now).length;
+    },
     async revokeTokensOf(owner, revocation) {
       let n = 0;
       for (const t of state.tokens.values()) {

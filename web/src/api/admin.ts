@@ -1193,3 +1193,47 @@ export const PENDING_REGISTRATION_COUNT = gql<{ pendingRegistrationCount: number
     pendingRegistrationCount
   }
 `);
+
+// App lifecycle and erasure (GDPR Art. 17).
+
+/** The name is checked as at creation; CONFLICT when the developer has an app of this name. */
+export const RENAME_APP = gql<{ renameApp: AppDetail }, { id: string; name: string }>(`
+  mutation RenameApp($id: ID!, $name: String!) {
+    renameApp(id: $id, name: $name) { ${APP_DETAIL_FIELDS} }
+  }
+`);
+
+/** Revokes the app's live tokens, then removes it with its credentials, tokens, codes and consents. */
+export const DELETE_APP = gql<{ deleteApp: { id: string; revokedTokens: number } }, { id: string }>(`
+  mutation DeleteApp($id: ID!) {
+    deleteApp(id: $id) { id revokedTokens }
+  }
+`);
+
+/** What deleting an app or switching its security profile would do: its live tokens, and the switch's consequences. */
+export const APP_CHANGE_PREVIEW = gql<{ app: { id: string; liveTokenCount: number; securityProfileChange: string[] } | null }, { id: string; to: SecurityProfile }>(`
+  query AppChangePreview($id: ID!, $to: SecurityProfile!) {
+    app(id: $id) { id liveTokenCount securityProfileChange(to: $to) }
+  }
+`);
+
+/** What an erasure did. */
+export interface Erasure {
+  id: string;
+  pseudonym: string;
+  auditEventsPseudonymized: number;
+}
+
+/** CONFLICT while the developer has apps. */
+export const ERASE_DEVELOPER = gql<{ eraseDeveloper: Erasure }, { id: string }>(`
+  mutation EraseDeveloper($id: ID!) {
+    eraseDeveloper(id: $id) { id pseudonym auditEventsPseudonymized }
+  }
+`);
+
+/** Erases its developers too; CONFLICT while any of them has apps. */
+export const ERASE_ORGANIZATION = gql<{ eraseOrganization: Erasure }, { id: string }>(`
+  mutation EraseOrganization($id: ID!) {
+    eraseOrganization(id: $id) { id pseudonym auditEventsPseudonymized }
+  }
+`);

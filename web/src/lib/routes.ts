@@ -59,7 +59,8 @@ export const routes = {
   organizations: () => patterns.organizations,
   /** The apps, already filtered (`organization`, `developer`: ids), e.g. `apps({ developer })`. */
   apps: (filter: Partial<AppListFilter> = {}) => withOptionalQuery(patterns.apps, appFilterQuery(filter)),
-  appDetail: (id: string) => `${patterns.apps}/${encodeURIComponent(id)}`,
+  /** An app's page, at one of its tabs (AppDetailPage.tsx APP_TABS), else the first. */
+  appDetail: (id: string, tab?: string) => `${patterns.apps}/${encodeURIComponent(id)}${tab ? `?tab=${encodeURIComponent(tab)}` : ""}`,
   products: () => patterns.products,
   /** The users page, searched by username and with one user's factors, tokens and consents open (`user`: its id). */
   users: (select: { search?: string; user?: string } = {}) =>

@@ -15,7 +15,9 @@ import type {
 import {
   addCallbackUrl,
   createApp,
+  deleteApp,
   removeCallbackUrl,
+  renameApp,
   revokeCredential,
   rotateCredential,
   setAppKeys,
@@ -25,6 +27,7 @@ import {
 } from "../use-cases/apps.js";
 import { found } from "../use-cases/common.js";
 import { check, checkNullable, checkOptional, inputError, v } from "../validation.js";
+import { securityProfileChange } from "../use-cases/profile-switch.js";
 import { adminEvent } from "./audit.js";
 import { identityProviderId } from "./identity-providers.js";
 
@@ -163,6 +166,8 @@ export const appResolvers: Resolvers = {
         audit: adminEvent(args, ctx, info),
       }),
     revokeCredential: (_p, args, ctx, info) => revokeCredential(ctx.db, { credentialId: args.credentialId, audit: adminEvent(args, ctx, info) }),
+    renameApp: (_p, args, ctx, info) => renameApp(ctx.db, { appId: args.id, name: check(v.name, args.name, "name"), audit: adminEvent(args, ctx, info) }),
+    deleteApp: (_p, args, ctx, info) => deleteApp(ctx.db, { appId: args.id, audit: adminEvent(args, ctx, info) }),
   },
   App: {
     registration: (app) => (app.registration === null ? null : appRegistration(JSON.parse(app.registration) as StoredAppRegistration)),
@@ -170,6 +175,8 @@ export const appResolvers: Resolvers = {
     callbackUrls: (app, _a, { db }) => db.apps.callbackUrls(app.id),
     credentials: (app, _a, { db }) => db.apps.credentials(app.id),
     identityProvider: (app, _a, { db }) => (app.identityProviderId === null ? null : db.identityProviders.find(app.identityProviderId)),
+    liveTokenCount: (app, _a, { db }) => db.tokens.countLive({ appId: app.id }, new Date()),
+    securityProfileChange: async (app, a, { db }) => securityProfileChange(app, a.to, await db.tokens.countLive({ appId: app.id }, new Date())),
   },
   Credential: {
     products: (c, _a, { db }) => db.apps.productsOfCredential(c.id),

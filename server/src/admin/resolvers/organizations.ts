@@ -1,7 +1,16 @@
 /** Organizations and developers. */
 import type { Resolvers } from "../generated/resolvers.js";
 import { found } from "../use-cases/common.js";
-import { createDeveloper, createOrganization, deleteDeveloper, deleteOrganization, updateDeveloper, updateOrganization } from "../use-cases/organizations.js";
+import {
+  createDeveloper,
+  createOrganization,
+  deleteDeveloper,
+  deleteOrganization,
+  eraseDeveloper,
+  eraseOrganization,
+  updateDeveloper,
+  updateOrganization,
+} from "../use-cases/organizations.js";
 import { check, checkOptional, v } from "../validation.js";
 import { adminEvent } from "./audit.js";
 
@@ -58,6 +67,8 @@ export const organizationResolvers: Resolvers = {
       await deleteDeveloper(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) });
       return args.id;
     },
+    eraseDeveloper: (_p, args, ctx, info) => eraseDeveloper(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) }),
+    eraseOrganization: (_p, args, ctx, info) => eraseOrganization(ctx.db, { id: args.id, audit: adminEvent(args, ctx, info) }),
   },
   Organization: {
     developers: (o, _a, { db }) => db.organizations.developersOf(o.id),

@@ -257,3 +257,48 @@ export function revokeCredential(db: Database, o: { credentialId: string } & Aud
     return credential;
   });
 }
+
+/**
+ * Renames an app. @returns the app.
+ * @param o - `name`: checked as at creation (validation.ts `v.name`).
+ * @throws NotFound, Conflict when its developer has an app of this name.
+ */
+export function renameApp(db: Database, o: { appId: string; name: string } & Audited): Promise<AppRecord> {
+  return db.transaction(async (stores) => {
+    const app = await requireApp(stores, o.appId);
+    const renamed = await stores.apps.update(o.appId, { name: o.name });
+    await stores.audit.record({ ...o.audit, details: { ...o.audit.details, previousName: app.name } });
+    return renamed;
+  });
+}
+
+/** What deleting an app did: the live access tokens it revoked before removing them. */
+export interface DeletedApp {
+  id: string;
+  revokedTokens: number;
+}
+
+/**
+ * Deletes an app: revokes its live tokens (so a cached token is refused at once, and the
+ * revocation is recorded), then removes the app with its callback URLs, credentials (consumer
+ * keys and secrets, their products), tokens, authorization codes, scope consents,
+ * interactions and pushed requests (database cascade). Kept: its PSD2 consents and
+ * authorization evidence (the bank's records; no relation to the app), the gateway traffic
+ * counted for its consumer keys, and the audit log, whose `admin.deleteApp` event keeps the
+ * app's name, organization and consumer keys (`details.app`) so earlier events naming its id
+ * or keys still read.
+ * @throws NotFound for an unknown app.
+ */
+export function deleteApp(db: Database, o: { appId: string } & Audited): Promise<DeletedApp> {
+  return db.transaction(async (stores) => {
+    const app = await requireApp(stores, o.appId);
+    const developer = await stores.organizations.findDeveloper(app.developerId);
+    const organization = developer && (await stores.organizations.find(developer.organizationId));
+    const consumerKeys = (await stores.apps.credentials(app.id)).map((c) => c.consumerKey);
+    const revokedTokens = await stores.tokens.revokeTokensOf({ appId: app.id }, revocationBy(o.audit));
+    await stores.apps.delete(app.id);
+    const named = { name: app.name, developerId: app.developerId, organizationName: organization ? organization.displayName || organization.name : "", consumerKeys };
+    await stores.audit.record({ ...o.audit, details: { ...o.audit.details, app: named, revokedTokens } });
+    return { id: app.id, revokedTokens };
+  });
+}

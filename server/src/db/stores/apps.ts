@@ -146,7 +146,7 @@ export function appStore(x: Executor): AppStore {
     async update(id, changes) {
       const { software } = changes;
       const softwareColumns = software === null ? { softwareId: null } : software ? { registeredOrganizationId: software.organizationId, softwareId: software.softwareId } : {};
-      const data = { ...settingsColumns(changes), ...changes.registered, ...softwareColumns, status: changes.status };
+      const data = { ...settingsColumns(changes), ...changes.registered, ...softwareColumns, status: changes.status, name: changes.name };
       return toApp(await withDomainErrors(prisma.app.update({ where: { id }, data, select: APP }), "no app with this id"));
     },
     async findBySoftware({ organizationId, softwareId }) {
@@ -154,6 +154,9 @@ export function appStore(x: Executor): AppStore {
       return row ? toApp(row) : undefined;
     },
     countWithStatus: (status) => prisma.app.count({ where: { status } }),
+    async delete(id) {
+      await withDomainErrors(prisma.app.delete({ where: { id }, select: { id: true } }), "no app with this id");
+    },
     async registrationAccessTokenHash(appId) {
       return (await prisma.app.findUnique({ where: { id: appId }, select: { registrationAccessTokenHash: true } }))?.registrationAccessTokenHash ?? undefined;
     },

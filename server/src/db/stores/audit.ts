@@ -126,5 +126,12 @@ export function auditStore(x: Executor): AuditStore {
       const ids = (await prisma.auditEvent.findMany({ where: { at: { lt: before } }, select: { id: true }, take: limit })).map((r) => r.id);
       return ids.length === 0 ? 0 : (await prisma.auditEvent.deleteMany({ where: { id: { in: ids } } })).count;
     },
+    mentioning({ subject, texts }) {
+      const where = { OR: [{ subject }, ...texts.filter((t) => t !== "").map((t) => ({ details: { contains: t } }))] };
+      return prisma.auditEvent.findMany({ where, orderBy: { at: "asc" } });
+    },
+    async setDetails(id, details) {
+      await prisma.auditEvent.update({ where: { id }, data: { details }, select: { id: true } });
+    },
   };
 }

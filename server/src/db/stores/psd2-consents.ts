@@ -12,26 +12,51 @@ function parse(row: Row): Psd2ConsentRecord {
   return { ...row, kind: row.kind as Psd2ConsentKind, origin: row.origin as Psd2ConsentOrigin, status: row.status as Psd2ConsentStatus };
 }
 
-/** What a summary joins: the app's name, organization and consumer key, and the PSU's username. */
-const NAMED = {
-  app: { select: { name: true, developer: { select: { organization: { select: { displayName: true, name: true } } } }, credentials: { select: { consumerKey: true }, orderBy: { createdAt: "asc" }, take: 1 } } },
-  user: { select: { username: true } },
-} as const;
+/** What a summary joins: the PSU's username (the app is named apart, {@link appNames}: no relation, it may be deleted). */
+const NAMED = { user: { select: { username: true } } } as const;
 
-type NamedRow = Row & {
-  app: { name: string; developer: { organization: { displayName: string; name: string } }; credentials: { consumerKey: string }[] };
-  user: { username: string } | null;
-};
+type NamedRow = Row & { user: { username: string } | null };
 
-function summarize(row: NamedRow): Psd2ConsentSummary {
-  const { app, user, ...rest } = row;
-  return {
-    ...parse(rest),
-    clientId: app.credentials[0]?.consumerKey ?? "",
-    appName: app.name,
-    organizationName: app.developer.organization.displayName || app.developer.organization.name,
-    username: user?.username ?? null,
-  };
+/** The ids of the apps (at most 500) whose name or one of whose consumer keys contains the searched text. */
+async function appsNamed(prisma: Executor["prisma"], search: ReturnType<typeof substringSearch>): Promise<string[]> {
+  const apps = await prisma.app.findMany({
+    where: { OR: [{ name: search.where }, { credentials: { some: { consumerKey: search.where } } }] },
+    select: { id: true, name: true, credentials: { select: { consumerKey: true } } },
+    take: 500,
+  });
+  return apps.filter((a) => search.matches(a.name) || a.credentials.some((c) => search.matches(c.consumerKey))).map((a) => a.id);
+}
+
+/** How a summary names an app: its name, organization and first consumer key. */
+type AppNaming = Pick<Psd2ConsentSummary, "appName" | "organizationName" | "clientId">;
+
+/**
+ * The names of the apps `ids`, by id. An app that was deleted (admin.deleteApp) is named as
+ * its deletion's audit event recorded it (use-cases/apps.ts deleteApp: `details.app`), its
+ * name suffixed " (deleted)"; one the log no longer holds is "deleted app".
+ */
+async function appNames(prisma: Executor["prisma"], ids: string[]): Promise<Map<string, AppNaming>> {
+  const apps = await prisma.app.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, developer: { select: { organization: { select: { displayName: true, name: true } } } }, credentials: { select: { consumerKey: true }, orderBy: { createdAt: "asc" }, take: 1 } },
+  });
+  const names = new Map<string, AppNaming>(
+    apps.map((a) => [a.id, { appName: a.name, organizationName: a.developer.organization.displayName || a.developer.organization.name, clientId: a.credentials[0]?.consumerKey ?? "" }]),
+  );
+  const deleted = ids.filter((id) => !names.has(id));
+  if (deleted.length === 0) return names;
+  for (const event of await prisma.auditEvent.findMany({ where: { type: "admin.deleteApp", subject: { in: deleted } }, select: { subject: true, details: true } })) {
+    const app = (JSON.parse(event.details) as { app?: { name?: string; organizationName?: string; consumerKeys?: string[] } }).app;
+    names.set(event.subject, { appName: `${app?.name ?? "app"} (deleted)`, organizationName: app?.organizationName ?? "", clientId: app?.consumerKeys?.[0] ?? "" });
+  }
+  for (const id of deleted) if (!names.has(id)) names.set(id, { appName: "deleted app", organizationName: "", clientId: "" });
+  return names;
+}
+
+/** The summaries of `rows`, their apps named. */
+async function summarize(prisma: Executor["prisma"], rows: NamedRow[]): Promise<Psd2ConsentSummary[]> {
+  const names = await appNames(prisma, [...new Set(rows.map((r) => r.appId))]);
+  return rows.map(({ user, ...rest }) => ({ ...parse(rest), ...names.get(rest.appId)!, username: user?.username ?? null }));
 }
 
 /** The columns a settlement writes (the status and its time are the caller's). */
@@ -89,25 +114,25 @@ export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
       return (await prisma.psd2Consent.updateMany({ where: { id, status: "paymentPending", paymentAttempts: attempt }, data })).count === 1;
     },
     async list(f) {
+      const credential = f.clientId ? await prisma.credential.findUnique({ where: { consumerKey: f.clientId }, select: { appId: true } }) : undefined;
+      if (credential === null) return [];
       const search = f.search ? substringSearch(provider, f.search) : undefined;
+      // A PSD2 consent has no relation to its app (which may be deleted): the apps the text names come first.
+      const namedApps = search ? await appsNamed(prisma, search) : [];
       const rows = await prisma.psd2Consent.findMany({
         where: {
           ...(f.userId ? { userId: f.userId } : {}),
           ...(f.status ? { status: f.status } : {}),
-          ...(f.clientId ? { app: { credentials: { some: { consumerKey: f.clientId } } } } : {}),
-          ...(search
-            ? { OR: [{ id: f.search! }, { user: { username: search.where } }, { app: { name: search.where } }, { app: { credentials: { some: { consumerKey: search.where } } } }] }
-            : {}),
+          ...(credential ? { appId: credential.appId } : {}),
+          ...(search ? { OR: [{ id: f.search! }, { user: { username: search.where } }, { appId: { in: namedApps } }] } : {}),
         },
-        include: { ...NAMED, app: { select: { ...NAMED.app.select, credentials: { select: { consumerKey: true }, orderBy: { createdAt: "asc" as const } } } } },
+        include: NAMED,
         orderBy: { createdAt: "desc" },
         take: 500,
       });
       // LIKE's wildcards only narrow the rows: the literal text is checked again (db/paginate.ts substringSearch).
-      const kept = search
-        ? rows.filter((r) => r.id === f.search || search.matches(r.user?.username ?? "") || search.matches(r.app.name) || r.app.credentials.some((c) => search.matches(c.consumerKey)))
-        : rows;
-      return kept.map(summarize);
+      const kept = search ? rows.filter((r) => r.id === f.search || search.matches(r.user?.username ?? "") || namedApps.includes(r.appId)) : rows;
+      return summarize(prisma, kept);
     },
     async deleteUnanswered(before, limit) {
       const ids = (await prisma.psd2Consent.findMany({ where: { status: "received", createdAt: { lt: before } }, select: { id: true }, take: limit })).map((c) => c.id);
@@ -115,7 +140,7 @@ export function psd2ConsentStore(x: Executor): Psd2ConsentStore {
     },
     async summary(id) {
       const row = await prisma.psd2Consent.findUnique({ where: { id }, include: NAMED });
-      return row ? summarize(row) : undefined;
+      return row ? (await summarize(prisma, [row]))[0] : undefined;
     },
   };
 }

@@ -134,6 +134,15 @@ function stateWhere(state: TokenState, now: Date) {
   return { status: "approved", expiresAt: state === "LIVE" ? { gt: now } : { lte: now } };
 }
 
+/** The rows of `owner`: its app, user and credential, those given. */
+function ownerWhere(owner: TokenOwner) {
+  return {
+    ...(owner.appId ? { appId: owner.appId } : {}),
+    ...(owner.userId ? { userId: owner.userId } : {}),
+    ...(owner.credentialId ? { credentialId: owner.credentialId } : {}),
+  };
+}
+
 /** The token store over `x`. */
 export function tokenStore(x: Executor): TokenStore {
   const { sql, tokenCache: cache, prisma } = x;
@@ -235,14 +244,14 @@ export function tokenStore(x: Executor): TokenStore {
     },
 
     async revokeTokensOf(owner: TokenOwner, { at, by }) {
-      const base = {
-        ...(owner.appId ? { appId: owner.appId } : {}),
-        ...(owner.userId ? { userId: owner.userId } : {}),
-        ...(owner.credentialId ? { credentialId: owner.credentialId } : {}),
-      };
+      const base = ownerWhere(owner);
       const access = await prisma.accessToken.updateMany({ where: { ...base, status: "approved" }, data: { status: "revoked", revokedAt: at, revokedBy: by } });
       await prisma.accessToken.updateMany({ where: { ...base, refreshTokenStatus: "approved" }, data: { refreshTokenStatus: "revoked" } });
       return access.count;
+    },
+
+    countLive(owner, now) {
+      return prisma.accessToken.count({ where: { ...ownerWhere(owner), status: "approved", expiresAt: { gt: now } } });
     },
 
     deleteExpired(before, limit) {

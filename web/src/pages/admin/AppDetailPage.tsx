@@ -15,6 +15,7 @@ import { PanelForm } from "../../components/FormLayouts";
 import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
+import { Tabs, type Tab } from "../../components/Tabs";
 import { TokensSection } from "../../components/TokensSection";
 import { signInName } from "../../lib/identity-providers";
 import { routes } from "../../lib/routes";
@@ -23,10 +24,16 @@ import { AppCredentials } from "./AppCredentials";
 import { AppRegistration, AppStatusBadge } from "./AppRegistration";
 import { ClientSettings, SecurityProfileSettings, securityProfileName, SigningKeys } from "./AppSecurity";
 import { AppSignIn } from "./AppSignIn";
+import { DeleteApp, RenameApp } from "./AppLifecycle";
+import { AppTraffic } from "./AppTraffic";
 
 type SetApp = (app: AppDetail) => void;
 
-/** /admin/apps/:id */
+/**
+ * /admin/apps/:id[?tab=…]: the app in tabs (components/Tabs.tsx, the tab in the URL): Overview
+ * (status, registration, name, deletion), Credentials (consumer keys and secrets), Security
+ * (profile, client settings, signing keys, sign-in), Callback URLs, Tokens (lifetimes, live tokens), Traffic.
+ */
 export function AppDetailPage() {
   const { id = "" } = useParams();
   const query = useQuery(APP, { id });
@@ -43,19 +50,55 @@ export function AppDetailPage() {
       </AdminPage>
     );
   }
+  const tabs: Tab[] = [
+    {
+      key: "overview",
+      label: "Overview",
+      content: () => (
+        <>
+          <Overview app={app} onChange={setApp} />
+          {app.registration && <AppRegistration registration={app.registration} />}
+          <RenameApp app={app} onChange={setApp} />
+          <DeleteApp app={app} />
+        </>
+      ),
+    },
+    {
+      key: "credentials",
+      label: "Credentials",
+      content: () => (
+        <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
+      ),
+    },
+    {
+      key: "security",
+      label: "Security",
+      content: () => (
+        <>
+          <SecurityProfileSettings app={app} onChange={setApp} />
+          {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
+          <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
+          <SigningKeys app={app} onChange={setApp} />
+          <AppSignIn app={app} onChange={setApp} />
+        </>
+      ),
+    },
+    { key: "callback-urls", label: "Callback URLs", content: () => <CallbackUrls app={app} onChange={setApp} /> },
+    {
+      key: "tokens",
+      label: "Tokens",
+      content: () => (
+        <>
+          <TokenLifetimes app={app} onChange={setApp} />
+          <TokensSection owner={{ appId: app.id }} title="Live tokens of this app" />
+        </>
+      ),
+    },
+    { key: "traffic", label: "Traffic", content: () => <AppTraffic app={app} /> },
+  ];
   return (
     <AdminPage title={app.name} breadcrumb={back}>
-      <Overview app={app} onChange={setApp} />
-      {app.registration && <AppRegistration registration={app.registration} />}
-      <SecurityProfileSettings app={app} onChange={setApp} />
-      {/* Mounted again when the profile changes, so that its fields start from the settings the switch left. */}
-      <ClientSettings key={app.securityProfile} app={app} onChange={setApp} />
-      <SigningKeys app={app} onChange={setApp} />
-      <AppSignIn app={app} onChange={setApp} />
-      <CallbackUrls app={app} onChange={setApp} />
-      <TokenLifetimes app={app} onChange={setApp} />
-      <AppCredentials app={app} onChange={setApp} onRotated={query.reload} />
-      <TokensSection owner={{ appId: app.id }} title="Live tokens of this app" />
+      <Tabs label={`App ${app.name}`} tabs={tabs} />
     </AdminPage>
   );
 }

@@ -1,7 +1,8 @@
 import { Can } from "../../components/Can";
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
+  APP_CHANGE_PREVIEW,
   SET_APP_KEYS,
   SET_APP_SETTINGS,
   type AppDetail,
@@ -13,7 +14,7 @@ import {
   type TokenResponseProfile,
 } from "../../api/admin";
 import { graphql, GraphQLRequestError } from "../../api/graphql";
-import { ConfirmButton } from "../../components/ConfirmButton";
+import { ConfirmButton, ConfirmQuestion } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
 import { splitLines } from "../../components/Format";
@@ -49,13 +50,32 @@ export function securityProfileName(profile: SecurityProfile): string {
  * The app's security profile (setAppSettings `securityProfile`), with what FAPI 2.0 enforces. An
  * app switching to FAPI 2.0 keeps those of its client authentication methods FAPI 2.0 allows
  * (mutual TLS, private_key_jwt); with none of them, the server gives it private_key_jwt.
+ * A switch is confirmed first, after the consequences the server derives from its profile rules
+ * (App.securityProfileChange: the client secret that stops working, PAR, DPoP, the live tokens).
  */
 export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
   const action = useAction();
   const [profile, setProfile] = useState<SecurityProfile>(app.securityProfile);
+  /** The consequences of the switch being confirmed; null when none is asked. */
+  const [consequences, setConsequences] = useState<string[] | null>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const consequencesId = useId();
+  useEffect(() => {
+    if (consequences) confirmRef.current?.focus();
+  }, [consequences]);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    void action.run(async () => {
+      if (profile === app.securityProfile) return `The app has the ${securityProfileName(profile)} profile already.`;
+      const { app: preview } = await graphql(APP_CHANGE_PREVIEW, { id: app.id, to: profile });
+      setConsequences(preview?.securityProfileChange ?? []);
+      return undefined;
+    });
+  }
+
+  function onConfirm() {
+    setConsequences(null);
     void action.run(async () => {
       const kept = profile === "fapi2" && app.securityProfile !== "fapi2" ? fapi2MethodsOf(app.tokenEndpointAuthMethods) : undefined;
       const input: AppSettings = { securityProfile: profile, ...(kept && { tokenEndpointAuthMethods: kept }) };
@@ -81,7 +101,32 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
       submitLabel="Save security profile"
       onSubmit={onSubmit}
     >
-      <SelectField label="Security profile" value={profile} onChange={setProfile} options={SECURITY_PROFILES} />
+      <SelectField
+        label="Security profile"
+        value={profile}
+        onChange={(next) => {
+          setProfile(next);
+          setConsequences(null);
+        }}
+        options={SECURITY_PROFILES}
+      />
+      {consequences && (
+        <div className="confirm-step">
+          <p id={consequencesId}>What switching {app.name} to {securityProfileName(profile)} changes:</p>
+          <ul className="consequences" aria-labelledby={consequencesId}>
+            {consequences.map((c) => (
+              <li key={c}>{c}</li>
+            ))}
+          </ul>
+          <ConfirmQuestion
+            question={`Switch ${app.name} to ${securityProfileName(profile)}?`}
+            confirmLabel={`Yes, switch to ${securityProfileName(profile)}`}
+            confirmRef={confirmRef}
+            onConfirm={onConfirm}
+            onCancel={() => setConsequences(null)}
+          />
+        </div>
+      )}
     </PanelForm>
   );
 }

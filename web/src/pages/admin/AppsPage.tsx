@@ -1,12 +1,13 @@
 import { Can } from "../../components/Can";
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { Link, useLocation, useSearchParams } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, type Status } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { DateTime } from "../../components/Format";
 import { ListTable, LoadMore } from "../../components/ListTable";
+import { StatusMessage } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
 import { SelectField } from "../../components/Field";
@@ -91,9 +92,12 @@ export function AppsPage() {
   const apps = useConnection(APPS, { filter: appFilterVariables(filter), first: PAGE_SIZE }, (d) => d.apps);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
   const [created, setCreated] = useState(0);
+  // What the app page did before it came here (an app deleted: AppLifecycle.tsx).
+  const notice = (useLocation().state as { notice?: string } | null)?.notice ?? "";
 
   return (
     <AdminPage title="Apps" intro="The developers' apps, their consumer keys and what they may call.">
+      {notice && <StatusMessage text={notice} />}
       {issued && (
         <SecretPanel issued={issued} title={`App ${issued.app.name} created`} onDone={() => setIssued(null)}>
           <Link to={routes.appDetail(issued.app.id)}>Open {issued.app.name}</Link>

@@ -1,7 +1,7 @@
 import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import { CREATE_DEVELOPER, DELETE_DEVELOPER, DEVELOPERS, ORGANIZATION, UPDATE_DEVELOPER, type Developer } from "../../api/admin";
+import { CREATE_DEVELOPER, DELETE_DEVELOPER, DEVELOPERS, ERASE_DEVELOPER, ORGANIZATION, UPDATE_DEVELOPER, type Developer } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
@@ -24,8 +24,8 @@ const DEVELOPER_COLUMNS: Column<Developer>[] = [
   { header: "Created", cell: (dev) => <DateTime value={dev.createdAt} /> },
 ];
 
-/** The developers' columns with "Edit" and "Delete" (behind a confirmation) per developer. */
-function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDelete: (dev: Developer) => void): Column<Developer>[] {
+/** The developers' columns with "Edit", "Delete" and "Erase" (both behind a confirmation) per developer. */
+function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDelete: (dev: Developer) => void, onErase: (dev: Developer) => void): Column<Developer>[] {
   return [
     ...DEVELOPER_COLUMNS,
     actionsColumn((dev) => (
@@ -39,6 +39,16 @@ function developerColumns(action: Action, onEdit: (dev: Developer) => void, onDe
           {...action.button(dev.id)}
           onConfirm={() => onDelete(dev)}
         />
+        <Can mutation="eraseDeveloper">
+          <ConfirmButton
+            label="Erase"
+            context={`developer ${dev.email} (GDPR)`}
+            question={`Erase ${dev.email} (GDPR Art. 17)? Their email and names are deleted, and the audit events that name them are pseudonymized. Only a developer without apps can be erased. This cannot be undone.`}
+            confirmLabel="Yes, erase the developer"
+            {...action.button(dev.id)}
+            onConfirm={() => onErase(dev)}
+          />
+        </Can>
       </Can>
     )),
   ];
@@ -56,11 +66,23 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
 
   function remove(dev: Developer) {
     void action.run(async () => {
-      await explainingConflict(graphql(DELETE_DEVELOPER, { id: dev.id }), "Apps are never deleted (revoke them on the Apps page instead), so the developer stays.");
-      developers.update((nodes) => nodes.filter((d) => d.id !== dev.id));
-      if (editingId === dev.id) setEditingId(null);
+      await explainingConflict(graphql(DELETE_DEVELOPER, { id: dev.id }), "Delete their apps first, each on its page (Overview tab).");
+      forget(dev);
       return `Developer ${dev.email} deleted.`;
     }, dev.id);
+  }
+
+  function erase(dev: Developer) {
+    void action.run(async () => {
+      const { eraseDeveloper } = await explainingConflict(graphql(ERASE_DEVELOPER, { id: dev.id }), "Each app's page has Delete app (Overview tab).");
+      forget(dev);
+      return `Developer erased: ${eraseDeveloper.auditEventsPseudonymized} audit events now name them ${eraseDeveloper.pseudonym}.`;
+    }, dev.id);
+  }
+
+  function forget(dev: Developer) {
+    developers.update((nodes) => nodes.filter((d) => d.id !== dev.id));
+    if (editingId === dev.id) setEditingId(null);
   }
 
   if (org.data && !org.data.organization) {
@@ -89,7 +111,7 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
       <ListTable
         caption={title}
         list={{ ...developers, error: developers.error ?? org.error }}
-        columns={developerColumns(action, (dev) => setEditingId(dev.id), remove)}
+        columns={developerColumns(action, (dev) => setEditingId(dev.id), remove, erase)}
         rowKey={(dev) => dev.id}
         isCurrent={(dev) => dev.id === editingId}
         empty="This organization has no developers yet."

@@ -2,7 +2,7 @@ import { Can } from "../../components/Can";
 import { useState, type FormEvent } from "react";
 import { useSearchParams } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
-import { CREATE_ORGANIZATION, DELETE_ORGANIZATION, ORGANIZATIONS, UPDATE_ORGANIZATION, type Organization } from "../../api/admin";
+import { CREATE_ORGANIZATION, DELETE_ORGANIZATION, ERASE_ORGANIZATION, ORGANIZATIONS, UPDATE_ORGANIZATION, type Organization } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
@@ -39,11 +39,23 @@ export function OrganizationsPage() {
   function remove(org: Organization) {
     void action.run(async () => {
       await explainingConflict(graphql(DELETE_ORGANIZATION, { id: org.id }), "Delete its developers first.");
-      organizations.update((nodes) => nodes.filter((o) => o.id !== org.id));
-      if (editingId === org.id) setEditingId(null);
-      if (selected === org.id) setParams({});
+      forget(org);
       return `Organization ${org.name} deleted.`;
     }, org.id);
+  }
+
+  function erase(org: Organization) {
+    void action.run(async () => {
+      const { eraseOrganization } = await explainingConflict(graphql(ERASE_ORGANIZATION, { id: org.id }), "Each app's page has Delete app (Overview tab).");
+      forget(org);
+      return `Organization erased with its developers: ${eraseOrganization.auditEventsPseudonymized} audit events now name it ${eraseOrganization.pseudonym}.`;
+    }, org.id);
+  }
+
+  function forget(org: Organization) {
+    organizations.update((nodes) => nodes.filter((o) => o.id !== org.id));
+    if (editingId === org.id) setEditingId(null);
+    if (selected === org.id) setParams({});
   }
 
   const columns: Column<Organization>[] = [
@@ -64,6 +76,16 @@ export function OrganizationsPage() {
             confirmLabel="Yes, delete the organization"
             {...action.button(org.id)}
             onConfirm={() => remove(org)}
+          />
+        </Can>
+        <Can mutation="eraseOrganization">
+          <ConfirmButton
+            label="Erase"
+            context={`organization ${org.name} (GDPR)`}
+            question={`Erase ${org.name} and its developers (GDPR Art. 17)? Their names and emails are deleted, and the audit events that name them are pseudonymized. Refused while a developer has apps. This cannot be undone.`}
+            confirmLabel="Yes, erase the organization"
+            {...action.button(org.id)}
+            onConfirm={() => erase(org)}
           />
         </Can>
       </>
