@@ -90,7 +90,9 @@ test("a support engineer finds why a client's call was refused in three clicks, 
   const ours = rows.find((r) => r["Request id"]?.includes(requestId));
   expect(ours, JSON.stringify(rows)).toBeDefined();
   expect(ours!.Type).toContain(FAILED_AUTHENTICATION);
-  expect(ours!.Who).toBe(client.consumerKey);
+  // Who: the client's app by name, linked to its page, with the consumer key the log recorded second.
+  expect(ours!.Who).toBe(`${client.name}${client.consumerKey}`);
+  await expect(row.getByRole("link", { name: client.name, exact: true })).toHaveAttribute("href", /^\/admin\/apps\/[^/]+$/);
   expect(ours!.Time).toMatch(/\d{1,2}:\d{2}:\d{2}/);
   const reason = row.getByRole("cell").nth(3);
   await expect(reason.locator("code")).toHaveText(refusal.error);
@@ -162,7 +164,7 @@ test("the dashboard links each client's refusals to the audit log, filtered on t
   await expect(page.getByLabel("From", { exact: true })).toHaveValue(localFrom);
   await expect(eventsTable(page).getByRole("row").filter({ hasText: requestId })).toHaveCount(1);
   const rows = await readTable(eventsTable(page));
-  expect(rows.every((r) => r.Type?.startsWith(FAILED_AUTHENTICATION) && r.Who === client.consumerKey && r.Reason?.startsWith("invalid_client"))).toBe(true);
+  expect(rows.every((r) => r.Type?.startsWith(FAILED_AUTHENTICATION) && r.Who === `${client.name}${client.consumerKey}` && r.Reason?.startsWith("invalid_client"))).toBe(true);
 
   // Another reason: none of the client's failed authentications has it.
   await page.getByLabel("Reason").fill("invalid_grant");

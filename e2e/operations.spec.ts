@@ -173,7 +173,8 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   const events = await readTable(page.getByRole("table", { name: "Audit events" }));
   expect(events).toHaveLength(1);
   expect(events[0]!.Type).toContain(GATEWAY_REFUSED);
-  expect(events[0]!.Who).toBe(client.consumerKey);
+  // Who: the client's app by name, with the consumer key the log recorded second.
+  expect(events[0]!.Who).toBe(`${name}${client.consumerKey}`);
   expect(events[0]!.Reason).toContain("invalid_token");
   expect(events[0]!.Details).toContain(`token_id_prefix: ${prefix}`);
   await expectAccessible(page);
