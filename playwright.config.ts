@@ -43,6 +43,11 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     },
   },
+  projects: [
+    { name: "desktop", use: { viewport: { width: 1280, height: 720 } } },
+    // The console's staff journeys once more on a phone's width (tests tagged @phone).
+    { name: "phone", use: { viewport: { width: 390, height: 844 } }, grep: /@phone/ },
+  ],
   webServer: {
     // As npm start runs it.
     command: `${resetDb} && node ${[...serverNodeFlags(), SERVER_ENTRY].join(" ")}`,

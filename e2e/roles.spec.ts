@@ -72,7 +72,7 @@ test.describe("staff roles", () => {
     await db.user.deleteMany({ where: { id: { in: made } } });
   });
 
-  test("the admin signs in to the console with their password and authenticator code", async ({ page }) => {
+  test("the admin signs in to the console with their password and authenticator code @phone", async ({ page }) => {
     await page.goto("/admin");
     await expect(page).toHaveURL((url) => url.origin === TOLLGATE_URL && url.pathname === "/login");
     expect(await askedForFactor(await submitPassword(page, ADMIN.username, ADMIN.password))).toBe(true);
@@ -85,7 +85,7 @@ test.describe("staff roles", () => {
     await expect(page.getByText(`Signed in as ${ADMIN.username} (admin)`)).toBeVisible();
   });
 
-  test("a support user reads the console, may not create an app, and revokes a token", async ({ page, db }) => {
+  test("a support user reads the console, may not create an app, and revokes a token @phone", async ({ page, db }) => {
     const support = await staffUser(db, "support");
     await signInToConsole(page, support, support.passkey, "support");
 
@@ -117,7 +117,7 @@ test.describe("staff roles", () => {
     expect(after.data.tokens.nodes.find((t: Json) => t.id === token.id)?.state).toBe("REVOKED");
   });
 
-  test("an auditor sees no action buttons, and the admin API refuses them a revocation", async ({ page, db }) => {
+  test("an auditor sees no action buttons, and the admin API refuses them a revocation @phone", async ({ page, db }) => {
     const auditor = await staffUser(db, "auditor");
     await signInToConsole(page, auditor, auditor.passkey, "auditor");
 

@@ -33,7 +33,7 @@ test.describe("support tools", () => {
     await db.user.deleteMany({ where: { id: { in: made } } });
   });
 
-  test("support unblocks carol and sets her a temporary password; a refusal is found from its interaction id in two clicks", async ({ page, db, newUser, browser }) => {
+  test("support unblocks carol and sets her a temporary password; a refusal is found from its interaction id in two clicks @phone", async ({ page, db, newUser, browser }) => {
     // A support user with a passkey, and carol, a PSU blocked by failed sign-ins.
     const username = `e2e-support-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
     const password = `pw-${randomBytes(12).toString("base64url")}`;
