@@ -137,16 +137,36 @@ export async function createAppInConsole(page: Page, app: NewApp): Promise<Issue
   return readIssuedCredential(page, `App ${app.name} created`);
 }
 
-/** Reads a table into one record per body row, keyed by the column headers' text. */
+/** Reads a table into one record per body row, keyed by the column headers' text, with the fields of the row's details (opened) too. */
 export async function readTable(table: Locator): Promise<Record<string, string>[]> {
   await expect(table).toBeVisible();
   const headers = (await table.locator("thead th").allTextContents()).map((h) => h.trim());
   const rows: Record<string, string>[] = [];
-  for (const tr of await table.locator("tbody tr").all()) {
-    const cells = (await tr.locator(":scope > th, :scope > td").allTextContents()).map((c) => c.trim());
-    rows.push(Object.fromEntries(cells.map((cell, i) => [headers[i] ?? String(i), cell])));
+  for (const tr of await table.locator("tbody tr:not(.row-details)").all()) {
+    // Each cell's text but the "Details" button's.
+    const cells = await tr.locator(":scope > th, :scope > td").evaluateAll((tds) =>
+      tds.map((td) => {
+        const copy = td.cloneNode(true) as typeof td;
+        copy.querySelectorAll(".disclosure").forEach((button: { remove(): void }) => button.remove());
+        return copy.textContent!.trim();
+      }),
+    );
+    rows.push({ ...Object.fromEntries(cells.map((cell, i) => [headers[i] ?? String(i), cell])), ...(await readRowDetails(tr)) });
   }
   return rows;
+}
+
+/** A row's details (the fields its disclosure button shows), opened if closed, by field name; none for a row without. */
+export async function readRowDetails(row: Locator): Promise<Record<string, string>> {
+  const toggle = row.locator("button.disclosure");
+  if ((await toggle.count()) === 0) return {};
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  const details = row.page().locator(`[id="${await toggle.getAttribute("aria-controls")}"]`);
+  const fields: Record<string, string> = {};
+  for (const field of await details.locator("dl > div").all()) {
+    fields[(await field.locator("dt").textContent())!.trim()] = (await field.locator("dd").textContent())!.trim();
+  }
+  return fields;
 }
 
 /** The sum of a numeric column over a table's rows (0 when the column is absent). */

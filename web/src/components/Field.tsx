@@ -204,9 +204,14 @@ export function SecondsField({
  * A form's submit button. While `busy` it is aria-disabled rather than disabled, so that it
  * keeps keyboard focus; the form's handler ignores submits meanwhile (useAction.run does).
  */
-export function SubmitButton({ busy, children, className = "button primary" }: { busy: boolean; children: ReactNode; className?: string }) {
+export function SubmitButton({
+  busy,
+  children,
+  className = "button primary",
+  ...button
+}: { busy: boolean; children: ReactNode; className?: string } & Pick<ComponentPropsWithRef<"button">, "ref" | "aria-expanded" | "aria-controls">) {
   return (
-    <button type="submit" className={className} aria-disabled={busy || undefined} aria-busy={busy || undefined}>
+    <button {...button} type="submit" className={className} aria-disabled={busy || undefined} aria-busy={busy || undefined}>
       {children}
     </button>
   );

@@ -201,9 +201,9 @@ export function SignInMethods() {
 
   const columns: Column<Factor>[] = [
     { header: "Name", rowHeader: true, cell: factorName },
-    { header: "Type", cell: (f) => FACTOR_TYPES[f.type] },
-    { header: "Added", cell: (f) => <DateTime value={f.createdAt} /> },
-    { header: "Last used", cell: (f) => (f.lastUsedAt ? <DateTime value={f.lastUsedAt} /> : "never") },
+    { header: "Type", detail: true, cell: (f) => FACTOR_TYPES[f.type] },
+    { header: "Added", detail: true, cell: (f) => <DateTime value={f.createdAt} /> },
+    { header: "Last used", detail: true, cell: (f) => (f.lastUsedAt ? <DateTime value={f.lastUsedAt} /> : "never") },
     actionsColumn((f: Factor) => (
       <button
         type="button"

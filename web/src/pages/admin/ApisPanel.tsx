@@ -107,12 +107,12 @@ function apiSettings(draft: ApiDraft): Omit<CreateApiInput, "name"> {
 const API_COLUMNS: Column<Api>[] = [
   { header: "Name", rowHeader: true, cell: (api) => <code>/{api.name}/</code> },
   { header: "Upstream URL", cell: (api) => <code>{api.upstreamUrl}</code> },
-  { header: "Required scopes", cell: (api) => <Chips items={api.requiredScopes} /> },
-  { header: "Required sign-in", cell: (api) => acrName(api.requiredAcr) },
-  { header: "Maximum sign-in age", cell: (api) => maxAgeName(api.maxAgeSeconds) },
-  { header: "Consent check (PSD2)", cell: (api) => consentCheckName(api.consentCheck) },
-  { header: "Upstream cookies", cell: (api) => (api.passCookies ? "Passed to callers" : "Dropped") },
-  { header: "In API products", cell: (api) => <Chips items={api.products.map((p) => p.name)} /> },
+  { header: "Required scopes", detail: true, cell: (api) => <Chips items={api.requiredScopes} /> },
+  { header: "Required sign-in", detail: true, cell: (api) => acrName(api.requiredAcr) },
+  { header: "Maximum sign-in age", detail: true, cell: (api) => maxAgeName(api.maxAgeSeconds) },
+  { header: "Consent check (PSD2)", detail: true, cell: (api) => consentCheckName(api.consentCheck) },
+  { header: "Upstream cookies", detail: true, cell: (api) => (api.passCookies ? "Passed to callers" : "Dropped") },
+  { header: "In API products", detail: true, cell: (api) => <Chips items={api.products.map((p) => p.name)} /> },
 ];
 
 /** The APIs' columns with "Edit" and "Delete" (behind a confirmation) per API. */

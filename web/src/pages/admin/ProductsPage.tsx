@@ -76,12 +76,12 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
       </>
     ),
   },
-  { header: "Scopes", cell: (p) => <ScopeList scopes={p.scopeDescriptions} /> },
-  { header: "APIs", cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
-  { header: SCA_LABEL, cell: (p) => (p.requiresSca ? "Yes" : "No") },
-  { header: "Authorization details", cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
-  { header: "Access tokens", cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
-  { header: "Sign-in", cell: (p) => signInName(p.identityProvider) },
+  { header: "Scopes", detail: true, cell: (p) => <ScopeList scopes={p.scopeDescriptions} /> },
+  { header: "APIs", detail: true, cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
+  { header: SCA_LABEL, detail: true, cell: (p) => (p.requiresSca ? "Yes" : "No") },
+  { header: "Authorization details", detail: true, cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
+  { header: "Access tokens", detail: true, cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
+  { header: "Sign-in", detail: true, cell: (p) => signInName(p.identityProvider) },
 ];
 
 /** The products' columns with "Edit" and "Delete" (behind a confirmation) per product. */
