@@ -8,7 +8,7 @@ import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
-import { CheckboxField, SelectField, TextField } from "../../components/Field";
+import { CheckboxField, SecondsField, SelectField, TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
@@ -45,9 +45,6 @@ const consentCheckName = (check: ConsentCheck) => CONSENT_CHECKS.find((c) => c.v
 
 /** An API's maximum sign-in age in words ("5 minutes"); "No limit" for null. */
 const maxAgeName = (seconds: number | null) => (seconds === null ? "No limit" : durationText(seconds));
-
-/** The hint of the maximum age field. */
-const MAX_AGE_HINT = `Optional: ${MAX_AGE_SECONDS.min} to ${MAX_AGE_SECONDS.max} (${durationText(MAX_AGE_SECONDS.max)}). Blank: no limit.`;
 
 /**
  * The maximum age typed in a form: null when blank.
@@ -206,17 +203,7 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
         />
         <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
         <SelectField label="Required sign-in" {...fields.bind("requiredAcr")} options={ACR_CHOICES} />
-        <TextField
-          label="Maximum sign-in age (seconds)"
-          hint={MAX_AGE_HINT}
-          type="number"
-          inputMode="numeric"
-          min={MAX_AGE_SECONDS.min}
-          max={MAX_AGE_SECONDS.max}
-          step={1}
-          {...fields.bind("maxAgeSeconds")}
-          autoComplete="off"
-        />
+        <SecondsField label="Maximum sign-in age" range={MAX_AGE_SECONDS} optional blank="no limit" {...fields.bind("maxAgeSeconds")} />
         <SelectField label="Consent check (PSD2 dynamic linking)" {...fields.bind("consentCheck")} options={CONSENT_CHECKS} />
       </div>
       <p className="hint">
