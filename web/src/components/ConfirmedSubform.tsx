@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
-import type { Action } from "../lib/useGraphQL";
+import { useAction, type Action } from "../lib/useGraphQL";
 import { ConfirmQuestion, useConfirmation } from "./ConfirmButton";
 import { SubmitButton } from "./Field";
 import { ActionNotices } from "./Notices";
@@ -14,7 +14,7 @@ import { ActionNotices } from "./Notices";
  */
 export function ConfirmedSubform({
   title,
-  action,
+  action: given,
   submitLabel,
   question,
   confirmLabel,
@@ -24,7 +24,8 @@ export function ConfirmedSubform({
   children,
 }: {
   title: ReactNode;
-  action: Action;
+  /** The action that runs the change; none: the form's own. */
+  action?: Action;
   submitLabel: string;
   question: string;
   confirmLabel: string;
@@ -35,6 +36,8 @@ export function ConfirmedSubform({
   onClose: () => void;
   children: ReactNode;
 }) {
+  const own = useAction();
+  const action = given ?? own;
   const titleId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const { asking, setAsking, trigger, id, triggerProps } = useConfirmation<HTMLButtonElement>();

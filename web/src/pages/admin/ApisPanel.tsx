@@ -1,5 +1,5 @@
 import { Can } from "../../components/Can";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
 import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
@@ -9,7 +9,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SecondsField, SelectField, TextField } from "../../components/Field";
-import { Subform } from "../../components/FormLayouts";
+import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
@@ -222,21 +222,14 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
 
 /** "Create an API": its gateway name and its settings. */
 function CreateApi({ onCreated }: { onCreated: () => void }) {
-  const action = useAction();
   const fields = useFields(apiDraft());
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      const { createApi } = await graphql(CREATE_API, { input: { name: fields.values.name.trim(), ...apiSettings(fields.values) } });
-      fields.reset();
-      onCreated();
-      return `API ${createApi.name} created.`;
-    });
-  }
+  const create = useCreate(async () => {
+    const { createApi } = await graphql(CREATE_API, { input: { name: fields.values.name.trim(), ...apiSettings(fields.values) } });
+    return `API ${createApi.name} created.`;
+  }, [fields.reset, onCreated]);
 
   return (
-    <Subform mutation="createApi" title="Create an API" action={action} submitLabel="Create API" onSubmit={onSubmit}>
+    <Subform mutation="createApi" title="Create an API" submitLabel="Create API" {...create}>
       <div className="form-grid">
         <TextField
           label="Name"
@@ -255,7 +248,6 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
 
 /** "Edit API /<name>/": its settings (the gateway path stays), saved after a confirmation. */
 function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => void; onClose: () => void }) {
-  const action = useAction();
   const fields = useFields(apiDraft(api));
 
   async function save() {
@@ -267,7 +259,6 @@ function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => v
   return (
     <ConfirmedSubform
       title={`Edit API /${api.name}/`}
-      action={action}
       submitLabel="Save API"
       question={`Save the changes to /${api.name}/? The gateway applies them to its next calls.`}
       confirmLabel="Yes, save"
