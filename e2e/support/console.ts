@@ -161,12 +161,9 @@ export async function readRowDetails(row: Locator): Promise<Record<string, strin
   const toggle = row.locator("button.disclosure");
   if ((await toggle.count()) === 0) return {};
   if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
-  const details = row.page().locator(`[id="${await toggle.getAttribute("aria-controls")}"]`);
-  const fields: Record<string, string> = {};
-  for (const field of await details.locator("dl > div").all()) {
-    fields[(await field.locator("dt").textContent())!.trim()] = (await field.locator("dd").textContent())!.trim();
-  }
-  return fields;
+  const details = row.page().locator(`[id="${await toggle.getAttribute("aria-controls")}"] dl`);
+  const fields = await details.locator(":scope > div").evaluateAll((divs) => divs.map((div) => [...div.children].map((term) => term.textContent!.trim())));
+  return Object.fromEntries(fields);
 }
 
 /** The sum of a numeric column over a table's rows (0 when the column is absent). */

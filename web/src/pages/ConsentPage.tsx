@@ -10,7 +10,7 @@ import { pageLocale } from "../lib/locale";
 import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
 import { describeFailure } from "../lib/text";
-import { ErrorAlert } from "../components/Notices";
+import { ErrorAlert, PendingStatus } from "../components/Notices";
 
 const TITLE = "Allow access";
 
@@ -210,9 +210,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             Deny
           </button>
         </div>
-        <p role="status" className="status">
-          {pending === "allow" ? "Allowing access…" : pending === "deny" ? "Denying access…" : leaving ? "Redirecting…" : ""}
-        </p>
+        <PendingStatus pending={pending} leaving={leaving} words={{ allow: "Allowing access…", deny: "Denying access…" }} />
       </form>
     </Page>
   );
