@@ -14,7 +14,7 @@
  */
 import type { Locator, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility.js";
-import { AISP_PRODUCT, clientCredentialsToken, createAppInConsole, openConsolePage, panel, readRowDetails, signInAt, signInToConsole, uniqueName } from "./support/console.js";
+import { AISP_PRODUCT, appWithToken, openConsolePage, panel, readRowDetails, signInAt, signInToConsole, uniqueName } from "./support/console.js";
 import { expect, test } from "./support/fixtures.js";
 import { ALICE } from "./support/journey.js";
 
@@ -55,12 +55,7 @@ for (const size of WIDTHS) {
   test.describe(`at ${size.width} px`, () => {
     test(`a token is revoked on the tokens page without scrolling sideways (${size.name})`, async ({ page }) => {
       test.setTimeout(90_000);
-      const name = uniqueName("E2E Tables App");
-      await signInToConsole(page);
-      await openConsolePage(page, "Apps");
-      const client = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
-      const issued = await clientCredentialsToken(client);
-      expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+      const { client } = await appWithToken(page, uniqueName("E2E Tables App"));
 
       await page.setViewportSize({ width: size.width, height: size.height });
       await page.goto(`/admin/tokens?clientId=${encodeURIComponent(client.consumerKey)}`);

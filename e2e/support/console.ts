@@ -218,6 +218,20 @@ export function clientCredentialsToken(client: IssuedCredential): Promise<HttpRe
   return tokenRequest(client, { grant_type: "client_credentials" });
 }
 
+/**
+ * Signs the demo admin in to the console, creates an app named `name` with the AISP product
+ * on the Apps page, and has its client take a token (client credentials, checked to be
+ * issued): the app's credential and the access token.
+ */
+export async function appWithToken(page: Page, name: string): Promise<{ client: IssuedCredential; accessToken: string }> {
+  await signInToConsole(page);
+  await openConsolePage(page, "Apps");
+  const client = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
+  const issued = await clientCredentialsToken(client);
+  expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+  return { client, accessToken: issued.body.access_token };
+}
+
 /** GET `path` through the gateway with a bearer access token. */
 async function callGateway(path: string, accessToken: string): Promise<HttpResult> {
   return result(
