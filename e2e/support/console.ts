@@ -161,7 +161,9 @@ export async function readRowDetails(row: Locator): Promise<Record<string, strin
   const toggle = row.locator("button.disclosure");
   if ((await toggle.count()) === 0) return {};
   if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
   const details = row.page().locator(`[id="${await toggle.getAttribute("aria-controls")}"] dl`);
+  await expect(details).toBeVisible();
   const fields = await details.locator(":scope > div").evaluateAll((divs) => divs.map((div) => [...div.children].map((term) => term.textContent!.trim())));
   return Object.fromEntries(fields);
 }

@@ -137,7 +137,8 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, empty, isCurren
               const key = rowKey(row);
               const current = isCurrent?.(row) ?? false;
               const expanded = expandable && open.has(key);
-              const rowId = `${id}row${index}`;
+              // Ids by the row's key, not its place, which a reload can change.
+              const rowId = `${id}row-${String(key).replace(/\s/g, "_")}-`;
               return (
                 <Fragment key={key}>
                   <tr className={current ? "selected" : undefined} aria-current={current || undefined}>
