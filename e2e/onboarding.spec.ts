@@ -20,6 +20,7 @@ import {
   openConsolePage,
   panel,
   readIssuedCredential,
+  readRowDetails,
   readTable,
   signInToConsole,
   uniqueName,
@@ -108,8 +109,9 @@ test("an operator onboards a partner: organization, developer, API and product w
     await create.getByRole("button", { name: "Create API product" }).click();
     await expect(status(create, `API product ${product.name} created.`)).toBeVisible();
     const created = row(products.getByRole("table"), product.name);
-    await expect(created.getByRole("cell").nth(1)).toHaveText(`${scope} See your onboarding test data`);
-    await expect(created.getByRole("cell").nth(2)).toHaveText(apiName);
+    const fields = await readRowDetails(created);
+    expect(fields.Scopes).toBe(`${scope} See your onboarding test data`);
+    expect(fields.APIs).toBe(apiName);
   });
 
   await test.step("the operator edits the product and the API, each after a confirmation", async () => {

@@ -11,17 +11,14 @@ import { expectAccessible } from "./support/accessibility.js";
 import {
   ADMIN,
   AISP_PRODUCT,
+  appWithToken,
   callProducts,
-  clientCredentialsToken,
   consoleNav,
-  createAppInConsole,
   expectInvalidToken,
   expectSampleProducts,
-  openConsolePage,
   panel,
   readTable,
   refreshedClientTraffic,
-  signInToConsole,
   uniqueName,
   waitForAuditEvent,
 } from "./support/console.js";
@@ -53,14 +50,8 @@ test("a support engineer finds a client's token, revokes it, and finds why the c
   // A long journey: eight pages, each checked for accessibility in both color schemes.
   test.setTimeout(120_000);
   const name = uniqueName("E2E Operations App");
-  await signInToConsole(page);
-  await openConsolePage(page, "Apps");
-  const client = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
-
   // The client gets a token and calls the gateway with it.
-  const issued = await clientCredentialsToken(client);
-  expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-  const accessToken: string = issued.body.access_token;
+  const { client, accessToken } = await appWithToken(page, name);
   const call = await callProducts(accessToken);
   expect(call.status, JSON.stringify(call.body)).toBe(200);
   expectSampleProducts(call.body);

@@ -21,7 +21,7 @@ import { DEMO } from "../server/src/demo/seed.js";
 import { assertionFields, DpopKey, postForm } from "../server/test/support/fapi.js";
 import type { Answer } from "../server/test/support/flow.js";
 import { expectAccessible } from "./support/accessibility.js";
-import { AISP_PRODUCT, createAppInConsole, openAppTab, openConsolePage, panel, readTable, signInToConsole, uniqueName, uniqueSuffix } from "./support/console.js";
+import { AISP_PRODUCT, createAppInConsole, openAppTab, openConsolePage, panel, readTable, signInToConsole, uniqueName } from "./support/console.js";
 import { TOLLGATE_URL } from "./support/env.js";
 import { expect, test } from "./support/fixtures.js";
 import { newSoftware, register } from "./support/registration.js";

@@ -137,14 +137,21 @@ export async function createAppInConsole(page: Page, app: NewApp): Promise<Issue
   return readIssuedCredential(page, `App ${app.name} created`);
 }
 
-/** Reads a table into one record per body row, keyed by the column headers' text. */
+/** Reads a table into one record per body row, keyed by the column headers' text, with the fields of the row's details (opened) too. */
 export async function readTable(table: Locator): Promise<Record<string, string>[]> {
   await expect(table).toBeVisible();
   const headers = (await table.locator("thead th").allTextContents()).map((h) => h.trim());
   const rows: Record<string, string>[] = [];
-  for (const tr of await table.locator("tbody tr").all()) {
-    const cells = (await tr.locator(":scope > th, :scope > td").allTextContents()).map((c) => c.trim());
-    rows.push(Object.fromEntries(cells.map((cell, i) => [headers[i] ?? String(i), cell])));
+  for (const tr of await table.locator("tbody tr:not(.row-details)").all()) {
+    // Each cell's text but the "Details" button's.
+    const cells = await tr.locator(":scope > th, :scope > td").evaluateAll((tds) =>
+      tds.map((td) => {
+        const copy = td.cloneNode(true) as typeof td;
+        copy.querySelectorAll(".disclosure").forEach((button: { remove(): void }) => button.remove());
+        return copy.textContent!.trim();
+      }),
+    );
+    rows.push({ ...Object.fromEntries(cells.map((cell, i) => [headers[i] ?? String(i), cell])), ...(await readRowDetails(tr)) });
   }
   return rows;
 }
@@ -158,6 +165,18 @@ export async function refreshedClientTraffic(page: Page, clientId: string): Prom
   await page.getByRole("button", { name: "Refresh" }).click();
   await expect(page.getByRole("button", { name: "Refresh" })).toBeEnabled();
   return (await readTable(page.getByRole("table", { name: "Gateway calls per client" }))).find((r) => r.Client === clientId);
+}
+
+/** A row's details (the fields its disclosure button shows), opened if closed, by field name; none for a row without. */
+export async function readRowDetails(row: Locator): Promise<Record<string, string>> {
+  const toggle = row.locator("button.disclosure");
+  if ((await toggle.count()) === 0) return {};
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  const details = row.page().locator(`[id="${await toggle.getAttribute("aria-controls")}"] dl`);
+  await expect(details).toBeVisible();
+  const fields = await details.locator(":scope > div").evaluateAll((divs) => divs.map((div) => [...div.children].map((term) => term.textContent!.trim())));
+  return Object.fromEntries(fields);
 }
 
 /** The sum of a numeric column over a table's rows (0 when the column is absent). */
@@ -210,6 +229,20 @@ export async function tokenRequest(client: IssuedCredential, form: Record<string
 /** A client credentials token request. */
 export function clientCredentialsToken(client: IssuedCredential): Promise<HttpResult> {
   return tokenRequest(client, { grant_type: "client_credentials" });
+}
+
+/**
+ * Signs the demo admin in to the console, creates an app named `name` with the AISP product
+ * on the Apps page, and has its client take a token (client credentials, checked to be
+ * issued): the app's credential and the access token.
+ */
+export async function appWithToken(page: Page, name: string): Promise<{ client: IssuedCredential; accessToken: string }> {
+  await signInToConsole(page);
+  await openConsolePage(page, "Apps");
+  const client = await createAppInConsole(page, { name, productLabels: [AISP_PRODUCT.label] });
+  const issued = await clientCredentialsToken(client);
+  expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+  return { client, accessToken: issued.body.access_token };
 }
 
 /** GET `path` through the gateway with a bearer access token. */

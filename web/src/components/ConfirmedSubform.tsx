@@ -1,6 +1,6 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
-import type { Action } from "../lib/useGraphQL";
-import { ConfirmQuestion } from "./ConfirmButton";
+import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+import { useAction, type Action } from "../lib/useGraphQL";
+import { ConfirmQuestion, useConfirmation } from "./ConfirmButton";
 import { SubmitButton } from "./Field";
 import { ActionNotices } from "./Notices";
 
@@ -8,13 +8,13 @@ import { ActionNotices } from "./Notices";
  * A form below a panel's list that changes something in use ("Edit API product
  * PSD2-AISP-v1"), named by its <h3> title, which takes focus when the form opens. Its submit
  * runs `check` (which throws a FormInputError for input to fix), if any, then asks `question` in
- * place of the buttons: `confirmLabel` runs `onConfirm` (checked again) and "Cancel" goes
- * back to the form. "Close" leaves it. The action's messages (the server's refusals among
- * them) follow the form.
+ * a popover beside the submit button: `confirmLabel` runs `onConfirm` (checked again), and
+ * "Cancel" or Escape go back to the form. "Close" leaves it. The action's messages (the
+ * server's refusals among them) follow the form.
  */
 export function ConfirmedSubform({
   title,
-  action,
+  action: given,
   submitLabel,
   question,
   confirmLabel,
@@ -24,7 +24,8 @@ export function ConfirmedSubform({
   children,
 }: {
   title: ReactNode;
-  action: Action;
+  /** The action that runs the change; none: the form's own. */
+  action?: Action;
   submitLabel: string;
   question: string;
   confirmLabel: string;
@@ -35,19 +36,13 @@ export function ConfirmedSubform({
   onClose: () => void;
   children: ReactNode;
 }) {
+  const own = useAction();
+  const action = given ?? own;
   const titleId = useId();
-  const [asking, setAsking] = useState(false);
-  const wasAsking = useRef(false);
   const headingRef = useRef<HTMLHeadingElement>(null);
-  const submitRef = useRef<HTMLDivElement>(null);
-  const confirmRef = useRef<HTMLButtonElement>(null);
+  const { asking, setAsking, trigger, id, triggerProps } = useConfirmation<HTMLButtonElement>();
 
   useEffect(() => headingRef.current?.focus(), []);
-  useEffect(() => {
-    if (asking) confirmRef.current?.focus();
-    else if (wasAsking.current) submitRef.current?.querySelector("button")?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -59,6 +54,7 @@ export function ConfirmedSubform({
 
   function confirm() {
     setAsking(false);
+    trigger.current?.focus();
     void action.run(async () => {
       check?.();
       return onConfirm();
@@ -71,18 +67,15 @@ export function ConfirmedSubform({
         {title}
       </h3>
       {children}
-      {asking ? (
-        <div className="form-actions">
-          <ConfirmQuestion question={question} confirmLabel={confirmLabel} confirmRef={confirmRef} onConfirm={confirm} onCancel={() => setAsking(false)} />
-        </div>
-      ) : (
-        <div className="form-actions" ref={submitRef}>
-          <SubmitButton busy={action.pending !== null}>{submitLabel}</SubmitButton>
-          <button type="button" className="button secondary" onClick={onClose}>
-            Close
-          </button>
-        </div>
-      )}
+      <div className="form-actions">
+        <SubmitButton {...triggerProps} busy={action.pending !== null}>
+          {submitLabel}
+        </SubmitButton>
+        {asking && <ConfirmQuestion id={id} question={question} confirmLabel={confirmLabel} trigger={trigger} onConfirm={confirm} onClose={() => setAsking(false)} />}
+        <button type="button" className="button secondary" onClick={onClose}>
+          Close
+        </button>
+      </div>
       <ActionNotices action={action} />
     </form>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { normalizeCode, TOTP_CODE_LENGTH, type FactorAnswer, type PasskeyCeremonyError } from "../api/factors";
 import { OneTimeCodeField } from "./Field";
+import { ErrorAlert, PendingStatus } from "./Notices";
 
 const CODE_HINT = `The ${TOTP_CODE_LENGTH}-digit code your authenticator app shows now.`;
 const MALFORMED_CODE = `Enter the ${TOTP_CODE_LENGTH} digits your authenticator app shows.`;
@@ -85,11 +86,7 @@ export function FactorStep({
         {title}
       </Title>
       {intro && <div className="step-intro">{intro}</div>}
-      {error && (
-        <p id={errorId} role="alert" className="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert id={errorId} message={error?.message} />
       <OneTimeCodeField
         ref={codeRef}
         label="One-time code"
@@ -113,9 +110,7 @@ export function FactorStep({
           </button>
         )}
       </div>
-      <p role="status" className="status">
-        {pending === "totp" ? "Checking the code…" : pending === "passkey" ? "Waiting for your passkey…" : leaving ? "Redirecting…" : ""}
-      </p>
+      <PendingStatus pending={pending} leaving={leaving} words={{ totp: "Checking the code…", passkey: "Waiting for your passkey…" }} />
     </form>
   );
 }

@@ -172,28 +172,38 @@ export function CheckboxField({
   );
 }
 
-/** A required whole number of seconds within `range`, whose bounds the hint gives ("60 to 86400 (1 day)."). */
+/**
+ * A whole number of seconds within `range`, whose bounds the hint gives ("60 to 86400 (1
+ * day)."): required, or `optional` with `blank` saying what leaving it blank means.
+ */
 export function SecondsField({
   label,
   range,
+  optional = false,
+  blank = "",
   value,
   onChange,
 }: {
   label: string;
   range: { min: number; max: number };
+  optional?: boolean;
+  /** What a blank field means ("no limit"), for an optional one. */
+  blank?: string;
   value: string;
   onChange: (value: string) => void;
 }) {
+  const bounds = `${range.min} to ${range.max} (${durationText(range.max)}).`;
   return (
     <TextField
       label={`${label} (seconds)`}
-      hint={`${range.min} to ${range.max} (${durationText(range.max)}).`}
+      hint={optional ? `Optional: ${bounds} Blank: ${blank}.` : bounds}
       type="number"
       inputMode="numeric"
       min={range.min}
       max={range.max}
       step={1}
-      required
+      required={!optional}
+      autoComplete="off"
       value={value}
       onChange={onChange}
     />
@@ -204,9 +214,14 @@ export function SecondsField({
  * A form's submit button. While `busy` it is aria-disabled rather than disabled, so that it
  * keeps keyboard focus; the form's handler ignores submits meanwhile (useAction.run does).
  */
-export function SubmitButton({ busy, children, className = "button primary" }: { busy: boolean; children: ReactNode; className?: string }) {
+export function SubmitButton({
+  busy,
+  children,
+  className = "button primary",
+  ...button
+}: { busy: boolean; children: ReactNode; className?: string } & Pick<ComponentPropsWithRef<"button">, "ref" | "aria-expanded" | "aria-controls">) {
   return (
-    <button type="submit" className={className} aria-disabled={busy || undefined} aria-busy={busy || undefined}>
+    <button {...button} type="submit" className={className} aria-disabled={busy || undefined} aria-busy={busy || undefined}>
       {children}
     </button>
   );

@@ -1,6 +1,6 @@
 import { useId, type FormEvent, type ReactNode } from "react";
 import { useCan } from "../lib/session";
-import type { Action } from "../lib/useGraphQL";
+import { useAction, type Action } from "../lib/useGraphQL";
 import { SubmitButton } from "./Field";
 import { ActionNotices } from "./Notices";
 import { Panel } from "./Panel";
@@ -65,4 +65,23 @@ export function Subform({ title, action, submitLabel, onSubmit, children, mutati
       <ActionNotices action={action} />
     </form>
   );
+}
+
+/**
+ * The action and submit handler of a form that creates something (a {@link Subform}'s
+ * `action` and `onSubmit`): the submit runs `create`, which sends the form and resolves to
+ * the success message (or throws a FormInputError for input to fix), then each of `after`
+ * (reset the fields, load the list again).
+ */
+export function useCreate(create: () => Promise<string>, after: ReadonlyArray<() => void>) {
+  const action = useAction();
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(async () => {
+      const message = await create();
+      for (const then of after) then();
+      return message;
+    });
+  }
+  return { action, onSubmit };
 }

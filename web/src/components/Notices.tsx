@@ -31,3 +31,15 @@ export function ActionNotices({ action }: { action: Action }) {
     </>
   );
 }
+
+/**
+ * The status line of a step sending the user's answer: what is under way (`words[pending]`),
+ * "Redirecting…" once the answer took and the browser is `leaving`, else nothing.
+ */
+export function PendingStatus<K extends string>({ pending, leaving, words }: { pending: K | null; leaving: boolean; words: Record<K, string> }) {
+  return (
+    <p role="status" className="status">
+      {pending !== null ? words[pending] : leaving ? "Redirecting…" : ""}
+    </p>
+  );
+}

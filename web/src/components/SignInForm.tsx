@@ -3,6 +3,7 @@ import { SIGN_IN_PASSWORD_MAX_LENGTH, SIGN_IN_USERNAME_MAX_LENGTH } from "../../
 import { InteractionApiError, type Credentials } from "../api/interaction";
 import { describeFailure, sentence } from "../lib/text";
 import { TextField } from "./Field";
+import { ErrorAlert, PendingStatus } from "./Notices";
 
 /**
  * A failed sign-in as shown to the user. `credentials`: the server's verdict was "the
@@ -122,11 +123,7 @@ export function SignInForm({
   const fieldState = { required: true, "aria-invalid": invalid || undefined, describedBy: invalid ? errorId : undefined };
   return (
     <form className="form" onSubmit={onSubmit}>
-      {error && (
-        <p id={errorId} role="alert" className="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert id={errorId} message={error?.message} />
       <TextField
         ref={usernameRef}
         label="Username"
@@ -157,9 +154,7 @@ export function SignInForm({
           {submitLabel}
         </button>
       </div>
-      <p role="status" className="status">
-        {submitting ? "Signing in…" : leaving ? "Redirecting…" : ""}
-      </p>
+      <PendingStatus pending={submitting ? "password" : null} leaving={leaving} words={{ password: "Signing in…" }} />
     </form>
   );
 }

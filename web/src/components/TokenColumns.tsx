@@ -65,8 +65,9 @@ function Binding({ token }: { token: AccessToken }) {
 
 /**
  * The columns of a list of tokens. Every list names each token by the start of its id (as a
- * refusal's audit details do), and shows its consumer key, products, scopes, issue and expiry
- * times to the second with the time zone, grant, binding (Bearer or DPoP) and refresh token.
+ * refusal's audit details do); its row's details show its consumer key, products, scopes,
+ * issue and expiry times to the second with the time zone, grant, binding (Bearer or DPoP)
+ * and refresh token.
  * @param show - the optional columns: the state (with who revoked it and when), the app, the user.
  */
 export function tokenColumns(show: { state?: boolean; app?: boolean; user?: boolean }): Column<AccessToken>[] {
@@ -86,14 +87,14 @@ export function tokenColumns(show: { state?: boolean; app?: boolean; user?: bool
           <span className="muted">app (client credentials)</span>
         ),
     },
-    { header: "Consumer key", cell: (t) => (t.clientId ? <code>{t.clientId}</code> : dash) },
-    { header: "Products", cell: (t) => <Chips items={t.products} /> },
-    { header: "Scopes", cell: (t) => <Chips items={t.scopes} /> },
-    { header: "Issued", cell: (t) => <ExactTime value={t.issuedAt} /> },
-    { header: "Expires", cell: (t) => <ExactTime value={t.expiresAt} /> },
-    { header: "Grant", cell: (t) => <code>{t.grantType}</code> },
-    { header: "Binding", cell: (t) => <Binding token={t} /> },
-    { header: "Refresh token", cell: (t) => <RefreshToken token={t} /> },
+    { header: "Consumer key", detail: true, cell: (t) => (t.clientId ? <code>{t.clientId}</code> : dash) },
+    { header: "Products", detail: true, cell: (t) => <Chips items={t.products} /> },
+    { header: "Scopes", detail: true, cell: (t) => <Chips items={t.scopes} /> },
+    { header: "Issued", detail: true, cell: (t) => <ExactTime value={t.issuedAt} /> },
+    { header: "Expires", detail: true, cell: (t) => <ExactTime value={t.expiresAt} /> },
+    { header: "Grant", detail: true, cell: (t) => <code>{t.grantType}</code> },
+    { header: "Binding", detail: true, cell: (t) => <Binding token={t} /> },
+    { header: "Refresh token", detail: true, cell: (t) => <RefreshToken token={t} /> },
   ];
   return columns.filter((c): c is Column<AccessToken> => Boolean(c));
 }

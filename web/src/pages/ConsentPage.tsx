@@ -10,6 +10,7 @@ import { pageLocale } from "../lib/locale";
 import { routes, type LoginNotice } from "../lib/routes";
 import { toggled } from "../lib/sets";
 import { describeFailure } from "../lib/text";
+import { ErrorAlert, PendingStatus } from "../components/Notices";
 
 const TITLE = "Allow access";
 
@@ -140,11 +141,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
         </p>
       )}
       <form className="form" onSubmit={onAllow}>
-        {error && (
-          <p role="alert" className="alert">
-            {error.message}
-          </p>
-        )}
+        <ErrorAlert message={error?.message} />
         {details && (
           <AuthorizationDetailsSection
             clientName={client.name}
@@ -213,9 +210,7 @@ function ConsentForm({ interaction, onStale }: { interaction: Interaction; onSta
             Deny
           </button>
         </div>
-        <p role="status" className="status">
-          {pending === "allow" ? "Allowing access…" : pending === "deny" ? "Denying access…" : leaving ? "Redirecting…" : ""}
-        </p>
+        <PendingStatus pending={pending} leaving={leaving} words={{ allow: "Allowing access…", deny: "Denying access…" }} />
       </form>
     </Page>
   );

@@ -3,14 +3,13 @@ import { MY_CONSENTS, REVOKE_MY_CONSENT, type MyConsent } from "../../api/admin"
 import { graphql } from "../../api/graphql";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { DateTime } from "../../components/Format";
-import { ActionNotices } from "../../components/Notices";
 import { Heading, Page } from "../../components/Page";
-import { LoadState } from "../../components/LoadState";
 import { RequireSession } from "../../components/RequireSession";
 import { SignOutButton } from "../../components/SignOutButton";
 import { routes } from "../../lib/routes";
 import { useSession } from "../../lib/session";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { AppList, type AppListSection } from "./AppList";
 import { Psd2Consents } from "./Psd2Consents";
 import { SignInMethods } from "./SignInMethods";
 import { describeAccessUntil } from "../../lib/authorization-details";
@@ -52,6 +51,15 @@ function Account() {
   );
 }
 
+const CONNECTED_APPS: AppListSection = {
+  id: "connected-apps",
+  title: "Connected apps",
+  intro:
+    "These apps can access your accounts with the permissions you allowed. Revoking an app's access also revokes the tokens it holds; it will have to ask for your permission again.",
+  empty: "No apps are connected to your account.",
+};
+
+/** "Connected apps": the apps the user allowed (their consents), with "Revoke". */
 function ConnectedApps() {
   const query = useQuery(MY_CONSENTS);
   const action = useAction();
@@ -65,46 +73,30 @@ function ConnectedApps() {
     }, consent.id);
   }
 
+  const revokeButton = (consent: MyConsent) => (
+    <ConfirmButton
+      label="Revoke"
+      context={`access for ${consent.appName}`}
+      question={`Revoke ${consent.appName}'s access? This also revokes the app's tokens.`}
+      confirmLabel="Yes, revoke access"
+      {...action.button(consent.id)}
+      onConfirm={() => revoke(consent)}
+    />
+  );
+
   return (
-    <section aria-labelledby="connected-apps" className="connected">
-      <h2 id="connected-apps">Connected apps</h2>
-      <p className="muted small">
-        These apps can access your accounts with the permissions you allowed. Revoking an app's access also revokes the tokens it
-        holds; it will have to ask for your permission again.
-      </p>
-      <ActionNotices action={action} />
-      <LoadState loading={query.loading} error={query.error} isEmpty={consents.length === 0} onRetry={query.reload}>
-        {consents.length === 0 ? (
-          <p className="empty">No apps are connected to your account.</p>
-        ) : (
-          <ul className="connected-apps">
-            {consents.map((consent) => (
-              <li key={consent.id} className="connected-app">
-                <div className="connected-app-info">
-                  <h3>
-                    <bdi>{consent.appName}</bdi>
-                  </h3>
-                  <p className="muted small">
-                    Operated by <bdi>{consent.organizationName}</bdi> · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
-                    {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
-                  </p>
-                  {consent.accessUntil && <p className="small">Access lasts {describeAccessUntil(consent.accessUntil, navigator.language)}.</p>}
-                  <Permissions scopes={consent.scopes} />
-                </div>
-                <ConfirmButton
-                  label="Revoke"
-                  context={`access for ${consent.appName}`}
-                  question={`Revoke ${consent.appName}'s access? This also revokes the app's tokens.`}
-                  confirmLabel="Yes, revoke access"
-                  {...action.button(consent.id)}
-                  onConfirm={() => revoke(consent)}
-                />
-              </li>
-            ))}
-          </ul>
-        )}
-      </LoadState>
-    </section>
+    <AppList section={CONNECTED_APPS} action={action} query={query} items={consents} actions={revokeButton}>
+      {(consent) => (
+        <>
+          <p className="muted small">
+            Operated by <bdi>{consent.organizationName}</bdi> · allowed <DateTime value={consent.grantedAt} /> · last used{" "}
+            {consent.lastUsedAt ? <DateTime value={consent.lastUsedAt} /> : "never"}
+          </p>
+          {consent.accessUntil && <p className="small">Access lasts {describeAccessUntil(consent.accessUntil, navigator.language)}.</p>}
+          <Permissions scopes={consent.scopes} />
+        </>
+      )}
+    </AppList>
   );
 }
 

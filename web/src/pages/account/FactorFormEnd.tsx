@@ -4,38 +4,38 @@ import { TextField } from "../../components/Field";
 /** Longest factor name the forms take. */
 export const FACTOR_NAME_MAX_LENGTH = 60;
 
+/** The words of each form: a name to suggest, the submit button, and the status line while busy. */
+const WORDS = {
+  totp: { example: "Work phone", submitLabel: "Add authenticator app", busyStatus: "Checking the code…" },
+  passkey: { example: "Laptop", submitLabel: "Create the passkey", busyStatus: "Waiting for your passkey…" },
+} as const;
+
 /**
- * The end of a form that adds a sign-in method (an authenticator app or a passkey): the
- * method's name, the submit and cancel buttons, and a polite status line while `busy`.
- *
- * @param example - a name to suggest in the hint, e.g. "Laptop".
- * @param busyStatus - what the status line says while `busy`.
+ * The end of a form that adds a sign-in method (`kind`: an authenticator app or a passkey):
+ * the method's name, the submit and cancel buttons, and a polite status line while `busy`.
  */
 export function FactorFormEnd({
+  kind,
   nameRef,
-  example,
   name,
   onName,
-  submitLabel,
   busy,
-  busyStatus,
   onCancel,
 }: {
+  kind: keyof typeof WORDS;
   nameRef?: Ref<HTMLInputElement>;
-  example: string;
   name: string;
   onName: (name: string) => void;
-  submitLabel: string;
   busy: boolean;
-  busyStatus: string;
   onCancel: () => void;
 }) {
+  const words = WORDS[kind];
   return (
     <>
       <TextField
         ref={nameRef}
         label="Name"
-        hint={`To tell your sign-in methods apart, for example “${example}”.`}
+        hint={`To tell your sign-in methods apart, for example “${words.example}”.`}
         name="factor-name"
         autoComplete="off"
         maxLength={FACTOR_NAME_MAX_LENGTH}
@@ -45,14 +45,14 @@ export function FactorFormEnd({
       />
       <div className="form-actions">
         <button type="submit" className="button primary" aria-disabled={busy || undefined} aria-busy={busy || undefined}>
-          {submitLabel}
+          {words.submitLabel}
         </button>
         <button type="button" className="button secondary" disabled={busy} onClick={onCancel}>
           Cancel
         </button>
       </div>
       <p role="status" className="status">
-        {busy ? busyStatus : ""}
+        {busy ? words.busyStatus : ""}
       </p>
     </>
   );

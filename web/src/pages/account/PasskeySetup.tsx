@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { FactorFormEnd } from "./FactorFormEnd";
+import { ErrorAlert } from "../../components/Notices";
 
 /**
  * "Add a passkey": a name for it, then the browser asks the user to create it (the device's
@@ -40,21 +41,8 @@ export function PasskeySetup({
         security key.
       </p>
       <form className="form-stack" onSubmit={onSubmit} aria-labelledby={titleId}>
-        {error && (
-          <p role="alert" className="alert">
-            {error.message}
-          </p>
-        )}
-        <FactorFormEnd
-          nameRef={nameRef}
-          example="Laptop"
-          name={name}
-          onName={setName}
-          submitLabel="Create the passkey"
-          busy={busy}
-          busyStatus="Waiting for your passkey…"
-          onCancel={onCancel}
-        />
+        <ErrorAlert message={error?.message} />
+        <FactorFormEnd kind="passkey" nameRef={nameRef} name={name} onName={setName} busy={busy} onCancel={onCancel} />
       </form>
     </section>
   );

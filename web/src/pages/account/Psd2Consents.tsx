@@ -3,10 +3,17 @@ import { graphql } from "../../api/graphql";
 import { ConsentDetails, Psd2Status } from "../../components/AuthorizationDetailsList";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { DateTime } from "../../components/Format";
-import { LoadState } from "../../components/LoadState";
-import { ActionNotices } from "../../components/Notices";
 import { formatDate } from "../../lib/authorization-details";
 import { useAction, useQuery } from "../../lib/useGraphQL";
+import { AppList, type AppListSection } from "./AppList";
+
+const PSD2_CONSENTS: AppListSection = {
+  id: "psd2-consents",
+  title: "PSD2 consents",
+  intro:
+    "The payments and the access to your account data that apps asked for. Revoking an active consent withdraws it at once: the app can no longer use it.",
+  empty: "You have not given any PSD2 consents.",
+};
 
 /**
  * "PSD2 consents" of the Account page: the payments and account access the user approved
@@ -27,49 +34,32 @@ export function Psd2Consents() {
     }, consent.id);
   }
 
+  const revokeButton = (consent: MyPsd2Consent) =>
+    consent.status === "valid" && (
+      <ConfirmButton
+        label="Revoke"
+        context={`consent for ${consent.appName} asked ${new Date(consent.createdAt).toLocaleString()}`}
+        question={`Revoke this consent? ${consent.appName} can no longer use it.`}
+        confirmLabel="Yes, revoke consent"
+        {...action.button(consent.id)}
+        onConfirm={() => revoke(consent)}
+      />
+    );
+
   return (
-    <section aria-labelledby="psd2-consents" className="connected">
-      <h2 id="psd2-consents">PSD2 consents</h2>
-      <p className="muted small">
-        The payments and the access to your account data that apps asked for. Revoking an active consent withdraws it at once: the app can
-        no longer use it.
-      </p>
-      <ActionNotices action={action} />
-      <LoadState loading={query.loading} error={query.error} isEmpty={consents.length === 0} onRetry={query.reload}>
-        {consents.length === 0 ? (
-          <p className="empty">You have not given any PSD2 consents.</p>
-        ) : (
-          <ul className="connected-apps">
-            {consents.map((consent) => (
-              <li key={consent.id} className="connected-app">
-                <div className="connected-app-info">
-                  <h3>
-                    <bdi>{consent.appName}</bdi>
-                  </h3>
-                  <p className="muted small">
-                    Operated by <bdi>{consent.organizationName}</bdi> · asked <DateTime value={consent.createdAt} zone />
-                  </p>
-                  <p className="small">
-                    <Psd2Status status={consent.status} reader="psu" /> since <DateTime value={consent.statusChangedAt} zone />
-                    {consent.validUntil && <> · valid until {formatDate(consent.validUntil, locale)}</>}
-                  </p>
-                  <ConsentDetails json={consent.authorizationDetails} label="Details" />
-                </div>
-                {consent.status === "valid" && (
-                  <ConfirmButton
-                    label="Revoke"
-                    context={`consent for ${consent.appName} asked ${new Date(consent.createdAt).toLocaleString()}`}
-                    question={`Revoke this consent? ${consent.appName} can no longer use it.`}
-                    confirmLabel="Yes, revoke consent"
-                    {...action.button(consent.id)}
-                    onConfirm={() => revoke(consent)}
-                  />
-                )}
-              </li>
-            ))}
-          </ul>
-        )}
-      </LoadState>
-    </section>
+    <AppList section={PSD2_CONSENTS} action={action} query={query} items={consents} actions={revokeButton}>
+      {(consent) => (
+        <>
+          <p className="muted small">
+            Operated by <bdi>{consent.organizationName}</bdi> · asked <DateTime value={consent.createdAt} zone />
+          </p>
+          <p className="small">
+            <Psd2Status status={consent.status} reader="psu" /> since <DateTime value={consent.statusChangedAt} zone />
+            {consent.validUntil && <> · valid until {formatDate(consent.validUntil, locale)}</>}
+          </p>
+          <ConsentDetails json={consent.authorizationDetails} label="Details" />
+        </>
+      )}
+    </AppList>
   );
 }

@@ -18,7 +18,7 @@ import { actionsColumn, DataTable, type Column } from "../../components/DataTabl
 import { FactorStep, passkeyFailureMessage } from "../../components/FactorStep";
 import { DateTime } from "../../components/Format";
 import { LoadState } from "../../components/LoadState";
-import { StatusMessage } from "../../components/Notices";
+import { ErrorAlert, StatusMessage } from "../../components/Notices";
 import { brand } from "../../lib/brand";
 import { useSession } from "../../lib/session";
 import { describeFailure } from "../../lib/text";
@@ -201,9 +201,9 @@ export function SignInMethods() {
 
   const columns: Column<Factor>[] = [
     { header: "Name", rowHeader: true, cell: factorName },
-    { header: "Type", cell: (f) => FACTOR_TYPES[f.type] },
-    { header: "Added", cell: (f) => <DateTime value={f.createdAt} /> },
-    { header: "Last used", cell: (f) => (f.lastUsedAt ? <DateTime value={f.lastUsedAt} /> : "never") },
+    { header: "Type", detail: true, cell: (f) => FACTOR_TYPES[f.type] },
+    { header: "Added", detail: true, cell: (f) => <DateTime value={f.createdAt} /> },
+    { header: "Last used", detail: true, cell: (f) => (f.lastUsedAt ? <DateTime value={f.lastUsedAt} /> : "never") },
     actionsColumn((f: Factor) => (
       <button
         type="button"
@@ -264,11 +264,7 @@ export function SignInMethods() {
         After your password, {brand.name} asks for a second step: a code from an authenticator app or a passkey. Apps can only access
         your payment accounts after this second step.
       </p>
-      {error?.where === "section" && (
-        <p role="alert" className="alert">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert message={error?.where === "section" ? error.message : null} />
       <StatusMessage text={status} />
       <LoadState
         loading={state.status === "loading"}

@@ -4,6 +4,7 @@ import { OneTimeCodeField } from "../../components/Field";
 import { CopyButton } from "../../components/SecretPanel";
 import { brand } from "../../lib/brand";
 import { FactorFormEnd } from "./FactorFormEnd";
+import { ErrorAlert } from "../../components/Notices";
 
 /**
  * "Set up an authenticator app": the new key as a QR code and as text to type in (in groups
@@ -82,11 +83,7 @@ export function TotpSetup({
         <li>
           <p>Enter the code the app shows for {brand.name}, and give the app a name.</p>
           <form className="form-stack" onSubmit={onSubmit} aria-labelledby={titleId}>
-            {message && (
-              <p id={errorId} role="alert" className="alert">
-                {message}
-              </p>
-            )}
+            <ErrorAlert id={errorId} message={message} />
             <OneTimeCodeField
               ref={codeRef}
               label="Code from the app"
@@ -97,15 +94,7 @@ export function TotpSetup({
               invalid={Boolean(message)}
               describedBy={message ? errorId : undefined}
             />
-            <FactorFormEnd
-              example="Work phone"
-              name={name}
-              onName={setName}
-              submitLabel="Add authenticator app"
-              busy={busy}
-              busyStatus="Checking the code…"
-              onCancel={onCancel}
-            />
+            <FactorFormEnd kind="totp" name={name} onName={setName} busy={busy} onCancel={onCancel} />
           </form>
         </li>
       </ol>

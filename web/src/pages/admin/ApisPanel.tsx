@@ -1,5 +1,5 @@
 import { Can } from "../../components/Can";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
 import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
@@ -8,8 +8,8 @@ import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
-import { CheckboxField, SelectField, TextField } from "../../components/Field";
-import { Subform } from "../../components/FormLayouts";
+import { CheckboxField, SecondsField, SelectField, TextField } from "../../components/Field";
+import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
@@ -45,9 +45,6 @@ const consentCheckName = (check: ConsentCheck) => CONSENT_CHECKS.find((c) => c.v
 
 /** An API's maximum sign-in age in words ("5 minutes"); "No limit" for null. */
 const maxAgeName = (seconds: number | null) => (seconds === null ? "No limit" : durationText(seconds));
-
-/** The hint of the maximum age field. */
-const MAX_AGE_HINT = `Optional: ${MAX_AGE_SECONDS.min} to ${MAX_AGE_SECONDS.max} (${durationText(MAX_AGE_SECONDS.max)}). Blank: no limit.`;
 
 /**
  * The maximum age typed in a form: null when blank.
@@ -107,12 +104,12 @@ function apiSettings(draft: ApiDraft): Omit<CreateApiInput, "name"> {
 const API_COLUMNS: Column<Api>[] = [
   { header: "Name", rowHeader: true, cell: (api) => <code>/{api.name}/</code> },
   { header: "Upstream URL", cell: (api) => <code>{api.upstreamUrl}</code> },
-  { header: "Required scopes", cell: (api) => <Chips items={api.requiredScopes} /> },
-  { header: "Required sign-in", cell: (api) => acrName(api.requiredAcr) },
-  { header: "Maximum sign-in age", cell: (api) => maxAgeName(api.maxAgeSeconds) },
-  { header: "Consent check (PSD2)", cell: (api) => consentCheckName(api.consentCheck) },
-  { header: "Upstream cookies", cell: (api) => (api.passCookies ? "Passed to callers" : "Dropped") },
-  { header: "In API products", cell: (api) => <Chips items={api.products.map((p) => p.name)} /> },
+  { header: "Required scopes", detail: true, cell: (api) => <Chips items={api.requiredScopes} /> },
+  { header: "Required sign-in", detail: true, cell: (api) => acrName(api.requiredAcr) },
+  { header: "Maximum sign-in age", detail: true, cell: (api) => maxAgeName(api.maxAgeSeconds) },
+  { header: "Consent check (PSD2)", detail: true, cell: (api) => consentCheckName(api.consentCheck) },
+  { header: "Upstream cookies", detail: true, cell: (api) => (api.passCookies ? "Passed to callers" : "Dropped") },
+  { header: "In API products", detail: true, cell: (api) => <Chips items={api.products.map((p) => p.name)} /> },
 ];
 
 /** The APIs' columns with "Edit" and "Delete" (behind a confirmation) per API. */
@@ -206,17 +203,7 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
         />
         <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
         <SelectField label="Required sign-in" {...fields.bind("requiredAcr")} options={ACR_CHOICES} />
-        <TextField
-          label="Maximum sign-in age (seconds)"
-          hint={MAX_AGE_HINT}
-          type="number"
-          inputMode="numeric"
-          min={MAX_AGE_SECONDS.min}
-          max={MAX_AGE_SECONDS.max}
-          step={1}
-          {...fields.bind("maxAgeSeconds")}
-          autoComplete="off"
-        />
+        <SecondsField label="Maximum sign-in age" range={MAX_AGE_SECONDS} optional blank="no limit" {...fields.bind("maxAgeSeconds")} />
         <SelectField label="Consent check (PSD2 dynamic linking)" {...fields.bind("consentCheck")} options={CONSENT_CHECKS} />
       </div>
       <p className="hint">
@@ -235,21 +222,14 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
 
 /** "Create an API": its gateway name and its settings. */
 function CreateApi({ onCreated }: { onCreated: () => void }) {
-  const action = useAction();
   const fields = useFields(apiDraft());
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      const { createApi } = await graphql(CREATE_API, { input: { name: fields.values.name.trim(), ...apiSettings(fields.values) } });
-      fields.reset();
-      onCreated();
-      return `API ${createApi.name} created.`;
-    });
-  }
+  const create = useCreate(async () => {
+    const { createApi } = await graphql(CREATE_API, { input: { name: fields.values.name.trim(), ...apiSettings(fields.values) } });
+    return `API ${createApi.name} created.`;
+  }, [fields.reset, onCreated]);
 
   return (
-    <Subform mutation="createApi" title="Create an API" action={action} submitLabel="Create API" onSubmit={onSubmit}>
+    <Subform mutation="createApi" title="Create an API" submitLabel="Create API" {...create}>
       <div className="form-grid">
         <TextField
           label="Name"
@@ -268,7 +248,6 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
 
 /** "Edit API /<name>/": its settings (the gateway path stays), saved after a confirmation. */
 function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => void; onClose: () => void }) {
-  const action = useAction();
   const fields = useFields(apiDraft(api));
 
   async function save() {
@@ -280,7 +259,6 @@ function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => v
   return (
     <ConfirmedSubform
       title={`Edit API /${api.name}/`}
-      action={action}
       submitLabel="Save API"
       question={`Save the changes to /${api.name}/? The gateway applies them to its next calls.`}
       confirmLabel="Yes, save"

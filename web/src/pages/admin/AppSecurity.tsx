@@ -1,5 +1,5 @@
 import { Can } from "../../components/Can";
-import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
 import { URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
   APP_CHANGE_PREVIEW,
@@ -58,11 +58,9 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
   const [profile, setProfile] = useState<SecurityProfile>(app.securityProfile);
   /** The consequences of the switch being confirmed; null when none is asked. */
   const [consequences, setConsequences] = useState<string[] | null>(null);
-  const confirmRef = useRef<HTMLButtonElement>(null);
+  /** The consequences, which the confirmation opens beside (and gives focus back to). */
+  const consequencesRef = useRef<HTMLDivElement>(null);
   const consequencesId = useId();
-  useEffect(() => {
-    if (consequences) confirmRef.current?.focus();
-  }, [consequences]);
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -111,7 +109,7 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
         options={SECURITY_PROFILES}
       />
       {consequences && (
-        <div className="confirm-step">
+        <div className="confirm-step" ref={consequencesRef} tabIndex={-1}>
           <p id={consequencesId}>What switching {app.name} to {securityProfileName(profile)} changes:</p>
           <ul className="consequences" aria-labelledby={consequencesId}>
             {consequences.map((c) => (
@@ -121,9 +119,9 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
           <ConfirmQuestion
             question={`Switch ${app.name} to ${securityProfileName(profile)}?`}
             confirmLabel={`Yes, switch to ${securityProfileName(profile)}`}
-            confirmRef={confirmRef}
+            trigger={consequencesRef}
             onConfirm={onConfirm}
-            onCancel={() => setConsequences(null)}
+            onClose={() => setConsequences(null)}
           />
         </div>
       )}

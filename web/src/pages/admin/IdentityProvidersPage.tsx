@@ -1,5 +1,5 @@
 import { Can } from "../../components/Can";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import {
   ACR_VALUE_MAX_LENGTH,
   ACR_VALUES_MAX_COUNT,
@@ -17,7 +17,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { SelectField, TextField } from "../../components/Field";
-import { Subform } from "../../components/FormLayouts";
+import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
@@ -215,21 +215,14 @@ function ProviderFields({ fields, storedSecret }: { fields: ReturnType<typeof us
 
 /** "Add an identity provider": its settings; nothing is fetched from it yet. */
 function CreateProvider({ onCreated }: { onCreated: () => void }) {
-  const action = useAction();
   const fields = useFields(identityProviderDraft());
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      const { createIdentityProvider } = await graphql(CREATE_IDENTITY_PROVIDER, { input: identityProviderInput(fields.values) });
-      fields.reset();
-      onCreated();
-      return `Identity provider ${createIdentityProvider.name} added. Choose it for apps or API products to send their PSUs there.`;
-    });
-  }
+  const create = useCreate(async () => {
+    const { createIdentityProvider } = await graphql(CREATE_IDENTITY_PROVIDER, { input: identityProviderInput(fields.values) });
+    return `Identity provider ${createIdentityProvider.name} added. Choose it for apps or API products to send their PSUs there.`;
+  }, [fields.reset, onCreated]);
 
   return (
-    <Subform mutation="createIdentityProvider" title="Add an identity provider" action={action} submitLabel="Add identity provider" onSubmit={onSubmit}>
+    <Subform mutation="createIdentityProvider" title="Add an identity provider" submitLabel="Add identity provider" {...create}>
       <ProviderFields fields={fields} storedSecret={false} />
     </Subform>
   );
@@ -237,7 +230,6 @@ function CreateProvider({ onCreated }: { onCreated: () => void }) {
 
 /** "Edit identity provider <name>": every setting, the client secret blank (kept), saved after a confirmation. */
 function EditProvider({ provider, onSaved, onClose }: { provider: IdentityProvider; onSaved: (provider: IdentityProvider) => void; onClose: () => void }) {
-  const action = useAction();
   const fields = useFields(identityProviderDraft(provider));
 
   async function save() {
@@ -250,7 +242,6 @@ function EditProvider({ provider, onSaved, onClose }: { provider: IdentityProvid
   return (
     <ConfirmedSubform
       title={`Edit identity provider ${provider.name}`}
-      action={action}
       submitLabel="Save identity provider"
       question={`Save the changes to ${provider.name}? Sign-ins that start from now on use them.`}
       confirmLabel="Yes, save"

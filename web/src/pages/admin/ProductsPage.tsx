@@ -1,5 +1,5 @@
 import { Can } from "../../components/Can";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { NAME_MAX_LENGTH, PRODUCT_NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
   CREATE_API_PRODUCT,
@@ -20,7 +20,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
-import { Subform } from "../../components/FormLayouts";
+import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, splitList } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
@@ -76,12 +76,12 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
       </>
     ),
   },
-  { header: "Scopes", cell: (p) => <ScopeList scopes={p.scopeDescriptions} /> },
-  { header: "APIs", cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
-  { header: SCA_LABEL, cell: (p) => (p.requiresSca ? "Yes" : "No") },
-  { header: "Authorization details", cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
-  { header: "Access tokens", cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
-  { header: "Sign-in", cell: (p) => signInName(p.identityProvider) },
+  { header: "Scopes", detail: true, cell: (p) => <ScopeList scopes={p.scopeDescriptions} /> },
+  { header: "APIs", detail: true, cell: (p) => <Chips items={p.apis.map((a) => a.name)} /> },
+  { header: SCA_LABEL, detail: true, cell: (p) => (p.requiresSca ? "Yes" : "No") },
+  { header: "Authorization details", detail: true, cell: (p) => <Chips items={p.authorizationDetailsTypes} /> },
+  { header: "Access tokens", detail: true, cell: (p) => accessTokenFormatName(p.accessTokenFormat) },
+  { header: "Sign-in", detail: true, cell: (p) => signInName(p.identityProvider) },
 ];
 
 /** The products' columns with "Edit" and "Delete" (behind a confirmation) per product. */
@@ -305,22 +305,15 @@ function CreateProduct({
   stored: ReadonlyMap<string, string>;
   onCreated: () => void;
 }) {
-  const action = useAction();
   const form = useProductForm(undefined, stored);
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void action.run(async () => {
-      checkDescribed(form.rows);
-      const { createApiProduct } = await graphql(CREATE_API_PRODUCT, { input: productInput(form.fields.values, form.rows, apis) });
-      form.fields.reset();
-      onCreated();
-      return `API product ${createApiProduct.name} created.`;
-    });
-  }
+  const create = useCreate(async () => {
+    checkDescribed(form.rows);
+    const { createApiProduct } = await graphql(CREATE_API_PRODUCT, { input: productInput(form.fields.values, form.rows, apis) });
+    return `API product ${createApiProduct.name} created.`;
+  }, [form.fields.reset, onCreated]);
 
   return (
-    <Subform mutation="createApiProduct" title="Create an API product" action={action} submitLabel="Create API product" onSubmit={onSubmit}>
+    <Subform mutation="createApiProduct" title="Create an API product" submitLabel="Create API product" {...create}>
       <ProductFields form={form} apis={apis} providers={providers} />
     </Subform>
   );
@@ -342,7 +335,6 @@ function EditProduct({
   onSaved: (product: ApiProduct) => void;
   onClose: () => void;
 }) {
-  const action = useAction();
   const form = useProductForm(product, stored);
 
   async function save() {
@@ -354,7 +346,6 @@ function EditProduct({
   return (
     <ConfirmedSubform
       title={`Edit API product ${product.name}`}
-      action={action}
       submitLabel="Save API product"
       question={`Save the changes to ${product.name}? They apply at once, to every app with this product.`}
       confirmLabel="Yes, save"
