@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../src/demo/seed.js";
 import { hashSecret } from "../src/kernel/secrets.js";
 import { json, type Browser, type Json } from "./support/flow.js";
-import { signIn, withSession } from "./support/graphql.js";
+import { adminBearer, signIn, withSession } from "./support/graphql.js";
 import { createUser, startTestServer, type TestServer } from "./support/server.js";
 
 const IDLE_SECONDS = 60;
@@ -91,5 +91,15 @@ describe("staff sessions end after ADMIN_IDLE_SECONDS without a request", () => 
     const { code } = await withSession(admin).failure("{ apps { nodes { id } } }");
     expect(code).toBe("UNAUTHENTICATED");
     expect((await session(admin)).body).toMatchObject({ user: null });
+  });
+
+  it("a role change ends the user's sessions: a PSU made staff signs in again, into a session with the limit", async () => {
+    const user = await createUser(server, { prefix: "idle-promoted" });
+    const before = await signIn(server.url, user);
+    expect((await session(before)).body).toMatchObject({ user: { role: "user" }, idleSeconds: null });
+    await (await adminBearer(server.url)).data("mutation($id: ID!) { setUserRole(userId: $id, role: auditor) { role } }", { id: user.id });
+    expect((await session(before)).body).toMatchObject({ user: null });
+    const after = await signIn(server.url, user);
+    expect((await session(after)).body).toMatchObject({ user: { role: "auditor" }, idleSeconds: IDLE_SECONDS });
   });
 });

@@ -41,14 +41,18 @@ export function setUserStatus(
 }
 
 /**
- * Changes a user's role (kernel/roles.ts STAFF_ROLES, or `user`), audited with the change.
+ * Changes a user's role (kernel/roles.ts STAFF_ROLES, or `user`), audited with the change, and
+ * ends the user's browser sessions: the role, and a staff session's idle limit
+ * (ADMIN_IDLE_SECONDS, set at sign-in), take effect at their next sign-in.
  * @param o - `signedInUserId`: the administrator doing it, who cannot change their own role.
  * @throws NotFound for an unknown user; Conflict for the administrator's own role.
  */
 export function setUserRole(db: Database, o: { userId: string; role: string; signedInUserId?: string } & Audited): Promise<UserRecord> {
   return auditedChange(db, o.audit, async (stores) => {
     if (o.signedInUserId === o.userId) throw new Conflict("you cannot change your own role");
-    return stores.users.setRole(o.userId, o.role);
+    const user = await stores.users.setRole(o.userId, o.role);
+    await stores.sessions.destroyOfUser(o.userId);
+    return user;
   });
 }
 
