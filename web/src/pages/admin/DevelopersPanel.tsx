@@ -10,7 +10,7 @@ import { actionsColumn, type Column } from "../../components/DataTable";
 import { TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { DateTime } from "../../components/Format";
-import { ListTable, LoadMore } from "../../components/ListTable";
+import { PagedListTable } from "../../components/PagedListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { explainingConflict } from "../../lib/conflicts";
@@ -108,15 +108,14 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
       }
     >
       <ActionNotices action={action} />
-      <ListTable
+      <PagedListTable
         caption={title}
         list={{ ...developers, error: developers.error ?? org.error }}
+        what="developers"
         columns={developerColumns(action, (dev) => setEditingId(dev.id), remove, erase)}
-        rowKey={(dev) => dev.id}
         isCurrent={(dev) => dev.id === editingId}
         empty="This organization has no developers yet."
       />
-      <LoadMore list={developers} what="developers" />
       {editing && (
         <EditDeveloper
           key={editing.id}

@@ -5,7 +5,7 @@ import { TOKEN_FILTER_OPTIONS, TOKENS, USERS, type TokenState } from "../../api/
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import { SelectField, SubmitButton, TextField } from "../../components/Field";
-import { ListTable, LoadMore } from "../../components/ListTable";
+import { PagedListTable } from "../../components/PagedListTable";
 import { ActionNotices, ErrorAlert } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { revokeColumn, tokenColumns } from "../../components/TokenColumns";
@@ -160,8 +160,7 @@ export function TokensPage() {
           </p>
         )}
         <ActionNotices action={action} />
-        <ListTable caption="Tokens" list={tokens} columns={columns} rowKey={(t) => t.id} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
-        <LoadMore list={tokens} what="tokens" />
+        <PagedListTable caption="Tokens" list={tokens} what="tokens" columns={columns} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
       </Panel>
     </AdminPage>
   );
