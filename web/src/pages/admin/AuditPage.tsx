@@ -6,9 +6,10 @@ import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { ExactTime } from "../../components/ExactTime";
-import { SelectField, SubmitButton, TextField } from "../../components/Field";
+import { SelectField, TextField } from "../../components/Field";
+import { FilterActions } from "../../components/FilterActions";
 import { PagedListTable } from "../../components/PagedListTable";
-import { ActionNotices, ErrorAlert } from "../../components/Notices";
+import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import {
   auditVariables,
@@ -162,15 +163,7 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
         {rangeField("From", "Inclusive", from, setFrom)}
         {rangeField("To", "Exclusive", to, setTo)}
       </div>
-      <ErrorAlert id={errorId} message={error} />
-      <div className="form-actions">
-        <SubmitButton busy={false}>Search</SubmitButton>
-        {hasCriteria(initial) && (
-          <button type="button" className="button secondary" onClick={() => onSearch(EMPTY_FILTER)}>
-            Clear filters
-          </button>
-        )}
-      </div>
+      <FilterActions errorId={errorId} error={error} busy={false} filtered={hasCriteria(initial)} onClear={() => onSearch(EMPTY_FILTER)} />
     </form>
   );
 }

@@ -4,7 +4,8 @@ import { USERNAME_LENGTH } from "../../../../server/src/kernel/limits";
 import { TOKEN_FILTER_OPTIONS, TOKENS, USERS, type TokenState } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
-import { SelectField, SubmitButton, TextField } from "../../components/Field";
+import { SelectField, TextField } from "../../components/Field";
+import { FilterActions } from "../../components/FilterActions";
 import { PagedListTable } from "../../components/PagedListTable";
 import { ActionNotices, ErrorAlert } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
@@ -99,15 +100,7 @@ function FilterForm({
           aria-invalid={error ? true : undefined}
         />
       </div>
-      <ErrorAlert id={errorId} message={error} />
-      <div className="form-actions">
-        <SubmitButton busy={busy}>Search</SubmitButton>
-        {hasTokenCriteria(initial) && (
-          <button type="button" className="button secondary" onClick={() => onSearch(EMPTY_TOKEN_FILTER)}>
-            Clear filters
-          </button>
-        )}
-      </div>
+      <FilterActions errorId={errorId} error={error} busy={busy} filtered={hasTokenCriteria(initial)} onClear={() => onSearch(EMPTY_TOKEN_FILTER)} />
     </form>
   );
 }
