@@ -6,8 +6,8 @@ import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, 
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { DateTime } from "../../components/Format";
-import { PagedListTable } from "../../components/PagedListTable";
 import { StatusMessage } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
 import { SelectField } from "../../components/Field";

@@ -8,8 +8,8 @@ import type { Column } from "../../components/DataTable";
 import { ExactTime } from "../../components/ExactTime";
 import { SelectField, TextField } from "../../components/Field";
 import { FilterActions } from "../../components/FilterActions";
-import { PagedListTable } from "../../components/PagedListTable";
 import { ActionNotices } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import {
   auditVariables,
