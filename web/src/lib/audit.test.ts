@@ -198,23 +198,24 @@ describe("an event's details", () => {
 });
 
 describe("CSV", () => {
-  it("quotes a field with a quote, comma or line break, doubling its quotes", () => {
-    expect(csvField("plain")).toBe("plain");
-    expect(csvField('say "hi"')).toBe('"say ""hi"""');
-    expect(csvField("a,b")).toBe('"a,b"');
-    expect(csvField("line\nbreak")).toBe('"line\nbreak"');
-    expect(csvField("cr\r")).toBe('"cr\r"');
-    expect(csvField(12)).toBe("12");
-  });
-
-  it("neutralizes a spreadsheet formula with a leading '", () => {
-    expect(csvField("=HYPERLINK(\"http://evil\")")).toBe("\"'=HYPERLINK(\"\"http://evil\"\")\"");
-    expect(csvField("+1")).toBe("'+1");
-    expect(csvField("-2+3")).toBe("'-2+3");
-    expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
-    expect(csvField("\tcmd")).toBe("'\tcmd");
-    expect(csvField("=1,2")).toBe("\"'=1,2\"");
-    expect(csvField("a=b")).toBe("a=b");
+  it.each<[string | number, string]>([
+    // quoting
+    ["plain", "plain"],
+    ['say "hi"', '"say ""hi"""'],
+    ["a,b", '"a,b"'],
+    ["line\nbreak", '"line\nbreak"'],
+    ["cr\r", '"cr\r"'],
+    [12, "12"],
+    // formulas
+    ["=HYPERLINK(\"http://evil\")", "\"'=HYPERLINK(\"\"http://evil\"\")\""],
+    ["+1", "'+1"],
+    ["-2+3", "'-2+3"],
+    ["@SUM(A1)", "'@SUM(A1)"],
+    ["\tcmd", "'\tcmd"],
+    ["=1,2", "\"'=1,2\""],
+    ["a=b", "a=b"],
+  ])("writes %j as %j: quoted when it holds a quote, comma or line break (its quotes doubled), a spreadsheet formula neutralized with a leading '", (field, csv) => {
+    expect(csvField(field)).toBe(csv);
   });
 
   it("has a header line, then one line per event, CRLF line ends", () => {

@@ -29,6 +29,12 @@ function answer(from: string, bucketSeconds: number, count: number) {
   return { from, to, bucketSeconds };
 }
 
+/** A token count of one client in one bucket, as the dashboard's query answers it. */
+const issued = (start: string, appName: string, clientId: string, count: number) => ({ start, appName, clientId, count });
+
+/** {@link tokensOverTime} of these counts on the grid of a dashboard answer. */
+const tokensIn = (grid: Parameters<typeof gridOf>[0], counts: Parameters<typeof tokensOverTime>[0]) => tokensOverTime(counts, gridOf(grid));
+
 const traffic = (start: string, api: string, clientId: string, ok: number, clientErrors: number, serverErrors: number): TrafficBucket => ({
   start,
   api,
@@ -73,16 +79,12 @@ describe("bucketing per range", () => {
   });
 
   it("counts tokens issued per client in 5-minute buckets (1 h), largest client first", () => {
-    const grid = gridOf(answer("2026-11-24T10:00:00.000Z", 300, 12));
-    const { series, rows, total } = tokensOverTime(
-      [
-        { start: "2026-11-24T10:00:00.000Z", appName: "Acme Budgeting", clientId: "acme-key", count: 1 },
-        { start: "2026-11-24T10:05:00.000Z", appName: "Beta Pay", clientId: "beta-key", count: 4 },
-        { start: "2026-11-24T10:55:00.000Z", appName: "Acme Budgeting", clientId: "acme-key", count: 2 },
-        { start: "2026-11-24T10:55:00.000Z", appName: "Beta Pay", clientId: "beta-key", count: 1 },
-      ],
-      grid,
-    );
+    const { series, rows, total } = tokensIn(answer("2026-11-24T10:00:00.000Z", 300, 12), [
+      issued("2026-11-24T10:00:00.000Z", "Acme Budgeting", "acme-key", 1),
+      issued("2026-11-24T10:05:00.000Z", "Beta Pay", "beta-key", 4),
+      issued("2026-11-24T10:55:00.000Z", "Acme Budgeting", "acme-key", 2),
+      issued("2026-11-24T10:55:00.000Z", "Beta Pay", "beta-key", 1),
+    ]);
     expect(series).toEqual([
       { key: "beta-key", name: "Beta Pay" },
       { key: "acme-key", name: "Acme Budgeting" },
@@ -96,15 +98,11 @@ describe("bucketing per range", () => {
   });
 
   it("puts each count in the bucket it starts in (6-hour buckets of 7 d), one near the edges in the nearest", () => {
-    const grid = gridOf(answer("2026-11-18T12:00:00.000Z", 21_600, 28));
-    const { rows } = tokensOverTime(
-      [
-        { start: "2026-11-18T17:59:59.000Z", appName: "A", clientId: "a", count: 1 },
-        { start: "2026-11-18T18:00:00.000Z", appName: "A", clientId: "a", count: 2 },
-        { start: "2026-11-25T18:00:01.000Z", appName: "A", clientId: "a", count: 5 },
-      ],
-      grid,
-    );
+    const { rows } = tokensIn(answer("2026-11-18T12:00:00.000Z", 21_600, 28), [
+      issued("2026-11-18T17:59:59.000Z", "A", "a", 1),
+      issued("2026-11-18T18:00:00.000Z", "A", "a", 2),
+      issued("2026-11-25T18:00:01.000Z", "A", "a", 5),
+    ]);
     expect(rows.map((r) => r.total).filter((n) => n > 0)).toEqual([1, 2, 5]);
     expect(rows[0]!.total).toBe(1);
     expect(rows[1]!.total).toBe(2);
@@ -112,15 +110,11 @@ describe("bucketing per range", () => {
   });
 
   it("names a client by its app, with the consumer key when two clients share the name, and an app without one by its name", () => {
-    const grid = gridOf(answer("2026-10-26T00:00:00.000Z", 86_400, 30));
-    const { series, rows } = tokensOverTime(
-      [
-        { start: "2026-10-26T00:00:00.000Z", appName: "Same", clientId: "k1", count: 1 },
-        { start: "2026-10-27T00:00:00.000Z", appName: "Same", clientId: "k2", count: 1 },
-        { start: "2026-10-27T00:00:00.000Z", appName: "Keyless", clientId: "", count: 3 },
-      ],
-      grid,
-    );
+    const { series, rows } = tokensIn(answer("2026-10-26T00:00:00.000Z", 86_400, 30), [
+      issued("2026-10-26T00:00:00.000Z", "Same", "k1", 1),
+      issued("2026-10-27T00:00:00.000Z", "Same", "k2", 1),
+      issued("2026-10-27T00:00:00.000Z", "Keyless", "", 3),
+    ]);
     expect(series).toEqual([
       { key: "app:Keyless", name: "Keyless" },
       { key: "k1", name: "Same (k1)" },

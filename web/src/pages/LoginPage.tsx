@@ -11,6 +11,7 @@ import { brand } from "../lib/brand";
 import { isSpaPath, leaveTo, safeNextPath } from "../lib/navigation";
 import { isWithin, patterns, routes, type LoginNotice } from "../lib/routes";
 import type { SignInNotice } from "../lib/session";
+import { sessionStep } from "../lib/sessionStep";
 import { sentence } from "../lib/text";
 import { useLoad } from "../lib/useLoad";
 
@@ -268,15 +269,8 @@ function SessionLogin({ next }: { next: string }) {
     }
   }
 
-  async function onNewPassword(password: string): Promise<SignInError | undefined> {
-    try {
-      const result = await submitSessionPassword(csrfToken.current, password);
-      csrfToken.current = result.csrfToken;
-      goNext();
-      return undefined;
-    } catch (err) {
-      return newPasswordError(err);
-    }
+  function onNewPassword(password: string): Promise<SignInError | undefined> {
+    return sessionStep(csrfToken, (token) => submitSessionPassword(token, password), goNext, newPasswordError);
   }
 
   return (

@@ -4,6 +4,7 @@ import { InteractionApiError, type Credentials } from "../../api/interaction";
 import { getSession, signIn, submitSessionFactor } from "../../api/session";
 import { signInError, type SignInError } from "../../components/SignInForm";
 import { factorError, SignInSteps } from "../../components/SignInSteps";
+import { sessionStep } from "../../lib/sessionStep";
 
 const isStaleToken = (err: unknown) => err instanceof InteractionApiError && err.status === 403;
 
@@ -54,15 +55,8 @@ export function ConfirmIdentity({
     }
   }
 
-  async function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
-    try {
-      const result = await submitSessionFactor(csrfToken.current, await proofFor(answer, csrfToken.current));
-      csrfToken.current = result.csrfToken;
-      onConfirmed();
-      return undefined;
-    } catch (err) {
-      return factorError(err);
-    }
+  function onFactor(answer: FactorAnswer): Promise<SignInError | undefined> {
+    return sessionStep(csrfToken, async (token) => submitSessionFactor(token, await proofFor(answer, token)), onConfirmed, factorError);
   }
 
   return (

@@ -6,8 +6,8 @@ import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, 
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { DateTime } from "../../components/Format";
-import { ListTable, LoadMore } from "../../components/ListTable";
 import { StatusMessage } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
 import { SelectField } from "../../components/Field";
@@ -124,14 +124,13 @@ export function AppsPage() {
         <SelectField label="Status" value={filter.status || "all"} onChange={(status) => narrow({ status: status === "all" ? "" : status })} options={STATUS_OPTIONS} />
         {filter.organization && <OrganizationFilter id={filter.organization} onClear={() => narrow({ organization: "" })} />}
         {filter.developer && <DeveloperFilter id={filter.developer} onClear={() => narrow({ developer: "" })} />}
-        <ListTable
+        <PagedListTable
           caption="Apps"
           list={apps}
+          what="apps"
           columns={APP_COLUMNS}
-          rowKey={(app) => app.id}
           empty={appFilterVariables(filter) ? "No app matches these filters." : "There are no apps yet."}
         />
-        <LoadMore list={apps} what="apps" />
       </Panel>
       <Can mutation="createApp">
         <CreateAppForm

@@ -6,9 +6,10 @@ import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
 import { ExactTime } from "../../components/ExactTime";
-import { SelectField, SubmitButton, TextField } from "../../components/Field";
-import { ListTable, LoadMore } from "../../components/ListTable";
-import { ActionNotices, ErrorAlert } from "../../components/Notices";
+import { SelectField, TextField } from "../../components/Field";
+import { FilterActions } from "../../components/FilterActions";
+import { ActionNotices } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import {
   auditVariables,
@@ -127,7 +128,19 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
     if (!problem) onSearch(filter);
   }
 
-  const rangeHint = (bound: string) => `${bound}, in your time zone (${zone}).`;
+  /** A bound of the time range (to the second, in the browser's time zone), invalid while the range is refused. */
+  const rangeField = (label: string, bound: string, value: string, onChange: (value: string) => void) => (
+    <TextField
+      label={label}
+      hint={`${bound}, in your time zone (${zone}).`}
+      type="datetime-local"
+      step={1}
+      value={value}
+      onChange={onChange}
+      describedBy={error ? errorId : undefined}
+      aria-invalid={error ? true : undefined}
+    />
+  );
   return (
     <form role="search" aria-label="Audit log" onSubmit={onSubmit}>
       <div className="form-grid">
@@ -147,36 +160,10 @@ function FilterForm({ initial, zone, onSearch }: { initial: AuditFilter; zone: s
         <SelectField label="Outcome" value={outcome} onChange={setOutcome} options={OUTCOME_OPTIONS} />
         <RequestIdField label="Interaction id" hint="The x-fapi-interaction-id a caller got, e.g. with a refusal." value={interactionId} onChange={setInteractionId} />
         <RequestIdField label="Request id" hint="The X-Request-Id of the request." value={requestId} onChange={setRequestId} />
-        <TextField
-          label="From"
-          hint={rangeHint("Inclusive")}
-          type="datetime-local"
-          step={1}
-          value={from}
-          onChange={setFrom}
-          describedBy={error ? errorId : undefined}
-          aria-invalid={error ? true : undefined}
-        />
-        <TextField
-          label="To"
-          hint={rangeHint("Exclusive")}
-          type="datetime-local"
-          step={1}
-          value={to}
-          onChange={setTo}
-          describedBy={error ? errorId : undefined}
-          aria-invalid={error ? true : undefined}
-        />
+        {rangeField("From", "Inclusive", from, setFrom)}
+        {rangeField("To", "Exclusive", to, setTo)}
       </div>
-      <ErrorAlert id={errorId} message={error} />
-      <div className="form-actions">
-        <SubmitButton busy={false}>Search</SubmitButton>
-        {hasCriteria(initial) && (
-          <button type="button" className="button secondary" onClick={() => onSearch(EMPTY_FILTER)}>
-            Clear filters
-          </button>
-        )}
-      </div>
+      <FilterActions errorId={errorId} error={error} busy={false} filtered={hasCriteria(initial)} onClear={() => onSearch(EMPTY_FILTER)} />
     </form>
   );
 }
@@ -366,14 +353,13 @@ export function AuditPage() {
         <p role="status" className="status">
           {progress}
         </p>
-        <ListTable
+        <PagedListTable
           caption="Audit events"
           list={events}
+          what="events"
           columns={COLUMNS}
-          rowKey={(e) => e.id}
           empty={hasCriteria(filter) ? "No event matches these filters." : "The audit log is empty."}
         />
-        <LoadMore list={events} what="events" />
       </Panel>
     </AdminPage>
   );

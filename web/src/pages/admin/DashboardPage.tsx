@@ -180,6 +180,23 @@ function LatencyPanel({ latency }: { latency: DashboardLatency | null }) {
   );
 }
 
+/** The gateway calls of a dashboard answer per API or per client (with its app), in a panel titled "Traffic per API" or "Traffic per client". */
+function TrafficPanel({ by, dashboard, apps }: { by: "api" | "clientId"; dashboard: Dashboard; apps: ClientApps }) {
+  const what = by === "api" ? "API" : "client";
+  return (
+    <Panel title={`Traffic per ${what}`}>
+      <DataTable
+        caption={`Gateway calls per ${what}`}
+        columns={trafficColumns(by, dashboard, apps)}
+        rows={trafficBy(dashboard.traffic, by)}
+        rowKey={(r) => r.key}
+        empty={`No gateway calls in ${rangeOption(dashboard.range).words}.`}
+        compact
+      />
+    </Panel>
+  );
+}
+
 /** The figures of one dashboard answer: traffic and tokens over time, traffic and latency per API, traffic per client (with its app), refusals. */
 function Figures({ dashboard }: { dashboard: Dashboard }) {
   const grid = gridOf(dashboard);
@@ -236,27 +253,9 @@ function Figures({ dashboard }: { dashboard: Dashboard }) {
           )}
         </Panel>
       </div>
-      <Panel title="Traffic per API">
-        <DataTable
-          caption="Gateway calls per API"
-          columns={trafficColumns("api", dashboard, apps)}
-          rows={trafficBy(dashboard.traffic, "api")}
-          rowKey={(r) => r.key}
-          empty={`No gateway calls in ${words}.`}
-          compact
-        />
-      </Panel>
+      <TrafficPanel by="api" dashboard={dashboard} apps={apps} />
       <LatencyPanel latency={dashboard.latency} />
-      <Panel title="Traffic per client">
-        <DataTable
-          caption="Gateway calls per client"
-          columns={trafficColumns("clientId", dashboard, apps)}
-          rows={trafficBy(dashboard.traffic, "clientId")}
-          rowKey={(r) => r.key}
-          empty={`No gateway calls in ${words}.`}
-          compact
-        />
-      </Panel>
+      <TrafficPanel by="clientId" dashboard={dashboard} apps={apps} />
       <Panel title="Failures by client and reason">
         <p className="stat">
           <span className="stat-value">{refusals}</span> refused {refusals === 1 ? "request" : "requests"}: failed client authentications, refused token

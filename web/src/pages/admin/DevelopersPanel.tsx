@@ -10,8 +10,8 @@ import { actionsColumn, type Column } from "../../components/DataTable";
 import { TextField } from "../../components/Field";
 import { Subform } from "../../components/FormLayouts";
 import { DateTime } from "../../components/Format";
-import { ListTable, LoadMore } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { explainingConflict } from "../../lib/conflicts";
 import { developerName } from "../../lib/developers";
@@ -108,15 +108,14 @@ export function DevelopersPanel({ organizationId, onClose }: { organizationId: s
       }
     >
       <ActionNotices action={action} />
-      <ListTable
+      <PagedListTable
         caption={title}
         list={{ ...developers, error: developers.error ?? org.error }}
+        what="developers"
         columns={developerColumns(action, (dev) => setEditingId(dev.id), remove, erase)}
-        rowKey={(dev) => dev.id}
         isCurrent={(dev) => dev.id === editingId}
         empty="This organization has no developers yet."
       />
-      <LoadMore list={developers} what="developers" />
       {editing && (
         <EditDeveloper
           key={editing.id}

@@ -12,8 +12,8 @@ import { actionsColumn, type Column } from "../../components/DataTable";
 import { TextField } from "../../components/Field";
 import { PanelForm } from "../../components/FormLayouts";
 import { DateTime } from "../../components/Format";
-import { ListTable, LoadMore } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { explainingConflict } from "../../lib/conflicts";
 import { nonBlank, useFields } from "../../lib/useFields";
@@ -96,15 +96,14 @@ export function OrganizationsPage() {
     <AdminPage title="Organizations" intro="The companies whose developers own apps.">
       <Panel title="All organizations">
         <ActionNotices action={action} />
-        <ListTable
+        <PagedListTable
           caption="Organizations"
           list={organizations}
+          what="organizations"
           columns={columns}
-          rowKey={(org) => org.id}
           isCurrent={(org) => org.id === selected}
           empty="There are no organizations yet. Create the first one below."
         />
-        <LoadMore list={organizations} what="organizations" />
         {editing && (
           <EditOrganization
             key={editing.id}

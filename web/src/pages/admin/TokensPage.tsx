@@ -4,9 +4,10 @@ import { USERNAME_LENGTH } from "../../../../server/src/kernel/limits";
 import { TOKEN_FILTER_OPTIONS, TOKENS, USERS, type TokenState } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { AdminPage } from "../../components/AdminPage";
-import { SelectField, SubmitButton, TextField } from "../../components/Field";
-import { ListTable, LoadMore } from "../../components/ListTable";
+import { SelectField, TextField } from "../../components/Field";
+import { FilterActions } from "../../components/FilterActions";
 import { ActionNotices, ErrorAlert } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { revokeColumn, tokenColumns } from "../../components/TokenColumns";
 import { browserTimeZone } from "../../lib/audit";
@@ -99,15 +100,7 @@ function FilterForm({
           aria-invalid={error ? true : undefined}
         />
       </div>
-      <ErrorAlert id={errorId} message={error} />
-      <div className="form-actions">
-        <SubmitButton busy={busy}>Search</SubmitButton>
-        {hasTokenCriteria(initial) && (
-          <button type="button" className="button secondary" onClick={() => onSearch(EMPTY_TOKEN_FILTER)}>
-            Clear filters
-          </button>
-        )}
-      </div>
+      <FilterActions errorId={errorId} error={error} busy={busy} filtered={hasTokenCriteria(initial)} onClear={() => onSearch(EMPTY_TOKEN_FILTER)} />
     </form>
   );
 }
@@ -160,8 +153,7 @@ export function TokensPage() {
           </p>
         )}
         <ActionNotices action={action} />
-        <ListTable caption="Tokens" list={tokens} columns={columns} rowKey={(t) => t.id} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
-        <LoadMore list={tokens} what="tokens" />
+        <PagedListTable caption="Tokens" list={tokens} what="tokens" columns={columns} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
       </Panel>
     </AdminPage>
   );

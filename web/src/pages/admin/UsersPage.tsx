@@ -9,8 +9,8 @@ import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { Badge, DateTime } from "../../components/Format";
-import { ListTable, LoadMore } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
+import { PagedListTable } from "../../components/PagedListTable";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
 import { explainingConflict } from "../../lib/conflicts";
@@ -82,15 +82,14 @@ export function UsersPage() {
       <Panel title="All users">
         <SearchForm id="user-search" label="Search by username" name="Users" maxLength={USERNAME_LENGTH.max} initial={search} onSearch={(value) => navigate({ search: value, user: null })} />
         <ActionNotices action={action} />
-        <ListTable
+        <PagedListTable
           caption="Users"
           list={users}
+          what="users"
           columns={columns}
-          rowKey={(u) => u.id}
           isCurrent={(u) => u.id === selectedId}
           empty={search ? `No username contains “${search}”.` : "There are no users yet."}
         />
-        <LoadMore list={users} what="users" />
       </Panel>
       {selected && can("setUserRole") && (
         <UserRoleForm
