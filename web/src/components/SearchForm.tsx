@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
+import { NAME_MAX_LENGTH } from "../../../server/src/kernel/limits";
 
 interface SearchFormProps {
   /** id of the input; its label says what is searched. */
@@ -6,14 +7,15 @@ interface SearchFormProps {
   label: string;
   /** Accessible name of the search landmark. */
   name: string;
-  maxLength: number;
+  /** Longest search text, characters; by default a name's (kernel/limits.ts NAME_MAX_LENGTH). */
+  maxLength?: number;
   /** The search in force (from the URL). */
   initial: string;
   onSearch: (value: string) => void;
 }
 
 /** A search box submitted as a form, with a "Clear search" button while a search is in force. */
-export function SearchForm({ id, label, name, maxLength, initial, onSearch }: SearchFormProps) {
+export function SearchForm({ id, label, name, maxLength = NAME_MAX_LENGTH, initial, onSearch }: SearchFormProps) {
   const [value, setValue] = useState(initial);
   useEffect(() => setValue(initial), [initial]);
 

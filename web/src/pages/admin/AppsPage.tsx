@@ -1,7 +1,6 @@
 import { Can } from "../../components/Can";
 import { useState } from "react";
 import { Link, useLocation, useSearchParams } from "react-router";
-import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { APPS, DEVELOPER, ORGANIZATION, type AppSummary, type IssuedCredential, type Status } from "../../api/admin";
 import { AdminPage } from "../../components/AdminPage";
 import type { Column } from "../../components/DataTable";
@@ -117,7 +116,6 @@ export function AppsPage() {
           id="app-search"
           label="Search by name or consumer key"
           name="Apps"
-          maxLength={NAME_MAX_LENGTH}
           initial={search}
           onSearch={(value) => narrow({ search: value })}
         />
@@ -127,7 +125,6 @@ export function AppsPage() {
         <PagedListTable
           caption="Apps"
           list={apps}
-          what="apps"
           columns={APP_COLUMNS}
           empty={appFilterVariables(filter) ? "No app matches these filters." : "There are no apps yet."}
         />

@@ -356,7 +356,6 @@ export function AuditPage() {
         <PagedListTable
           caption="Audit events"
           list={events}
-          what="events"
           columns={COLUMNS}
           empty={hasCriteria(filter) ? "No event matches these filters." : "The audit log is empty."}
         />

@@ -99,7 +99,6 @@ export function OrganizationsPage() {
         <PagedListTable
           caption="Organizations"
           list={organizations}
-          what="organizations"
           columns={columns}
           isCurrent={(org) => org.id === selected}
           empty="There are no organizations yet. Create the first one below."

@@ -12,7 +12,6 @@ import { ListTable } from "../../components/ListTable";
 import { ActionNotices } from "../../components/Notices";
 import { Panel } from "../../components/Panel";
 import { SearchForm } from "../../components/SearchForm";
-import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { describeStatus, formatDate, type Psd2ConsentStatus } from "../../lib/authorization-details";
 import { describePsd2Consent, KIND_NAMES, ORIGIN_NAMES } from "../../lib/psd2-consents";
 import { routes } from "../../lib/routes";
@@ -161,7 +160,6 @@ export function Psd2ConsentsPage() {
           id="psd2-search"
           label="User, app, consumer key or consent id"
           name="PSD2 consents by user or app"
-          maxLength={NAME_MAX_LENGTH}
           initial={search}
           onSearch={(text) => show({ search: text })}
         />

@@ -153,7 +153,7 @@ export function TokensPage() {
           </p>
         )}
         <ActionNotices action={action} />
-        <PagedListTable caption="Tokens" list={tokens} what="tokens" columns={columns} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
+        <PagedListTable caption="Tokens" list={tokens} columns={columns} empty={filtered ? "No token matches these filters." : "No token was issued yet."} />
       </Panel>
     </AdminPage>
   );

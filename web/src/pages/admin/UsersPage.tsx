@@ -85,7 +85,6 @@ export function UsersPage() {
         <PagedListTable
           caption="Users"
           list={users}
-          what="users"
           columns={columns}
           isCurrent={(u) => u.id === selectedId}
           empty={search ? `No username contains “${search}”.` : "There are no users yet."}
