@@ -8,8 +8,8 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { EvidencePanel } from "../../components/EvidencePanel";
 import { Facts } from "../../components/Facts";
 import { DateTime } from "../../components/Format";
-import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
+import { ObjectNotShown } from "../../components/ObjectNotShown";
 import { Panel } from "../../components/Panel";
 import { formatDate } from "../../lib/authorization-details";
 import { detailsForExport } from "../../lib/evidence";
@@ -45,15 +45,7 @@ export function Psd2ConsentPage() {
   const consent = query.data?.psd2Consent;
   const back = <Link to={routes.psd2Consents()}>← All PSD2 consents</Link>;
 
-  if (!consent) {
-    return (
-      <AdminPage title={query.data ? "Consent not found" : "PSD2 consent"} breadcrumb={back}>
-        <LoadState loading={query.loading} error={query.error} isEmpty onRetry={query.reload}>
-          <p className="empty">No consent with this id.</p>
-        </LoadState>
-      </AdminPage>
-    );
-  }
+  if (!consent) return <ObjectNotShown query={query} title="PSD2 consent" noun="Consent" breadcrumb={back} />;
   return (
     <AdminPage title={describePsd2Consent(consent)} breadcrumb={back}>
       <Overview consent={consent} onRevoked={(revoked) => query.setData((d) => ({ psd2Consent: d.psd2Consent && { ...d.psd2Consent, ...revoked } }))} />

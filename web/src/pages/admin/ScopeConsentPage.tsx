@@ -4,7 +4,7 @@ import { AdminPage } from "../../components/AdminPage";
 import { EvidencePanel } from "../../components/EvidencePanel";
 import { Facts } from "../../components/Facts";
 import { Badge, Chips, DateTime } from "../../components/Format";
-import { LoadState } from "../../components/LoadState";
+import { ObjectNotShown } from "../../components/ObjectNotShown";
 import { Panel } from "../../components/Panel";
 import { routes } from "../../lib/routes";
 import { useQuery } from "../../lib/useGraphQL";
@@ -29,15 +29,7 @@ export function ScopeConsentPage() {
   const query = useQuery(CONSENT, { id });
   const consent = query.data?.consent;
 
-  if (!consent) {
-    return (
-      <AdminPage title={query.data ? "Consent not found" : "Consent"} breadcrumb={<Link to={routes.users()}>← Users</Link>}>
-        <LoadState loading={query.loading} error={query.error} isEmpty onRetry={query.reload}>
-          <p className="empty">No consent with this id.</p>
-        </LoadState>
-      </AdminPage>
-    );
-  }
+  if (!consent) return <ObjectNotShown query={query} title="Consent" noun="Consent" breadcrumb={<Link to={routes.users()}>← Users</Link>} />;
   const { app, user } = consent;
   return (
     <AdminPage
