@@ -1,14 +1,15 @@
 import { Can } from "../../components/Can";
 import { useState } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
-import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
+import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS } from "../../../../server/src/kernel/limits";
 import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
-import { CheckboxField, SecondsField, SelectField, TextField } from "../../components/Field";
+import { CheckboxField, SecondsField, SelectField } from "../../components/Field";
+import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
@@ -192,16 +193,8 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
   return (
     <>
       <div className="form-grid">
-        <TextField
-          label="Upstream URL"
-          type="url"
-          {...fields.bind("upstreamUrl")}
-          required
-          maxLength={URL_MAX_LENGTH}
-          placeholder="https://accounts.internal.example"
-          autoComplete="off"
-        />
-        <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
+        <UrlField label="Upstream URL" {...fields.bind("upstreamUrl")} required placeholder="https://accounts.internal.example" />
+        <VerbatimField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} />
         <SelectField label="Required sign-in" {...fields.bind("requiredAcr")} options={ACR_CHOICES} />
         <SecondsField label="Maximum sign-in age" range={MAX_AGE_SECONDS} optional blank="no limit" {...fields.bind("maxAgeSeconds")} />
         <SelectField label="Consent check (PSD2 dynamic linking)" {...fields.bind("consentCheck")} options={CONSENT_CHECKS} />
@@ -231,15 +224,7 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
   return (
     <Subform mutation="createApi" title="Create an API" submitLabel="Create API" {...create}>
       <div className="form-grid">
-        <TextField
-          label="Name"
-          hint="The gateway path: lowercase letters, digits, . _ -"
-          {...fields.bind("name")}
-          required
-          maxLength={API_NAME_MAX_LENGTH}
-          pattern="[a-z0-9][a-z0-9._\-]*"
-          autoComplete="off"
-        />
+        <NameField hint="The gateway path: lowercase letters, digits, . _ -" {...fields.bind("name")} maxLength={API_NAME_MAX_LENGTH} pattern="[a-z0-9][a-z0-9._\-]*" />
       </div>
       <ApiSettingsFields fields={fields} />
     </Subform>

@@ -20,6 +20,7 @@ import { ConfirmButton } from "../../components/ConfirmButton";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
+import { NameField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, splitList } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
@@ -221,6 +222,21 @@ function useProductForm(product: ApiProduct | undefined, stored: ReadonlyMap<str
   return { fields, rows };
 }
 
+/** A checkbox a choice, checked while `selected` holds its value; a change passes on the next set. */
+function SetCheckboxes<T extends string>({
+  choices,
+  selected,
+  onChange,
+}: {
+  choices: ReadonlyArray<{ value: T; label: string; hint: string }>;
+  selected: ReadonlySet<T>;
+  onChange: (next: Set<T>) => void;
+}) {
+  return choices.map((c) => (
+    <CheckboxField key={c.value} label={c.label} hint={c.hint} checked={selected.has(c.value)} onChange={(on) => onChange(toggled(selected, c.value, on))} />
+  ));
+}
+
 /** The fields of the create and edit forms of a product. */
 function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useProductForm>; apis: readonly Api[]; providers: readonly IdentityProviderOption[] }) {
   const { fields, rows } = form;
@@ -228,18 +244,10 @@ function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useP
   return (
     <>
       <div className="form-grid">
-        <TextField
-          label="Name"
-          hint="Letters, digits, . _ - (no spaces), e.g. PSD2-AISP-v1."
-          {...fields.bind("name")}
-          required
-          maxLength={PRODUCT_NAME_MAX_LENGTH}
-          pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-          autoComplete="off"
-        />
+        <NameField hint="Letters, digits, . _ - (no spaces), e.g. PSD2-AISP-v1." {...fields.bind("name")} maxLength={PRODUCT_NAME_MAX_LENGTH} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" />
         <TextField label="Display name" hint="Optional; defaults to the name." {...fields.bind("displayName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
         <TextField label="Description" hint="Optional." {...fields.bind("description")} maxLength={TEXT_MAX_LENGTH} autoComplete="off" />
-        <TextField label="Scopes" hint="Separated by spaces or commas, e.g. aisp extended_transaction_history." {...fields.bind("scopes")} autoComplete="off" />
+        <VerbatimField label="Scopes" hint="Separated by spaces or commas, e.g. aisp extended_transaction_history." {...fields.bind("scopes")} />
       </div>
       <ScopeDescriptionFields rows={rows} onChange={(name, text) => fields.set("descriptions")(new Map(descriptions).set(name, text))} />
       <CheckboxField
@@ -263,30 +271,14 @@ function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useP
       <fieldset className="fieldset">
         <legend>Authorization details types (RFC 9396)</legend>
         <p className="hint">What a client approved for this product may ask the user to authorize in detail.</p>
-        {DETAILS_TYPES.map((t) => (
-          <CheckboxField
-            key={t.value}
-            label={t.label}
-            hint={t.hint}
-            checked={detailsTypes.has(t.value)}
-            onChange={(on) => fields.set("detailsTypes")(toggled(detailsTypes, t.value, on))}
-          />
-        ))}
+        <SetCheckboxes choices={DETAILS_TYPES} selected={detailsTypes} onChange={fields.set("detailsTypes")} />
       </fieldset>
       <fieldset className="fieldset">
         <legend>APIs</legend>
         {apis.length === 0 ? (
           <p className="hint">There are no APIs yet; create them below.</p>
         ) : (
-          apis.map((api) => (
-            <CheckboxField
-              key={api.id}
-              label={api.name}
-              hint={api.upstreamUrl}
-              checked={apiIds.has(api.id)}
-              onChange={(on) => fields.set("apiIds")(toggled(apiIds, api.id, on))}
-            />
-          ))
+          <SetCheckboxes choices={apis.map((api) => ({ value: api.id, label: api.name, hint: api.upstreamUrl }))} selected={apiIds} onChange={fields.set("apiIds")} />
         )}
       </fieldset>
     </>
