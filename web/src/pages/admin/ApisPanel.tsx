@@ -6,7 +6,7 @@ import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type C
 import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
+import { EditSubform } from "../../components/EditSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SecondsField, SelectField } from "../../components/Field";
 import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
@@ -242,16 +242,8 @@ function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => v
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit API /${api.name}/`}
-      submitLabel="Save API"
-      question={`Save the changes to /${api.name}/? The gateway applies them to its next calls.`}
-      confirmLabel="Yes, save"
-      check={() => apiSettings(fields.values)}
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="API" name={`/${api.name}/`} consequence="The gateway applies them to its next calls." check={() => apiSettings(fields.values)} onSave={save} onClose={onClose}>
       <ApiSettingsFields fields={fields} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }

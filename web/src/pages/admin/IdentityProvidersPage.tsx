@@ -13,7 +13,7 @@ import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
+import { EditSubform } from "../../components/EditSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { SelectField, TextField } from "../../components/Field";
 import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
@@ -221,15 +221,8 @@ function EditProvider({ provider, onSaved, onClose }: { provider: IdentityProvid
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit identity provider ${provider.name}`}
-      submitLabel="Save identity provider"
-      question={`Save the changes to ${provider.name}? Sign-ins that start from now on use them.`}
-      confirmLabel="Yes, save"
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="identity provider" name={provider.name} consequence="Sign-ins that start from now on use them." onSave={save} onClose={onClose}>
       <ProviderFields fields={fields} storedSecret={provider.hasClientSecret} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }

@@ -17,7 +17,7 @@ import { graphql } from "../../api/graphql";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
+import { EditSubform } from "../../components/EditSubform";
 import { actionsColumn, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
 import { NameField, VerbatimField } from "../../components/VerbatimFields";
@@ -336,16 +336,8 @@ function EditProduct({
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit API product ${product.name}`}
-      submitLabel="Save API product"
-      question={`Save the changes to ${product.name}? They apply at once, to every app with this product.`}
-      confirmLabel="Yes, save"
-      check={() => checkDescribed(form.rows)}
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="API product" name={product.name} consequence="They apply at once, to every app with this product." check={() => checkDescribed(form.rows)} onSave={save} onClose={onClose}>
       <ProductFields form={form} apis={apis} providers={providers} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }
