@@ -14,6 +14,7 @@ import {
   type TokenResponseProfile,
 } from "../../api/admin";
 import { graphql, GraphQLRequestError } from "../../api/graphql";
+import { applyMutation } from "../../lib/applyMutation";
 import { ConfirmButton, ConfirmQuestion } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
@@ -77,10 +78,9 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
     void action.run(async () => {
       const kept = profile === "fapi2" && app.securityProfile !== "fapi2" ? fapi2MethodsOf(app.tokenEndpointAuthMethods) : undefined;
       const input: AppSettings = { securityProfile: profile, ...(kept && { tokenEndpointAuthMethods: kept }) };
-      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
-      onChange(setAppSettings);
+      const saved = await applyMutation(SET_APP_SETTINGS, { appId: app.id, input }, onChange);
       return profile === "fapi2"
-        ? `FAPI 2.0 is on: the app now authenticates with ${setAppSettings.tokenEndpointAuthMethods.join(" or ")} only, gets RFC 6749 token responses and must use PKCE.`
+        ? `FAPI 2.0 is on: the app now authenticates with ${saved.tokenEndpointAuthMethods.join(" or ")} only, gets RFC 6749 token responses and must use PKCE.`
         : "Standard profile is on. The client settings stayed as they were: change them below.";
     });
   }
@@ -196,8 +196,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
         ...(tlsClientAuth !== undefined && { tlsClientAuth }),
       };
       try {
-        const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
-        onChange(setAppSettings);
+        await applyMutation(SET_APP_SETTINGS, { appId: app.id, input }, onChange);
       } catch (err) {
         const aboutName = err instanceof GraphQLRequestError && err.code === "BAD_USER_INPUT" ? inputMessageAbout("tlsClientAuth", err.message) : undefined;
         if (aboutName === undefined) throw err;
@@ -382,8 +381,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
     void action.run(async () => {
       if (set !== "" && uri !== "") throw new FormInputError("Paste a JWK Set or enter a jwks_uri, not both.");
       if (set === "" && uri === "") throw new FormInputError("Paste a JWK Set or enter a jwks_uri.");
-      const { setAppKeys } = await graphql(SET_APP_KEYS, set !== "" ? { appId: app.id, jwks: set } : { appId: app.id, jwksUri: uri });
-      onChange(setAppKeys);
+      await applyMutation(SET_APP_KEYS, set !== "" ? { appId: app.id, jwks: set } : { appId: app.id, jwksUri: uri }, onChange);
       setJwks("");
       setJwksUri("");
       return hasKeys ? "Signing keys replaced: the old keys no longer verify the app's client assertions." : "Signing keys registered.";
@@ -392,8 +390,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
 
   function remove() {
     void action.run(async () => {
-      const { setAppKeys } = await graphql(SET_APP_KEYS, { appId: app.id });
-      onChange(setAppKeys);
+      await applyMutation(SET_APP_KEYS, { appId: app.id }, onChange);
       return "Signing keys removed.";
     }, "remove");
   }
