@@ -17,7 +17,8 @@ import { graphql, GraphQLRequestError } from "../../api/graphql";
 import { applyMutation } from "../../lib/applyMutation";
 import { ConfirmButton, ConfirmQuestion } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
-import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
+import { CheckboxField, SelectField, TextAreaField } from "../../components/Field";
+import { UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { splitLines } from "../../components/Format";
 import { PanelForm, Subform } from "../../components/FormLayouts";
 import { Panel } from "../../components/Panel";
@@ -255,16 +256,12 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
           onChange={setSubjectType}
           options={SUBJECT_TYPES}
         />
-        <TextField
+        <UrlField
           label="Sector identifier URI"
           hint="For pairwise identifiers: an https URL whose host is the app's sector, shared by the apps that should see one identifier. Empty: the host of the callback URLs."
-          type="url"
           value={sectorUri}
           onChange={setSectorUri}
-          maxLength={URL_MAX_LENGTH}
           placeholder="https://tpp.example/sector.json"
-          autoComplete="off"
-          spellCheck={false}
         />
         <TextAreaField
           label="Post-logout redirect URIs"
@@ -312,14 +309,12 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
             among its subject alternative names. Clear the value to remove it.
           </p>
           <SelectField label="Name type" value={tlsParameter} onChange={setTlsParameter} options={TLS_CLIENT_AUTH_PARAMETERS} />
-          <TextField
+          <VerbatimField
             label="Value"
             value={tlsValue}
             onChange={setTlsValue}
             maxLength={URL_MAX_LENGTH}
             placeholder={tlsClientAuthExample(tlsParameter)}
-            autoComplete="off"
-            spellCheck={false}
             describedBy={tlsError ? tlsErrorId : undefined}
             aria-invalid={tlsError ? true : undefined}
           />
@@ -432,16 +427,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
           value={jwks}
           onChange={setJwks}
         />
-        <TextField
-          label="Or a jwks_uri"
-          hint="Where the app publishes its JWK Set: https (http only on localhost)."
-          type="url"
-          value={jwksUri}
-          onChange={setJwksUri}
-          maxLength={URL_MAX_LENGTH}
-          placeholder="https://app.example/jwks.json"
-          autoComplete="off"
-        />
+        <UrlField label="Or a jwks_uri" hint="Where the app publishes its JWK Set: https (http only on localhost)." value={jwksUri} onChange={setJwksUri} placeholder="https://app.example/jwks.json" />
       </Subform>
     </Panel>
   );
