@@ -4,10 +4,9 @@ import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
 import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS } from "../../../../server/src/kernel/limits";
 import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
-import { ConfirmButton } from "../../components/ConfirmButton";
 import { EditSubform } from "../../components/EditSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
 import { CheckboxField, SecondsField, SelectField } from "../../components/Field";
 import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
@@ -117,19 +116,12 @@ const API_COLUMNS: Column<Api>[] = [
 function apiColumns(action: Action, onEdit: (api: Api) => void, onDelete: (api: Api) => void): Column<Api>[] {
   return [
     ...API_COLUMNS,
-    actionsColumn((api) => (
-      <Can mutation="updateApi">
-        <ActionButton label="Edit" context={`API /${api.name}/`} onClick={() => onEdit(api)} />
-        <ConfirmButton
-          label="Delete"
-          context={`API /${api.name}/`}
-          question={`Delete the API /${api.name}/? Its gateway path is gone: calls to /${api.name}/ fail from now on, and products lose it.`}
-          confirmLabel="Yes, delete the API"
-          {...action.button(api.id)}
-          onConfirm={() => onDelete(api)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateApi",
+      context: (api) => `API /${api.name}/`,
+      question: (api) => `Delete the API /${api.name}/? Its gateway path is gone: calls to /${api.name}/ fail from now on, and products lose it.`,
+      confirmLabel: "Yes, delete the API",
+    }),
   ];
 }
 

@@ -1,4 +1,3 @@
-import { Can } from "../../components/Can";
 import { useState } from "react";
 import {
   ACR_VALUE_MAX_LENGTH,
@@ -10,11 +9,10 @@ import {
 } from "../../../../server/src/kernel/limits";
 import { CREATE_IDENTITY_PROVIDER, DELETE_IDENTITY_PROVIDER, IDENTITY_PROVIDERS, UPDATE_IDENTITY_PROVIDER, type IdentityProvider } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
-import { ConfirmButton } from "../../components/ConfirmButton";
 import { EditSubform } from "../../components/EditSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
 import { SelectField, TextField } from "../../components/Field";
 import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
@@ -49,19 +47,12 @@ const COLUMNS: Column<IdentityProvider>[] = [
 function providerColumns(action: Action, onEdit: (provider: IdentityProvider) => void, onDelete: (provider: IdentityProvider) => void): Column<IdentityProvider>[] {
   return [
     ...COLUMNS,
-    actionsColumn((p) => (
-      <Can mutation="updateIdentityProvider">
-        <ActionButton label="Edit" context={`identity provider ${p.name}`} onClick={() => onEdit(p)} />
-        <ConfirmButton
-          label="Delete"
-          context={`identity provider ${p.name}`}
-          question={`Delete the identity provider ${p.name}? Its apps and API products fall back to Tollgate's own sign-in.`}
-          confirmLabel="Yes, delete the identity provider"
-          {...action.button(p.id)}
-          onConfirm={() => onDelete(p)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateIdentityProvider",
+      context: (p) => `identity provider ${p.name}`,
+      question: (p) => `Delete the identity provider ${p.name}? Its apps and API products fall back to Tollgate's own sign-in.`,
+      confirmLabel: "Yes, delete the identity provider",
+    }),
   ];
 }
 

@@ -1,4 +1,3 @@
-import { Can } from "../../components/Can";
 import { useState } from "react";
 import { NAME_MAX_LENGTH, PRODUCT_NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
@@ -14,11 +13,10 @@ import {
   type IdentityProviderOption,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
-import { ConfirmButton } from "../../components/ConfirmButton";
 import { EditSubform } from "../../components/EditSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
 import { NameField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
@@ -89,19 +87,12 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
 function productColumns(action: Action, onEdit: (product: ApiProduct) => void, onDelete: (product: ApiProduct) => void): Column<ApiProduct>[] {
   return [
     ...PRODUCT_COLUMNS,
-    actionsColumn((p) => (
-      <Can mutation="updateApiProduct">
-        <ActionButton label="Edit" context={`API product ${p.name}`} onClick={() => onEdit(p)} />
-        <ConfirmButton
-          label="Delete"
-          context={`API product ${p.name}`}
-          question={`Delete the API product ${p.name}? Apps lose it from their credentials: their new tokens no longer get its scopes.`}
-          confirmLabel="Yes, delete the product"
-          {...action.button(p.id)}
-          onConfirm={() => onDelete(p)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateApiProduct",
+      context: (p) => `API product ${p.name}`,
+      question: (p) => `Delete the API product ${p.name}? Apps lose it from their credentials: their new tokens no longer get its scopes.`,
+      confirmLabel: "Yes, delete the product",
+    }),
   ];
 }
 
