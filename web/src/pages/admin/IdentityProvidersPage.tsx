@@ -170,12 +170,7 @@ function ProviderFields({ fields, storedSecret }: { fields: ReturnType<typeof us
         />
       )}
       <VerbatimField label="Scopes" hint="Separated by spaces or commas; openid is always asked for." {...fields.bind("scopes")} />
-      <VerbatimField
-        label="Customer number claim"
-        hint="Optional: the ID token claim naming the bank's customer number. Blank: sub."
-        {...fields.bind("customerNumberClaim")}
-        maxLength={CLAIM_NAME_MAX_LENGTH}
-      />
+      <VerbatimField label="Customer number claim" hint="Optional: the ID token claim naming the bank's customer number. Blank: sub." {...fields.bind("customerNumberClaim")} maxLength={CLAIM_NAME_MAX_LENGTH} />
       <VerbatimField
         label="SCA acr values"
         hint={`Optional: the provider's acr values that mean strong customer authentication, separated by spaces or commas (at most ${ACR_VALUES_MAX_COUNT}, each at most ${ACR_VALUE_MAX_LENGTH} characters).`}
