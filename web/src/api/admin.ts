@@ -2,7 +2,7 @@
  * The console's GraphQL documents (server/src/admin/schema.graphql) and the shapes they
  * select. Times are ISO 8601 strings, lifetimes seconds.
  */
-import { gql } from "./graphql";
+import { gql, type NoVariables, type Variables } from "./graphql";
 
 /** An app's or credential's status; pending: a dynamically registered app (RFC 7591) awaiting the bank's approval. */
 export type Status = "approved" | "pending" | "revoked";
@@ -26,6 +26,82 @@ interface Connection<T> {
 }
 
 const PAGE_INFO = "pageInfo { endCursor hasNextPage }";
+
+/*
+ * The schema names an entity's mutations alike: `create<Type>(input: Create<Type>Input!)` and
+ * `update<Type>(id: ID!, input: Update<Type>Input!)` return the entity (here its `fields`), and
+ * `delete<Type>(id: ID!)` returns the deleted id. These build those documents, typed (byIdDocument
+ * the delete ones).
+ */
+
+/** The document of `create<Type>(input)`, selecting `fields` of the created entity. */
+function createMutation<Type extends string, TEntity, TInput>(type: Type, fields: string) {
+  return gql<{ [K in `create${Type}`]: TEntity }, { input: TInput }>(`
+  mutation Create${type}($input: Create${type}Input!) {
+    create${type}(input: $input) { ${fields} }
+  }
+`);
+}
+
+/** The document of `update<Type>(id, input)`, selecting `fields` of the updated entity. */
+function updateMutation<Type extends string, TEntity, TInput>(type: Type, fields: string) {
+  return gql<{ [K in `update${Type}`]: TEntity }, { id: string; input: TInput }>(`
+  mutation Update${type}($id: ID!, $input: Update${type}Input!) {
+    update${type}(id: $id, input: $input) { ${fields} }
+  }
+`);
+}
+
+/**
+ * The document of one root field: `<kind> <Field>($a: A, ...) { <field>(a: $a, ...) { <selection> } }`,
+ * the operation named as the field with a capital. `args` gives each variable's GraphQL type
+ * (e.g. `{ appId: "ID!" }`); `selection` is what it selects of the answer, none for a scalar one.
+ */
+function fieldDocument<Field extends string, TResult, TVariables extends Variables>(
+  kind: "query" | "mutation",
+  field: Field,
+  args: Record<keyof TVariables & string, string>,
+  selection?: string,
+) {
+  const names = Object.keys(args);
+  const declared = names.map((name) => `$${name}: ${args[name as keyof typeof args]}`).join(", ");
+  const passed = names.map((name) => `${name}: $${name}`).join(", ");
+  return gql<{ [K in Field]: TResult }, TVariables>(`
+  ${kind} ${field.charAt(0).toUpperCase()}${field.slice(1)}(${declared}) {
+    ${field}(${passed})${selection === undefined ? "" : ` { ${selection} }`}
+  }
+`);
+}
+
+/** The document of a root field that takes one `id: ID!` (a query by id, a delete, a revoke...); see fieldDocument. */
+function byIdDocument<Field extends string, TResult>(kind: "query" | "mutation", field: Field, selection?: string) {
+  return fieldDocument<Field, TResult, { id: string }>(kind, field, { id: "ID!" }, selection);
+}
+
+/** The paging variables of a connection (`first` nodes after the cursor `after`). */
+type Paging = { first?: number; after?: string | null };
+
+/**
+ * The document of a query of one connection field: `args` are its variables' GraphQL types
+ * besides `first` and `after`; it selects `nodes { <nodeSelection> }` and the page info.
+ */
+function connectionQuery<Field extends string, TNode, TFilter extends Variables = NoVariables>(
+  field: Field,
+  args: Record<keyof TFilter & string, string>,
+  nodeSelection: string,
+) {
+  const paged = { ...args, first: "Int", after: "String" } as Record<keyof (TFilter & Paging) & string, string>;
+  return fieldDocument<Field, Connection<TNode>, TFilter & Paging>("query", field, paged, `nodes { ${nodeSelection} } ${PAGE_INFO}`);
+}
+
+/** An entity's create, update and delete documents; `TUpdate`, the update's input, defaults to the create's with every field optional. */
+function entityMutations<Type extends string, TEntity, TCreate, TUpdate = Partial<TCreate>>(type: Type, fields: string) {
+  return {
+    create: createMutation<Type, TEntity, TCreate>(type, fields),
+    update: updateMutation<Type, TEntity, TUpdate>(type, fields),
+    delete: byIdDocument<`delete${Type}`, string>("mutation", `delete${type}` as `delete${Type}`),
+  };
+}
 
 /* Dashboard */
 
@@ -129,44 +205,18 @@ export interface Developer {
   createdAt: string;
 }
 
-export const ORGANIZATIONS = gql<{ organizations: Connection<Organization> }, { first?: number; after?: string | null }>(`
-  query Organizations($first: Int, $after: String) {
-    organizations(first: $first, after: $after) {
-      nodes { id name displayName createdAt }
-      ${PAGE_INFO}
-    }
-  }
-`);
+const ORGANIZATION_FIELDS = "id name displayName createdAt";
+const DEVELOPER_FIELDS = "id email firstName lastName createdAt";
 
-export const CREATE_ORGANIZATION = gql<{ createOrganization: Organization }, { input: { name: string; displayName?: string } }>(`
-  mutation CreateOrganization($input: CreateOrganizationInput!) {
-    createOrganization(input: $input) { id name displayName createdAt }
-  }
-`);
+export const ORGANIZATIONS = connectionQuery<"organizations", Organization>("organizations", {}, ORGANIZATION_FIELDS);
 
-export const ORGANIZATION = gql<{ organization: Organization | null }, { id: string }>(`
-  query Organization($id: ID!) {
-    organization(id: $id) { id name displayName createdAt }
-  }
-`);
+export const CREATE_ORGANIZATION = createMutation<"Organization", Organization, { name: string; displayName?: string }>("Organization", ORGANIZATION_FIELDS);
 
-export const DEVELOPER = gql<{ developer: (Developer & { organization: Pick<Organization, "id" | "name"> }) | null }, { id: string }>(`
-  query Developer($id: ID!) {
-    developer(id: $id) { id email firstName lastName createdAt organization { id name } }
-  }
-`);
+export const ORGANIZATION = byIdDocument<"organization", Organization | null>("query", "organization", ORGANIZATION_FIELDS);
 
-export const DEVELOPERS = gql<
-  { developers: Connection<Developer> },
-  { organizationId: string; first?: number; after?: string | null }
->(`
-  query Developers($organizationId: ID, $first: Int, $after: String) {
-    developers(organizationId: $organizationId, first: $first, after: $after) {
-      nodes { id email firstName lastName createdAt }
-      ${PAGE_INFO}
-    }
-  }
-`);
+export const DEVELOPER = byIdDocument<"developer", (Developer & { organization: Pick<Organization, "id" | "name"> }) | null>("query", "developer", `${DEVELOPER_FIELDS} organization { id name }`);
+
+export const DEVELOPERS = connectionQuery<"developers", Developer, { organizationId: string }>("developers", { organizationId: "ID" }, DEVELOPER_FIELDS);
 
 export interface CreateDeveloperInput {
   organizationId: string;
@@ -175,11 +225,7 @@ export interface CreateDeveloperInput {
   lastName?: string;
 }
 
-export const CREATE_DEVELOPER = gql<{ createDeveloper: Developer }, { input: CreateDeveloperInput }>(`
-  mutation CreateDeveloper($input: CreateDeveloperInput!) {
-    createDeveloper(input: $input) { id email firstName lastName createdAt }
-  }
-`);
+export const CREATE_DEVELOPER = createMutation<"Developer", Developer, CreateDeveloperInput>("Developer", DEVELOPER_FIELDS);
 
 /** UpdateOrganizationInput: a field left out keeps its value. */
 export interface UpdateOrganizationInput {
@@ -187,34 +233,18 @@ export interface UpdateOrganizationInput {
   displayName?: string;
 }
 
-export const UPDATE_ORGANIZATION = gql<{ updateOrganization: Organization }, { id: string; input: UpdateOrganizationInput }>(`
-  mutation UpdateOrganization($id: ID!, $input: UpdateOrganizationInput!) {
-    updateOrganization(id: $id, input: $input) { id name displayName createdAt }
-  }
-`);
+export const UPDATE_ORGANIZATION = updateMutation<"Organization", Organization, UpdateOrganizationInput>("Organization", ORGANIZATION_FIELDS);
 
 /** Fails with CONFLICT while the organization has developers. */
-export const DELETE_ORGANIZATION = gql<{ deleteOrganization: string }, { id: string }>(`
-  mutation DeleteOrganization($id: ID!) {
-    deleteOrganization(id: $id)
-  }
-`);
+export const DELETE_ORGANIZATION = byIdDocument<"deleteOrganization", string>("mutation", "deleteOrganization");
 
 /** UpdateDeveloperInput: a field left out keeps its value. */
 export type UpdateDeveloperInput = Partial<Omit<CreateDeveloperInput, "organizationId">>;
 
-export const UPDATE_DEVELOPER = gql<{ updateDeveloper: Developer }, { id: string; input: UpdateDeveloperInput }>(`
-  mutation UpdateDeveloper($id: ID!, $input: UpdateDeveloperInput!) {
-    updateDeveloper(id: $id, input: $input) { id email firstName lastName createdAt }
-  }
-`);
+export const UPDATE_DEVELOPER = updateMutation<"Developer", Developer, UpdateDeveloperInput>("Developer", DEVELOPER_FIELDS);
 
 /** Fails with CONFLICT while the developer has apps. */
-export const DELETE_DEVELOPER = gql<{ deleteDeveloper: string }, { id: string }>(`
-  mutation DeleteDeveloper($id: ID!) {
-    deleteDeveloper(id: $id)
-  }
-`);
+export const DELETE_DEVELOPER = byIdDocument<"deleteDeveloper", string>("mutation", "deleteDeveloper");
 
 /* API products and APIs */
 
@@ -304,24 +334,8 @@ export interface CreateApiProductInput {
 /** UpdateApiProductInput: a field left out keeps its value. */
 export type UpdateApiProductInput = Partial<CreateApiProductInput>;
 
-export const CREATE_API_PRODUCT = gql<{ createApiProduct: ApiProduct }, { input: CreateApiProductInput }>(`
-  mutation CreateApiProduct($input: CreateApiProductInput!) {
-    createApiProduct(input: $input) { ${API_PRODUCT_FIELDS} }
-  }
-`);
-
-export const UPDATE_API_PRODUCT = gql<{ updateApiProduct: ApiProduct }, { id: string; input: UpdateApiProductInput }>(`
-  mutation UpdateApiProduct($id: ID!, $input: UpdateApiProductInput!) {
-    updateApiProduct(id: $id, input: $input) { ${API_PRODUCT_FIELDS} }
-  }
-`);
-
-/** Apps lose the product from their credentials. */
-export const DELETE_API_PRODUCT = gql<{ deleteApiProduct: string }, { id: string }>(`
-  mutation DeleteApiProduct($id: ID!) {
-    deleteApiProduct(id: $id)
-  }
-`);
+/** Create, update (a field left out keeps its value) and delete. Delete: Apps lose the product from their credentials. */
+export const { create: CREATE_API_PRODUCT, update: UPDATE_API_PRODUCT, delete: DELETE_API_PRODUCT } = entityMutations<"ApiProduct", ApiProduct, CreateApiProductInput, UpdateApiProductInput>("ApiProduct", API_PRODUCT_FIELDS);
 
 export interface CreateApiInput {
   name: string;
@@ -338,24 +352,8 @@ export interface CreateApiInput {
 /** UpdateApiInput: a field left out keeps its value (requiredAcr and maxAgeSeconds: null means none). */
 export type UpdateApiInput = Partial<CreateApiInput>;
 
-export const CREATE_API = gql<{ createApi: Api }, { input: CreateApiInput }>(`
-  mutation CreateApi($input: CreateApiInput!) {
-    createApi(input: $input) { ${API_FIELDS} }
-  }
-`);
-
-export const UPDATE_API = gql<{ updateApi: Api }, { id: string; input: UpdateApiInput }>(`
-  mutation UpdateApi($id: ID!, $input: UpdateApiInput!) {
-    updateApi(id: $id, input: $input) { ${API_FIELDS} }
-  }
-`);
-
-/** Its gateway path is gone. */
-export const DELETE_API = gql<{ deleteApi: string }, { id: string }>(`
-  mutation DeleteApi($id: ID!) {
-    deleteApi(id: $id)
-  }
-`);
+/** Create, update (a field left out keeps its value) and delete. Delete: Its gateway path is gone. */
+export const { create: CREATE_API, update: UPDATE_API, delete: DELETE_API } = entityMutations<"Api", Api, CreateApiInput, UpdateApiInput>("Api", API_FIELDS);
 
 /* Apps and credentials */
 
@@ -506,14 +504,7 @@ export interface AppFilter {
   status?: Status;
 }
 
-export const APPS = gql<{ apps: Connection<AppSummary> }, { filter?: AppFilter; first?: number; after?: string | null }>(`
-  query Apps($filter: AppFilter, $first: Int, $after: String) {
-    apps(filter: $filter, first: $first, after: $after) {
-      nodes { ${APP_SUMMARY_FIELDS} }
-      ${PAGE_INFO}
-    }
-  }
-`);
+export const APPS = connectionQuery<"apps", AppSummary, { filter?: AppFilter }>("apps", { filter: "AppFilter" }, APP_SUMMARY_FIELDS);
 
 export interface DeveloperOption {
   id: string;
@@ -552,35 +543,15 @@ export interface CreateAppInput {
   requirePkce?: boolean;
 }
 
-export const CREATE_APP = gql<{ createApp: IssuedCredential }, { input: CreateAppInput }>(`
-  mutation CreateApp($input: CreateAppInput!) {
-    createApp(input: $input) { ${ISSUED_FIELDS} }
-  }
-`);
+export const CREATE_APP = createMutation<"App", IssuedCredential, CreateAppInput>("App", ISSUED_FIELDS);
 
-export const APP = gql<{ app: AppDetail | null }, { id: string }>(`
-  query App($id: ID!) {
-    app(id: $id) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const APP = byIdDocument<"app", AppDetail | null>("query", "app", APP_DETAIL_FIELDS);
 
-export const SET_APP_STATUS = gql<{ setAppStatus: AppDetail }, { appId: string; status: Status }>(`
-  mutation SetAppStatus($appId: ID!, $status: Status!) {
-    setAppStatus(appId: $appId, status: $status) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const SET_APP_STATUS = fieldDocument<"setAppStatus", AppDetail, { appId: string; status: Status }>("mutation", "setAppStatus", { appId: "ID!", status: "Status!" }, APP_DETAIL_FIELDS);
 
-export const ADD_CALLBACK_URL = gql<{ addCallbackUrl: AppDetail }, { appId: string; url: string }>(`
-  mutation AddCallbackUrl($appId: ID!, $url: String!) {
-    addCallbackUrl(appId: $appId, url: $url) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const ADD_CALLBACK_URL = fieldDocument<"addCallbackUrl", AppDetail, { appId: string; url: string }>("mutation", "addCallbackUrl", { appId: "ID!", url: "String!" }, APP_DETAIL_FIELDS);
 
-export const REMOVE_CALLBACK_URL = gql<{ removeCallbackUrl: AppDetail }, { appId: string; url: string }>(`
-  mutation RemoveCallbackUrl($appId: ID!, $url: String!) {
-    removeCallbackUrl(appId: $appId, url: $url) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const REMOVE_CALLBACK_URL = fieldDocument<"removeCallbackUrl", AppDetail, { appId: string; url: string }>("mutation", "removeCallbackUrl", { appId: "ID!", url: "String!" }, APP_DETAIL_FIELDS);
 
 export const SET_TOKEN_LIFETIMES = gql<
   { setTokenLifetimes: AppDetail },
@@ -591,18 +562,10 @@ export const SET_TOKEN_LIFETIMES = gql<
   }
 `);
 
-export const SET_APP_SETTINGS = gql<{ setAppSettings: AppDetail }, { appId: string; input: AppSettings }>(`
-  mutation SetAppSettings($appId: ID!, $input: AppSettingsInput!) {
-    setAppSettings(appId: $appId, input: $input) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const SET_APP_SETTINGS = fieldDocument<"setAppSettings", AppDetail, { appId: string; input: AppSettings }>("mutation", "setAppSettings", { appId: "ID!", input: "AppSettingsInput!" }, APP_DETAIL_FIELDS);
 
 /** Registers or replaces the app's signing keys: a JWK Set (JSON text) or a jwks_uri; neither removes them. */
-export const SET_APP_KEYS = gql<{ setAppKeys: AppDetail }, { appId: string; jwks?: string; jwksUri?: string }>(`
-  mutation SetAppKeys($appId: ID!, $jwks: String, $jwksUri: String) {
-    setAppKeys(appId: $appId, jwks: $jwks, jwksUri: $jwksUri) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const SET_APP_KEYS = fieldDocument<"setAppKeys", AppDetail, { appId: string; jwks?: string; jwksUri?: string }>("mutation", "setAppKeys", { appId: "ID!", jwks: "String", jwksUri: "String" }, APP_DETAIL_FIELDS);
 
 export const SET_CREDENTIAL_PRODUCT_STATUS = gql<
   { setCredentialProductStatus: Credential },
@@ -613,17 +576,9 @@ export const SET_CREDENTIAL_PRODUCT_STATUS = gql<
   }
 `);
 
-export const ROTATE_CREDENTIAL = gql<{ rotateCredential: IssuedCredential }, { credentialId: string; graceSeconds: number }>(`
-  mutation RotateCredential($credentialId: ID!, $graceSeconds: Int) {
-    rotateCredential(credentialId: $credentialId, graceSeconds: $graceSeconds) { ${ISSUED_FIELDS} }
-  }
-`);
+export const ROTATE_CREDENTIAL = fieldDocument<"rotateCredential", IssuedCredential, { credentialId: string; graceSeconds: number }>("mutation", "rotateCredential", { credentialId: "ID!", graceSeconds: "Int" }, ISSUED_FIELDS);
 
-export const REVOKE_CREDENTIAL = gql<{ revokeCredential: Credential }, { credentialId: string }>(`
-  mutation RevokeCredential($credentialId: ID!) {
-    revokeCredential(credentialId: $credentialId) { ${CREDENTIAL_FIELDS} }
-  }
-`);
+export const REVOKE_CREDENTIAL = fieldDocument<"revokeCredential", Credential, { credentialId: string }>("mutation", "revokeCredential", { credentialId: "ID!" }, CREDENTIAL_FIELDS);
 
 /* Tokens */
 
@@ -696,17 +651,9 @@ export const TOKEN_FILTER_OPTIONS = gql<
   }
 `);
 
-export const REVOKE_TOKEN = gql<{ revokeToken: Pick<AccessToken, "id" | "status" | "state" | "revokedAt" | "revokedBy"> }, { id: string }>(`
-  mutation RevokeToken($id: ID!) {
-    revokeToken(id: $id) { id status state revokedAt revokedBy }
-  }
-`);
+export const REVOKE_TOKEN = byIdDocument<"revokeToken", Pick<AccessToken, "id" | "status" | "state" | "revokedAt" | "revokedBy">>("mutation", "revokeToken", "id status state revokedAt revokedBy");
 
-export const REVOKE_TOKENS = gql<{ revokeTokens: number }, { appId?: string; userId?: string }>(`
-  mutation RevokeTokens($appId: ID, $userId: ID) {
-    revokeTokens(appId: $appId, userId: $userId)
-  }
-`);
+export const REVOKE_TOKENS = fieldDocument<"revokeTokens", number, { appId?: string; userId?: string }>("mutation", "revokeTokens", { appId: "ID", userId: "ID" });
 
 /* The console's global search */
 
@@ -746,38 +693,15 @@ export interface User {
 
 const USER_FIELDS = "id username role status createdAt blockedUntil temporaryPasswordUntil";
 
-export const USERS = gql<{ users: Connection<User> }, { search?: string; first?: number; after?: string | null }>(`
-  query Users($search: String, $first: Int, $after: String) {
-    users(search: $search, first: $first, after: $after) {
-      nodes { ${USER_FIELDS} }
-      ${PAGE_INFO}
-    }
-  }
-`);
+export const USERS = connectionQuery<"users", User, { search?: string }>("users", { search: "String" }, USER_FIELDS);
 
-export const CREATE_USER = gql<{ createUser: User }, { input: { username: string; password: string; role: Role } }>(`
-  mutation CreateUser($input: CreateUserInput!) {
-    createUser(input: $input) { ${USER_FIELDS} }
-  }
-`);
+export const CREATE_USER = createMutation<"User", User, { username: string; password: string; role: Role }>("User", USER_FIELDS);
 
-export const SET_USER_ROLE = gql<{ setUserRole: User }, { userId: string; role: Role }>(`
-  mutation SetUserRole($userId: ID!, $role: Role!) {
-    setUserRole(userId: $userId, role: $role) { ${USER_FIELDS} }
-  }
-`);
+export const SET_USER_ROLE = fieldDocument<"setUserRole", User, { userId: string; role: Role }>("mutation", "setUserRole", { userId: "ID!", role: "Role!" }, USER_FIELDS);
 
-export const SET_USER_STATUS = gql<{ setUserStatus: User }, { userId: string; status: UserStatus }>(`
-  mutation SetUserStatus($userId: ID!, $status: UserStatus!) {
-    setUserStatus(userId: $userId, status: $status) { ${USER_FIELDS} }
-  }
-`);
+export const SET_USER_STATUS = fieldDocument<"setUserStatus", User, { userId: string; status: UserStatus }>("mutation", "setUserStatus", { userId: "ID!", status: "UserStatus!" }, USER_FIELDS);
 
-export const UNBLOCK_USER = gql<{ unblockUser: User }, { id: string }>(`
-  mutation UnblockUser($id: ID!) {
-    unblockUser(id: $id) { ${USER_FIELDS} }
-  }
-`);
+export const UNBLOCK_USER = byIdDocument<"unblockUser", User>("mutation", "unblockUser", USER_FIELDS);
 
 /** A temporary password, shown once. */
 export interface TemporaryPassword {
@@ -786,11 +710,7 @@ export interface TemporaryPassword {
   validUntil: string;
 }
 
-export const SET_TEMPORARY_PASSWORD = gql<{ setTemporaryPassword: TemporaryPassword }, { id: string }>(`
-  mutation SetTemporaryPassword($id: ID!) {
-    setTemporaryPassword(id: $id) { user { ${USER_FIELDS} } password validUntil }
-  }
-`);
+export const SET_TEMPORARY_PASSWORD = byIdDocument<"setTemporaryPassword", TemporaryPassword>("mutation", "setTemporaryPassword", `user { ${USER_FIELDS} } password validUntil`);
 
 /**
  * Evidence of one authorization a PSU answered whose request or answer was signed (FAPI 2.0
@@ -847,11 +767,7 @@ export const CONSENT = gql<{ consent: ConsentDetail | null }, { id: string }>(`
   }
 `);
 
-export const REVOKE_CONSENT = gql<{ revokeConsent: string }, { id: string }>(`
-  mutation RevokeConsent($id: ID!) {
-    revokeConsent(id: $id)
-  }
-`);
+export const REVOKE_CONSENT = byIdDocument<"revokeConsent", string>("mutation", "revokeConsent");
 
 /* The end user's Account page */
 
@@ -876,11 +792,7 @@ export const MY_CONSENTS = gql<{ myConsents: MyConsent[] }>(`
   }
 `);
 
-export const REVOKE_MY_CONSENT = gql<{ revokeMyConsent: string }, { id: string }>(`
-  mutation RevokeMyConsent($id: ID!) {
-    revokeMyConsent(id: $id)
-  }
-`);
+export const REVOKE_MY_CONSENT = byIdDocument<"revokeMyConsent", string>("mutation", "revokeMyConsent");
 
 /* PSD2 consents (RFC 9396 authorization details, Berlin Group consents and payments) */
 
@@ -914,11 +826,7 @@ const PSD2_CONSENT_FIELDS =
   "id clientId appName organizationName username kind status origin authorizationDetails validUntil createdAt statusChangedAt transactionStatus statusReason";
 const MY_PSD2_CONSENT_FIELDS = "id appName organizationName kind status origin authorizationDetails validUntil createdAt statusChangedAt";
 
-export const PSD2_CONSENTS = gql<{ psd2Consents: Psd2Consent[] }, { status?: string; clientId?: string; search?: string }>(`
-  query Psd2Consents($status: String, $clientId: String, $search: String) {
-    psd2Consents(status: $status, clientId: $clientId, search: $search) { ${PSD2_CONSENT_FIELDS} }
-  }
-`);
+export const PSD2_CONSENTS = fieldDocument<"psd2Consents", Psd2Consent[], { status?: string; clientId?: string; search?: string }>("query", "psd2Consents", { status: "String", clientId: "String", search: "String" }, PSD2_CONSENT_FIELDS);
 
 /** The PSD2 consents a user gave (the console's user panel). */
 export const USER_PSD2_CONSENTS = gql<{ user: { id: string; psd2Consents: Psd2Consent[] } | null }, { id: string }>(`
@@ -932,17 +840,9 @@ export interface Psd2ConsentDetail extends Psd2Consent {
   evidence: AuthorizationEvidence[];
 }
 
-export const PSD2_CONSENT = gql<{ psd2Consent: Psd2ConsentDetail | null }, { id: string }>(`
-  query Psd2Consent($id: ID!) {
-    psd2Consent(id: $id) { ${PSD2_CONSENT_FIELDS} ${EVIDENCE_FIELDS} }
-  }
-`);
+export const PSD2_CONSENT = byIdDocument<"psd2Consent", Psd2ConsentDetail | null>("query", "psd2Consent", `${PSD2_CONSENT_FIELDS} ${EVIDENCE_FIELDS}`);
 
-export const REVOKE_PSD2_CONSENT = gql<{ revokePsd2Consent: Psd2Consent }, { id: string }>(`
-  mutation RevokePsd2Consent($id: ID!) {
-    revokePsd2Consent(id: $id) { ${PSD2_CONSENT_FIELDS} }
-  }
-`);
+export const REVOKE_PSD2_CONSENT = byIdDocument<"revokePsd2Consent", Psd2Consent>("mutation", "revokePsd2Consent", PSD2_CONSENT_FIELDS);
 
 export const MY_PSD2_CONSENTS = gql<{ myPsd2Consents: MyPsd2Consent[] }>(`
   query MyPsd2Consents {
@@ -950,11 +850,7 @@ export const MY_PSD2_CONSENTS = gql<{ myPsd2Consents: MyPsd2Consent[] }>(`
   }
 `);
 
-export const REVOKE_MY_PSD2_CONSENT = gql<{ revokeMyPsd2Consent: MyPsd2Consent }, { id: string }>(`
-  mutation RevokeMyPsd2Consent($id: ID!) {
-    revokeMyPsd2Consent(id: $id) { ${MY_PSD2_CONSENT_FIELDS} }
-  }
-`);
+export const REVOKE_MY_PSD2_CONSENT = byIdDocument<"revokeMyPsd2Consent", MyPsd2Consent>("mutation", "revokeMyPsd2Consent", MY_PSD2_CONSENT_FIELDS);
 
 /* The audit log */
 
@@ -1079,11 +975,7 @@ export const SIGNING_KEYS = gql<{ signingKeys: SigningKey[] }>(`
   }
 `);
 
-export const ROTATE_SIGNING_KEY = gql<{ rotateSigningKey: SigningKeyRotation }, { alg: SigningAlgorithm }>(`
-  mutation RotateSigningKey($alg: SigningAlgorithm!) {
-    rotateSigningKey(alg: $alg) { alg promoted signsFrom keys { ${SIGNING_KEY_FIELDS} } }
-  }
-`);
+export const ROTATE_SIGNING_KEY = fieldDocument<"rotateSigningKey", SigningKeyRotation, { alg: SigningAlgorithm }>("mutation", "rotateSigningKey", { alg: "SigningAlgorithm!" }, `alg promoted signsFrom keys { ${SIGNING_KEY_FIELDS} }`);
 
 /* Identity providers */
 
@@ -1151,24 +1043,8 @@ export const IDENTITY_PROVIDER_OPTIONS = gql<{ identityProviders: IdentityProvid
   }
 `);
 
-export const CREATE_IDENTITY_PROVIDER = gql<{ createIdentityProvider: IdentityProvider }, { input: CreateIdentityProviderInput }>(`
-  mutation CreateIdentityProvider($input: CreateIdentityProviderInput!) {
-    createIdentityProvider(input: $input) { ${IDENTITY_PROVIDER_FIELDS} }
-  }
-`);
-
-export const UPDATE_IDENTITY_PROVIDER = gql<{ updateIdentityProvider: IdentityProvider }, { id: string; input: UpdateIdentityProviderInput }>(`
-  mutation UpdateIdentityProvider($id: ID!, $input: UpdateIdentityProviderInput!) {
-    updateIdentityProvider(id: $id, input: $input) { ${IDENTITY_PROVIDER_FIELDS} }
-  }
-`);
-
-/** Its apps and API products fall back to Tollgate's own sign-in. */
-export const DELETE_IDENTITY_PROVIDER = gql<{ deleteIdentityProvider: string }, { id: string }>(`
-  mutation DeleteIdentityProvider($id: ID!) {
-    deleteIdentityProvider(id: $id)
-  }
-`);
+/** Create, update (a field left out keeps its value) and delete. */
+export const { create: CREATE_IDENTITY_PROVIDER, update: UPDATE_IDENTITY_PROVIDER, delete: DELETE_IDENTITY_PROVIDER } = entityMutations<"IdentityProvider", IdentityProvider, CreateIdentityProviderInput, UpdateIdentityProviderInput>("IdentityProvider", IDENTITY_PROVIDER_FIELDS);
 
 /* The queue of dynamic registrations awaiting the bank's approval */
 
@@ -1178,14 +1054,11 @@ export interface PendingRegistration extends AppSummary {
 }
 
 /** The pending registrations, oldest first. */
-export const PENDING_REGISTRATIONS = gql<{ pendingRegistrations: Connection<PendingRegistration> }, { first?: number; after?: string | null }>(`
-  query PendingRegistrations($first: Int, $after: String) {
-    pendingRegistrations(first: $first, after: $after) {
-      nodes { ${APP_SUMMARY_FIELDS} registration { softwareId organizationId organizationName roles registeredAt } }
-      ${PAGE_INFO}
-    }
-  }
-`);
+export const PENDING_REGISTRATIONS = connectionQuery<"pendingRegistrations", PendingRegistration>(
+  "pendingRegistrations",
+  {},
+  `${APP_SUMMARY_FIELDS} registration { softwareId organizationId organizationName roles registeredAt }`,
+);
 
 /** How many registrations wait for approval: the count beside the navigation's link. */
 export const PENDING_REGISTRATION_COUNT = gql<{ pendingRegistrationCount: number }, Record<string, never>>(`
@@ -1197,18 +1070,10 @@ export const PENDING_REGISTRATION_COUNT = gql<{ pendingRegistrationCount: number
 // App lifecycle and erasure (GDPR Art. 17).
 
 /** The name is checked as at creation; CONFLICT when the developer has an app of this name. */
-export const RENAME_APP = gql<{ renameApp: AppDetail }, { id: string; name: string }>(`
-  mutation RenameApp($id: ID!, $name: String!) {
-    renameApp(id: $id, name: $name) { ${APP_DETAIL_FIELDS} }
-  }
-`);
+export const RENAME_APP = fieldDocument<"renameApp", AppDetail, { id: string; name: string }>("mutation", "renameApp", { id: "ID!", name: "String!" }, APP_DETAIL_FIELDS);
 
 /** Revokes the app's live tokens, then removes it with its credentials, tokens, codes and consents. */
-export const DELETE_APP = gql<{ deleteApp: { id: string; revokedTokens: number } }, { id: string }>(`
-  mutation DeleteApp($id: ID!) {
-    deleteApp(id: $id) { id revokedTokens }
-  }
-`);
+export const DELETE_APP = byIdDocument<"deleteApp", { id: string; revokedTokens: number }>("mutation", "deleteApp", "id revokedTokens");
 
 /** What deleting an app or switching its security profile would do: its live tokens, and the switch's consequences. */
 export const APP_CHANGE_PREVIEW = gql<{ app: { id: string; liveTokenCount: number; securityProfileChange: string[] } | null }, { id: string; to: SecurityProfile }>(`
@@ -1225,15 +1090,7 @@ export interface Erasure {
 }
 
 /** CONFLICT while the developer has apps. */
-export const ERASE_DEVELOPER = gql<{ eraseDeveloper: Erasure }, { id: string }>(`
-  mutation EraseDeveloper($id: ID!) {
-    eraseDeveloper(id: $id) { id pseudonym auditEventsPseudonymized }
-  }
-`);
+export const ERASE_DEVELOPER = byIdDocument<"eraseDeveloper", Erasure>("mutation", "eraseDeveloper", "id pseudonym auditEventsPseudonymized");
 
 /** Erases its developers too; CONFLICT while any of them has apps. */
-export const ERASE_ORGANIZATION = gql<{ eraseOrganization: Erasure }, { id: string }>(`
-  mutation EraseOrganization($id: ID!) {
-    eraseOrganization(id: $id) { id pseudonym auditEventsPseudonymized }
-  }
-`);
+export const ERASE_ORGANIZATION = byIdDocument<"eraseOrganization", Erasure>("mutation", "eraseOrganization", "id pseudonym auditEventsPseudonymized");

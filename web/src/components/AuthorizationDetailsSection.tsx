@@ -12,12 +12,48 @@ import {
 import { toggled } from "../lib/sets";
 import { AuthorizationDetailsList } from "./AuthorizationDetailsList";
 
-/** An account's IBAN in groups of four and its currency, which tell apart accounts of the same name. */
-function AccountHint({ id, account }: { id: string; account: PsuAccount }) {
+/**
+ * One of the PSU's accounts as a choice: a checkbox or radio button named `name`, labelled by
+ * the account's name and described by its IBAN in groups of four and its currency, which tell
+ * apart accounts of the same name. `id` is the input's id (the hint's is `${id}-hint`).
+ */
+function AccountOption({
+  id,
+  type,
+  name,
+  account,
+  checked,
+  required,
+  disabled,
+  onChange,
+}: {
+  id: string;
+  type: "checkbox" | "radio";
+  name: string;
+  account: PsuAccount;
+  checked: boolean;
+  required?: boolean;
+  disabled: boolean;
+  onChange: (checked: boolean) => void;
+}) {
   return (
-    <span id={id} className="hint check-hint">
-      {formatIban(account.iban)} · {account.currency}
-    </span>
+    <div className="check">
+      <input
+        id={id}
+        type={type}
+        name={name}
+        value={account.iban}
+        required={required}
+        checked={checked}
+        disabled={disabled}
+        aria-describedby={`${id}-hint`}
+        onChange={(e) => onChange(e.target.checked)}
+      />
+      <label htmlFor={id}>{account.name}</label>
+      <span id={`${id}-hint`} className="hint check-hint">
+        {formatIban(account.iban)} · {account.currency}
+      </span>
+    </div>
   );
 }
 
@@ -69,20 +105,8 @@ export function AuthorizationDetailsSection({
             )}
           </p>
           {accounts.map((account, i) => (
-            <div key={account.iban} className="check">
-              <input
-                id={`${id}-account-${i}`}
-                type="checkbox"
-                name="account"
-                value={account.iban}
-                checked={choice.accounts.has(account.iban)}
-                disabled={busy}
-                aria-describedby={`${id}-account-${i}-hint`}
-                onChange={(e) => onChange({ ...choice, accounts: toggled(choice.accounts, account.iban, e.target.checked) })}
-              />
-              <label htmlFor={`${id}-account-${i}`}>{account.name}</label>
-              <AccountHint id={`${id}-account-${i}-hint`} account={account} />
-            </div>
+            <AccountOption key={account.iban} id={`${id}-account-${i}`} type="checkbox" name="account" account={account}
+              checked={choice.accounts.has(account.iban)} disabled={busy} onChange={(on) => onChange({ ...choice, accounts: toggled(choice.accounts, account.iban, on) })} />
           ))}
         </fieldset>
       )}
@@ -95,21 +119,8 @@ export function AuthorizationDetailsSection({
               : `Choose the account ${payments === 1 ? "the payment is" : "the payments are"} made from.`}
           </p>
           {accounts.map((account, i) => (
-            <div key={account.iban} className="check">
-              <input
-                id={`${id}-debtor-${i}`}
-                type="radio"
-                name="debtorAccount"
-                value={account.iban}
-                required
-                checked={choice.debtorAccount === account.iban}
-                disabled={busy}
-                aria-describedby={`${id}-debtor-${i}-hint`}
-                onChange={() => onChange({ ...choice, debtorAccount: account.iban })}
-              />
-              <label htmlFor={`${id}-debtor-${i}`}>{account.name}</label>
-              <AccountHint id={`${id}-debtor-${i}-hint`} account={account} />
-            </div>
+            <AccountOption key={account.iban} id={`${id}-debtor-${i}`} type="radio" name="debtorAccount" account={account}
+              required checked={choice.debtorAccount === account.iban} disabled={busy} onChange={() => onChange({ ...choice, debtorAccount: account.iban })} />
           ))}
         </fieldset>
       )}

@@ -4,6 +4,7 @@ import { InteractionApiError, type Credentials } from "../api/interaction";
 import { describeFailure, sentence } from "../lib/text";
 import { TextField } from "./Field";
 import { ErrorAlert, PendingStatus } from "./Notices";
+import { VERBATIM_TYPING } from "./VerbatimFields";
 
 /**
  * A failed sign-in as shown to the user. `credentials`: the server's verdict was "the
@@ -129,9 +130,7 @@ export function SignInForm({
         label="Username"
         name="username"
         autoComplete="username"
-        autoCapitalize="none"
-        autoCorrect="off"
-        spellCheck={false}
+        {...VERBATIM_TYPING}
         maxLength={SIGN_IN_USERNAME_MAX_LENGTH}
         value={username}
         onChange={setUsername}

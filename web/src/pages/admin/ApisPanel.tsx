@@ -1,14 +1,14 @@
 import { Can } from "../../components/Can";
 import { useState } from "react";
 import { ACR_PASSWORD, ACR_SCA } from "../../../../server/src/kernel/acr";
-import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
+import { API_NAME_MAX_LENGTH, MAX_AGE_SECONDS } from "../../../../server/src/kernel/limits";
 import { CREATE_API, DELETE_API, UPDATE_API, type Api, type ConsentCheck, type CreateApiInput } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
-import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
-import { CheckboxField, SecondsField, SelectField, TextField } from "../../components/Field";
+import { EditSubform } from "../../components/EditSubform";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
+import { CheckboxField, SecondsField, SelectField } from "../../components/Field";
+import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, durationText, splitList } from "../../components/Format";
 import { ListTable, type RowSource } from "../../components/ListTable";
@@ -116,19 +116,12 @@ const API_COLUMNS: Column<Api>[] = [
 function apiColumns(action: Action, onEdit: (api: Api) => void, onDelete: (api: Api) => void): Column<Api>[] {
   return [
     ...API_COLUMNS,
-    actionsColumn((api) => (
-      <Can mutation="updateApi">
-        <ActionButton label="Edit" context={`API /${api.name}/`} onClick={() => onEdit(api)} />
-        <ConfirmButton
-          label="Delete"
-          context={`API /${api.name}/`}
-          question={`Delete the API /${api.name}/? Its gateway path is gone: calls to /${api.name}/ fail from now on, and products lose it.`}
-          confirmLabel="Yes, delete the API"
-          {...action.button(api.id)}
-          onConfirm={() => onDelete(api)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateApi",
+      context: (api) => `API /${api.name}/`,
+      question: (api) => `Delete the API /${api.name}/? Its gateway path is gone: calls to /${api.name}/ fail from now on, and products lose it.`,
+      confirmLabel: "Yes, delete the API",
+    }),
   ];
 }
 
@@ -192,16 +185,8 @@ function ApiSettingsFields({ fields }: { fields: ReturnType<typeof useFields<Api
   return (
     <>
       <div className="form-grid">
-        <TextField
-          label="Upstream URL"
-          type="url"
-          {...fields.bind("upstreamUrl")}
-          required
-          maxLength={URL_MAX_LENGTH}
-          placeholder="https://accounts.internal.example"
-          autoComplete="off"
-        />
-        <TextField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} autoComplete="off" />
+        <UrlField label="Upstream URL" {...fields.bind("upstreamUrl")} required placeholder="https://accounts.internal.example" />
+        <VerbatimField label="Required scopes" hint="Separated by spaces or commas." {...fields.bind("requiredScopes")} />
         <SelectField label="Required sign-in" {...fields.bind("requiredAcr")} options={ACR_CHOICES} />
         <SecondsField label="Maximum sign-in age" range={MAX_AGE_SECONDS} optional blank="no limit" {...fields.bind("maxAgeSeconds")} />
         <SelectField label="Consent check (PSD2 dynamic linking)" {...fields.bind("consentCheck")} options={CONSENT_CHECKS} />
@@ -231,15 +216,7 @@ function CreateApi({ onCreated }: { onCreated: () => void }) {
   return (
     <Subform mutation="createApi" title="Create an API" submitLabel="Create API" {...create}>
       <div className="form-grid">
-        <TextField
-          label="Name"
-          hint="The gateway path: lowercase letters, digits, . _ -"
-          {...fields.bind("name")}
-          required
-          maxLength={API_NAME_MAX_LENGTH}
-          pattern="[a-z0-9][a-z0-9._\-]*"
-          autoComplete="off"
-        />
+        <NameField hint="The gateway path: lowercase letters, digits, . _ -" {...fields.bind("name")} maxLength={API_NAME_MAX_LENGTH} pattern="[a-z0-9][a-z0-9._\-]*" />
       </div>
       <ApiSettingsFields fields={fields} />
     </Subform>
@@ -257,16 +234,8 @@ function EditApi({ api, onSaved, onClose }: { api: Api; onSaved: (api: Api) => v
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit API /${api.name}/`}
-      submitLabel="Save API"
-      question={`Save the changes to /${api.name}/? The gateway applies them to its next calls.`}
-      confirmLabel="Yes, save"
-      check={() => apiSettings(fields.values)}
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="API" name={`/${api.name}/`} consequence="The gateway applies them to its next calls." check={() => apiSettings(fields.values)} onSave={save} onClose={onClose}>
       <ApiSettingsFields fields={fields} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }

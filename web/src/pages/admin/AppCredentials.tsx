@@ -13,6 +13,7 @@ import {
   type ProductStatus,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
+import { applyMutation } from "../../lib/applyMutation";
 import { ActionButton } from "../../components/ActionButton";
 import { ADMIN_CONFIRMATION_REQUIRED, AdminAccessConfirmation } from "../../components/AdminAccessConfirmation";
 import { ConfirmButton } from "../../components/ConfirmButton";
@@ -97,15 +98,13 @@ function CredentialCard({
 
   function rotate(graceSeconds: number) {
     void action.run(async () => {
-      const { rotateCredential } = await graphql(ROTATE_CREDENTIAL, { credentialId: credential.id, graceSeconds });
-      onRotated(rotateCredential);
+      await applyMutation(ROTATE_CREDENTIAL, { credentialId: credential.id, graceSeconds }, onRotated);
     }, "rotate");
   }
 
   function revoke() {
     void action.run(async () => {
-      const { revokeCredential } = await graphql(REVOKE_CREDENTIAL, { credentialId: credential.id });
-      onChange(revokeCredential);
+      await applyMutation(REVOKE_CREDENTIAL, { credentialId: credential.id }, onChange);
       return "Credential revoked.";
     }, "revoke");
   }

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { Link, useParams } from "react-router";
 import { ACCESS_TOKEN_LIFETIME_SECONDS, REFRESH_TOKEN_LIFETIME_SECONDS, URL_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { ADD_CALLBACK_URL, APP, REMOVE_CALLBACK_URL, SET_APP_STATUS, SET_TOKEN_LIFETIMES, type AppDetail, type Status } from "../../api/admin";
-import { graphql } from "../../api/graphql";
+import { applyMutation } from "../../lib/applyMutation";
 import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
 import { ConfirmButton } from "../../components/ConfirmButton";
@@ -115,8 +115,7 @@ function Overview({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
 
   function setStatus(status: Exclude<Status, "pending">) {
     void action.run(async () => {
-      const { setAppStatus } = await graphql(SET_APP_STATUS, { appId: app.id, status });
-      onChange(setAppStatus);
+      await applyMutation(SET_APP_STATUS, { appId: app.id, status }, onChange);
       return status === "approved" ? "App approved." : "App revoked.";
     });
   }
@@ -215,8 +214,7 @@ function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
     event.preventDefault();
     const value = url.trim();
     void action.run(async () => {
-      const { addCallbackUrl } = await graphql(ADD_CALLBACK_URL, { appId: app.id, url: value });
-      onChange(addCallbackUrl);
+      await applyMutation(ADD_CALLBACK_URL, { appId: app.id, url: value }, onChange);
       setUrl("");
       return `Callback URL ${value} added.`;
     }, "add");
@@ -224,8 +222,7 @@ function CallbackUrls({ app, onChange }: { app: AppDetail; onChange: SetApp }) {
 
   function remove(value: string) {
     void action.run(async () => {
-      const { removeCallbackUrl } = await graphql(REMOVE_CALLBACK_URL, { appId: app.id, url: value });
-      onChange(removeCallbackUrl);
+      await applyMutation(REMOVE_CALLBACK_URL, { appId: app.id, url: value }, onChange);
       return `Callback URL ${value} removed.`;
     }, value);
   }
@@ -275,8 +272,7 @@ function TokenLifetimes({ app, onChange }: { app: AppDetail; onChange: SetApp })
     event.preventDefault();
     void action.run(async () => {
       const input = { accessTokenLifetimeSeconds: Number(access), refreshTokenLifetimeSeconds: Number(refresh) };
-      const { setTokenLifetimes } = await graphql(SET_TOKEN_LIFETIMES, { appId: app.id, input });
-      onChange(setTokenLifetimes);
+      await applyMutation(SET_TOKEN_LIFETIMES, { appId: app.id, input }, onChange);
       return "Token lifetimes saved. They apply to tokens issued from now on.";
     });
   }

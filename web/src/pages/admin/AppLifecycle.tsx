@@ -3,6 +3,7 @@ import { useNavigate } from "react-router";
 import { NAME_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import { APP_CHANGE_PREVIEW, DELETE_APP, RENAME_APP, type AppDetail } from "../../api/admin";
 import { graphql } from "../../api/graphql";
+import { applyMutation } from "../../lib/applyMutation";
 import { Can } from "../../components/Can";
 import { ConfirmedSubform } from "../../components/ConfirmedSubform";
 import { TextField } from "../../components/Field";
@@ -25,9 +26,8 @@ export function RenameApp({ app, onChange }: { app: AppDetail; onChange: (app: A
     event.preventDefault();
     const value = name.trim();
     void action.run(async () => {
-      const { renameApp } = await graphql(RENAME_APP, { id: app.id, name: value });
-      onChange(renameApp);
-      return `App renamed to ${renameApp.name}.`;
+      const renamed = await applyMutation(RENAME_APP, { id: app.id, name: value }, onChange);
+      return `App renamed to ${renamed.name}.`;
     });
   }
 

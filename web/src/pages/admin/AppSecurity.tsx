@@ -14,9 +14,11 @@ import {
   type TokenResponseProfile,
 } from "../../api/admin";
 import { graphql, GraphQLRequestError } from "../../api/graphql";
+import { applyMutation } from "../../lib/applyMutation";
 import { ConfirmButton, ConfirmQuestion } from "../../components/ConfirmButton";
 import { DataTable, type Column } from "../../components/DataTable";
-import { CheckboxField, SelectField, TextAreaField, TextField } from "../../components/Field";
+import { CheckboxField, SelectField, TextAreaField } from "../../components/Field";
+import { UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { splitLines } from "../../components/Format";
 import { PanelForm, Subform } from "../../components/FormLayouts";
 import { Panel } from "../../components/Panel";
@@ -77,10 +79,9 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
     void action.run(async () => {
       const kept = profile === "fapi2" && app.securityProfile !== "fapi2" ? fapi2MethodsOf(app.tokenEndpointAuthMethods) : undefined;
       const input: AppSettings = { securityProfile: profile, ...(kept && { tokenEndpointAuthMethods: kept }) };
-      const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
-      onChange(setAppSettings);
+      const saved = await applyMutation(SET_APP_SETTINGS, { appId: app.id, input }, onChange);
       return profile === "fapi2"
-        ? `FAPI 2.0 is on: the app now authenticates with ${setAppSettings.tokenEndpointAuthMethods.join(" or ")} only, gets RFC 6749 token responses and must use PKCE.`
+        ? `FAPI 2.0 is on: the app now authenticates with ${saved.tokenEndpointAuthMethods.join(" or ")} only, gets RFC 6749 token responses and must use PKCE.`
         : "Standard profile is on. The client settings stayed as they were: change them below.";
     });
   }
@@ -196,8 +197,7 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
         ...(tlsClientAuth !== undefined && { tlsClientAuth }),
       };
       try {
-        const { setAppSettings } = await graphql(SET_APP_SETTINGS, { appId: app.id, input });
-        onChange(setAppSettings);
+        await applyMutation(SET_APP_SETTINGS, { appId: app.id, input }, onChange);
       } catch (err) {
         const aboutName = err instanceof GraphQLRequestError && err.code === "BAD_USER_INPUT" ? inputMessageAbout("tlsClientAuth", err.message) : undefined;
         if (aboutName === undefined) throw err;
@@ -256,16 +256,12 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
           onChange={setSubjectType}
           options={SUBJECT_TYPES}
         />
-        <TextField
+        <UrlField
           label="Sector identifier URI"
           hint="For pairwise identifiers: an https URL whose host is the app's sector, shared by the apps that should see one identifier. Empty: the host of the callback URLs."
-          type="url"
           value={sectorUri}
           onChange={setSectorUri}
-          maxLength={URL_MAX_LENGTH}
           placeholder="https://tpp.example/sector.json"
-          autoComplete="off"
-          spellCheck={false}
         />
         <TextAreaField
           label="Post-logout redirect URIs"
@@ -313,14 +309,12 @@ export function ClientSettings({ app, onChange }: { app: AppDetail; onChange: Se
             among its subject alternative names. Clear the value to remove it.
           </p>
           <SelectField label="Name type" value={tlsParameter} onChange={setTlsParameter} options={TLS_CLIENT_AUTH_PARAMETERS} />
-          <TextField
+          <VerbatimField
             label="Value"
             value={tlsValue}
             onChange={setTlsValue}
             maxLength={URL_MAX_LENGTH}
             placeholder={tlsClientAuthExample(tlsParameter)}
-            autoComplete="off"
-            spellCheck={false}
             describedBy={tlsError ? tlsErrorId : undefined}
             aria-invalid={tlsError ? true : undefined}
           />
@@ -382,8 +376,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
     void action.run(async () => {
       if (set !== "" && uri !== "") throw new FormInputError("Paste a JWK Set or enter a jwks_uri, not both.");
       if (set === "" && uri === "") throw new FormInputError("Paste a JWK Set or enter a jwks_uri.");
-      const { setAppKeys } = await graphql(SET_APP_KEYS, set !== "" ? { appId: app.id, jwks: set } : { appId: app.id, jwksUri: uri });
-      onChange(setAppKeys);
+      await applyMutation(SET_APP_KEYS, set !== "" ? { appId: app.id, jwks: set } : { appId: app.id, jwksUri: uri }, onChange);
       setJwks("");
       setJwksUri("");
       return hasKeys ? "Signing keys replaced: the old keys no longer verify the app's client assertions." : "Signing keys registered.";
@@ -392,8 +385,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
 
   function remove() {
     void action.run(async () => {
-      const { setAppKeys } = await graphql(SET_APP_KEYS, { appId: app.id });
-      onChange(setAppKeys);
+      await applyMutation(SET_APP_KEYS, { appId: app.id }, onChange);
       return "Signing keys removed.";
     }, "remove");
   }
@@ -435,16 +427,7 @@ export function SigningKeys({ app, onChange }: { app: AppDetail; onChange: SetAp
           value={jwks}
           onChange={setJwks}
         />
-        <TextField
-          label="Or a jwks_uri"
-          hint="Where the app publishes its JWK Set: https (http only on localhost)."
-          type="url"
-          value={jwksUri}
-          onChange={setJwksUri}
-          maxLength={URL_MAX_LENGTH}
-          placeholder="https://app.example/jwks.json"
-          autoComplete="off"
-        />
+        <UrlField label="Or a jwks_uri" hint="Where the app publishes its JWK Set: https (http only on localhost)." value={jwksUri} onChange={setJwksUri} placeholder="https://app.example/jwks.json" />
       </Subform>
     </Panel>
   );

@@ -1,4 +1,3 @@
-import { Can } from "../../components/Can";
 import { useState } from "react";
 import {
   ACR_VALUE_MAX_LENGTH,
@@ -7,16 +6,15 @@ import {
   IDENTITY_PROVIDER_NAME_MAX_LENGTH,
   UPSTREAM_CLIENT_ID_MAX_LENGTH,
   UPSTREAM_CLIENT_SECRET_MAX_LENGTH,
-  URL_MAX_LENGTH,
 } from "../../../../server/src/kernel/limits";
 import { CREATE_IDENTITY_PROVIDER, DELETE_IDENTITY_PROVIDER, IDENTITY_PROVIDERS, UPDATE_IDENTITY_PROVIDER, type IdentityProvider } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
-import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
+import { EditSubform } from "../../components/EditSubform";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
 import { SelectField, TextField } from "../../components/Field";
+import { NameField, UrlField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
@@ -49,19 +47,12 @@ const COLUMNS: Column<IdentityProvider>[] = [
 function providerColumns(action: Action, onEdit: (provider: IdentityProvider) => void, onDelete: (provider: IdentityProvider) => void): Column<IdentityProvider>[] {
   return [
     ...COLUMNS,
-    actionsColumn((p) => (
-      <Can mutation="updateIdentityProvider">
-        <ActionButton label="Edit" context={`identity provider ${p.name}`} onClick={() => onEdit(p)} />
-        <ConfirmButton
-          label="Delete"
-          context={`identity provider ${p.name}`}
-          question={`Delete the identity provider ${p.name}? Its apps and API products fall back to Tollgate's own sign-in.`}
-          confirmLabel="Yes, delete the identity provider"
-          {...action.button(p.id)}
-          onConfirm={() => onDelete(p)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateIdentityProvider",
+      context: (p) => `identity provider ${p.name}`,
+      question: (p) => `Delete the identity provider ${p.name}? Its apps and API products fall back to Tollgate's own sign-in.`,
+      confirmLabel: "Yes, delete the identity provider",
+    }),
   ];
 }
 
@@ -152,35 +143,20 @@ function ProviderFields({ fields, storedSecret }: { fields: ReturnType<typeof us
   const basic = fields.values.clientAuthMethod === "client_secret_basic";
   return (
     <div className="form-grid">
-      <TextField
-        label="Name"
+      <NameField
         hint="Shown to PSUs while they sign in there. Letters, digits, spaces, . _ -"
         {...fields.bind("name")}
-        required
         maxLength={IDENTITY_PROVIDER_NAME_MAX_LENGTH}
         pattern="[A-Za-z0-9 ._\-]+"
-        autoComplete="off"
       />
-      <TextField
+      <UrlField
         label="Issuer"
         hint="Its issuer identifier: https, without query or fragment. Its metadata is read from there at the first sign-in."
-        type="url"
         {...fields.bind("issuer")}
         required
-        maxLength={URL_MAX_LENGTH}
         placeholder="https://idp.bank.example/realms/retail"
-        autoComplete="off"
-        spellCheck={false}
       />
-      <TextField
-        label="Client id"
-        hint="Tollgate's client id at the provider."
-        {...fields.bind("clientId")}
-        required
-        maxLength={UPSTREAM_CLIENT_ID_MAX_LENGTH}
-        autoComplete="off"
-        spellCheck={false}
-      />
+      <VerbatimField label="Client id" hint="Tollgate's client id at the provider." {...fields.bind("clientId")} required maxLength={UPSTREAM_CLIENT_ID_MAX_LENGTH} />
       <SelectField label="Client authentication" hint="How Tollgate authenticates at the provider's token endpoint." {...fields.bind("clientAuthMethod")} options={UPSTREAM_CLIENT_AUTH_METHODS} />
       {basic && (
         <TextField
@@ -193,21 +169,12 @@ function ProviderFields({ fields, storedSecret }: { fields: ReturnType<typeof us
           autoComplete="new-password"
         />
       )}
-      <TextField label="Scopes" hint="Separated by spaces or commas; openid is always asked for." {...fields.bind("scopes")} autoComplete="off" spellCheck={false} />
-      <TextField
-        label="Customer number claim"
-        hint="Optional: the ID token claim naming the bank's customer number. Blank: sub."
-        {...fields.bind("customerNumberClaim")}
-        maxLength={CLAIM_NAME_MAX_LENGTH}
-        autoComplete="off"
-        spellCheck={false}
-      />
-      <TextField
+      <VerbatimField label="Scopes" hint="Separated by spaces or commas; openid is always asked for." {...fields.bind("scopes")} />
+      <VerbatimField label="Customer number claim" hint="Optional: the ID token claim naming the bank's customer number. Blank: sub." {...fields.bind("customerNumberClaim")} maxLength={CLAIM_NAME_MAX_LENGTH} />
+      <VerbatimField
         label="SCA acr values"
         hint={`Optional: the provider's acr values that mean strong customer authentication, separated by spaces or commas (at most ${ACR_VALUES_MAX_COUNT}, each at most ${ACR_VALUE_MAX_LENGTH} characters).`}
         {...fields.bind("scaAcrValues")}
-        autoComplete="off"
-        spellCheck={false}
       />
     </div>
   );
@@ -240,15 +207,8 @@ function EditProvider({ provider, onSaved, onClose }: { provider: IdentityProvid
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit identity provider ${provider.name}`}
-      submitLabel="Save identity provider"
-      question={`Save the changes to ${provider.name}? Sign-ins that start from now on use them.`}
-      confirmLabel="Yes, save"
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="identity provider" name={provider.name} consequence="Sign-ins that start from now on use them." onSave={save} onClose={onClose}>
       <ProviderFields fields={fields} storedSecret={provider.hasClientSecret} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }

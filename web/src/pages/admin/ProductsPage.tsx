@@ -1,4 +1,3 @@
-import { Can } from "../../components/Can";
 import { useState } from "react";
 import { NAME_MAX_LENGTH, PRODUCT_NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../../../../server/src/kernel/limits";
 import {
@@ -14,12 +13,12 @@ import {
   type IdentityProviderOption,
 } from "../../api/admin";
 import { graphql } from "../../api/graphql";
-import { ActionButton } from "../../components/ActionButton";
 import { AdminPage } from "../../components/AdminPage";
-import { ConfirmButton } from "../../components/ConfirmButton";
-import { ConfirmedSubform } from "../../components/ConfirmedSubform";
-import { actionsColumn, type Column } from "../../components/DataTable";
+import { EditSubform } from "../../components/EditSubform";
+import type { Column } from "../../components/DataTable";
+import { editDeleteColumn } from "../../components/EditDeleteColumn";
 import { CheckboxField, SelectField, TextField } from "../../components/Field";
+import { NameField, VerbatimField } from "../../components/VerbatimFields";
 import { Subform, useCreate } from "../../components/FormLayouts";
 import { Chips, splitList } from "../../components/Format";
 import { ListTable } from "../../components/ListTable";
@@ -88,19 +87,12 @@ const PRODUCT_COLUMNS: Column<ApiProduct>[] = [
 function productColumns(action: Action, onEdit: (product: ApiProduct) => void, onDelete: (product: ApiProduct) => void): Column<ApiProduct>[] {
   return [
     ...PRODUCT_COLUMNS,
-    actionsColumn((p) => (
-      <Can mutation="updateApiProduct">
-        <ActionButton label="Edit" context={`API product ${p.name}`} onClick={() => onEdit(p)} />
-        <ConfirmButton
-          label="Delete"
-          context={`API product ${p.name}`}
-          question={`Delete the API product ${p.name}? Apps lose it from their credentials: their new tokens no longer get its scopes.`}
-          confirmLabel="Yes, delete the product"
-          {...action.button(p.id)}
-          onConfirm={() => onDelete(p)}
-        />
-      </Can>
-    )),
+    editDeleteColumn(action, onEdit, onDelete, {
+      mutation: "updateApiProduct",
+      context: (p) => `API product ${p.name}`,
+      question: (p) => `Delete the API product ${p.name}? Apps lose it from their credentials: their new tokens no longer get its scopes.`,
+      confirmLabel: "Yes, delete the product",
+    }),
   ];
 }
 
@@ -221,6 +213,21 @@ function useProductForm(product: ApiProduct | undefined, stored: ReadonlyMap<str
   return { fields, rows };
 }
 
+/** A checkbox a choice, checked while `selected` holds its value; a change passes on the next set. */
+function SetCheckboxes<T extends string>({
+  choices,
+  selected,
+  onChange,
+}: {
+  choices: ReadonlyArray<{ value: T; label: string; hint: string }>;
+  selected: ReadonlySet<T>;
+  onChange: (next: Set<T>) => void;
+}) {
+  return choices.map((c) => (
+    <CheckboxField key={c.value} label={c.label} hint={c.hint} checked={selected.has(c.value)} onChange={(on) => onChange(toggled(selected, c.value, on))} />
+  ));
+}
+
 /** The fields of the create and edit forms of a product. */
 function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useProductForm>; apis: readonly Api[]; providers: readonly IdentityProviderOption[] }) {
   const { fields, rows } = form;
@@ -228,18 +235,10 @@ function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useP
   return (
     <>
       <div className="form-grid">
-        <TextField
-          label="Name"
-          hint="Letters, digits, . _ - (no spaces), e.g. PSD2-AISP-v1."
-          {...fields.bind("name")}
-          required
-          maxLength={PRODUCT_NAME_MAX_LENGTH}
-          pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-          autoComplete="off"
-        />
+        <NameField hint="Letters, digits, . _ - (no spaces), e.g. PSD2-AISP-v1." {...fields.bind("name")} maxLength={PRODUCT_NAME_MAX_LENGTH} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" />
         <TextField label="Display name" hint="Optional; defaults to the name." {...fields.bind("displayName")} maxLength={NAME_MAX_LENGTH} autoComplete="off" />
         <TextField label="Description" hint="Optional." {...fields.bind("description")} maxLength={TEXT_MAX_LENGTH} autoComplete="off" />
-        <TextField label="Scopes" hint="Separated by spaces or commas, e.g. aisp extended_transaction_history." {...fields.bind("scopes")} autoComplete="off" />
+        <VerbatimField label="Scopes" hint="Separated by spaces or commas, e.g. aisp extended_transaction_history." {...fields.bind("scopes")} />
       </div>
       <ScopeDescriptionFields rows={rows} onChange={(name, text) => fields.set("descriptions")(new Map(descriptions).set(name, text))} />
       <CheckboxField
@@ -263,30 +262,14 @@ function ProductFields({ form, apis, providers }: { form: ReturnType<typeof useP
       <fieldset className="fieldset">
         <legend>Authorization details types (RFC 9396)</legend>
         <p className="hint">What a client approved for this product may ask the user to authorize in detail.</p>
-        {DETAILS_TYPES.map((t) => (
-          <CheckboxField
-            key={t.value}
-            label={t.label}
-            hint={t.hint}
-            checked={detailsTypes.has(t.value)}
-            onChange={(on) => fields.set("detailsTypes")(toggled(detailsTypes, t.value, on))}
-          />
-        ))}
+        <SetCheckboxes choices={DETAILS_TYPES} selected={detailsTypes} onChange={fields.set("detailsTypes")} />
       </fieldset>
       <fieldset className="fieldset">
         <legend>APIs</legend>
         {apis.length === 0 ? (
           <p className="hint">There are no APIs yet; create them below.</p>
         ) : (
-          apis.map((api) => (
-            <CheckboxField
-              key={api.id}
-              label={api.name}
-              hint={api.upstreamUrl}
-              checked={apiIds.has(api.id)}
-              onChange={(on) => fields.set("apiIds")(toggled(apiIds, api.id, on))}
-            />
-          ))
+          <SetCheckboxes choices={apis.map((api) => ({ value: api.id, label: api.name, hint: api.upstreamUrl }))} selected={apiIds} onChange={fields.set("apiIds")} />
         )}
       </fieldset>
     </>
@@ -344,16 +327,8 @@ function EditProduct({
   }
 
   return (
-    <ConfirmedSubform
-      title={`Edit API product ${product.name}`}
-      submitLabel="Save API product"
-      question={`Save the changes to ${product.name}? They apply at once, to every app with this product.`}
-      confirmLabel="Yes, save"
-      check={() => checkDescribed(form.rows)}
-      onConfirm={save}
-      onClose={onClose}
-    >
+    <EditSubform kind="API product" name={product.name} consequence="They apply at once, to every app with this product." check={() => checkDescribed(form.rows)} onSave={save} onClose={onClose}>
       <ProductFields form={form} apis={apis} providers={providers} />
-    </ConfirmedSubform>
+    </EditSubform>
   );
 }
