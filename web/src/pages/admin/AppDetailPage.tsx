@@ -12,8 +12,8 @@ import { Facts } from "../../components/Facts";
 import { SecondsField, SubmitButton, TextField } from "../../components/Field";
 import { DateTime, Seconds } from "../../components/Format";
 import { PanelForm } from "../../components/FormLayouts";
-import { LoadState } from "../../components/LoadState";
 import { ActionNotices } from "../../components/Notices";
+import { ObjectNotShown } from "../../components/ObjectNotShown";
 import { Panel } from "../../components/Panel";
 import { Tabs, type Tab } from "../../components/Tabs";
 import { TokensSection } from "../../components/TokensSection";
@@ -41,15 +41,7 @@ export function AppDetailPage() {
   const setApp: SetApp = (next) => query.setData(() => ({ app: next }));
 
   const back = <Link to={routes.apps()}>← All apps</Link>;
-  if (!app) {
-    return (
-      <AdminPage title={query.data ? "App not found" : "App"} breadcrumb={back}>
-        <LoadState loading={query.loading} error={query.error} isEmpty onRetry={query.reload}>
-          <p className="empty">There is no app with this id.</p>
-        </LoadState>
-      </AdminPage>
-    );
-  }
+  if (!app) return <ObjectNotShown query={query} title="App" noun="App" breadcrumb={back} />;
   const tabs: Tab[] = [
     {
       key: "overview",

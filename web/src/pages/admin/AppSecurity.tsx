@@ -110,13 +110,16 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
         options={SECURITY_PROFILES}
       />
       {consequences && (
-        <div className="confirm-step" ref={consequencesRef} tabIndex={-1}>
-          <p id={consequencesId}>What switching {app.name} to {securityProfileName(profile)} changes:</p>
-          <ul className="consequences" aria-labelledby={consequencesId}>
-            {consequences.map((c) => (
-              <li key={c}>{c}</li>
-            ))}
-          </ul>
+        <>
+          {/* The consequences come first: the confirmation opens beside them once they are in the page. */}
+          <div className="confirm-step" ref={consequencesRef} tabIndex={-1}>
+            <p id={consequencesId}>What switching {app.name} to {securityProfileName(profile)} changes:</p>
+            <ul className="consequences" aria-labelledby={consequencesId}>
+              {consequences.map((c) => (
+                <li key={c}>{c}</li>
+              ))}
+            </ul>
+          </div>
           <ConfirmQuestion
             question={`Switch ${app.name} to ${securityProfileName(profile)}?`}
             confirmLabel={`Yes, switch to ${securityProfileName(profile)}`}
@@ -124,7 +127,7 @@ export function SecurityProfileSettings({ app, onChange }: { app: AppDetail; onC
             onConfirm={onConfirm}
             onClose={() => setConsequences(null)}
           />
-        </div>
+        </>
       )}
     </PanelForm>
   );
