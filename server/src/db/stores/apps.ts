@@ -5,6 +5,7 @@
  */
 import type { Prisma } from "../../generated/prisma/client.js";
 import { joinList, splitList } from "../../kernel/list.js";
+import { isCleanText } from "../../kernel/text.js";
 import type { AppRecord, AppSettings, AppStore, NewCredential } from "../../stores/apps.js";
 import { paginate, substringSearch } from "../paginate.js";
 import type { Executor } from "./executor.js";
@@ -115,6 +116,8 @@ export function appStore(x: Executor): AppStore {
       return { ...rows, nodes: rows.nodes.map(({ credentials: _credentials, ...app }) => toApp(app)) };
     },
     async find(id) {
+      // An id PostgreSQL cannot hold (kernel/text.ts) names no app.
+      if (!isCleanText(id)) return undefined;
       const row = await prisma.app.findUnique({ where: { id }, select: APP });
       return row ? toApp(row) : undefined;
     },
